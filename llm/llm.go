@@ -1,0 +1,101 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Chunk is one unit of a model stream; see [session.Chunk].
+type Chunk = session.Chunk
+
+// Message is one conversation message; see [session.Message].
+type Message = session.Message
+
+// SessionRef identifies the session that makes a model call and its lineage.
+type SessionRef struct {
+	ID           string
+	ParentID     string       // "" for a root session
+	ParentCallID string       // the parent's tool call that created this session
+	Mode         session.Mode // spawn or fork; "" for a root session
+	Depth        int          // delegation depth: 0 for the root
+}
+
+// IsRoot reports whether the session has no parent.
+func (s SessionRef) IsRoot() bool { return s.ParentID == "" }
+
+// ToolSpec describes a tool offered to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // a JSON Schema object
+}
+
+// Request is one model call.
+type Request struct {
+	Session  SessionRef
+	Turn     int // 1-based turn of the session this call serves
+	Step     int // 1-based step within the turn
+	Attempt  int // 1-based; >1 when the runtime retries the step
+	Model    string
+	System   string
+	Messages []Message
+	Tools    []ToolSpec
+}
+
+// Driver streams model responses.
+//
+// Stream starts one model call. A non-nil error means the call could not
+// start at all (no route, no script, bad configuration); the runtime ends
+// the turn with that error. Once started, failures are reported in the
+// stream as an error finish chunk, so they are recorded like any other
+// outcome. The returned sequence may be iterated once. Drivers must be safe
+// for concurrent use: subagents call Stream from their own goroutines.
+type Driver interface {
+	Stream(ctx context.Context, req *Request) (iter.Seq[Chunk], error)
+}
+
+// DriverFunc adapts a function to the Driver interface.
+type DriverFunc func(ctx context.Context, req *Request) (iter.Seq[Chunk], error)
+
+// Stream calls f.
+func (f DriverFunc) Stream(ctx context.Context, req *Request) (iter.Seq[Chunk], error) {
+	return f(ctx, req)
+}
+
+// Missing finish codes used by [Normalize].
+const (
+	CodeNoFinish = "NO_FINISH"
+	CodeAborted  = "ABORTED"
+)
+
+// Normalize wraps a stream so that it ends with exactly one finish chunk:
+// chunks after the first finish are dropped, and a stream that ends without
+// one gets an error finish (or an aborted finish when ctx is done), so a
+// recorded log always closes every model call.
+func Normalize(ctx context.Context, s iter.Seq[Chunk]) iter.Seq[Chunk] {
+	return func(yield func(Chunk) bool) {
+		finished := false
+		stopped := false
+		for c := range s {
+			if !yield(c) {
+				stopped = true
+				break
+			}
+			if c.IsFinish() {
+				finished = true
+				break
+			}
+		}
+		if finished || stopped {
+			return
+		}
+		if ctx.Err() != nil {
+			yield(Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}})
+			return
+		}
+		yield(session.ErrorFinish(CodeNoFinish, "the model stream ended without a finish chunk"))
+	}
+}

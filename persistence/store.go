@@ -1,0 +1,48 @@
+// Package persistence stores session logs. One [Store] interface, two
+// durable backends (jsonl and sqlite) and an in-memory one, all held to one
+// contract suite (persistence/storetest).
+package persistence
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Store keeps session logs.
+//
+// All methods are safe for concurrent use; appends to one session are
+// ordered, appends to different sessions may run in parallel. The caller
+// closes a Store when done; Close is safe to call twice.
+type Store interface {
+	// Create registers a new session whose log starts with seed (the
+	// inherited prefix of a fork child, or a whole stored log when a session
+	// is resumed into a new one). h.SeedLength is stored as given — it is
+	// never inferred from seed — and must not exceed len(seed). Nothing need
+	// be written until the first Append (lazy materialisation).
+	Create(ctx context.Context, h session.Header, seed []session.Event) error
+
+	// Append adds events to a session. The first event's seq must be the
+	// next seq of the session (seqs stay dense from 0). It returns only when
+	// the events are durable.
+	Append(ctx context.Context, id string, events []session.Event) error
+
+	// Load returns the session's header and all its events.
+	Load(ctx context.Context, id string) (*session.Log, error)
+
+	// List returns the headers of all sessions, in creation order.
+	List(ctx context.Context) ([]session.Header, error)
+
+	// Close releases the store. Later calls fail with ErrClosed.
+	Close() error
+}
+
+// Errors every Store returns (wrapped), for errors.Is.
+var (
+	ErrUnknownSession = errors.New("unknown session")
+	ErrSessionExists  = errors.New("session already exists")
+	ErrOutOfOrder     = errors.New("append out of order")
+	ErrClosed         = errors.New("store is closed")
+	ErrBadSeed        = errors.New("seedLength past the end of the seed")
+)

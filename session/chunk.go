@@ -1,0 +1,325 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// Chunk types: the units of one model stream.
+const (
+	ChunkBlockStart     = "block-start"
+	ChunkTextDelta      = "text-delta"
+	ChunkReasoningDelta = "reasoning-delta"
+	ChunkToolCallDelta  = "tool-call-delta"
+	ChunkBlockEnd       = "block-end"
+	ChunkUsage          = "usage"
+	ChunkFinish         = "finish"
+)
+
+// Block types of a streamed content block.
+const (
+	BlockText      = "text"
+	BlockReasoning = "reasoning"
+	BlockToolCall  = "tool-call"
+)
+
+// Finish kinds. Every stream ends with exactly one finish chunk.
+const (
+	FinishStop      = "stop"
+	FinishToolCalls = "tool-calls"
+	FinishMaxTokens = "max-tokens"
+	FinishAborted   = "aborted"
+	FinishError     = "error"
+)
+
+// Chunk is one unit of a model stream, as recorded in assistant/chunk events
+// and as served by every llm.Driver. Which fields are meaningful depends on
+// Type; the JSON encoding writes exactly the members of that type.
+type Chunk struct {
+	Type           string
+	Index          int           // block chunks
+	BlockType      string        // block-start
+	Text           string        // text-delta, reasoning-delta
+	ID             string        // tool-call-delta (usually the first only)
+	Name           string        // tool-call-delta (usually the first only)
+	ArgumentsDelta string        // tool-call-delta
+	Block          *Block        // block-end
+	Usage          *Usage        // usage
+	Reason         *FinishReason // finish
+
+	// Extra holds members this package does not know, verbatim.
+	Extra map[string]json.RawMessage
+}
+
+// Block is a completed content block, carried by block-end.
+type Block struct {
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// MarshalJSON writes the members of the block's type in a fixed order.
+func (b Block) MarshalJSON() ([]byte, error) {
+	out := []byte(`{"type":`)
+	out = jsonscan.AppendString(out, b.Type)
+	if b.Type == BlockToolCall {
+		out = append(out, `,"id":`...)
+		out = jsonscan.AppendString(out, b.ID)
+		out = append(out, `,"name":`...)
+		out = jsonscan.AppendString(out, b.Name)
+		out = append(out, `,"arguments":`...)
+		out = jsonscan.AppendString(out, b.Arguments)
+	} else {
+		out = append(out, `,"text":`...)
+		out = jsonscan.AppendString(out, b.Text)
+	}
+	return append(out, '}'), nil
+}
+
+// Usage is the token accounting of one model call.
+type Usage struct {
+	InputTokens     int  `json:"inputTokens"`
+	OutputTokens    int  `json:"outputTokens"`
+	CacheReadTokens *int `json:"cacheReadTokens,omitempty"`
+	ReasoningTokens *int `json:"reasoningTokens,omitempty"`
+}
+
+// FinishReason says why a stream ended.
+type FinishReason struct {
+	Kind    string   `json:"kind"`
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// Failure describes an error finish.
+type Failure struct {
+	Message string `json:"message"`
+	Code    string `json:"code,omitempty"`
+	Status  int    `json:"status,omitempty"`
+}
+
+// Finish returns a finish chunk of the given kind.
+func Finish(kind string) Chunk { return Chunk{Type: ChunkFinish, Reason: &FinishReason{Kind: kind}} }
+
+// ErrorFinish returns an error finish chunk.
+func ErrorFinish(code, message string) Chunk {
+	return Chunk{Type: ChunkFinish, Reason: &FinishReason{Kind: FinishError, Failure: &Failure{Code: code, Message: message}}}
+}
+
+// IsFinish reports whether c ends a stream.
+func (c *Chunk) IsFinish() bool { return c.Type == ChunkFinish }
+
+// AppendJSON appends the chunk's JSON encoding.
+func (c *Chunk) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = jsonscan.AppendString(dst, c.Type)
+	switch c.Type {
+	case ChunkBlockStart:
+		dst = appendIndex(dst, c.Index)
+		dst = append(dst, `,"blockType":`...)
+		dst = jsonscan.AppendString(dst, c.BlockType)
+	case ChunkTextDelta, ChunkReasoningDelta:
+		dst = appendIndex(dst, c.Index)
+		dst = append(dst, `,"text":`...)
+		dst = jsonscan.AppendString(dst, c.Text)
+	case ChunkToolCallDelta:
+		dst = appendIndex(dst, c.Index)
+		dst = appendOptString(dst, "id", c.ID)
+		dst = appendOptString(dst, "name", c.Name)
+		dst = append(dst, `,"argumentsDelta":`...)
+		dst = jsonscan.AppendString(dst, c.ArgumentsDelta)
+	case ChunkBlockEnd:
+		dst = appendIndex(dst, c.Index)
+		if c.Block != nil {
+			dst = append(dst, `,"block":`...)
+			b, _ := c.Block.MarshalJSON()
+			dst = append(dst, b...)
+		}
+	case ChunkUsage:
+		if c.Usage != nil {
+			dst = append(dst, `,"usage":`...)
+			dst = appendMarshal(dst, c.Usage)
+		}
+	case ChunkFinish:
+		if c.Reason != nil {
+			dst = append(dst, `,"reason":`...)
+			dst = appendMarshal(dst, c.Reason)
+		}
+	}
+	dst = appendExtra(dst, c.Extra)
+	return append(dst, '}')
+}
+
+func appendIndex(dst []byte, i int) []byte {
+	dst = append(dst, `,"index":`...)
+	return strconv.AppendInt(dst, int64(i), 10)
+}
+
+func appendMarshal(dst []byte, v any) []byte {
+	b, err := MarshalData(v)
+	if err != nil {
+		// Only plain structs of this package reach here; they always encode.
+		panic(fmt.Sprintf("session: encoding %T: %v", v, err))
+	}
+	return append(dst, b...)
+}
+
+// MarshalJSON encodes the chunk with the members of its type only.
+func (c Chunk) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// UnmarshalJSON decodes a chunk; unknown members go to Extra.
+func (c *Chunk) UnmarshalJSON(b []byte) error {
+	if err := jsonscan.Object(b, nil); err != nil {
+		return describeLineError(err, "a chunk object")
+	}
+	return c.decode(b)
+}
+
+// decode fills c from a chunk object already known to be valid JSON.
+func (c *Chunk) decode(b []byte) error {
+	*c = Chunk{}
+	sawType := false
+	err := jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
+		var err error
+		k := string(key)
+		if esc {
+			k = jsonscan.Key(key, esc)
+		}
+		switch k {
+		case "type":
+			sawType = true
+			c.Type, err = jsonscan.String(val)
+		case "index":
+			var n int64
+			n, err = jsonscan.Int(val)
+			c.Index = int(n)
+		case "blockType":
+			c.BlockType, err = jsonscan.String(val)
+		case "text":
+			c.Text, err = jsonscan.String(val)
+		case "id":
+			c.ID, err = optString(val)
+		case "name":
+			c.Name, err = optString(val)
+		case "argumentsDelta":
+			c.ArgumentsDelta, err = jsonscan.String(val)
+		case "block":
+			c.Block = &Block{}
+			err = json.Unmarshal(val, c.Block)
+		case "usage":
+			c.Usage = &Usage{}
+			err = json.Unmarshal(val, c.Usage)
+		case "reason":
+			c.Reason = &FinishReason{}
+			err = json.Unmarshal(val, c.Reason)
+		default:
+			if c.Extra == nil {
+				c.Extra = map[string]json.RawMessage{}
+			}
+			c.Extra[k] = slices.Clone(val)
+		}
+		if err != nil {
+			return fmt.Errorf("chunk member %q: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !sawType {
+		return fmt.Errorf(`chunk has no "type"`)
+	}
+	if c.Type == ChunkFinish && c.Reason == nil {
+		return fmt.Errorf(`finish chunk has no "reason"`)
+	}
+	return nil
+}
+
+// ChunkData is the payload of an assistant/chunk event.
+type ChunkData struct {
+	Turn    int
+	Step    int
+	Attempt int // 0: not recorded (dsh logs); agentsnap numbers attempts from 1
+	Chunk   Chunk
+}
+
+// AppendJSON appends the payload's JSON encoding.
+func (d *ChunkData) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"turn":`...)
+	dst = strconv.AppendInt(dst, int64(d.Turn), 10)
+	dst = append(dst, `,"step":`...)
+	dst = strconv.AppendInt(dst, int64(d.Step), 10)
+	if d.Attempt != 0 {
+		dst = append(dst, `,"attempt":`...)
+		dst = strconv.AppendInt(dst, int64(d.Attempt), 10)
+	}
+	dst = append(dst, `,"chunk":`...)
+	dst = d.Chunk.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// MarshalJSON encodes the payload.
+func (d ChunkData) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
+
+// UnmarshalJSON decodes the payload.
+func (d *ChunkData) UnmarshalJSON(b []byte) error {
+	if err := jsonscan.Object(b, nil); err != nil {
+		return describeLineError(err, "an assistant/chunk payload")
+	}
+	return d.decode(b)
+}
+
+// DecodeChunkData decodes the data of an assistant/chunk event read by this
+// package (whose data is already validated JSON). It is the fast path of
+// script derivation.
+func DecodeChunkData(data json.RawMessage) (ChunkData, error) {
+	var d ChunkData
+	if len(data) == 0 {
+		return d, fmt.Errorf("assistant/chunk event has no data")
+	}
+	err := d.decode(data)
+	return d, err
+}
+
+func (d *ChunkData) decode(b []byte) error {
+	*d = ChunkData{}
+	var sawTurn, sawStep, sawChunk bool
+	err := jsonscan.Members(b, func(key []byte, _ bool, val []byte) error {
+		var err error
+		var n int64
+		switch string(key) {
+		case "turn":
+			sawTurn = true
+			n, err = jsonscan.Int(val)
+			d.Turn = int(n)
+		case "step":
+			sawStep = true
+			n, err = jsonscan.Int(val)
+			d.Step = int(n)
+		case "attempt":
+			n, err = jsonscan.Int(val)
+			d.Attempt = int(n)
+		case "chunk":
+			sawChunk = true
+			err = d.Chunk.decode(val)
+		}
+		if err != nil {
+			return fmt.Errorf("member %q: %w", key, err)
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case !sawTurn || !sawStep:
+		return fmt.Errorf(`assistant/chunk data needs "turn" and "step"`)
+	case !sawChunk:
+		return fmt.Errorf(`assistant/chunk data has no "chunk"`)
+	}
+	return nil
+}

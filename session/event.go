@@ -1,0 +1,189 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// Event types the agentsnap runtime writes. Logs may hold any other type;
+// readers keep those verbatim.
+const (
+	TypeTurnStart        = "turn/start"
+	TypeUserMessage      = "user/message"
+	TypeStepStart        = "step/start"
+	TypeRequestHeader    = "request/header"
+	TypeAssistantChunk   = "assistant/chunk"
+	TypeAssistantMessage = "assistant/message"
+	TypeToolCall         = "tool/call"
+	TypeToolResult       = "tool/result"
+	TypeStepEnd          = "step/end"
+	TypeTurnEnd          = "turn/end"
+)
+
+// Packed row types: one line standing for a run of assistant/chunk deltas.
+const (
+	TypeTextChunks      = "text-chunks"
+	TypeReasoningChunks = "reasoning-chunks"
+	TypeToolCallChunks  = "tool-call-chunks"
+)
+
+// Event is one logical event of a session log.
+//
+// Data is the event's payload, kept as the exact bytes of the log so unknown
+// event types and unknown payload members survive. The typed payloads of the
+// events the runtime writes are decoded with [Event.Decode].
+type Event struct {
+	Type            string
+	Seq             int64
+	Time            int64 // epoch milliseconds
+	Data            json.RawMessage
+	Ignorable       bool
+	SourceEventSeqs []int64
+	SurfaceOp       json.RawMessage // "append" or an object such as {"op":"replace",...}, verbatim
+
+	// Extra holds top-level members this package does not know, verbatim.
+	Extra map[string]json.RawMessage
+}
+
+// Decode unmarshals the event's data into v.
+func (e *Event) Decode(v any) error {
+	if len(e.Data) == 0 {
+		return fmt.Errorf("event seq %d (%s) has no data", e.Seq, e.Type)
+	}
+	if err := json.Unmarshal(e.Data, v); err != nil {
+		return fmt.Errorf("event seq %d (%s): %w", e.Seq, e.Type, err)
+	}
+	return nil
+}
+
+// AppendEvent appends e as one JSON line (with the trailing newline).
+// Members are written in a fixed order, so a log round-trips byte for byte.
+func AppendEvent(dst []byte, e *Event) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = jsonscan.AppendString(dst, e.Type)
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendInt(dst, e.Seq, 10)
+	dst = append(dst, `,"time":`...)
+	dst = strconv.AppendInt(dst, e.Time, 10)
+	if e.Data != nil {
+		dst = append(dst, `,"data":`...)
+		dst = append(dst, e.Data...)
+	}
+	if e.Ignorable {
+		dst = append(dst, `,"ignorable":true`...)
+	}
+	if e.SourceEventSeqs != nil {
+		dst = append(dst, `,"sourceEventSeqs":[`...)
+		for i, s := range e.SourceEventSeqs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendInt(dst, s, 10)
+		}
+		dst = append(dst, ']')
+	}
+	if e.SurfaceOp != nil {
+		dst = append(dst, `,"surfaceOp":`...)
+		dst = append(dst, e.SurfaceOp...)
+	}
+	dst = appendExtra(dst, e.Extra)
+	return append(dst, '}', '\n')
+}
+
+// MarshalJSON encodes the event as its log line (without the newline).
+func (e Event) MarshalJSON() ([]byte, error) {
+	b := AppendEvent(nil, &e)
+	return b[:len(b)-1], nil
+}
+
+// errPacked signals that a line is a packed row; parseLine's caller expands it.
+var errPacked = errors.New("packed row")
+
+// rawLine is a decoded event line before packed-row expansion.
+type rawLine struct {
+	ev          Event
+	hasSeq      bool
+	packed      bool
+	seq0, time0 int64
+}
+
+// parseLine decodes one event line. line is owned by the result (Data and
+// Extra alias it), so callers pass a buffer they will not reuse.
+func parseLine(line []byte) (rawLine, error) {
+	var r rawLine
+	var sawType, sawTime, sawSeq0, sawTime0 bool
+	err := jsonscan.Object(line, func(key []byte, esc bool, val []byte) error {
+		var err error
+		k := string(key)
+		if esc {
+			k = jsonscan.Key(key, esc)
+		}
+		switch k {
+		case "type":
+			sawType = true
+			r.ev.Type, err = jsonscan.String(val)
+		case "seq":
+			r.hasSeq = true
+			r.ev.Seq, err = jsonscan.Int(val)
+		case "time":
+			sawTime = true
+			r.ev.Time, err = jsonscan.Int(val)
+		case "data":
+			r.ev.Data = val
+		case "ignorable":
+			r.ev.Ignorable, err = jsonscan.Bool(val)
+		case "sourceEventSeqs":
+			r.ev.SourceEventSeqs, err = jsonscan.Ints(val)
+		case "surfaceOp":
+			r.ev.SurfaceOp = val
+		case "seq0":
+			sawSeq0 = true
+			r.seq0, err = jsonscan.Int(val)
+		case "time0":
+			sawTime0 = true
+			r.time0, err = jsonscan.Int(val)
+		default:
+			if r.ev.Extra == nil {
+				r.ev.Extra = map[string]json.RawMessage{}
+			}
+			r.ev.Extra[k] = val
+		}
+		if err != nil {
+			return fmt.Errorf("member %q: %w", k, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return r, describeLineError(err, "an event object")
+	}
+	if !sawType {
+		return r, errors.New(`event has no "type"`)
+	}
+	switch r.ev.Type {
+	case TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks:
+		if !sawSeq0 || !sawTime0 {
+			return r, fmt.Errorf(`packed row %s needs "seq0" and "time0"`, r.ev.Type)
+		}
+		r.packed = true
+		return r, nil
+	case "session":
+		return r, errors.New(`found a second session header; a log holds exactly one, on line 1`)
+	}
+	if !r.hasSeq {
+		return r, fmt.Errorf(`event %q has no "seq"`, r.ev.Type)
+	}
+	if !sawTime {
+		return r, fmt.Errorf(`event %q has no "time"`, r.ev.Type)
+	}
+	return r, nil
+}
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// cloneBytes copies b so callers may reuse their buffers.
+func cloneBytes(b []byte) []byte { return slices.Clone(b) }

@@ -1,0 +1,262 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// MarshalData encodes v as compact JSON without HTML escaping, the encoding
+// every payload in a log uses.
+func MarshalData(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Part types of message content.
+const (
+	PartText       = "text"
+	PartReasoning  = "reasoning"
+	PartToolCall   = "tool-call"
+	PartToolResult = "tool-result"
+)
+
+// Message is one conversation message, as recorded in user/message,
+// assistant/message and tool/result events and as sent to a model.
+type Message struct {
+	Role    string `json:"role"`
+	Content []Part `json:"content"`
+	ID      string `json:"id,omitempty"`
+}
+
+// Text returns the concatenated text parts of m (reasoning excluded).
+func (m *Message) Text() string {
+	var s string
+	for _, p := range m.Content {
+		if p.Type == PartText {
+			s += p.Text
+		}
+	}
+	return s
+}
+
+// ToolCalls returns the tool-call parts of m in order.
+func (m *Message) ToolCalls() []Part {
+	var out []Part
+	for _, p := range m.Content {
+		if p.Type == PartToolCall {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Part is one piece of message content.
+type Part struct {
+	Type       string // text, reasoning, tool-call, tool-result
+	Text       string // text, reasoning
+	ID         string // tool-call
+	Name       string // tool-call
+	Arguments  string // tool-call: the arguments as a JSON text
+	ToolCallID string // tool-result
+	Content    []Part // tool-result
+	IsError    bool   // tool-result
+}
+
+// MarshalJSON writes the members of the part's type in a fixed order.
+func (p Part) MarshalJSON() ([]byte, error) {
+	out := []byte(`{"type":`)
+	out = jsonscan.AppendString(out, p.Type)
+	switch p.Type {
+	case PartToolCall:
+		out = append(out, `,"id":`...)
+		out = jsonscan.AppendString(out, p.ID)
+		out = append(out, `,"name":`...)
+		out = jsonscan.AppendString(out, p.Name)
+		out = append(out, `,"arguments":`...)
+		out = jsonscan.AppendString(out, p.Arguments)
+	case PartToolResult:
+		out = append(out, `,"toolCallId":`...)
+		out = jsonscan.AppendString(out, p.ToolCallID)
+		out = appendOptString(out, "name", p.Name)
+		content, err := MarshalData(nonNil(p.Content))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, `,"content":`...)
+		out = append(out, content...)
+		if p.IsError {
+			out = append(out, `,"isError":true`...)
+		} else {
+			out = append(out, `,"isError":false`...)
+		}
+	default:
+		out = append(out, `,"text":`...)
+		out = jsonscan.AppendString(out, p.Text)
+	}
+	return append(out, '}'), nil
+}
+
+func nonNil(p []Part) []Part {
+	if p == nil {
+		return []Part{}
+	}
+	return p
+}
+
+// UnmarshalJSON decodes a part of any type.
+func (p *Part) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Type       string `json:"type"`
+		Text       string `json:"text"`
+		ID         string `json:"id"`
+		Name       string `json:"name"`
+		Arguments  string `json:"arguments"`
+		ToolCallID string `json:"toolCallId"`
+		Content    []Part `json:"content"`
+		IsError    bool   `json:"isError"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Part(w)
+	return nil
+}
+
+// TextPart returns a text part.
+func TextPart(s string) Part { return Part{Type: PartText, Text: s} }
+
+// TurnStartData is the payload of turn/start.
+type TurnStartData struct {
+	Turn    int    `json:"turn"`
+	Trigger string `json:"trigger,omitempty"` // "user" or "subagent"
+}
+
+// StepData is the payload of step/start and step/end.
+type StepData struct {
+	Turn int `json:"turn"`
+	Step int `json:"step"`
+}
+
+// RequestHeaderData is the payload of request/header: what was sent to the
+// model for one call, as digests and counts, so a changed prompt, tool set or
+// conversation shows up at the exact call where it happens.
+type RequestHeaderData struct {
+	Turn           int      `json:"turn"`
+	Step           int      `json:"step"`
+	Attempt        int      `json:"attempt,omitempty"`
+	Provider       string   `json:"provider"`
+	Model          string   `json:"model"`
+	SystemDigest   string   `json:"systemDigest"`
+	SystemChars    int      `json:"systemChars"`
+	ToolsDigest    string   `json:"toolsDigest"`
+	ToolCount      int      `json:"toolCount"`
+	ToolNames      []string `json:"toolNames,omitempty"`
+	MessagesDigest string   `json:"messagesDigest"`
+	MessageCount   int      `json:"messageCount"`
+	// MessageDigests holds a short digest per message sent, so drift names
+	// the first message that differs.
+	MessageDigests []string `json:"messageDigests,omitempty"`
+}
+
+// AssistantMessageData is the payload of assistant/message.
+type AssistantMessageData struct {
+	Turn    int     `json:"turn"`
+	Step    int     `json:"step"`
+	Message Message `json:"message"`
+	Usage   *Usage  `json:"usage,omitempty"`
+}
+
+// ToolCallData is the payload of tool/call.
+type ToolCallData struct {
+	Turn      int    `json:"turn"`
+	Step      int    `json:"step"`
+	CallID    string `json:"callId"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// ToolResultData is the payload of tool/result.
+type ToolResultData struct {
+	Turn    int     `json:"turn"`
+	Step    int     `json:"step"`
+	Message Message `json:"message"`
+}
+
+// Turn end kinds.
+const (
+	TurnCompleted   = "completed"
+	TurnError       = "error"
+	TurnAborted     = "aborted"
+	TurnInterrupted = "interrupted"
+)
+
+// TurnEndData is the payload of turn/end.
+type TurnEndData struct {
+	Turn   int       `json:"turn"`
+	Reason EndReason `json:"reason"`
+}
+
+// EndReason says how a turn ended.
+type EndReason struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+}
+
+// TurnStep returns the turn and step an event's payload names, for the event
+// types that carry them. ok is false when the payload has neither.
+func TurnStep(e *Event) (turn, step int, ok bool) {
+	if len(e.Data) == 0 || e.Data[0] != '{' {
+		return 0, 0, false
+	}
+	var sawTurn bool
+	_ = jsonscan.Members(e.Data, func(key []byte, _ bool, val []byte) error {
+		switch string(key) {
+		case "turn":
+			n, err := jsonscan.Int(val)
+			if err == nil {
+				turn, sawTurn = int(n), true
+			}
+		case "step":
+			n, err := jsonscan.Int(val)
+			if err == nil {
+				step = int(n)
+			}
+		}
+		return nil
+	})
+	return turn, step, sawTurn
+}
+
+// NewEvent builds an event with the payload v encoded as its data.
+func NewEvent(typ string, v any) (Event, error) {
+	var data json.RawMessage
+	switch x := v.(type) {
+	case nil:
+	case json.RawMessage:
+		data = x
+	case *ChunkData:
+		data = x.AppendJSON(nil)
+	default:
+		var err error
+		if data, err = MarshalData(v); err != nil {
+			return Event{}, fmt.Errorf("session: encoding %s payload: %w", typ, err)
+		}
+	}
+	return Event{Type: typ, Data: data}, nil
+}

@@ -1,0 +1,267 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// ParseError is a read error at a line of a log. Its message starts with
+// "file:line:" so editors and terminals can jump to it.
+type ParseError struct {
+	File string // the name given to the reader; "<input>" when none
+	Line int    // 1-based physical line
+	Err  error
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Errors a ParseError may wrap, for errors.Is.
+var (
+	ErrEmpty       = errors.New("empty file, expected a session header on line 1")
+	ErrSeqGap      = errors.New("seq is not dense")
+	ErrSeedPastEnd = errors.New("seedLength is past the end of the log")
+	ErrBrokenLine  = errors.New("broken line")
+	ErrNotAnObject = errors.New("line is not a JSON object")
+	ErrNotHeader   = errors.New("bad session header")
+)
+
+// TornLine describes an incomplete last line — what a crash in the middle of
+// a write leaves — that the reader dropped instead of failing on.
+type TornLine struct {
+	Line  int // 1-based physical line
+	Bytes int // bytes dropped
+	Err   error
+}
+
+// Reader reads a session log line by line. It holds one line in memory at a
+// time besides the events the caller keeps, so memory does not grow with the
+// file. A Reader is not safe for concurrent use.
+type Reader struct {
+	br      *bufio.Reader
+	name    string
+	line    int
+	header  *Header
+	err     error // sticky
+	count   int64 // logical events returned or queued
+	pending []Event
+	torn    *TornLine
+}
+
+// NewReader returns a reader of the log in r; name is used in errors
+// (usually the file's path).
+func NewReader(r io.Reader, name string) *Reader {
+	if name == "" {
+		name = "<input>"
+	}
+	return &Reader{br: bufio.NewReaderSize(r, 1<<16), name: name}
+}
+
+// Name returns the name the reader reports in errors.
+func (r *Reader) Name() string { return r.name }
+
+func (r *Reader) fail(line int, err error) error {
+	r.err = &ParseError{File: r.name, Line: line, Err: err}
+	return r.err
+}
+
+// readLine returns the next physical line without its newline, in a buffer
+// owned by the caller. last is true when the line had no trailing newline.
+func (r *Reader) readLine() (line []byte, last bool, err error) {
+	frag, err := r.br.ReadSlice('\n')
+	if err == nil {
+		line = make([]byte, len(frag)-1)
+		copy(line, frag)
+	} else {
+		var buf []byte
+		buf = append(buf, frag...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			frag, err = r.br.ReadSlice('\n')
+			buf = append(buf, frag...)
+		}
+		switch {
+		case err == nil:
+			line = buf[:len(buf)-1]
+		case errors.Is(err, io.EOF):
+			if len(buf) == 0 {
+				return nil, true, io.EOF
+			}
+			line, last = buf, true
+		default:
+			return nil, false, err
+		}
+	}
+	r.line++
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	return line, last, nil
+}
+
+// Header reads and returns line 1.
+func (r *Reader) Header() (*Header, error) {
+	if r.header != nil || r.err != nil {
+		return r.header, r.err
+	}
+	line, _, err := r.readLine()
+	if errors.Is(err, io.EOF) {
+		return nil, r.fail(1, ErrEmpty)
+	}
+	if err != nil {
+		return nil, r.fail(1, fmt.Errorf("reading: %w", err))
+	}
+	h, err := parseHeader(line)
+	if err != nil {
+		return nil, r.fail(1, fmt.Errorf("%w: %w", ErrNotHeader, err))
+	}
+	r.header = h
+	return h, nil
+}
+
+// Next returns the next logical event. Packed rows come back expanded, one
+// event per seq. At the end of the log Next checks the header's seedLength
+// against the number of events and returns io.EOF.
+func (r *Reader) Next() (Event, error) {
+	if r.header == nil {
+		if _, err := r.Header(); err != nil {
+			return Event{}, err
+		}
+	}
+	if len(r.pending) > 0 {
+		e := r.pending[0]
+		r.pending = r.pending[1:]
+		return e, nil
+	}
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	for {
+		line, last, err := r.readLine()
+		if errors.Is(err, io.EOF) {
+			return Event{}, r.finish()
+		}
+		if err != nil {
+			return Event{}, r.fail(r.line+1, fmt.Errorf("reading: %w", err))
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			if last {
+				continue
+			}
+			return Event{}, r.fail(r.line, fmt.Errorf("%w: empty line, expected an event object", ErrBrokenLine))
+		}
+		raw, err := parseLine(line)
+		if err != nil {
+			if last && isSyntax(err) {
+				// A crash mid-write leaves a last line without its newline.
+				r.torn = &TornLine{Line: r.line, Bytes: len(line), Err: err}
+				return Event{}, r.finish()
+			}
+			return Event{}, r.fail(r.line, err)
+		}
+		if raw.packed {
+			evs, err := expandPacked(&raw, r.count)
+			if err != nil {
+				return Event{}, r.fail(r.line, err)
+			}
+			if len(evs) == 0 {
+				continue
+			}
+			r.count += int64(len(evs))
+			r.pending = evs[1:]
+			return evs[0], nil
+		}
+		if raw.ev.Seq != r.count {
+			return Event{}, r.fail(r.line, fmt.Errorf("%w: seq is %d, expected %d (seq counts logical events from 0)", ErrSeqGap, raw.ev.Seq, r.count))
+		}
+		r.count++
+		return raw.ev, nil
+	}
+}
+
+func isSyntax(err error) bool {
+	var syn *jsonscan.SyntaxError
+	return errors.As(err, &syn)
+}
+
+func (r *Reader) finish() error {
+	if r.header.SeedLength > int(r.count) {
+		return r.fail(1, fmt.Errorf("%w: seedLength is %d but the log holds %d events (logical, packed rows expanded); the inherited prefix cannot be longer than the log", ErrSeedPastEnd, r.header.SeedLength, r.count))
+	}
+	r.err = io.EOF
+	return io.EOF
+}
+
+// Torn returns the dropped torn last line, if the reader found one. It is
+// only meaningful after Next returned io.EOF.
+func (r *Reader) Torn() *TornLine { return r.torn }
+
+// Count returns the number of logical events read so far.
+func (r *Reader) Count() int { return int(r.count) }
+
+// All iterates over the remaining events; iteration stops at the first
+// error, which is yielded with a zero Event. io.EOF is not yielded.
+func (r *Reader) All() iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		for {
+			e, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// Log is a whole session log in memory.
+type Log struct {
+	Path   string // where it was read from, if anywhere
+	Header Header
+	Events []Event
+	Torn   *TornLine // a torn last line the reader dropped, or nil
+}
+
+// Seed returns the inherited prefix: the events before SeedLength.
+func (l *Log) Seed() []Event { return l.Events[:l.Header.SeedLength] }
+
+// Own returns the session's own events: the events from SeedLength on.
+func (l *Log) Own() []Event { return l.Events[l.Header.SeedLength:] }
+
+// Read reads a whole log from r; name is used in errors.
+func Read(r io.Reader, name string) (*Log, error) {
+	rd := NewReader(r, name)
+	h, err := rd.Header()
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{Path: name, Header: *h}
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.Events = append(l.Events, e)
+	}
+	l.Torn = rd.Torn()
+	return l, nil
+}
+
+// ReadFile reads the log at path. The file is opened read-only.
+func ReadFile(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	return Read(f, path)
+}
