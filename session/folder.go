@@ -1,0 +1,157 @@
+package session
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// RootFile is the file name of a scenario's root log; children are
+// ChildFile(n) for n from 1, in lineage order.
+const RootFile = "session.jsonl"
+
+// ChildFile returns the file name of the n-th child log (n from 1).
+func ChildFile(n int) string { return "session." + strconv.Itoa(n) + ".jsonl" }
+
+// ReadFolder reads every *.jsonl log in dir: session.jsonl first, then
+// session.<n>.jsonl by n, then any other log by name. A folder without logs
+// is an error.
+func ReadFolder(dir string) ([]*Log, error) {
+	paths, err := FolderLogs(dir)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]*Log, 0, len(paths))
+	for _, p := range paths {
+		l, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
+}
+
+// FolderLogs lists the *.jsonl files of dir in the order ReadFolder reads them.
+func FolderLogs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	type named struct {
+		path string
+		rank int // 0 root, 1 numbered child, 2 other
+		n    int
+	}
+	var files []named
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		f := named{path: filepath.Join(dir, name), rank: 2}
+		if name == RootFile {
+			f.rank = 0
+		} else if mid, ok := strings.CutPrefix(strings.TrimSuffix(name, ".jsonl"), "session."); ok {
+			if n, err := strconv.Atoi(mid); err == nil && n > 0 {
+				f.rank, f.n = 1, n
+			}
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("session: %s holds no *.jsonl session logs", dir)
+	}
+	slices.SortFunc(files, func(a, b named) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.n, b.n), strings.Compare(a.path, b.path))
+	})
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out, nil
+}
+
+// ErrLineage reports a set of logs that is not one tree.
+var ErrLineage = errors.New("logs do not form one session tree")
+
+// LineageOrder orders logs of one agent tree the way fixtures number them:
+// the root first, then each session's children depth first, in the order of
+// the parent's tool calls that created them. Children without a
+// parentCallId (dsh logs) follow in createdAt order, then by id. It fails
+// when there is not exactly one root or a parent is missing.
+func LineageOrder(logs []*Log) ([]*Log, error) {
+	byID := map[string]*Log{}
+	var roots []*Log
+	children := map[string][]*Log{}
+	for _, l := range logs {
+		if _, dup := byID[l.Header.ID]; dup {
+			return nil, fmt.Errorf("%w: session %s appears twice", ErrLineage, l.Header.ID)
+		}
+		byID[l.Header.ID] = l
+		if l.Header.ParentSession == "" {
+			roots = append(roots, l)
+		} else {
+			children[l.Header.ParentSession] = append(children[l.Header.ParentSession], l)
+		}
+	}
+	if len(roots) != 1 {
+		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession), want 1", ErrLineage, len(roots))
+	}
+	for parent, kids := range children {
+		if _, ok := byID[parent]; !ok {
+			return nil, fmt.Errorf("%w: session %s names parent %s, which is not among the logs", ErrLineage, kids[0].Header.ID, parent)
+		}
+	}
+	out := make([]*Log, 0, len(logs))
+	var walk func(l *Log)
+	walk = func(l *Log) {
+		out = append(out, l)
+		kids := children[l.Header.ID]
+		pos := callPositions(l)
+		slices.SortStableFunc(kids, func(a, b *Log) int {
+			pa, oka := pos[a.Header.ParentCallID]
+			pb, okb := pos[b.Header.ParentCallID]
+			switch {
+			case oka && okb:
+				return cmp.Compare(pa, pb)
+			case oka != okb:
+				if oka {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Or(cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt), strings.Compare(a.Header.ID, b.Header.ID))
+		})
+		for _, k := range kids {
+			walk(k)
+		}
+	}
+	walk(roots[0])
+	if len(out) != len(logs) {
+		return nil, fmt.Errorf("%w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrLineage, len(logs)-len(out), len(logs))
+	}
+	return out, nil
+}
+
+// callPositions maps each tool call id of l's own events to its position.
+func callPositions(l *Log) map[string]int {
+	pos := map[string]int{}
+	for i, e := range l.Events {
+		if e.Type != TypeToolCall {
+			continue
+		}
+		var d ToolCallData
+		if e.Decode(&d) == nil && d.CallID != "" {
+			if _, seen := pos[d.CallID]; !seen {
+				pos[d.CallID] = i
+			}
+		}
+	}
+	return pos
+}
