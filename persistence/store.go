@@ -1,6 +1,3 @@
-// Package persistence stores session logs. One [Store] interface, two
-// durable backends (jsonl and sqlite) and an in-memory one, all held to one
-// contract suite (persistence/storetest).
 package persistence
 
 import (
@@ -45,4 +42,10 @@ var (
 	ErrOutOfOrder     = errors.New("append out of order")
 	ErrClosed         = errors.New("store is closed")
 	ErrBadSeed        = errors.New("seedLength past the end of the seed")
+
+	// ErrInvalid reports a header or event that no reader could read back
+	// (an empty type, a member that is not JSON, an unknown mode, ...).
+	ErrInvalid = errors.New("invalid session data")
+	// ErrReadOnly reports a write to storage opened read-only.
+	ErrReadOnly = errors.New("storage is open read-only")
 )

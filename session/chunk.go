@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -181,63 +182,123 @@ func (c *Chunk) UnmarshalJSON(b []byte) error {
 }
 
 // decode fills c from a chunk object already known to be valid JSON.
+// Members the chunk's type does not encode go to Extra, so a chunk of a type
+// this package does not know (or a known type with an unusual member)
+// re-encodes without loss.
 func (c *Chunk) decode(b []byte) error {
 	*c = Chunk{}
-	sawType := false
-	err := jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
-		var err error
+	typ, err := chunkType(b)
+	if err != nil {
+		return err
+	}
+	c.Type = typ
+	err = jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
 		k := string(key)
 		if esc {
 			k = jsonscan.Key(key, esc)
 		}
-		switch k {
-		case "type":
-			sawType = true
-			c.Type, err = jsonscan.String(val)
-		case "index":
-			var n int64
-			n, err = jsonscan.Int(val)
-			c.Index = int(n)
-		case "blockType":
-			c.BlockType, err = jsonscan.String(val)
-		case "text":
-			c.Text, err = jsonscan.String(val)
-		case "id":
-			c.ID, err = optString(val)
-		case "name":
-			c.Name, err = optString(val)
-		case "argumentsDelta":
-			c.ArgumentsDelta, err = jsonscan.String(val)
-		case "block":
-			c.Block = &Block{}
-			err = json.Unmarshal(val, c.Block)
-		case "usage":
-			c.Usage = &Usage{}
-			err = json.Unmarshal(val, c.Usage)
-		case "reason":
-			c.Reason = &FinishReason{}
-			err = json.Unmarshal(val, c.Reason)
-		default:
+		if k == "type" {
+			return nil
+		}
+		if !chunkOwns(typ, k) {
 			if c.Extra == nil {
 				c.Extra = map[string]json.RawMessage{}
 			}
 			c.Extra[k] = slices.Clone(val)
+			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("chunk member %q: %w", k, err)
+		if err := c.decodeMember(k, val); err != nil {
+			return fmt.Errorf("%s chunk member %q: %w", typ, k, err)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if !sawType {
-		return fmt.Errorf(`chunk has no "type"`)
-	}
 	if c.Type == ChunkFinish && c.Reason == nil {
 		return fmt.Errorf(`finish chunk has no "reason"`)
 	}
 	return nil
+}
+
+// errFound stops a member walk early.
+var errFound = errors.New("found")
+
+// chunkType returns the "type" member of a chunk object.
+func chunkType(b []byte) (string, error) {
+	var typ string
+	var err error
+	walkErr := jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
+		if jsonscan.Key(key, esc) != "type" {
+			return nil
+		}
+		if typ, err = jsonscan.String(val); err != nil {
+			err = fmt.Errorf(`chunk member "type": %w`, err)
+		}
+		return errFound
+	})
+	switch {
+	case walkErr == nil:
+		return "", fmt.Errorf(`chunk has no "type"`)
+	case walkErr != errFound:
+		return "", walkErr
+	}
+	return typ, err
+}
+
+// chunkOwns reports whether the encoding of chunk type typ writes member key.
+func chunkOwns(typ, key string) bool {
+	switch key {
+	case "index":
+		switch typ {
+		case ChunkBlockStart, ChunkTextDelta, ChunkReasoningDelta, ChunkToolCallDelta, ChunkBlockEnd:
+			return true
+		}
+	case "blockType":
+		return typ == ChunkBlockStart
+	case "text":
+		return typ == ChunkTextDelta || typ == ChunkReasoningDelta
+	case "id", "name", "argumentsDelta":
+		return typ == ChunkToolCallDelta
+	case "block":
+		return typ == ChunkBlockEnd
+	case "usage":
+		return typ == ChunkUsage
+	case "reason":
+		return typ == ChunkFinish
+	}
+	return false
+}
+
+// decodeMember decodes one member the chunk's type owns.
+func (c *Chunk) decodeMember(k string, val []byte) error {
+	var err error
+	switch k {
+	case "index":
+		var n int64
+		n, err = jsonscan.Int(val)
+		c.Index = int(n)
+	case "blockType":
+		c.BlockType, err = jsonscan.String(val)
+	case "text":
+		c.Text, err = jsonscan.String(val)
+	case "id":
+		c.ID, err = optString(val)
+	case "name":
+		c.Name, err = optString(val)
+	case "argumentsDelta":
+		c.ArgumentsDelta, err = jsonscan.String(val)
+	case "block":
+		c.Block = &Block{}
+		err = json.Unmarshal(val, c.Block)
+	case "usage":
+		c.Usage = &Usage{}
+		err = json.Unmarshal(val, c.Usage)
+	case "reason":
+		c.Reason = &FinishReason{}
+		err = json.Unmarshal(val, c.Reason)
+	}
+	return err
 }
 
 // ChunkData is the payload of an assistant/chunk event.

@@ -108,6 +108,7 @@ var errPacked = errors.New("packed row")
 type rawLine struct {
 	ev          Event
 	hasSeq      bool
+	hasTime     bool
 	packed      bool
 	seq0, time0 int64
 }
@@ -116,7 +117,8 @@ type rawLine struct {
 // Extra alias it), so callers pass a buffer they will not reuse.
 func parseLine(line []byte) (rawLine, error) {
 	var r rawLine
-	var sawType, sawTime, sawSeq0, sawTime0 bool
+	var sawType bool
+	var seq0, time0 []byte // decoded only on packed rows; verbatim otherwise
 	err := jsonscan.Object(line, func(key []byte, esc bool, val []byte) error {
 		var err error
 		k := string(key)
@@ -131,7 +133,7 @@ func parseLine(line []byte) (rawLine, error) {
 			r.hasSeq = true
 			r.ev.Seq, err = jsonscan.Int(val)
 		case "time":
-			sawTime = true
+			r.hasTime = true
 			r.ev.Time, err = jsonscan.Int(val)
 		case "data":
 			r.ev.Data = val
@@ -142,16 +144,11 @@ func parseLine(line []byte) (rawLine, error) {
 		case "surfaceOp":
 			r.ev.SurfaceOp = val
 		case "seq0":
-			sawSeq0 = true
-			r.seq0, err = jsonscan.Int(val)
+			seq0 = val
 		case "time0":
-			sawTime0 = true
-			r.time0, err = jsonscan.Int(val)
+			time0 = val
 		default:
-			if r.ev.Extra == nil {
-				r.ev.Extra = map[string]json.RawMessage{}
-			}
-			r.ev.Extra[k] = val
+			r.ev.keepExtra(k, val)
 		}
 		if err != nil {
 			return fmt.Errorf("member %q: %w", k, err)
@@ -166,21 +163,48 @@ func parseLine(line []byte) (rawLine, error) {
 	}
 	switch r.ev.Type {
 	case TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks:
-		if !sawSeq0 || !sawTime0 {
-			return r, fmt.Errorf(`packed row %s needs "seq0" and "time0"`, r.ev.Type)
-		}
-		r.packed = true
-		return r, nil
+		return r, r.packedHead(seq0, time0)
 	case "session":
 		return r, errors.New(`found a second session header; a log holds exactly one, on line 1`)
 	}
 	if !r.hasSeq {
 		return r, fmt.Errorf(`event %q has no "seq"`, r.ev.Type)
 	}
-	if !sawTime {
+	if !r.hasTime {
 		return r, fmt.Errorf(`event %q has no "time"`, r.ev.Type)
 	}
+	// seq0 and time0 mean something only on packed rows; on any other event
+	// they are unknown members and survive like the rest.
+	r.ev.keepExtra("seq0", seq0)
+	r.ev.keepExtra("time0", time0)
 	return r, nil
+}
+
+// keepExtra records an unknown member; a nil val means absent.
+func (e *Event) keepExtra(key string, val []byte) {
+	if val == nil {
+		return
+	}
+	if e.Extra == nil {
+		e.Extra = map[string]json.RawMessage{}
+	}
+	e.Extra[key] = val
+}
+
+// packedHead decodes the seq0 and time0 of a packed row.
+func (r *rawLine) packedHead(seq0, time0 []byte) error {
+	if seq0 == nil || time0 == nil {
+		return fmt.Errorf(`packed row %s needs "seq0" and "time0"`, r.ev.Type)
+	}
+	var err error
+	if r.seq0, err = jsonscan.Int(seq0); err != nil {
+		return fmt.Errorf(`packed row %s, member "seq0": %w`, r.ev.Type, err)
+	}
+	if r.time0, err = jsonscan.Int(time0); err != nil {
+		return fmt.Errorf(`packed row %s, member "time0": %w`, r.ev.Type, err)
+	}
+	r.packed = true
+	return nil
 }
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }

@@ -103,9 +103,10 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 	if len(roots) != 1 {
 		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession), want 1", ErrLineage, len(roots))
 	}
-	for parent, kids := range children {
-		if _, ok := byID[parent]; !ok {
-			return nil, fmt.Errorf("%w: session %s names parent %s, which is not among the logs", ErrLineage, kids[0].Header.ID, parent)
+	// In input order, so the error names the same session every run.
+	for _, l := range logs {
+		if p := l.Header.ParentSession; p != "" && byID[p] == nil {
+			return nil, fmt.Errorf("%w: session %s names parent %s, which is not among the logs", ErrLineage, l.Header.ID, p)
 		}
 	}
 	out := make([]*Log, 0, len(logs))
@@ -117,16 +118,15 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 		slices.SortStableFunc(kids, func(a, b *Log) int {
 			pa, oka := pos[a.Header.ParentCallID]
 			pb, okb := pos[b.Header.ParentCallID]
-			switch {
-			case oka && okb:
-				return cmp.Compare(pa, pb)
-			case oka != okb:
+			if oka != okb {
 				if oka {
 					return -1
 				}
 				return 1
 			}
-			return cmp.Or(cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt), strings.Compare(a.Header.ID, b.Header.ID))
+			// Equal call positions (both unknown, or one call that created
+			// two children) fall back to creation time, then id.
+			return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt), strings.Compare(a.Header.ID, b.Header.ID))
 		})
 		for _, k := range kids {
 			walk(k)
@@ -142,7 +142,9 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 // callPositions maps each tool call id of l's own events to its position.
 func callPositions(l *Log) map[string]int {
 	pos := map[string]int{}
-	for i, e := range l.Events {
+	// The inherited seed holds the parent's calls, not this session's.
+	own := l.Events[min(max(l.Header.SeedLength, 0), len(l.Events)):]
+	for i, e := range own {
 		if e.Type != TypeToolCall {
 			continue
 		}

@@ -1,10 +1,16 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // Writer writes a session log. It buffers one batch at a time and hands it
@@ -44,19 +50,88 @@ func Encode(h *Header, events []Event) []byte {
 	return buf
 }
 
-// Validate checks what a writer must not produce: seqs not dense from 0 and
-// a seedLength outside the log.
+// Validate checks what a writer must not produce, so that a log it passes
+// reads back: seqs not dense from 0, a seedLength outside the log, an event
+// without a type or with a type only a reader understands (a packed row, a
+// second header), and raw members (data, surfaceOp, extras) that are not one
+// JSON value each.
 func Validate(h *Header, events []Event) error {
+	if err := validRaw(h.Extra, headerMembers); err != nil {
+		return fmt.Errorf("header: %w", err)
+	}
 	for i := range events {
-		if events[i].Seq != int64(i) {
-			return fmt.Errorf("%w: event %d has seq %d, expected %d", ErrSeqGap, i, events[i].Seq, i)
+		e := &events[i]
+		if e.Seq != int64(i) {
+			return fmt.Errorf("%w: event %d has seq %d, expected %d", ErrSeqGap, i, e.Seq, i)
 		}
-		if events[i].Type == "" {
+		switch e.Type {
+		case "":
 			return fmt.Errorf("event seq %d has no type", i)
+		case "session", TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks:
+			return fmt.Errorf("event seq %d has type %q, which a log cannot hold as a plain event (expand packed rows into assistant/chunk events)", i, e.Type)
+		}
+		if err := validEventRaw(e); err != nil {
+			return err
 		}
 	}
 	if h.SeedLength < 0 || h.SeedLength > len(events) {
 		return fmt.Errorf("%w: seedLength is %d but the log holds %d events", ErrSeedPastEnd, h.SeedLength, len(events))
+	}
+	return nil
+}
+
+func validEventRaw(e *Event) error {
+	err := validValue("data", e.Data)
+	if err == nil {
+		err = validValue("surfaceOp", e.SurfaceOp)
+	}
+	if err == nil {
+		err = validRaw(e.Extra, eventMembers)
+	}
+	if err != nil {
+		return fmt.Errorf("event seq %d (%s): %w", e.Seq, e.Type, err)
+	}
+	return nil
+}
+
+// Members with a field of their own; an Extra entry of the same name would
+// write the member twice.
+var (
+	headerMembers = []string{"type", "version", "id", "createdAt", "cwd", "parentSession", "seedLength",
+		"origin", "delegationDepth", "agentPreset", "parentCallId", "mode"}
+	eventMembers = []string{"type", "seq", "time", "data", "ignorable", "sourceEventSeqs", "surfaceOp"}
+)
+
+// validRaw checks every member of an Extra map, in name order so the error
+// is the same every run.
+func validRaw(extra map[string]json.RawMessage, known []string) error {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		if slices.Contains(known, k) {
+			return fmt.Errorf("extra member %q has a field of its own; set the field instead", k)
+		}
+		if err := validValue(k, extra[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validValue checks that a raw member is absent (nil) or exactly one JSON
+// value on one line: a newline would split the log line in two.
+func validValue(key string, v json.RawMessage) error {
+	if v == nil {
+		return nil
+	}
+	end, err := jsonscan.SkipValue(v, 0)
+	switch {
+	case err != nil:
+	case end != len(v):
+		err = fmt.Errorf("unexpected %s after the value", jsonscan.Describe(v, end))
+	case bytes.IndexByte(v, '\n') >= 0:
+		err = errors.New("it holds a newline, which would split the log line")
+	}
+	if err != nil {
+		return fmt.Errorf("member %q is not one JSON value: %w", key, err)
 	}
 	return nil
 }

@@ -5,10 +5,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -31,6 +33,19 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	dir            string // working folder; "" means the process's
+}
+
+// path resolves a command-line path against the working folder.
+func (e *env) path(p string) string {
+	if e.dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.dir, p)
+}
+
+// newFlagSet returns a flag set that reports errors to the caller.
+func newFlagSet(name string) *flag.FlagSet {
+	return flag.NewFlagSet("agentsnap "+name, flag.ContinueOnError)
 }
 
 var commands = map[string]*command{}

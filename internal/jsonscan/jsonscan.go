@@ -5,6 +5,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -264,8 +265,14 @@ func Object(b []byte, fn func(key []byte, escaped bool, val []byte) error) error
 		return errAt(i, "empty input, expected a JSON object")
 	}
 	if b[i] != '{' {
-		if _, err := SkipValue(b, i); err != nil {
+		end, err := SkipValue(b, i)
+		if err != nil {
 			return err
+		}
+		// Trailing garbage makes the text broken, not merely "not an
+		// object": "[1] x" must not pass for a well-formed array.
+		if j := SkipSpace(b, end); j != len(b) {
+			return errAt(j, "unexpected %s after the value", Describe(b, j))
 		}
 		return &ErrNotObject{Found: Kind(b[i])}
 	}
@@ -308,7 +315,7 @@ func Key(key []byte, escaped bool) string {
 
 // String decodes a raw JSON string value.
 func String(val []byte) (string, error) {
-	if len(val) < 2 || val[0] != '"' {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
 		return "", fmt.Errorf("expected a string, found %s", found(val))
 	}
 	return unquote(val)
@@ -316,14 +323,10 @@ func String(val []byte) (string, error) {
 
 func unquote(val []byte) (string, error) {
 	inner := val[1 : len(val)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	// Most strings of a log (deltas, ids, prose in any language) hold no
+	// escape; those need no decoder, only a UTF-8 check, because invalid
+	// bytes decode to U+FFFD as encoding/json does.
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), nil
 	}
 	var s string
@@ -368,62 +371,67 @@ func found(val []byte) string {
 
 // Ints decodes a raw JSON array of integers.
 func Ints(val []byte) ([]int64, error) {
-	if len(val) == 0 || val[0] != '[' {
-		return nil, fmt.Errorf("expected an array of integers, found %s", found(val))
-	}
-	var out []int64
-	i := SkipSpace(val, 1)
-	if i < len(val) && val[i] == ']' {
-		return []int64{}, nil
-	}
-	for i < len(val) {
-		end, err := SkipValue(val, i)
-		if err != nil {
-			return nil, err
-		}
-		n, err := Int(val[i:end])
-		if err != nil {
-			return nil, err
-		}
+	out := []int64{}
+	err := elements(val, "integers", func(elem []byte) error {
+		n, err := Int(elem)
 		out = append(out, n)
-		i = SkipSpace(val, end)
-		if i < len(val) && val[i] == ',' {
-			i = SkipSpace(val, i+1)
-			continue
-		}
-		break
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // Strings decodes a raw JSON array of strings.
 func Strings(val []byte) ([]string, error) {
-	if len(val) == 0 || val[0] != '[' {
-		return nil, fmt.Errorf("expected an array of strings, found %s", found(val))
-	}
 	out := []string{}
-	i := SkipSpace(val, 1)
-	if i < len(val) && val[i] == ']' {
-		return out, nil
-	}
-	for i < len(val) {
-		end, err := SkipValue(val, i)
-		if err != nil {
-			return nil, err
-		}
-		s, err := String(val[i:end])
-		if err != nil {
-			return nil, err
-		}
+	err := elements(val, "strings", func(elem []byte) error {
+		s, err := String(elem)
 		out = append(out, s)
-		i = SkipSpace(val, end)
-		if i < len(val) && val[i] == ',' {
-			i = SkipSpace(val, i+1)
-			continue
-		}
-		break
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// elements calls fn with the span of each element of the array that val must
+// be exactly. It checks the punctuation itself, so a span that was never
+// validated cannot pass for a shorter array.
+func elements(val []byte, what string, fn func(elem []byte) error) error {
+	if len(val) == 0 || val[0] != '[' {
+		return fmt.Errorf("expected an array of %s, found %s", what, found(val))
+	}
+	i := SkipSpace(val, 1)
+	if i < len(val) && val[i] == ']' {
+		i++
+	} else {
+		for {
+			end, err := SkipValue(val, i)
+			if err != nil {
+				return err
+			}
+			if err := fn(val[i:end]); err != nil {
+				return err
+			}
+			i = SkipSpace(val, end)
+			if i < len(val) && val[i] == ',' {
+				i = SkipSpace(val, i+1)
+				continue
+			}
+			if i < len(val) && val[i] == ']' {
+				i++
+				break
+			}
+			return errAt(i, "unexpected %s in array, expected ',' or ']'", Describe(val, i))
+		}
+	}
+	if i != len(val) {
+		return errAt(i, "unexpected %s after the array", Describe(val, i))
+	}
+	return nil
 }
 
 // Members walks a raw JSON object value that is already known to be valid

@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
+)
+
+// Config configures a Runtime. Driver and Store are required.
+type Config struct {
+	Driver llm.Driver        // the model
+	Store  persistence.Store // where every session log goes
+
+	// Provider and Model are recorded in each request/header event and sent
+	// in each request. A replay must use the recording's values, or every
+	// request shows as drifted.
+	Provider string
+	Model    string
+
+	System string    // system prompt of every session
+	Preset string    // agentPreset recorded in headers
+	Tools  *Registry // tools offered to the model, subagent tools included
+	Cwd    string    // recorded in headers
+
+	// MaxDepth is the deepest delegation allowed: a session at this depth
+	// gets an error tool result when it calls a subagent tool. Default 2.
+	MaxDepth int
+	// MaxSteps bounds the steps of one turn (a model that never stops
+	// calling tools). Default 32.
+	MaxSteps int
+	// Serial runs subagent calls of one step one after another instead of
+	// concurrently.
+	Serial bool
+
+	Retry  RetryPolicy
+	Clock  func() time.Time // default time.Now
+	IDs    IDSource         // default random UUIDs
+	Logger *slog.Logger     // default discards
+}
+
+// RetryPolicy retries a step whose model call ended in a retryable error
+// finish. Every attempt is recorded in the log with its attempt number.
+type RetryPolicy struct {
+	MaxAttempts int                    // attempts per step including the first; default 1 (no retry)
+	Backoff     time.Duration          // delay before attempt n is Backoff * 2^(n-2); 0 retries at once
+	Retryable   func(code string) bool // default: DefaultRetryable
+}
+
+// DefaultRetryable reports whether an error finish code is worth retrying:
+// rate limits, server errors, dropped connections and empty responses.
+func DefaultRetryable(code string) bool {
+	switch code {
+	case "RATE_LIMIT", "SERVER", "TRANSPORT", "TIMEOUT", "EMPTY_RESPONSE":
+		return true
+	}
+	return false
+}
+
+// IDSource names sessions. SessionID is called from the goroutine of the
+// session being created, possibly concurrently with other calls; for
+// deterministic ids it must depend only on its arguments and its own state
+// for roots (see LineageIDs).
+type IDSource interface {
+	// SessionID returns the id of a new session: a root when parent is "",
+	// else the child created by the parent's tool call callID.
+	SessionID(parent, callID string) string
+}
+
+// LineageIDs is a deterministic IDSource: roots are named root, root-2,
+// root-3 ... in creation order; a child is named parent/callID. Since a
+// child's name depends only on its lineage, concurrent children get the same
+// names under any scheduling.
+func LineageIDs(root string) IDSource { return &lineageIDs{root: root} }
+
+type lineageIDs struct {
+	root string
+	n    int
+	mu   sync.Mutex
+}
+
+func (l *lineageIDs) SessionID(parent, callID string) string {
+	if parent != "" {
+		return parent + "/" + callID
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	if l.n == 1 {
+		return l.root
+	}
+	return fmt.Sprintf("%s-%d", l.root, l.n)
+}
+
+type randomIDs struct{}
+
+func (randomIDs) SessionID(string, string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// FixedClock returns a clock that always reads t.
+func FixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+func (c *Config) withDefaults() (Config, error) {
+	out := *c
+	if out.Driver == nil {
+		return out, errors.New("agent: Config.Driver is nil; give the runtime a model driver (llm/openai, a playbook or fakellm)")
+	}
+	if out.Store == nil {
+		return out, errors.New("agent: Config.Store is nil; give the runtime a persistence.Store (persistence/memory for tests)")
+	}
+	if out.Tools == nil {
+		out.Tools = NewRegistry()
+	}
+	if out.MaxDepth == 0 {
+		out.MaxDepth = 2
+	}
+	if out.MaxSteps == 0 {
+		out.MaxSteps = 32
+	}
+	if out.Retry.MaxAttempts < 1 {
+		out.Retry.MaxAttempts = 1
+	}
+	if out.Retry.Retryable == nil {
+		out.Retry.Retryable = DefaultRetryable
+	}
+	if out.Clock == nil {
+		out.Clock = time.Now
+	}
+	if out.IDs == nil {
+		out.IDs = randomIDs{}
+	}
+	if out.Logger == nil {
+		out.Logger = slog.New(slog.DiscardHandler)
+	}
+	return out, nil
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

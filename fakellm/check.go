@@ -1,0 +1,81 @@
+package fakellm
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Check is the consumption check, run when a replay is over. It returns
+// nil when every recorded call was replayed and no call failed; otherwise
+// one error that lists, all at once, every recorded session never called,
+// every session that stopped early and every call that failed during the
+// replay (even those the agent swallowed). The error matches
+// [ErrNotConsumed] when calls were left over, and the sentinel of each
+// failed call ([ErrUnrecordedSession], [ErrScriptExhausted],
+// [ErrPathMismatch]).
+//
+// Check may be called any number of times; it fits Ginkgo's
+// DeferCleanup(drv.Check) and testing's t.Cleanup.
+func (d *Driver) Check() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var left []string
+	for _, r := range d.all {
+		n := len(r.script.Entries)
+		switch {
+		case r.live == "" && n > 0:
+			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, plural(n, "call")))
+		case r.live != "" && r.cursor < n:
+			next := r.script.Entries[r.cursor]
+			left = append(left, fmt.Sprintf("%s: live session %s used %d of %d recorded calls (the next was at %s)", r.describe(), r.live, r.cursor, n, next.where()))
+		}
+	}
+	if len(left) == 0 && len(d.failures) == 0 {
+		return nil
+	}
+	return &checkError{left: left, failures: append([]error(nil), d.failures...), record: d.record}
+}
+
+// checkError is the error of Check.
+type checkError struct {
+	left     []string
+	failures []error
+	record   string
+}
+
+func (e *checkError) Error() string {
+	var b strings.Builder
+	if len(e.left) > 0 {
+		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — re-record with: %s",
+			ErrNotConsumed, len(e.left), plural(len(e.left), "session"), e.record)
+		for _, l := range e.left {
+			b.WriteString("\n  " + l)
+		}
+	}
+	if len(e.failures) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "fakellm: %d model %s failed during the replay:", len(e.failures), plural(len(e.failures), "call"))
+		for _, f := range e.failures {
+			b.WriteString("\n  " + f.Error())
+		}
+	}
+	return b.String()
+}
+
+// Unwrap makes errors.Is see ErrNotConsumed and each failure.
+func (e *checkError) Unwrap() []error {
+	out := make([]error, 0, len(e.failures)+1)
+	if len(e.left) > 0 {
+		out = append(out, ErrNotConsumed)
+	}
+	return append(out, e.failures...)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

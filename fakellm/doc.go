@@ -1,0 +1,30 @@
+// Package fakellm replays recorded model calls: it is the [llm.Driver] of
+// every CI run, with no network and no key.
+//
+// Each recorded session gets its own script, derived from its own events
+// only — events[seedLength:] — so a fork child never replays the parent
+// answers it inherited in its seed ([Derive], [DeriveLog], [DeriveFile]).
+// One [Entry] is one model call: the assistant/chunk events of one
+// (turn, step, attempt), closed by its finish chunk.
+//
+// A [Driver] routes every Stream call by lineage, not by timing: the live
+// root session gets the recorded root's script, and a live child gets the
+// recorded child whose parent is bound to the live parent and whose
+// parentCallId equals the live child's. Binding a live session to a script
+// and advancing its cursor happen at call time under one lock, so children
+// that run concurrently replay the same way under any goroutine schedule.
+//
+// Every call that cannot be served fails with an error that names the
+// session, its lineage and the command that re-records the scenario, and is
+// also kept for [Driver.Check], the consumption check a harness runs at
+// teardown:
+//
+//	drv, err := fakellm.Load("fixtures/fork/codeword")
+//	Expect(err).NotTo(HaveOccurred())
+//	DeferCleanup(drv.Check)
+//
+// A sidecar replay.override.json beside the logs can replace a session's
+// script or patch entries of it with authored ones: chunks, throw (an error
+// finish with a code) and hang (until the call's context is cancelled); see
+// [Override].
+package fakellm

@@ -1,0 +1,300 @@
+package fakellm
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Driver replays a recorded session tree; it implements [llm.Driver].
+//
+// A Driver is safe for concurrent use: subagents call Stream from their own
+// goroutines. It serves one replay; build a new one for the next. Run
+// [Driver.Check] when the replay is over.
+type Driver struct {
+	opts   options
+	root   *replay
+	all    []*replay // recorded order: lineage order for Load
+	record string    // the command that re-records the scenario
+
+	mu       sync.Mutex
+	byLive   map[string]*replay
+	failures []error
+	notes    []string
+}
+
+// replay is one recorded session and its replay state.
+type replay struct {
+	script   *Script
+	parent   *replay
+	children []*replay // recorded order, then createdAt
+	lineage  string    // "root", "root/call_1", "root/call_1/call_4"
+
+	live   string // the live session bound to it; "" until its first call
+	cursor int    // entries replayed so far
+}
+
+var _ llm.Driver = (*Driver)(nil)
+
+// Load builds a driver from the scenario folder dir: session.jsonl,
+// session.<n>.jsonl and, when present, the replay.override.json sidecar.
+// Each log's script is derived from its own events, streaming from the
+// file. Nothing is written.
+func Load(dir string, opts ...Option) (*Driver, error) {
+	o := buildOptions(opts)
+	paths, err := session.FolderLogs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fakellm: load: %w", err)
+	}
+	scripts := make([]*Script, 0, len(paths))
+	for _, p := range paths {
+		s, err := loadScript(p, &o)
+		if err != nil {
+			return nil, err
+		}
+		scripts = append(scripts, s)
+	}
+	if o.override == nil {
+		ov, err := ReadOverride(filepath.Join(dir, OverrideFile))
+		switch {
+		case err == nil:
+			o.override = ov
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
+	}
+	if o.record == "" {
+		o.record = "agentsnap record " + dir
+	}
+	return build(scripts, o)
+}
+
+func loadScript(path string, o *options) (*Script, error) {
+	if o.deriver == nil {
+		return DeriveFile(path, o.derive)
+	}
+	l, err := session.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return o.deriver(l)
+}
+
+// New builds a driver from logs already in memory, root and children in
+// any order (children of one parent that have no parentCallId are matched
+// in the order given, then by createdAt). The override, if any, comes from
+// WithOverride.
+func New(logs []*session.Log, opts ...Option) (*Driver, error) {
+	o := buildOptions(opts)
+	scripts := make([]*Script, 0, len(logs))
+	for _, l := range logs {
+		s, err := o.deriveLog(l)
+		if err != nil {
+			return nil, err
+		}
+		scripts = append(scripts, s)
+	}
+	if o.record == "" {
+		dir := "FIXTURE_DIR"
+		if len(logs) > 0 && logs[0].Path != "" {
+			dir = filepath.Dir(logs[0].Path)
+		}
+		o.record = "agentsnap record " + dir
+	}
+	return build(scripts, o)
+}
+
+// build applies the override and links the scripts into one tree.
+func build(scripts []*Script, o options) (*Driver, error) {
+	if o.override != nil {
+		if err := o.override.apply(scripts); err != nil {
+			return nil, err
+		}
+	}
+	d := &Driver{opts: o, record: o.record, byLive: map[string]*replay{}}
+	byID := map[string]*replay{}
+	for _, s := range scripts {
+		id := s.Header.ID
+		if prev, dup := byID[id]; dup {
+			return nil, fmt.Errorf("fakellm: %w: session %s appears in both %s and %s", ErrBadRecording, id, prev.script.Name, s.Name)
+		}
+		r := &replay{script: s}
+		byID[id] = r
+		d.all = append(d.all, r)
+	}
+	for _, r := range d.all {
+		h := &r.script.Header
+		if !h.IsChild() {
+			if d.root != nil {
+				return nil, fmt.Errorf("fakellm: %w: two root sessions (without parentSession): %s and %s; a scenario records one root", ErrBadRecording, d.root.script.Name, r.script.Name)
+			}
+			d.root = r
+			continue
+		}
+		p, ok := byID[h.ParentSession]
+		if !ok {
+			return nil, fmt.Errorf("fakellm: %w: %s names parent session %s, which is not among the logs", ErrBadRecording, r.script.Name, h.ParentSession)
+		}
+		r.parent = p
+		p.children = append(p.children, r)
+	}
+	if d.root == nil {
+		return nil, fmt.Errorf("fakellm: %w: no root session among %d logs (every log names a parent)", ErrBadRecording, len(scripts))
+	}
+	if n := d.name(d.root, "root"); n != len(d.all) {
+		return nil, fmt.Errorf("fakellm: %w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrBadRecording, len(d.all)-n, len(d.all))
+	}
+	return d, nil
+}
+
+// name sets the lineage of r and its descendants and counts them.
+func (d *Driver) name(r *replay, lineage string) int {
+	r.lineage = lineage
+	slices.SortStableFunc(r.children, func(a, b *replay) int {
+		return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt)
+	})
+	n := 1
+	for i, c := range r.children {
+		step := c.script.Header.ParentCallID
+		if step == "" {
+			step = fmt.Sprintf("#%d", i+1)
+		}
+		n += d.name(c, lineage+"/"+step)
+	}
+	return n
+}
+
+// Scripts returns the scripts the driver replays, in recorded order, after
+// the override. They are shared: do not modify them.
+func (d *Driver) Scripts() []*Script {
+	out := make([]*Script, len(d.all))
+	for i, r := range d.all {
+		out[i] = r.script
+	}
+	return out
+}
+
+// Notes returns what the driver noted while routing, such as children
+// matched by first-call order because their logs have no parentCallId.
+func (d *Driver) Notes() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.notes)
+}
+
+// Stream implements [llm.Driver]. It claims the next entry of the calling
+// session's script and replays it. An error means the call could not start:
+// an unrecorded session, an exhausted script or a call on another path than
+// the recording's. Each such error is also kept for [Driver.Check], because
+// a runtime may turn a subagent's failure into a tool result nobody sees.
+func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	if req == nil {
+		return nil, errors.New("fakellm: Stream called with a nil request")
+	}
+	e, err := d.claim(req)
+	if err != nil {
+		return nil, err
+	}
+	return d.play(ctx, e), nil
+}
+
+// claim binds the calling session and advances its cursor, under the lock.
+func (d *Driver) claim(req *llm.Request) (Entry, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, err := d.bind(req)
+	var e Entry
+	if err == nil {
+		e, err = d.next(r, req)
+	}
+	if err != nil {
+		d.failures = append(d.failures, err)
+	}
+	return e, err
+}
+
+// next returns r's next entry after checking that the live call is where
+// the recorded one was.
+func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
+	entries := r.script.Entries
+	if r.cursor >= len(entries) {
+		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — the agent made more model calls than the recording; re-record with: %s",
+			ErrScriptExhausted, r.describe(), r.cursor+1, len(entries), req.Turn, req.Step, d.record)
+	}
+	e := entries[r.cursor]
+	if (e.Turn != 0 || e.Step != 0) && (e.Turn != req.Turn || e.Step != req.Step) {
+		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — the agent took another path; re-record with: %s",
+			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, d.record)
+	}
+	r.cursor++
+	return e, nil
+}
+
+// describe names a recorded session for messages:
+// "session root/call_7 (fork; session.2.jsonl)".
+func (r *replay) describe() string {
+	h := &r.script.Header
+	if h.Mode != "" {
+		return fmt.Sprintf("session %s (%s; %s)", r.lineage, h.Mode, baseName(r.script))
+	}
+	return fmt.Sprintf("session %s (%s)", r.lineage, baseName(r.script))
+}
+
+// play replays one entry as a stream.
+func (d *Driver) play(ctx context.Context, e Entry) iter.Seq[llm.Chunk] {
+	return func(yield func(llm.Chunk) bool) {
+		for i, c := range e.Chunks {
+			if i > 0 && !d.pause(ctx) {
+				yield(abortedFinish())
+				return
+			}
+			if !yield(c) {
+				return
+			}
+		}
+		switch e.Kind {
+		case KindThrow:
+			msg := e.Message
+			if msg == "" {
+				msg = "fakellm: authored throw " + e.Code
+			}
+			if len(e.Chunks) > 0 && !d.pause(ctx) {
+				yield(abortedFinish())
+				return
+			}
+			yield(session.ErrorFinish(e.Code, msg))
+		case KindHang:
+			<-ctx.Done()
+			yield(abortedFinish())
+		}
+	}
+}
+
+// pause waits the configured pace; false when ctx ended first.
+func (d *Driver) pause(ctx context.Context) bool {
+	if d.opts.pace <= 0 {
+		return true
+	}
+	t := time.NewTimer(d.opts.pace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func abortedFinish() llm.Chunk {
+	return llm.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}}
+}

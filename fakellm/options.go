@@ -1,0 +1,67 @@
+package fakellm
+
+import (
+	"time"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Option configures a Driver.
+type Option func(*options)
+
+type options struct {
+	derive   DeriveOptions
+	deriver  Deriver
+	override *Override
+	pace     time.Duration
+	record   string
+	logf     func(format string, args ...any)
+}
+
+// WithAttempts selects which recorded attempts replay (default every).
+func WithAttempts(a Attempts) Option { return func(o *options) { o.derive.Attempts = a } }
+
+// WithDeriveOptions sets all derivation options at once.
+func WithDeriveOptions(d DeriveOptions) Option { return func(o *options) { o.derive = d } }
+
+// WithDeriver replaces script derivation. The regression suite uses it to
+// build a driver with a broken deriver and show what the real one prevents.
+// Load then reads whole logs into memory to hand them to it.
+func WithDeriver(d Deriver) Option { return func(o *options) { o.deriver = d } }
+
+// WithOverride applies authored changes to the derived scripts. With Load,
+// it is used instead of the sidecar in the folder.
+func WithOverride(ov *Override) Option { return func(o *options) { o.override = ov } }
+
+// WithPace waits d between the chunks of a replayed call, so a runtime sees
+// a stream that takes time. The wait ends at once when the call's context
+// is cancelled, and the call then ends with an aborted finish.
+func WithPace(d time.Duration) Option { return func(o *options) { o.pace = d } }
+
+// WithRecordCommand sets the command that errors name as the way to
+// re-record the scenario. The default is "agentsnap record DIR" with the
+// folder of the logs.
+func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
+
+// WithLogf receives the driver's notes, such as a child routed by
+// first-call order because its log has no parentCallId. GinkgoWriter.Printf
+// and testing.T.Logf fit.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) { o.logf = logf }
+}
+
+func buildOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// derive returns the script of l with the configured deriver.
+func (o *options) deriveLog(l *session.Log) (*Script, error) {
+	if o.deriver != nil {
+		return o.deriver(l)
+	}
+	return DeriveLog(l, o.derive)
+}

@@ -1,0 +1,187 @@
+package fakellm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// OverrideFile is the file name of the override sidecar, beside the logs of
+// a scenario.
+const OverrideFile = "replay.override.json"
+
+// Override is a parsed replay.override.json: authored changes to the derived
+// scripts of a scenario. Its JSON shape is an object keyed by session — a
+// log's file name (session.jsonl, session.<n>.jsonl) or its session id —
+// whose values either replace the script or patch entries at indexes
+// (0-based, in the order of the derived script):
+//
+//	{
+//	  "session.jsonl":   {"patch": {"2": {"kind": "throw", "code": "RATE_LIMIT", "message": "slow down"}}},
+//	  "session.1.jsonl": {"replace": [{"kind": "hang", "chunks": []}]}
+//	}
+//
+// A patched entry without its own turn and step keeps those of the entry it
+// replaces, so the path check still applies to it.
+type Override struct {
+	Path     string                     // the sidecar's path, named in errors
+	Sessions map[string]SessionOverride // by log file name or session id
+}
+
+// SessionOverride changes one session's script. Exactly one of Replace
+// (non-nil, possibly empty) and Patch is set.
+type SessionOverride struct {
+	Replace []Entry
+	Patch   map[int]Entry
+}
+
+// ReadOverride reads and validates the sidecar at path. The file is opened
+// read-only. A missing file is an error wrapping fs.ErrNotExist.
+func ReadOverride(path string) (*Override, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("fakellm: %w", err)
+	}
+	return ParseOverride(data, path)
+}
+
+// ParseOverride parses and validates a sidecar; name is used in errors.
+// Unknown keys, unknown entry kinds and malformed entries are errors naming
+// the file and the place in it.
+func ParseOverride(data []byte, name string) (*Override, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("fakellm: %s: %w: %s", name, ErrBadOverride, fmt.Sprintf(format, args...))
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, bad("want a JSON object keyed by session log file name: %v", err)
+	}
+	o := &Override{Path: name, Sessions: map[string]SessionOverride{}}
+	for _, key := range slices.Sorted(maps.Keys(top)) {
+		so, err := parseSessionOverride(top[key])
+		if err != nil {
+			return nil, bad("%q: %v", key, err)
+		}
+		o.Sessions[key] = so
+	}
+	return o, nil
+}
+
+func parseSessionOverride(raw json.RawMessage) (SessionOverride, error) {
+	var so SessionOverride
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return so, fmt.Errorf(`want {"replace": [...]} or {"patch": {...}}: %v`, err)
+	}
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		switch k {
+		case "replace":
+			var entries []Entry
+			if err := json.Unmarshal(members[k], &entries); err != nil {
+				return so, fmt.Errorf("replace: %w", unwrapJSON(err))
+			}
+			so.Replace = append([]Entry{}, entries...)
+		case "patch":
+			p, err := parsePatch(members[k])
+			if err != nil {
+				return so, err
+			}
+			so.Patch = p
+		default:
+			return so, fmt.Errorf(`unknown key %q (want "replace" or "patch")`, k)
+		}
+	}
+	switch {
+	case so.Replace != nil && so.Patch != nil:
+		return so, errors.New(`has both "replace" and "patch"; use one`)
+	case so.Replace == nil && so.Patch == nil:
+		return so, errors.New(`has neither "replace" nor "patch"`)
+	}
+	return so, nil
+}
+
+func parsePatch(raw json.RawMessage) (map[int]Entry, error) {
+	var byIndex map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &byIndex); err != nil {
+		return nil, fmt.Errorf(`patch: want an object keyed by entry index ("0", "1", ...): %v`, err)
+	}
+	out := map[int]Entry{}
+	for _, k := range slices.Sorted(maps.Keys(byIndex)) {
+		i, err := strconv.Atoi(k)
+		if err != nil || i < 0 || strconv.Itoa(i) != k {
+			return nil, fmt.Errorf("patch: key %q is not an entry index (0, 1, ...)", k)
+		}
+		var e Entry
+		if err := json.Unmarshal(byIndex[k], &e); err != nil {
+			return nil, fmt.Errorf("patch %q: %w", k, unwrapJSON(err))
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// unwrapJSON strips encoding/json's "json: error calling UnmarshalJSON for
+// type ..." wrapper, which says nothing to a fixture author.
+func unwrapJSON(err error) error {
+	var me *json.MarshalerError
+	if errors.As(err, &me) {
+		return me.Unwrap()
+	}
+	msg := err.Error()
+	if _, rest, ok := strings.Cut(msg, "UnmarshalJSON for type fakellm.Entry: "); ok {
+		return errors.New(rest)
+	}
+	return err
+}
+
+// apply changes the scripts in place. Every key must name a script, and
+// every patch index must exist in it.
+func (o *Override) apply(scripts []*Script) error {
+	for _, key := range slices.Sorted(maps.Keys(o.Sessions)) {
+		s := findScript(scripts, key)
+		if s == nil {
+			return fmt.Errorf("fakellm: %s: %w: %q names no log of the scenario (logs: %s)", o.Path, ErrBadOverride, key, scriptNames(scripts))
+		}
+		so := o.Sessions[key]
+		if so.Replace != nil {
+			s.Entries = slices.Clone(so.Replace)
+			continue
+		}
+		entries := slices.Clone(s.Entries)
+		for _, i := range slices.Sorted(maps.Keys(so.Patch)) {
+			if i >= len(entries) {
+				return fmt.Errorf("fakellm: %s: %w: %q: patch index %d is out of range: the session has %d recorded calls (indexes 0-%d); use \"replace\" to add calls",
+					o.Path, ErrBadOverride, key, i, len(entries), len(entries)-1)
+			}
+			e := so.Patch[i]
+			if e.Turn == 0 && e.Step == 0 {
+				e.Turn, e.Step, e.Attempt = entries[i].Turn, entries[i].Step, entries[i].Attempt
+			}
+			entries[i] = e
+		}
+		s.Entries = entries
+	}
+	return nil
+}
+
+func findScript(scripts []*Script, key string) *Script {
+	for _, s := range scripts {
+		if baseName(s) == key || s.Header.ID == key {
+			return s
+		}
+	}
+	return nil
+}
+
+func scriptNames(scripts []*Script) string {
+	names := make([]string, len(scripts))
+	for i, s := range scripts {
+		names[i] = baseName(s)
+	}
+	return strings.Join(names, ", ")
+}

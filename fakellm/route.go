@@ -1,0 +1,137 @@
+package fakellm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// bind returns the recorded session the live caller replays, binding it at
+// the caller's first call. The caller holds d.mu.
+func (d *Driver) bind(req *llm.Request) (*replay, error) {
+	ref := req.Session
+	if r, ok := d.byLive[ref.ID]; ok {
+		return r, nil
+	}
+	var r *replay
+	var err error
+	if ref.IsRoot() {
+		r, err = d.bindRoot(req)
+	} else {
+		r, err = d.bindChild(req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.live = ref.ID
+	d.byLive[ref.ID] = r
+	return r, nil
+}
+
+func (d *Driver) bindRoot(req *llm.Request) (*replay, error) {
+	if d.root.live != "" {
+		return nil, fmt.Errorf("fakellm: %w: a second root session %s (%s); the recording has one root, already bound to live session %s — re-record with: %s",
+			ErrUnrecordedSession, req.Session.ID, requestSummary(req), d.root.live, d.record)
+	}
+	return d.root, nil
+}
+
+// bindChild finds the recorded child of the live parent's recorded session
+// that the same tool call created. Recorded children without a
+// parentCallId (dsh logs) are taken in first-call order instead, and the
+// driver notes it.
+func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
+	ref := req.Session
+	parent, ok := d.byLive[ref.ParentID]
+	if !ok {
+		return nil, fmt.Errorf("fakellm: %w: child session %s of live session %s, created by call %q (%s): its parent has made no model call, so it is bound to no recorded session — re-record with: %s",
+			ErrUnrecordedSession, ref.ID, ref.ParentID, ref.ParentCallID, requestSummary(req), d.record)
+	}
+	var byOrder *replay
+	for _, c := range parent.children {
+		callID := c.script.Header.ParentCallID
+		if callID == "" {
+			if byOrder == nil && c.live == "" {
+				byOrder = c
+			}
+			continue
+		}
+		if ref.ParentCallID == "" || callID != ref.ParentCallID {
+			continue
+		}
+		if c.live != "" {
+			return nil, fmt.Errorf("fakellm: %w: child session %s of %s, created by call %q: the recorded child of that call is already bound to live session %s (%s) — re-record with: %s",
+				ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, c.live, requestSummary(req), d.record)
+		}
+		if ref.Mode != "" && c.script.Header.Mode != "" && ref.Mode != c.script.Header.Mode {
+			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — re-record with: %s",
+				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode, d.record)
+		}
+		return c, nil
+	}
+	if byOrder != nil {
+		d.note("fakellm: %s has no parentCallId (a dsh log?); live child %s (created by call %q) was routed to it by first-call order, which is deterministic only if the children start in a fixed order",
+			byOrder.describe(), ref.ID, ref.ParentCallID)
+		return byOrder, nil
+	}
+	return nil, fmt.Errorf("fakellm: %w: %s/%s: %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; re-record with: %s",
+		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, parent.describe(), ref.ParentCallID, childList(parent), d.record)
+}
+
+func (d *Driver) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	d.notes = append(d.notes, msg)
+	if d.opts.logf != nil {
+		d.opts.logf("%s", msg)
+	}
+}
+
+func childList(p *replay) string {
+	if len(p.children) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(p.children))
+	for i, c := range p.children {
+		h := &c.script.Header
+		id := h.ParentCallID
+		if id == "" {
+			id = "(no call id)"
+		}
+		if h.Mode != "" {
+			id += " (" + string(h.Mode) + ")"
+		}
+		parts[i] = id
+	}
+	return strings.Join(parts, ", ")
+}
+
+// requestSummary shows the live call the way a strict fake should: where it
+// is and the last message it sends.
+func requestSummary(req *llm.Request) string {
+	s := fmt.Sprintf("live call at turn %d step %d", req.Turn, req.Step)
+	if req.Session.Mode != "" {
+		s += ", " + string(req.Session.Mode)
+	}
+	if n := len(req.Messages); n > 0 {
+		s += ", last message " + messageSummary(&req.Messages[n-1])
+	}
+	return s
+}
+
+func messageSummary(m *session.Message) string {
+	text := m.Text()
+	if text == "" {
+		kinds := make([]string, len(m.Content))
+		for i, p := range m.Content {
+			kinds[i] = p.Type
+		}
+		text = "[" + strings.Join(kinds, " ") + "]"
+	}
+	const max = 80
+	if r := []rune(text); len(r) > max {
+		text = string(r[:max]) + "…"
+	}
+	return fmt.Sprintf("%s: %q", m.Role, text)
+}

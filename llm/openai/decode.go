@@ -1,0 +1,257 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// frame is one chat.completion.chunk, reduced to the members the driver
+// reads. Error frames use Error (OpenAI, DeepSeek) or Object "error" with
+// Message (vLLM).
+type frame struct {
+	Choices []choice        `json:"choices"`
+	Usage   *usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+}
+
+type choice struct {
+	Index        int     `json:"index"`
+	Delta        delta   `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type delta struct {
+	Content          *string         `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	Reasoning        *string         `json:"reasoning"`
+	ToolCalls        []toolCallDelta `json:"tool_calls"`
+}
+
+type toolCallDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	PromptDetails    *struct {
+		CachedTokens *int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionDetails *struct {
+		ReasoningTokens *int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+	CacheHit *int `json:"prompt_cache_hit_tokens"` // DeepSeek
+}
+
+func (u *usage) session() *session.Usage {
+	out := &session.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u.PromptDetails != nil && u.PromptDetails.CachedTokens != nil {
+		out.CacheReadTokens = u.PromptDetails.CachedTokens
+	} else if u.CacheHit != nil {
+		out.CacheReadTokens = u.CacheHit
+	}
+	if u.CompletionDetails != nil && u.CompletionDetails.ReasoningTokens != nil {
+		out.ReasoningTokens = u.CompletionDetails.ReasoningTokens
+	}
+	return out
+}
+
+// openBlock is a content block that has started.
+type openBlock struct {
+	index    int
+	typ      string
+	buf      strings.Builder
+	id, name string
+}
+
+// decoder turns the data of successive frames into chunks. It keeps the
+// open blocks, the finish_reason and the usage seen so far; end closes the
+// stream. It is used by one goroutine.
+type decoder struct {
+	scrub      scrubber
+	blocks     []*openBlock // in index order, which is start order
+	text       *openBlock
+	reasoning  *openBlock
+	calls      map[int]*openBlock // by the provider's tool_calls index
+	lastCall   int
+	hasLast    bool
+	finish     string
+	sawFinish  bool
+	usage      *session.Usage
+	out        []session.Chunk
+	frameCount int
+}
+
+func newDecoder(sc scrubber) *decoder {
+	return &decoder{scrub: sc, calls: map[int]*openBlock{}}
+}
+
+// frame decodes one frame's data. It returns the chunks to yield (valid
+// until the next call) and, when the frame ends the stream with an error,
+// the finish chunk.
+func (d *decoder) frame(data []byte) ([]session.Chunk, *session.Chunk) {
+	d.out = d.out[:0]
+	d.frameCount++
+	var f frame
+	if err := json.Unmarshal(data, &f); err != nil {
+		fin := session.ErrorFinish(CodeBadStream, d.scrub.clip(fmt.Sprintf(
+			"openai: stream frame %d is not a chunk object (%v); it starts %q", d.frameCount, err, snippet(data))))
+		return nil, &fin
+	}
+	if isErrorFrame(&f) {
+		fin := streamErrorFinish(data, d.scrub)
+		return nil, &fin
+	}
+	if f.Usage != nil {
+		d.usage = f.Usage.session()
+	}
+	for i := range f.Choices {
+		c := &f.Choices[i]
+		if c.Index != 0 {
+			continue // only n=1 is requested; other choices would mix into one message
+		}
+		d.delta(&c.Delta)
+		if c.FinishReason != nil && *c.FinishReason != "" {
+			d.finish, d.sawFinish = *c.FinishReason, true
+		}
+	}
+	return d.out, nil
+}
+
+func isErrorFrame(f *frame) bool {
+	return (len(f.Error) > 0 && string(f.Error) != "null") || f.Object == "error"
+}
+
+func (d *decoder) delta(dl *delta) {
+	reasoning := dl.ReasoningContent
+	if reasoning == nil {
+		reasoning = dl.Reasoning
+	}
+	if reasoning != nil && *reasoning != "" {
+		b := d.open(&d.reasoning, session.BlockReasoning)
+		b.buf.WriteString(*reasoning)
+		d.out = append(d.out, session.Chunk{Type: session.ChunkReasoningDelta, Index: b.index, Text: *reasoning})
+	}
+	if dl.Content != nil && *dl.Content != "" {
+		b := d.open(&d.text, session.BlockText)
+		b.buf.WriteString(*dl.Content)
+		d.out = append(d.out, session.Chunk{Type: session.ChunkTextDelta, Index: b.index, Text: *dl.Content})
+	}
+	for i := range dl.ToolCalls {
+		d.toolCall(&dl.ToolCalls[i])
+	}
+}
+
+// open returns *slot, starting a block of typ there first if there is none.
+func (d *decoder) open(slot **openBlock, typ string) *openBlock {
+	if *slot == nil {
+		*slot = d.start(typ)
+	}
+	return *slot
+}
+
+func (d *decoder) start(typ string) *openBlock {
+	b := &openBlock{index: len(d.blocks), typ: typ}
+	d.blocks = append(d.blocks, b)
+	d.out = append(d.out, session.Chunk{Type: session.ChunkBlockStart, Index: b.index, BlockType: typ})
+	return b
+}
+
+// toolCall applies one tool_calls entry. A delta without an index (some
+// servers omit it) continues the call with its id, or the last call when it
+// has no id either; a new id opens a new call.
+func (d *decoder) toolCall(tc *toolCallDelta) {
+	key := d.callKey(tc)
+	b, ok := d.calls[key]
+	if !ok {
+		b = d.start(session.BlockToolCall)
+		d.calls[key] = b
+	}
+	d.lastCall, d.hasLast = key, true
+	c := session.Chunk{Type: session.ChunkToolCallDelta, Index: b.index, ArgumentsDelta: tc.Function.Arguments}
+	if b.id == "" && tc.ID != "" {
+		b.id, c.ID = tc.ID, tc.ID
+	}
+	if b.name == "" && tc.Function.Name != "" {
+		b.name, c.Name = tc.Function.Name, tc.Function.Name
+	}
+	if c.ArgumentsDelta == "" && c.ID == "" && c.Name == "" && ok {
+		return // a repeat of what is known: nothing to record
+	}
+	b.buf.WriteString(tc.Function.Arguments)
+	d.out = append(d.out, c)
+}
+
+func (d *decoder) callKey(tc *toolCallDelta) int {
+	if tc.Index != nil {
+		return *tc.Index
+	}
+	if tc.ID != "" {
+		for k, b := range d.calls {
+			if b.id == tc.ID {
+				return k
+			}
+		}
+		// Keys of index-less calls are negative and strictly decreasing, so
+		// they never meet a provider's index or each other.
+		return -(len(d.calls) + 1)
+	}
+	if d.hasLast {
+		return d.lastCall
+	}
+	return 0
+}
+
+// complete reports whether the provider has said the response is over.
+func (d *decoder) complete() bool { return d.sawFinish }
+
+// end returns the closing chunks of a completed stream: a block-end per
+// block in index order, the usage if any, and the finish.
+func (d *decoder) end() []session.Chunk {
+	out := make([]session.Chunk, 0, len(d.blocks)+2)
+	for _, b := range d.blocks {
+		blk := &session.Block{Type: b.typ}
+		if b.typ == session.BlockToolCall {
+			blk.ID, blk.Name, blk.Arguments = b.id, b.name, b.buf.String()
+			if blk.ID == "" {
+				// The runtime pairs results with calls by id; a server that
+				// sends none still needs one that is unique in the message.
+				blk.ID = fmt.Sprintf("call_%d", b.index)
+			}
+		} else {
+			blk.Text = b.buf.String()
+		}
+		out = append(out, session.Chunk{Type: session.ChunkBlockEnd, Index: b.index, Block: blk})
+	}
+	if d.usage != nil {
+		out = append(out, session.Chunk{Type: session.ChunkUsage, Usage: d.usage})
+	}
+	return append(out, d.finishChunk())
+}
+
+// finishChunk maps the provider's finish_reason; see the package doc.
+// Every other reason (stop, tool_calls, none) follows the content: the
+// runtime acts on tool calls, so their presence decides.
+func (d *decoder) finishChunk() session.Chunk {
+	switch d.finish {
+	case "length":
+		return session.Finish(session.FinishMaxTokens)
+	case "content_filter":
+		return session.ErrorFinish(CodeContentFilter, "openai: the provider stopped the response (finish_reason content_filter)")
+	case "insufficient_system_resource":
+		return session.ErrorFinish(CodeServer, "openai: the provider cut the response short (finish_reason insufficient_system_resource)")
+	}
+	if len(d.calls) > 0 {
+		return session.Finish(session.FinishToolCalls)
+	}
+	return session.Finish(session.FinishStop)
+}

@@ -1,0 +1,57 @@
+// Package openai is a live [llm.Driver] for OpenAI-compatible Chat
+// Completions endpoints (OpenAI, DeepSeek, vLLM, Ollama): it POSTs to
+// {BaseURL}/chat/completions with stream:true and turns the server-sent
+// events into agentsnap stream chunks.
+//
+// # Chunks
+//
+// Each content block gets a block-start, its deltas and, when the provider
+// completes the response, a block-end carrying the whole block. Block
+// indexes follow the order blocks start: delta.reasoning_content (or
+// delta.reasoning, as newer vLLM and Ollama send it) opens a reasoning
+// block, delta.content a text block, and each delta.tool_calls[].index its
+// own tool-call block, so parallel calls with interleaved argument fragments
+// stay apart. A tool-call-delta carries id and name the first time they are
+// known. Open blocks are closed in index order, then comes the usage chunk
+// (if the provider sent usage; stream_options.include_usage asks for it),
+// then exactly one finish.
+//
+// # Finish kinds
+//
+// finish_reason stop → stop; tool_calls (and the legacy function_call) →
+// tool-calls; length → max-tokens; content_filter → an error finish with
+// code CONTENT_FILTER; DeepSeek's insufficient_system_resource → an error
+// finish with code SERVER. A response whose provider says stop but which
+// holds tool calls (older Ollama does this) finishes tool-calls, because the
+// calls are what the runtime must act on. A stream that reaches [DONE] with
+// no finish_reason, or names one this package does not know, finishes
+// tool-calls if it holds tool calls and stop otherwise.
+//
+// # Failures
+//
+// Once a stream has started, every failure is an error finish, never a Go
+// error: HTTP 401/403 → AUTH, 429 → RATE_LIMIT, 5xx → SERVER, other 4xx →
+// BAD_REQUEST (each with [session.Failure].Status set), an error object
+// inside the stream → a code derived from it (PROVIDER when it names no
+// known kind), a frame that is not JSON or a line over 8 MiB → BAD_STREAM,
+// a connection that fails or closes before a finish_reason → TRANSPORT.
+// Context cancellation finishes aborted. A stream that breaks leaves its
+// open blocks without block-end, so a log never claims a cut-off tool call
+// is complete; the deltas still say what arrived. [Retryable] tells the
+// runtime which codes are worth retrying as a new attempt.
+//
+// The driver retries by itself only where nothing was yielded yet: a 429 or
+// 5xx answer to the request, with bounded exponential backoff (honouring
+// Retry-After up to MaxBackoff). Each try is logged as an attempt through
+// Config.Logger. Network errors are not retried here; they finish TRANSPORT
+// and the runtime decides.
+//
+// # Secrets
+//
+// The API key and the values of Config.Header go only into request headers.
+// Log lines carry attempt numbers, statuses, delays, codes and the model
+// name, never a header or URL. Every message this package builds from
+// provider output is scrubbed of the key, of those header values, of
+// "Bearer" tokens and of "sk-" key echoes (OpenAI's 401 message repeats a
+// masked key) before it reaches a log line, an error or a chunk.
+package openai

@@ -1,0 +1,210 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Defaults used when the matching Config field is zero.
+const (
+	DefaultMaxRetries  = 2
+	DefaultBackoffBase = 500 * time.Millisecond
+	DefaultMaxBackoff  = 20 * time.Second
+)
+
+// Sentinel errors returned (wrapped) by [New] and [Driver.Stream].
+var (
+	// ErrBaseURL means Config.BaseURL is not an absolute http(s) URL.
+	ErrBaseURL = errors.New("openai: bad base URL")
+	// ErrNoModel means neither the request nor the driver names a model.
+	ErrNoModel = errors.New("openai: no model")
+	// ErrBadRequest means the request cannot be encoded (a nil request or a
+	// tool whose parameters are not JSON).
+	ErrBadRequest = errors.New("openai: request cannot be encoded")
+)
+
+// Config configures a [Driver]. Only BaseURL is required; Model is required
+// unless every request names one.
+type Config struct {
+	// BaseURL is the API root, such as https://api.openai.com/v1,
+	// https://api.deepseek.com/v1, http://localhost:8000/v1 (vLLM) or
+	// http://localhost:11434/v1 (Ollama). Requests go to
+	// {BaseURL}/chat/completions.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer KEY"; empty sends no
+	// Authorization header (local servers need none).
+	APIKey string
+	// Model is the default model; a Request's Model overrides it.
+	Model string
+	// Header holds extra request headers. Their values are treated as
+	// secrets like the key: never logged, scrubbed from messages.
+	Header http.Header
+	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
+	// give it a Timeout shorter than a whole response stream: cancel the
+	// context instead.
+	HTTPClient *http.Client
+	// Logger receives one record per HTTP attempt (Debug when it succeeds,
+	// Warn when it fails); nil logs nothing.
+	Logger *slog.Logger
+	// MaxRetries is how many times a 429 or 5xx answer is retried before
+	// any chunk is yielded; 0 means DefaultMaxRetries, negative means none.
+	MaxRetries int
+	// BackoffBase is the delay before the first retry, doubled for each
+	// later one; 0 means DefaultBackoffBase.
+	BackoffBase time.Duration
+	// MaxBackoff caps every delay, Retry-After included; 0 means
+	// DefaultMaxBackoff.
+	MaxBackoff time.Duration
+	// SendReasoning sends the reasoning parts of assistant messages back as
+	// reasoning_content. DeepSeek's thinking mode wants this for the tool
+	// calls of the current turn; other providers ignore or reject it.
+	SendReasoning bool
+	// Sleep waits between retries; nil waits on a timer and returns early
+	// with ctx.Err() when ctx is done. Tests set it to record delays
+	// without waiting.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Driver streams Chat Completions. It is safe for concurrent use; its
+// configuration is fixed by [New].
+type Driver struct {
+	endpoint    string
+	key         string
+	model       string
+	header      http.Header
+	client      *http.Client
+	log         *slog.Logger
+	maxAttempts int
+	base, max   time.Duration
+	reasoning   bool
+	sleep       func(context.Context, time.Duration) error
+	scrub       scrubber
+}
+
+var _ llm.Driver = (*Driver)(nil)
+
+// New returns a driver for cfg. It fails only when cfg.BaseURL is not an
+// absolute http or https URL.
+func New(cfg Config) (*Driver, error) {
+	secrets := []string{cfg.APIKey}
+	for _, vs := range cfg.Header {
+		secrets = append(secrets, vs...)
+	}
+	sc := newScrubber(secrets)
+	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// The URL itself is not echoed: a proxy URL may carry a token.
+		return nil, fmt.Errorf("%w: want an absolute http(s) URL such as https://api.openai.com/v1", ErrBaseURL)
+	}
+	d := &Driver{
+		endpoint:    u.JoinPath("chat/completions").String(),
+		key:         cfg.APIKey,
+		model:       cfg.Model,
+		header:      cfg.Header.Clone(),
+		client:      cfg.HTTPClient,
+		log:         cfg.Logger,
+		maxAttempts: 1 + cfg.MaxRetries,
+		base:        cfg.BackoffBase,
+		max:         cfg.MaxBackoff,
+		reasoning:   cfg.SendReasoning,
+		sleep:       cfg.Sleep,
+		scrub:       sc,
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		d.maxAttempts = 1 + DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		d.maxAttempts = 1
+	}
+	if d.client == nil {
+		d.client = http.DefaultClient
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if d.base <= 0 {
+		d.base = DefaultBackoffBase
+	}
+	if d.max <= 0 {
+		d.max = DefaultMaxBackoff
+	}
+	if d.sleep == nil {
+		d.sleep = sleepCtx
+	}
+	return d, nil
+}
+
+// Model returns the driver's default model, the one used for requests that
+// name none.
+func (d *Driver) Model() string { return d.model }
+
+// Stream starts one Chat Completions call for req. It returns an error only
+// when the call cannot start for a local reason: no model ([ErrNoModel]) or
+// a request that cannot be encoded ([ErrBadRequest]). The HTTP request is
+// sent when the sequence is iterated, and every later failure is an error
+// finish chunk. The sequence may be iterated once; a second iteration
+// yields only an error finish with code CONSUMED. Stopping the iteration
+// early closes the connection.
+func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	if req == nil {
+		return nil, fmt.Errorf("%w: nil request", ErrBadRequest)
+	}
+	model := req.Model
+	if model == "" {
+		model = d.model
+	}
+	where := fmt.Sprintf("session %q turn %d step %d", req.Session.ID, req.Turn, req.Step)
+	if model == "" {
+		return nil, fmt.Errorf("%w for %s: set Config.Model or Request.Model", ErrNoModel, where)
+	}
+	body, err := encodeRequest(req, model, d.reasoning)
+	if err != nil {
+		return nil, fmt.Errorf("%w for %s: %w", ErrBadRequest, where, err)
+	}
+	var used atomic.Bool
+	return func(yield func(llm.Chunk) bool) {
+		if used.Swap(true) {
+			yield(session.ErrorFinish(CodeConsumed, "openai: this stream was already iterated; call Stream again for a new model call"))
+			return
+		}
+		d.run(ctx, body, model, yield)
+	}, nil
+}
+
+// KeyFromEnv returns the first non-empty API key among AGENTSNAP_API_KEY,
+// OPENAI_API_KEY and DEEPSEEK_API_KEY, read through getenv (os.Getenv in
+// production), and the name of the variable it came from. Surrounding
+// white space is trimmed. Both results are empty when none is set.
+func KeyFromEnv(getenv func(string) string) (key, varName string) {
+	for _, name := range []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"} {
+		if k := strings.TrimSpace(getenv(name)); k != "" {
+			return k, name
+		}
+	}
+	return "", ""
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,234 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Failure codes of the error finishes this driver yields.
+const (
+	CodeAuth          = "AUTH"           // HTTP 401/403, or an auth error object
+	CodeRateLimit     = "RATE_LIMIT"     // HTTP 429, or a rate-limit error object
+	CodeServer        = "SERVER"         // HTTP 5xx, a server error object, a response cut for lack of resources
+	CodeBadRequest    = "BAD_REQUEST"    // any other HTTP 4xx
+	CodeBadStream     = "BAD_STREAM"     // a frame that is not a chunk object, an oversized line, a non-stream answer
+	CodeTransport     = "TRANSPORT"      // the connection failed or closed before the response was complete
+	CodeContentFilter = "CONTENT_FILTER" // finish_reason content_filter
+	CodeProvider      = "PROVIDER"       // an error object in the stream that names no known kind
+	CodeConsumed      = "CONSUMED"       // the stream was iterated a second time
+)
+
+// Retryable reports whether an error finish with this code may succeed if
+// the step is tried again: rate limits, server errors and transport
+// failures. The driver already retried a 429 or 5xx answer it got before
+// streaming; the runtime owns any retry after that.
+func Retryable(code string) bool {
+	switch code {
+	case CodeRateLimit, CodeServer, CodeTransport:
+		return true
+	}
+	return false
+}
+
+// codeForStatus maps an HTTP status to a failure code.
+func codeForStatus(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return CodeAuth
+	case status == http.StatusTooManyRequests:
+		return CodeRateLimit
+	case status >= 500:
+		return CodeServer
+	}
+	return CodeBadRequest
+}
+
+func retryableStatus(status int) bool {
+	return status == http.StatusTooManyRequests || status >= 500
+}
+
+// maxMessage bounds a failure message: enough for a provider's sentence,
+// not a whole HTML error page.
+const maxMessage = 400
+
+// redacted replaces a secret in any message.
+const redacted = "[REDACTED]"
+
+var (
+	bearerRE = regexp.MustCompile(`(?i)bearer\s+[^\s"',;]+`)
+	skKeyRE  = regexp.MustCompile(`sk-[A-Za-z0-9_*.\-]{3,}`)
+)
+
+// scrubber removes secrets from text the driver echoes.
+type scrubber struct {
+	r *strings.Replacer // nil when there are no secrets
+}
+
+func newScrubber(secrets []string) scrubber {
+	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
+	if len(secrets) == 0 {
+		return scrubber{}
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		pairs = append(pairs, s, redacted)
+	}
+	return scrubber{r: strings.NewReplacer(pairs...)}
+}
+
+// clip scrubs s and bounds its length.
+func (sc scrubber) clip(s string) string {
+	if sc.r != nil {
+		s = sc.r.Replace(s)
+	}
+	s = bearerRE.ReplaceAllString(s, "Bearer "+redacted)
+	s = skKeyRE.ReplaceAllString(s, "sk-"+redacted)
+	return truncate(s, maxMessage)
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// snippet is the start of a frame, for a BAD_STREAM message.
+func snippet(b []byte) string {
+	const n = 60
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// providerError is what an error body or error frame says.
+type providerError struct {
+	message string
+	kind    string // the error's type and string code, for classification
+	status  int    // a numeric code that looks like an HTTP status
+}
+
+// parseProviderError reads the error shapes OpenAI-compatible servers use:
+// {"error":{"message","type","code"}} (OpenAI, DeepSeek),
+// {"error":"text"} (Ollama), {"object":"error","message","type","code"}
+// (vLLM) and {"detail":...} (FastAPI servers). ok is false for anything else.
+func parseProviderError(b []byte) (pe providerError, ok bool) {
+	var top struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(b, &top) != nil {
+		return pe, false
+	}
+	var inner struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	var text string
+	switch {
+	case json.Unmarshal(top.Error, &text) == nil && text != "":
+		pe.message = text
+	case json.Unmarshal(top.Error, &inner) == nil && (inner.Message != "" || inner.Type != ""):
+		pe.message, pe.kind = inner.Message, inner.Type
+		pe.addCode(inner.Code)
+	case top.Message != "":
+		pe.message, pe.kind = top.Message, top.Type
+		pe.addCode(top.Code)
+	case len(top.Detail) > 0:
+		if json.Unmarshal(top.Detail, &text) != nil {
+			text = string(top.Detail)
+		}
+		pe.message = text
+	default:
+		return pe, false
+	}
+	return pe, true
+}
+
+func (pe *providerError) addCode(raw json.RawMessage) {
+	var s string
+	var n int
+	switch {
+	case json.Unmarshal(raw, &n) == nil:
+		if n >= 400 && n <= 599 {
+			pe.status = n
+		}
+	case json.Unmarshal(raw, &s) == nil && s != "":
+		if n, err := strconv.Atoi(s); err == nil && n >= 400 && n <= 599 {
+			pe.status = n
+		} else {
+			pe.kind += " " + s
+		}
+	}
+}
+
+// code classifies an error object found inside a stream.
+func (pe *providerError) code() string {
+	if pe.status != 0 {
+		return codeForStatus(pe.status)
+	}
+	k := strings.ToLower(pe.kind)
+	switch {
+	case strings.Contains(k, "rate") || strings.Contains(k, "quota"):
+		return CodeRateLimit
+	case strings.Contains(k, "auth") || strings.Contains(k, "api_key") || strings.Contains(k, "permission"):
+		return CodeAuth
+	case strings.Contains(k, "server") || strings.Contains(k, "overload") ||
+		strings.Contains(k, "unavailable") || strings.Contains(k, "timeout"):
+		return CodeServer
+	}
+	return CodeProvider
+}
+
+// streamErrorFinish is the finish for an error object inside a stream.
+func streamErrorFinish(data []byte, sc scrubber) session.Chunk {
+	pe, ok := parseProviderError(data)
+	if !ok || pe.message == "" {
+		pe.message = "(no message)"
+	}
+	fin := session.ErrorFinish(pe.code(), sc.clip("openai: the provider sent an error in the stream: "+pe.message))
+	fin.Reason.Failure.Status = pe.status
+	return fin
+}
+
+// statusFinish is the finish for an HTTP error answer with this body.
+func statusFinish(status int, body []byte, sc scrubber) session.Chunk {
+	msg := bodyMessage(body)
+	fin := session.ErrorFinish(codeForStatus(status), sc.clip(fmt.Sprintf("openai: HTTP %d %s: %s", status, http.StatusText(status), msg)))
+	fin.Reason.Failure.Status = status
+	return fin
+}
+
+// bodyMessage is the provider's message in an error body, or the body's
+// text with its white space collapsed when it holds no known error shape.
+func bodyMessage(body []byte) string {
+	if pe, ok := parseProviderError(body); ok && pe.message != "" {
+		return pe.message
+	}
+	text := strings.Join(strings.Fields(string(bytes.ToValidUTF8(body, []byte("?")))), " ")
+	if text == "" {
+		return "(empty body)"
+	}
+	return text
+}

@@ -1,0 +1,207 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 64 << 10
+
+// run performs one model call and yields its chunks, ending with exactly
+// one finish unless yield stops early.
+func (d *Driver) run(ctx context.Context, body []byte, model string, yield func(session.Chunk) bool) {
+	resp, fin := d.open(ctx, body, model)
+	if resp == nil {
+		yield(fin)
+		return
+	}
+	defer resp.Body.Close()
+	decodeStream(ctx, resp.Body, d.scrub, yield)
+}
+
+// open sends the request, retrying 429 and 5xx answers, and returns the
+// response of a stream that can be read, or nil and the finish to yield.
+func (d *Driver) open(ctx context.Context, body []byte, model string) (*http.Response, session.Chunk) {
+	for attempt := 1; ; attempt++ {
+		resp, err := d.send(ctx, body)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, session.Finish(session.FinishAborted)
+			}
+			fin := transportFinish("the request failed", err, d.scrub)
+			d.logAttempt(ctx, attempt, model, 0, &fin, -1)
+			return nil, fin
+		}
+		if resp.StatusCode/100 == 2 {
+			if fin, ok := d.checkStream(resp); !ok {
+				d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, -1)
+				return nil, fin
+			}
+			d.logAttempt(ctx, attempt, model, resp.StatusCode, nil, -1)
+			return resp, session.Chunk{}
+		}
+		errBody, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		fin := statusFinish(resp.StatusCode, errBody, d.scrub)
+		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
+			if attempt > 1 {
+				fin.Reason.Failure.Message += fmt.Sprintf(" (gave up after %d attempts)", attempt)
+			}
+			d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, -1)
+			return nil, fin
+		}
+		delay := d.backoff(attempt, resp.Header.Get("Retry-After"))
+		d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, delay)
+		if d.sleep(ctx, delay) != nil || ctx.Err() != nil {
+			return nil, session.Finish(session.FinishAborted)
+		}
+	}
+}
+
+// send makes one HTTP request. A transport error is returned without its
+// URL (url.Error), which could carry a token in a query string.
+func (d *Driver) send(ctx context.Context, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range d.header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if d.key != "" {
+		req.Header.Set("Authorization", "Bearer "+d.key)
+	}
+	resp, err := d.client.Do(req)
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		err = ue.Err
+	}
+	return resp, err
+}
+
+// checkStream refuses a 2xx answer that is JSON rather than an event
+// stream: a server that ignored stream:true, or a proxy's error. ok is
+// false when the response must not be decoded; its body is closed then.
+func (d *Driver) checkStream(resp *http.Response) (session.Chunk, bool) {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		return session.Chunk{}, true
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	if _, ok := parseProviderError(b); ok {
+		return streamErrorFinish(b, d.scrub), false
+	}
+	return session.ErrorFinish(CodeBadStream, "openai: the server answered with JSON, not an event stream; "+
+		"it may not support stream:true on /chat/completions"), false
+}
+
+// backoff is the delay before retry number attempt: BackoffBase doubled per
+// earlier retry, or Retry-After when the server asks for longer, both
+// capped by MaxBackoff. There is no jitter, so logs and tests are
+// repeatable.
+func (d *Driver) backoff(attempt int, retryAfter string) time.Duration {
+	delay := d.max
+	if attempt-1 < 30 {
+		delay = min(d.base<<(attempt-1), d.max)
+	}
+	if s, err := strconv.Atoi(retryAfter); err == nil && s > 0 {
+		delay = max(delay, min(time.Duration(s)*time.Second, d.max))
+	} else if t, err := http.ParseTime(retryAfter); err == nil {
+		delay = max(delay, min(time.Until(t), d.max))
+	}
+	return delay
+}
+
+// logAttempt records one HTTP try. It names the attempt, the status, the
+// model and, for a failure, its code and scrubbed message and the delay
+// before the next try (retryIn < 0: no retry). Never a header or the URL.
+func (d *Driver) logAttempt(ctx context.Context, attempt int, model string, status int, fin *session.Chunk, retryIn time.Duration) {
+	attrs := []slog.Attr{
+		slog.Int("attempt", attempt),
+		slog.Int("maxAttempts", d.maxAttempts),
+		slog.String("model", model),
+		slog.Int("status", status),
+	}
+	level := slog.LevelDebug
+	if fin != nil {
+		level = slog.LevelWarn
+		attrs = append(attrs, slog.String("code", fin.Reason.Failure.Code), slog.String("error", fin.Reason.Failure.Message))
+		if retryIn >= 0 {
+			attrs = append(attrs, slog.Duration("retryIn", retryIn))
+		}
+	}
+	d.log.LogAttrs(ctx, level, "openai: attempt", attrs...)
+}
+
+// transportFinish is the finish for a network failure.
+func transportFinish(what string, err error, sc scrubber) session.Chunk {
+	return session.ErrorFinish(CodeTransport, sc.clip(fmt.Sprintf("openai: %s: %v", what, err)))
+}
+
+// decodeStream reads an event stream and yields its chunks. It ends at
+// [DONE], or at the end of the input once the provider has sent a
+// finish_reason (then only the usage may be missing).
+func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(session.Chunk) bool) {
+	sse := newSSEReader(r, maxFrame)
+	dec := newDecoder(sc)
+	for {
+		if ctx.Err() != nil {
+			yield(session.Finish(session.FinishAborted))
+			return
+		}
+		data, err := sse.next()
+		if err != nil {
+			if ctx.Err() == nil && dec.complete() && !errors.Is(err, errFrameTooLarge) {
+				break
+			}
+			yield(readFailure(ctx, err, sc))
+			return
+		}
+		if string(bytes.TrimSpace(data)) == "[DONE]" {
+			break
+		}
+		chunks, fin := dec.frame(data)
+		for _, c := range chunks {
+			if !yield(c) {
+				return
+			}
+		}
+		if fin != nil {
+			yield(*fin)
+			return
+		}
+	}
+	for _, c := range dec.end() {
+		if !yield(c) {
+			return
+		}
+	}
+}
+
+// readFailure is the finish for a stream that stopped before it was
+// complete.
+func readFailure(ctx context.Context, err error, sc scrubber) session.Chunk {
+	switch {
+	case ctx.Err() != nil:
+		return session.Finish(session.FinishAborted)
+	case errors.Is(err, errFrameTooLarge):
+		return session.ErrorFinish(CodeBadStream, err.Error())
+	case err == io.EOF:
+		return session.ErrorFinish(CodeTransport, "openai: the stream ended before [DONE] and without a finish_reason")
+	}
+	return transportFinish("the connection failed before the stream finished", err, sc)
+}

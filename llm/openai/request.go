@@ -1,0 +1,153 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// chatRequest is the body of POST /chat/completions.
+type chatRequest struct {
+	Model         string        `json:"model"`
+	Messages      []chatMessage `json:"messages"`
+	Tools         []chatTool    `json:"tools,omitempty"`
+	Stream        bool          `json:"stream"`
+	StreamOptions streamOptions `json:"stream_options"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type chatMessage struct {
+	Role string `json:"role"`
+	// Content is null only on an assistant message that has tool calls and
+	// no text, the shape OpenAI itself returns for such a message.
+	Content          *string        `json:"content"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function chatFunctionCall `json:"function"`
+}
+
+type chatFunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// emptySchema stands in for a tool without parameters: providers reject a
+// function whose parameters are missing or null.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encodeRequest builds the JSON body for req.
+func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, error) {
+	body := chatRequest{
+		Model:         model,
+		Messages:      make([]chatMessage, 0, len(req.Messages)+1),
+		Stream:        true,
+		StreamOptions: streamOptions{IncludeUsage: true},
+	}
+	if req.System != "" {
+		body.Messages = append(body.Messages, chatMessage{Role: session.RoleSystem, Content: &req.System})
+	}
+	for i := range req.Messages {
+		body.Messages = appendMessage(body.Messages, &req.Messages[i], sendReasoning)
+	}
+	for _, t := range req.Tools {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+			params = emptySchema
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+		}
+		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunction{
+			Name: t.Name, Description: t.Description, Parameters: params,
+		}})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&body); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// appendMessage appends the Chat Completions messages for m. Each
+// tool-result part becomes its own role:"tool" message, placed before the
+// rest of m: the API wants tool answers right after the assistant message
+// that called the tools. Reasoning parts are dropped unless sendReasoning.
+// A message left with nothing to say is dropped when it is an assistant
+// message or when it carried tool results; other empty messages are kept.
+func appendMessage(out []chatMessage, m *session.Message, sendReasoning bool) []chatMessage {
+	var text, reasoning strings.Builder
+	var calls []chatToolCall
+	hadResults := false
+	for _, p := range m.Content {
+		switch p.Type {
+		case session.PartText:
+			text.WriteString(p.Text)
+		case session.PartReasoning:
+			reasoning.WriteString(p.Text)
+		case session.PartToolCall:
+			calls = append(calls, toolCall(p))
+		case session.PartToolResult:
+			hadResults = true
+			content := partsText(p.Content)
+			out = append(out, chatMessage{Role: session.RoleTool, ToolCallID: p.ToolCallID, Content: &content})
+		}
+	}
+	msg := chatMessage{Role: m.Role, ToolCalls: calls}
+	if sendReasoning && m.Role == session.RoleAssistant {
+		msg.ReasoningContent = reasoning.String()
+	}
+	if s := text.String(); s != "" || len(calls) == 0 {
+		msg.Content = &s
+	}
+	empty := text.Len() == 0 && len(calls) == 0 && msg.ReasoningContent == ""
+	if empty && (hadResults || m.Role == session.RoleAssistant || m.Role == session.RoleTool) {
+		return out
+	}
+	return append(out, msg)
+}
+
+// toolCall maps a tool-call part. Empty arguments are sent as "{}": the
+// part may come from a stream cut short, and providers reject "".
+func toolCall(p session.Part) chatToolCall {
+	args := p.Arguments
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	return chatToolCall{ID: p.ID, Type: "function", Function: chatFunctionCall{Name: p.Name, Arguments: args}}
+}
+
+// partsText is the text a tool result sends back: its text parts, joined.
+func partsText(parts []session.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == session.PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}

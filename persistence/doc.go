@@ -1,0 +1,29 @@
+// Package persistence stores session logs: one [Store] interface, two
+// durable backends (persistence/jsonl and persistence/sqlite) and an
+// in-memory one (persistence/memory), all held to one contract suite
+// (persistence/storetest).
+//
+// A backend implements only storage hooks ([Backend]); the [Coordinator]
+// that New returns owns everything else, the same way for every backend:
+//
+//   - Lazy materialisation. Create registers a session (header and seed) in
+//     memory; nothing is written until its first Append, which writes
+//     header, seed and batch together. A session created and never appended
+//     to does not exist once the store is closed.
+//   - Ordering. Appends to one session are serialised; the first seq of a
+//     batch must be the session's next seq, so seqs stay dense from 0.
+//     Appends to different sessions run in parallel.
+//   - Validation. Nothing the reader would refuse is ever written: seqs,
+//     types, JSON members and the header are checked before a batch reaches
+//     the backend.
+//   - Crash repair. A stored log can end inside a turn when the process died
+//     mid-turn, and a JSONL log can end in a torn line when it died
+//     mid-write. Load drops the torn line and closes the interrupted turn
+//     with [Closers]; Load itself never writes. The next Append writes the
+//     closers (and cuts the torn bytes, which no Append ever acknowledged)
+//     before its own batch, so the repaired log is what is stored from then
+//     on.
+//
+// One Store owns a folder or a database at a time: two processes appending
+// to the same storage are not coordinated with each other.
+package persistence
