@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // Config configures a Runtime. Driver and Store are required.
@@ -40,10 +41,22 @@ type Config struct {
 	// concurrently.
 	Serial bool
 
+	// OnTurn, if set, is called when any session's turn starts and ends
+	// (progress reporting). Subagents call it from their own goroutines.
+	OnTurn func(TurnEvent)
+
 	Retry  RetryPolicy
 	Clock  func() time.Time // default time.Now
 	IDs    IDSource         // default random UUIDs
 	Logger *slog.Logger     // default discards
+}
+
+// TurnEvent reports a turn starting (Ended false) or ending.
+type TurnEvent struct {
+	Session llm.SessionRef
+	Turn    int
+	Ended   bool
+	Reason  session.EndReason // when Ended
 }
 
 // RetryPolicy retries a step whose model call ended in a retryable error

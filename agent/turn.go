@@ -9,8 +9,14 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// ErrBusy is returned when Turn is called on a session whose turn is running.
-var ErrBusy = errors.New("agent: session is already running a turn")
+// Errors of a turn, for errors.Is.
+var (
+	// ErrBusy is returned when Turn is called on a session whose turn is running.
+	ErrBusy = errors.New("agent: session is already running a turn")
+	// ErrNotStarted wraps a driver's refusal to start a model call (no
+	// route, no script, exhausted playbook), as opposed to a model failure.
+	ErrNotStarted = errors.New("model call could not start")
+)
 
 // TurnResult is the outcome of one turn.
 type TurnResult struct {
@@ -49,6 +55,9 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 	res.Turn = s.turn
 	t := &turnRun{s: s, turn: s.turn, forkPrefix: cloneEvents(s.events[:session.CompletedPrefix(s.events)])}
 	s.emit(session.TypeTurnStart, session.TurnStartData{Turn: s.turn, Trigger: trigger})
+	if on := s.rt.cfg.OnTurn; on != nil {
+		on(TurnEvent{Session: s.ref(), Turn: s.turn})
+	}
 	user := session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(prompt)}}
 	s.emit(session.TypeUserMessage, user)
 	s.messages = append(s.messages, user)
@@ -59,6 +68,9 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 		return res, errors.Join(runErr, err)
 	}
 	res.Reason, res.Text, res.Errors = reason, t.lastText, t.childErrors
+	if on := s.rt.cfg.OnTurn; on != nil {
+		on(TurnEvent{Session: s.ref(), Turn: s.turn, Ended: true, Reason: reason})
+	}
 	s.rt.cfg.Logger.Debug("turn ended", "session", s.header.ID, "turn", s.turn, "reason", reason.Kind)
 	return res, runErr
 }
@@ -141,7 +153,7 @@ func (t *turnRun) call(ctx context.Context, step int) (session.Message, *session
 		}
 		stream, err := s.rt.cfg.Driver.Stream(ctx, req)
 		if err != nil {
-			return session.Message{}, nil, fmt.Errorf("agent: session %s turn %d step %d: model call could not start: %w", s.header.ID, t.turn, step, err)
+			return session.Message{}, nil, fmt.Errorf("agent: session %s turn %d step %d: %w: %w", s.header.ID, t.turn, step, ErrNotStarted, err)
 		}
 		var asm llm.Assembler
 		for c := range llm.Normalize(ctx, stream) {

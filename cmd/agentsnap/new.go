@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+func init() {
+	register(&command{
+		name:    "new",
+		args:    "CATEGORY/NAME [--fixtures DIR]",
+		summary: "scaffold a scenario: scenario.json and an example playbook.json",
+		order:   40,
+		detail: `
+Creates DIR/CATEGORY/NAME (DIR defaults to ./fixtures) with an example
+scenario.json (prompts, agent, tools) and a documented playbook.json (the
+model's answers, authored, so recording needs no key). A fork/... scenario
+gets a fork example, spawn/... a spawn example. Edit both, then:
+
+    agentsnap record fixtures/CATEGORY/NAME
+
+Names are lower-case letters, digits, '-' and '_'; they cannot leave the
+fixtures folder.`,
+		run: runNew,
+	})
+}
+
+func runNew(_ context.Context, e *env, args []string) int {
+	fs := newFlagSet("new")
+	root := fs.String("fixtures", "fixtures", "the fixtures folder")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageError(e, "new", "%v", err)
+	}
+	if len(pos) != 1 {
+		return usageError(e, "new", "want one CATEGORY/NAME, got %d arguments", len(pos))
+	}
+	dir, err := scenario.Scaffold(e.path(*root), pos[0])
+	if err != nil {
+		return fail(e, "new", err)
+	}
+	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  agentsnap record %s\n", dir, dir, dir, dir)
+	return exitOK
+}

@@ -1,0 +1,143 @@
+package playbook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Errors of the driver, for errors.Is.
+var (
+	ErrNoSession = errors.New("playbook has no turns for this session")
+	ErrExhausted = errors.New("playbook turns exhausted")
+	ErrUnused    = errors.New("playbook turns left unused")
+)
+
+// Driver plays a Playbook. It is safe for concurrent use.
+type Driver struct {
+	pb   *Playbook
+	name string // the playbook's file, for messages
+
+	mu   sync.Mutex
+	next map[string]int // turns served per session key
+}
+
+// NewDriver returns a driver over pb; name (usually the file path) is used
+// in errors.
+func NewDriver(pb *Playbook, name string) *Driver {
+	return &Driver{pb: pb, name: name, next: map[string]int{}}
+}
+
+// Key returns the playbook key of the session making a call.
+func Key(ref llm.SessionRef) string {
+	if ref.IsRoot() {
+		return RootKey
+	}
+	return ref.ParentCallID
+}
+
+// Stream implements llm.Driver.
+func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	key := Key(req.Session)
+	d.mu.Lock()
+	turns, ok := d.pb.Sessions[key]
+	n := d.next[key]
+	if ok && n < len(turns) {
+		d.next[key] = n + 1
+	}
+	d.mu.Unlock()
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%w: %s: session %s (created by call %s) has no entry; add sessions.%s to the playbook", ErrNoSession, d.name, req.Session.ID, req.Session.ParentCallID, key)
+	case n >= len(turns):
+		return nil, fmt.Errorf("%w: %s: session %q asked for model turn %d (turn %d step %d), the playbook has %d; add a turn to sessions.%s", ErrExhausted, d.name, key, n+1, req.Turn, req.Step, len(turns), key)
+	}
+	t := turns[n]
+	return func(yield func(llm.Chunk) bool) {
+		chunks := t.chunks(req)
+		for _, c := range chunks {
+			if !yield(c) {
+				return
+			}
+		}
+		if t.Hang {
+			<-ctx.Done()
+			yield(llm.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}})
+		}
+	}, nil
+}
+
+// chunks renders the turn as a stream. Error and hang turns stream their
+// text without closing it, as a stream cut off mid-way does.
+func (t *Turn) chunks(req *llm.Request) []llm.Chunk {
+	var m llm.Message
+	m.Role = session.RoleAssistant
+	if t.Reasoning != "" {
+		m.Content = append(m.Content, session.Part{Type: session.PartReasoning, Text: t.Reasoning})
+	}
+	if t.Text != "" {
+		m.Content = append(m.Content, session.TextPart(t.Text))
+	}
+	for _, c := range t.ToolCalls {
+		args := "{}"
+		if len(c.Arguments) > 0 {
+			if b, err := session.MarshalData(json.RawMessage(c.Arguments)); err == nil {
+				args = string(b)
+			}
+		}
+		m.Content = append(m.Content, session.Part{Type: session.PartToolCall, ID: c.ID, Name: c.Name, Arguments: args})
+	}
+	all := llm.StreamMessage(m, t.usage(req, &m), t.Finish)
+	if t.Error == nil && !t.Hang {
+		return all
+	}
+	// Keep the opening and the deltas; drop block ends, usage and finish.
+	cut := slices.DeleteFunc(all, func(c llm.Chunk) bool {
+		return c.Type == session.ChunkBlockEnd || c.Type == session.ChunkUsage || c.Type == session.ChunkFinish
+	})
+	if t.Error != nil {
+		cut = append(cut, session.ErrorFinish(t.Error.Code, t.Error.Message))
+	}
+	return cut
+}
+
+// usage is the authored usage, or a deterministic estimate (4 characters a
+// token) so recordings carry realistic accounting.
+func (t *Turn) usage(req *llm.Request, m *llm.Message) *session.Usage {
+	if t.Usage != nil {
+		return &session.Usage{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens, CacheReadTokens: t.Usage.CacheReadTokens, ReasoningTokens: t.Usage.ReasoningTokens}
+	}
+	in := len(req.System)
+	for _, msg := range req.Messages {
+		b, _ := session.MarshalData(msg)
+		in += len(b)
+	}
+	out, _ := session.MarshalData(m)
+	return &session.Usage{InputTokens: in/4 + 1, OutputTokens: len(out)/4 + 1}
+}
+
+// Unused reports the playbook turns no call consumed — a sign the agent took
+// another path than the author planned. nil when every turn was used.
+func (d *Driver) Unused() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var left []string
+	for _, key := range slices.Sorted(maps.Keys(d.pb.Sessions)) {
+		if used, n := d.next[key], len(d.pb.Sessions[key]); used < n {
+			left = append(left, fmt.Sprintf("sessions.%s used %d of %d turns", key, used, n))
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: %s; the agent took another path than the playbook plans, or the playbook has turns too many", ErrUnused, d.name, strings.Join(left, "; "))
+}

@@ -1,0 +1,427 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/transcript"
+)
+
+// Options configures a recording.
+type Options struct {
+	Driver   llm.Driver // the model: llm/openai (live) or llm/playbook
+	Provider string     // recorded in request headers and scenario.json
+	Model    string     // recorded in request headers and scenario.json
+	By       string     // recorded as scenario.json recorded.by, e.g. "agentsnap v0.1.0"
+
+	// Secrets maps a name (an environment variable) to a value that must
+	// never be written; values shorter than 8 bytes are ignored.
+	Secrets map[string]string
+
+	Progress io.Writer        // one line per session turn; nil for none
+	Clock    func() time.Time // default time.Now
+	// Placeholders maps machine paths to the placeholders they become.
+	// Default: the working folder, the temporary folder and the home folder.
+	Placeholders []Placeholder
+}
+
+// Placeholder replaces a machine path in what is written.
+type Placeholder struct{ Path, Name string }
+
+// Result describes a finished recording.
+type Result struct {
+	Dir      string
+	Sessions int
+	Calls    int // model calls
+	Files    []string
+}
+
+// Errors of Record, for errors.Is.
+var (
+	ErrSecret    = errors.New("refusing to save: a secret appears in the recording")
+	ErrRecording = errors.New("recording failed")
+)
+
+// Record runs the scenario in dir and replaces the fixture's logs, golden
+// and recording metadata. On any error the folder is left as it was.
+func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
+	if opts.Driver == nil {
+		return nil, errors.New("recorder: Options.Driver is nil")
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
+		return nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
+	}
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := run(ctx, dir, sc, &opts)
+	if err != nil {
+		return nil, err
+	}
+	files, rendered, err := render(logs, sc, &opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := tripwire(files, rendered, opts.Secrets); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged", dir, err)
+	}
+	if err := save(dir, files); err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: dir, Sessions: len(logs)}
+	for _, l := range logs {
+		res.Calls += countCalls(l.Own())
+	}
+	for name := range files {
+		res.Files = append(res.Files, name)
+	}
+	return res, nil
+}
+
+// run drives the prompts through the runtime and returns the logs in
+// lineage order.
+func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) ([]*session.Log, error) {
+	store := memory.New()
+	defer store.Close()
+	cwd, _ := os.Getwd()
+	cfg := agent.Config{
+		Driver:   opts.Driver,
+		Store:    store,
+		Provider: opts.Provider,
+		Model:    opts.Model,
+		Cwd:      cwd,
+		Clock:    opts.Clock,
+		IDs:      agent.LineageIDs("root"),
+		OnTurn:   progress(opts.Progress, dir),
+	}
+	if err := sc.Configure(&cfg); err != nil {
+		return nil, err
+	}
+	rt, err := agent.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := rt.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i, prompt := range sc.Prompts {
+		tctx, cancel := ctx, context.CancelFunc(func() {})
+		if sc.TurnTimeout > 0 {
+			tctx, cancel = context.WithTimeout(ctx, time.Duration(sc.TurnTimeout))
+		}
+		res, err := s.Turn(tctx, prompt)
+		cancel()
+		if err == nil {
+			err = notStarted(res.Errors)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: prompt %d: %w; the fixture is unchanged", ErrRecording, dir, i+1, err)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, ctx.Err())
+		}
+	}
+	if u, ok := opts.Driver.(interface{ Unused() error }); ok {
+		if err := u.Unused(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
+		}
+	}
+	headers, err := store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]*session.Log, 0, len(headers))
+	for _, h := range headers {
+		l, err := store.Load(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, l)
+	}
+	return session.LineageOrder(logs)
+}
+
+// notStarted returns the first child failure that is a driver refusing to
+// start a call: an authoring error, not a recorded outcome.
+func notStarted(errs []error) error {
+	for _, err := range errs {
+		if errors.Is(err, agent.ErrNotStarted) {
+			return err
+		}
+	}
+	return nil
+}
+
+func progress(w io.Writer, dir string) func(agent.TurnEvent) {
+	if w == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+	return func(ev agent.TurnEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		who := "root"
+		if !ev.Session.IsRoot() {
+			who = fmt.Sprintf("%s child via %s (depth %d)", ev.Session.Mode, ev.Session.ParentCallID, ev.Session.Depth)
+		}
+		if ev.Ended {
+			fmt.Fprintf(w, "record %s: %s turn %d ended %s\n", name, who, ev.Turn, ev.Reason.Kind)
+		} else {
+			fmt.Fprintf(w, "record %s: %s turn %d\n", name, who, ev.Turn)
+		}
+	}
+}
+
+func countCalls(evs []session.Event) int {
+	n := 0
+	for i := range evs {
+		if evs[i].Type == session.TypeRequestHeader {
+			n++
+		}
+	}
+	return n
+}
+
+// placeholders returns the replacements to apply, longest path first so a
+// folder inside another is replaced before its parent.
+func placeholders(opts *Options) []Placeholder {
+	if opts.Placeholders != nil {
+		return opts.Placeholders
+	}
+	var out []Placeholder
+	if cwd, err := os.Getwd(); err == nil {
+		out = append(out, Placeholder{cwd, "{{cwd}}"})
+	}
+	out = append(out, Placeholder{os.TempDir(), "{{tmp}}"})
+	if home, err := os.UserHomeDir(); err == nil {
+		out = append(out, Placeholder{home, "{{home}}"})
+	}
+	var kept []Placeholder
+	for _, p := range out {
+		if len(p.Path) > 1 {
+			kept = append(kept, p)
+		}
+	}
+	sortLongestFirst(kept)
+	return kept
+}
+
+func sortLongestFirst(ps []Placeholder) {
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && len(ps[j].Path) > len(ps[j-1].Path); j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+}
+
+// render returns every file of the new fixture by name: the logs with
+// placeholders, the transcript golden and scenario.json with metadata.
+func render(logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[string][]byte, []*session.Log, error) {
+	files := map[string][]byte{}
+	ps := placeholders(opts)
+	rendered := make([]*session.Log, len(logs))
+	for i, l := range logs {
+		b := session.Encode(&l.Header, l.Events)
+		for _, p := range ps {
+			b = bytes.ReplaceAll(b, []byte(p.Path), []byte(p.Name))
+		}
+		name := session.RootFile
+		if i > 0 {
+			name = session.ChildFile(i)
+		}
+		back, err := session.Read(bytes.NewReader(b), name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("recorder: the recorded %s does not read back: %w", name, err)
+		}
+		rendered[i] = back
+		files[name] = b
+	}
+	text, err := transcript.Render(rendered)
+	if err != nil {
+		return nil, nil, err
+	}
+	files[scenario.GoldenFile] = []byte(text)
+	meta := *sc
+	meta.Recorded = &scenario.Recorded{Provider: opts.Provider, Model: opts.Model, At: opts.Clock().UTC().Format(time.RFC3339), By: opts.By}
+	js, err := meta.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	files[scenario.File] = js
+	return files, rendered, nil
+}
+
+// tripwire refuses to save when a secret's value appears in any file, or in
+// the text a model streamed across several chunks. The message names the
+// variable and the file, never the value.
+func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]string) error {
+	for _, name := range sortedKeys(secrets) {
+		value := secrets[name]
+		if len(value) < 8 {
+			continue
+		}
+		for _, file := range sortedKeys(files) {
+			b := files[file]
+			if i := bytes.Index(b, []byte(value)); i >= 0 {
+				line := 1 + bytes.Count(b[:i], []byte{'\n'})
+				return fmt.Errorf("%w: the value of %s appears in %s line %d; nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, file, line)
+			}
+		}
+		for i, l := range logs {
+			if turn, step, ok := streamedSecret(l, value); ok {
+				file := session.RootFile
+				if i > 0 {
+					file = session.ChildFile(i)
+				}
+				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, file, turn, step)
+			}
+		}
+	}
+	return nil
+}
+
+// streamedSecret joins each stream's deltas per block and looks for value.
+func streamedSecret(l *session.Log, value string) (int, int, bool) {
+	type key struct{ turn, step, attempt, index int }
+	joined := map[key]*strings.Builder{}
+	for i := range l.Events {
+		e := &l.Events[i]
+		if e.Type != session.TypeAssistantChunk {
+			continue
+		}
+		d, err := session.DecodeChunkData(e.Data)
+		if err != nil {
+			continue
+		}
+		k := key{d.Turn, d.Step, d.Attempt, d.Chunk.Index}
+		b := joined[k]
+		if b == nil {
+			b = &strings.Builder{}
+			joined[k] = b
+		}
+		b.WriteString(d.Chunk.Text)
+		b.WriteString(d.Chunk.ArgumentsDelta)
+		if strings.Contains(b.String(), value) {
+			return d.Turn, d.Step, true
+		}
+	}
+	return 0, 0, false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// save writes the new fixture into a temporary folder beside dir — the
+// authored files copied, the recorded ones rendered — and swaps it in.
+func save(dir string, files map[string][]byte) error {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	tmp, err := os.MkdirTemp(parent, "."+base+".record-")
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if _, regenerated := files[name]; regenerated || isRecordedLog(name) {
+			continue
+		}
+		if err := copyEntry(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
+			return fmt.Errorf("recorder: %w", err)
+		}
+	}
+	for name, b := range files {
+		if err := writeSynced(filepath.Join(tmp, name), b); err != nil {
+			return fmt.Errorf("recorder: %w", err)
+		}
+	}
+	if err := atomicfile.SyncDir(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	done = true
+	return nil
+}
+
+// isRecordedLog reports whether name is a session log a recording writes.
+func isRecordedLog(name string) bool {
+	return name == session.RootFile || (strings.HasPrefix(name, "session.") && strings.HasSuffix(name, ".jsonl"))
+}
+
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// copyEntry copies an authored file (or folder) into the new fixture.
+func copyEntry(from, to string) error {
+	st, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return os.CopyFS(to, os.DirFS(from))
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; a fixture holds plain files only", from)
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return writeSynced(to, b)
+}

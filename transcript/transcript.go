@@ -1,0 +1,203 @@
+// Package transcript renders the session logs of one agent tree as a
+// readable text: the root first, then every child in lineage order, each
+// with its turns, steps, messages, reasoning, tool calls and results. It is
+// what transcript.golden holds, so a reviewer reads a behaviour change in a
+// diff instead of in JSON. Times and session ids never appear; sessions are
+// named by their place in the tree.
+package transcript
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Render returns the transcript of the tree formed by logs (in any order).
+func Render(logs []*session.Log) (string, error) {
+	ordered, err := session.LineageOrder(logs)
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	labels := Labels(ordered)
+	var b strings.Builder
+	for i, l := range ordered {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeSession(&b, l, labels)
+	}
+	return b.String(), nil
+}
+
+// Labels names each session of a lineage-ordered tree: "root", then
+// "session 1", "session 2", ... — the numbers of their fixture files.
+func Labels(ordered []*session.Log) map[string]string {
+	labels := make(map[string]string, len(ordered))
+	for i, l := range ordered {
+		if i == 0 {
+			labels[l.Header.ID] = "root"
+		} else {
+			labels[l.Header.ID] = "session " + strconv.Itoa(i)
+		}
+	}
+	return labels
+}
+
+func writeSession(b *strings.Builder, l *session.Log, labels map[string]string) {
+	h := &l.Header
+	fmt.Fprintf(b, "== %s", labels[h.ID])
+	if h.ParentSession != "" {
+		mode := string(h.Mode)
+		if mode == "" {
+			mode = "child"
+		}
+		fmt.Fprintf(b, ": %s of %s via %s, depth %d", mode, labels[h.ParentSession], orNone(h.ParentCallID), h.DelegationDepth)
+	}
+	b.WriteString(" ==\n")
+	if h.SeedLength > 0 {
+		fmt.Fprintf(b, "(inherits %d events from %s: %s)\n", h.SeedLength, labels[h.ParentSession], inheritedTurns(l.Seed()))
+	}
+	w := &writer{b: b}
+	for i := range l.Own() {
+		w.event(&l.Own()[i])
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "an unrecorded call"
+	}
+	return s
+}
+
+func inheritedTurns(seed []session.Event) string {
+	var turns []string
+	for i := range seed {
+		if seed[i].Type == session.TypeTurnStart {
+			var d session.TurnStartData
+			if seed[i].Decode(&d) == nil {
+				turns = append(turns, strconv.Itoa(d.Turn))
+			}
+		}
+	}
+	switch len(turns) {
+	case 0:
+		return "no turns"
+	case 1:
+		return "turn " + turns[0]
+	}
+	return "turns " + strings.Join(turns, ", ")
+}
+
+// writer renders events with indentation by nesting: turn > step > content.
+type writer struct {
+	b *strings.Builder
+}
+
+func (w *writer) line(indent int, label, text string) {
+	pad := strings.Repeat("  ", indent)
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	fmt.Fprintf(w.b, "%s%s%s\n", pad, label, lines[0])
+	cont := pad + strings.Repeat(" ", len(label))
+	for _, l := range lines[1:] {
+		fmt.Fprintf(w.b, "%s%s\n", strings.TrimRight(cont+l, " "), "")
+	}
+}
+
+func (w *writer) event(e *session.Event) {
+	switch e.Type {
+	case session.TypeTurnStart:
+		var d session.TurnStartData
+		_ = e.Decode(&d)
+		trigger := ""
+		if d.Trigger != "" {
+			trigger = " (" + d.Trigger + ")"
+		}
+		w.line(0, "", fmt.Sprintf("turn %d%s", d.Turn, trigger))
+	case session.TypeUserMessage:
+		var m session.Message
+		_ = e.Decode(&m)
+		w.line(1, "user: ", m.Text())
+	case session.TypeStepStart:
+		var d session.StepData
+		_ = e.Decode(&d)
+		w.line(1, "", fmt.Sprintf("step %d", d.Step))
+	case session.TypeAssistantChunk:
+		w.chunk(e)
+	case session.TypeAssistantMessage:
+		var d session.AssistantMessageData
+		_ = e.Decode(&d)
+		w.message(&d.Message)
+	case session.TypeToolResult:
+		var d session.ToolResultData
+		_ = e.Decode(&d)
+		for _, p := range d.Message.Content {
+			if p.Type != session.PartToolResult {
+				continue
+			}
+			label := "result " + p.ToolCallID + ": "
+			if p.IsError {
+				label = "result " + p.ToolCallID + " (error): "
+			}
+			var text []string
+			for _, c := range p.Content {
+				text = append(text, c.Text)
+			}
+			w.line(2, label, strings.Join(text, ""))
+		}
+	case session.TypeTurnEnd:
+		var d session.TurnEndData
+		_ = e.Decode(&d)
+		msg := d.Reason.Kind
+		if d.Reason.Message != "" {
+			msg += ": " + d.Reason.Message
+		}
+		w.line(1, "ended ", msg)
+	case session.TypeRequestHeader, session.TypeToolCall, session.TypeStepEnd:
+		// request/header has its own drift check; tool calls show in the
+		// assistant message; step/end adds nothing a reader needs.
+	default:
+		w.line(1, "", "event "+e.Type)
+	}
+}
+
+// chunk shows only model calls that did not end normally: the rest of the
+// stream is in the assistant message.
+func (w *writer) chunk(e *session.Event) {
+	d, err := session.DecodeChunkData(e.Data)
+	if err != nil || !d.Chunk.IsFinish() || d.Chunk.Reason == nil {
+		return
+	}
+	r := d.Chunk.Reason
+	attempt := ""
+	if d.Attempt > 0 {
+		attempt = fmt.Sprintf(" (attempt %d)", d.Attempt)
+	}
+	switch r.Kind {
+	case session.FinishError:
+		msg := "model call failed" + attempt
+		if r.Failure != nil {
+			msg += ": " + strings.TrimPrefix(r.Failure.Code+": ", ": ") + r.Failure.Message
+		}
+		w.line(2, "", msg)
+	case session.FinishAborted:
+		w.line(2, "", "model call aborted"+attempt)
+	case session.FinishMaxTokens:
+		w.line(2, "", "model call hit the token limit"+attempt)
+	}
+}
+
+func (w *writer) message(m *session.Message) {
+	for _, p := range m.Content {
+		switch p.Type {
+		case session.PartReasoning:
+			w.line(2, "thinking: ", p.Text)
+		case session.PartText:
+			w.line(2, "assistant: ", p.Text)
+		case session.PartToolCall:
+			w.line(2, "call "+p.ID+" "+p.Name+" ", p.Arguments)
+		}
+	}
+}
