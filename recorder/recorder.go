@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -36,12 +37,9 @@ type Options struct {
 	Progress io.Writer        // one line per session turn; nil for none
 	Clock    func() time.Time // default time.Now
 	// Placeholders maps machine paths to the placeholders they become.
-	// Default: the working folder, the temporary folder and the home folder.
-	Placeholders []Placeholder
+	// Default: placeholder.Defaults (working, temporary and home folders).
+	Placeholders []placeholder.Pair
 }
-
-// Placeholder replaces a machine path in what is written.
-type Placeholder struct{ Path, Name string }
 
 // Result describes a finished recording.
 type Result struct {
@@ -206,49 +204,22 @@ func countCalls(evs []session.Event) int {
 	return n
 }
 
-// placeholders returns the replacements to apply, longest path first so a
-// folder inside another is replaced before its parent.
-func placeholders(opts *Options) []Placeholder {
+// pairs returns the path replacements to apply.
+func pairs(opts *Options) []placeholder.Pair {
 	if opts.Placeholders != nil {
 		return opts.Placeholders
 	}
-	var out []Placeholder
-	if cwd, err := os.Getwd(); err == nil {
-		out = append(out, Placeholder{cwd, "{{cwd}}"})
-	}
-	out = append(out, Placeholder{os.TempDir(), "{{tmp}}"})
-	if home, err := os.UserHomeDir(); err == nil {
-		out = append(out, Placeholder{home, "{{home}}"})
-	}
-	var kept []Placeholder
-	for _, p := range out {
-		if len(p.Path) > 1 {
-			kept = append(kept, p)
-		}
-	}
-	sortLongestFirst(kept)
-	return kept
-}
-
-func sortLongestFirst(ps []Placeholder) {
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && len(ps[j].Path) > len(ps[j-1].Path); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
+	return placeholder.Defaults()
 }
 
 // render returns every file of the new fixture by name: the logs with
 // placeholders, the transcript golden and scenario.json with metadata.
 func render(logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[string][]byte, []*session.Log, error) {
 	files := map[string][]byte{}
-	ps := placeholders(opts)
+	ps := pairs(opts)
 	rendered := make([]*session.Log, len(logs))
 	for i, l := range logs {
-		b := session.Encode(&l.Header, l.Events)
-		for _, p := range ps {
-			b = bytes.ReplaceAll(b, []byte(p.Path), []byte(p.Name))
-		}
+		b := placeholder.Apply(session.Encode(&l.Header, l.Events), ps)
 		name := session.RootFile
 		if i > 0 {
 			name = session.ChildFile(i)

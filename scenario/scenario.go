@@ -29,6 +29,7 @@ type Scenario struct {
 	MaxDepth    int       `json:"maxDepth,omitempty"`    // delegation depth limit; 0 means the runtime's default (2)
 	TurnTimeout Duration  `json:"turnTimeout,omitempty"` // bounds each prompt's turn, e.g. "500ms"; 0 means none
 	Serial      bool      `json:"serial,omitempty"`      // run subagent calls of a step one at a time
+	MaxAttempts int       `json:"maxAttempts,omitempty"` // model call attempts per step (retries of retryable failures); 0 means 1
 	Data        Data      `json:"data,omitempty"`        // facts the lookup tool answers from
 	Recorded    *Recorded `json:"recorded,omitempty"`    // written by agentsnap record
 
@@ -101,7 +102,7 @@ func Parse(b []byte, path string) (*Scenario, error) {
 	_ = json.Unmarshal(b, &all)
 	for k, v := range all {
 		switch k {
-		case "description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "data", "recorded":
+		case "description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "maxAttempts", "data", "recorded":
 		default:
 			if sc.Extra == nil {
 				sc.Extra = map[string]json.RawMessage{}

@@ -40,7 +40,8 @@ func (sc *Scenario) Registry() (*agent.Registry, error) {
 }
 
 // Configure fills the parts of an agent configuration the scenario decides:
-// system prompt, preset, tools, depth limit and serial delegation.
+// system prompt, preset, tools, depth limit, serial delegation and retry
+// attempts. Recording and replay both call it, so they run the same agent.
 func (sc *Scenario) Configure(cfg *agent.Config) error {
 	tools, err := sc.Registry()
 	if err != nil {
@@ -51,6 +52,7 @@ func (sc *Scenario) Configure(cfg *agent.Config) error {
 	cfg.Tools = tools
 	cfg.MaxDepth = sc.MaxDepth
 	cfg.Serial = sc.Serial
+	cfg.Retry.MaxAttempts = sc.MaxAttempts
 	return nil
 }
 

@@ -1,0 +1,232 @@
+package harness
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Difference is the first place where a replayed session's log differs from
+// its fixture.
+type Difference struct {
+	Session string // lineage label: root, session 1, ...
+	Lineage string // how the session was created, e.g. "fork of root via call_7"
+	Seq     int64  // -1 for the header or a missing session
+	Type    string // event type at Seq
+	Field   string // JSON path of the first differing member, e.g. data.chunk.text
+	Golden  string // the fixture's value (or line)
+	Replay  string // the replay's value (or line)
+	Note    string // a sentence when there is no field to show
+}
+
+func (d Difference) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): ", d.Session, d.Lineage)
+	switch {
+	case d.Note != "":
+		b.WriteString(d.Note)
+	case d.Seq < 0:
+		fmt.Fprintf(&b, "header %s: golden %s, replay %s", d.Field, d.Golden, d.Replay)
+	default:
+		fmt.Fprintf(&b, "seq %d (%s): %s: golden %s, replay %s", d.Seq, d.Type, d.Field, d.Golden, d.Replay)
+	}
+	return b.String()
+}
+
+// pair is a recorded session and its replayed counterpart (either may be nil).
+type pair struct {
+	key            string
+	label, lineage string
+	golden, replay *session.Log
+}
+
+// pairSessions matches recorded and replayed sessions by lineage key, in
+// the recording's lineage order, replay-only sessions last.
+func pairSessions(golden, replay []*session.Log) []pair {
+	gk, rk := lineageKeys(golden), lineageKeys(replay)
+	byKey := map[string]*session.Log{}
+	for _, l := range replay {
+		byKey[rk[l.Header.ID]] = l
+	}
+	var out []pair
+	seen := map[string]bool{}
+	for i, l := range golden {
+		k := gk[l.Header.ID]
+		p := pair{key: k, label: label(i), lineage: lineage(l, golden), golden: l, replay: byKey[k]}
+		out = append(out, p)
+		seen[k] = true
+	}
+	for _, l := range replay {
+		if k := rk[l.Header.ID]; !seen[k] {
+			out = append(out, pair{key: k, label: "extra session", lineage: lineage(l, replay), replay: l})
+		}
+	}
+	return out
+}
+
+func label(i int) string {
+	if i == 0 {
+		return "root"
+	}
+	return "session " + itoa(i)
+}
+
+// lineage describes how l was created, naming its parent by label.
+func lineage(l *session.Log, tree []*session.Log) string {
+	h := &l.Header
+	if h.ParentSession == "" {
+		return "root session"
+	}
+	parent := h.ParentSession
+	for i, o := range tree {
+		if o.Header.ID == h.ParentSession {
+			parent = label(i)
+		}
+	}
+	mode := string(h.Mode)
+	if mode == "" {
+		mode = "child"
+	}
+	call := h.ParentCallID
+	if call == "" {
+		call = "an unrecorded call"
+	}
+	return fmt.Sprintf("%s of %s via %s", mode, parent, call)
+}
+
+// compareSession returns the first difference of one pair, or nil.
+func compareSession(p pair, n *normalizer) *Difference {
+	d := &Difference{Session: p.label, Lineage: p.lineage, Seq: -1}
+	switch {
+	case p.replay == nil:
+		d.Note = fmt.Sprintf("the replay never created this session (recorded as %s)", p.golden.Header.ID)
+		return d
+	case p.golden == nil:
+		d.Note = fmt.Sprintf("the replay created a session the recording does not have (%s)", p.replay.Header.ID)
+		return d
+	}
+	gh, rh := n.header(p.golden.Header), n.header(p.replay.Header)
+	if !bytes.Equal(gh, rh) {
+		d.Field, d.Golden, d.Replay = firstFieldDiff(gh, rh)
+		return d
+	}
+	ge, re := p.golden.Events, p.replay.Events
+	for i := 0; i < len(ge) && i < len(re); i++ {
+		g, r := n.event(ge[i]), n.event(re[i])
+		if bytes.Equal(g, r) {
+			continue
+		}
+		d.Seq, d.Type = int64(i), ge[i].Type
+		d.Field, d.Golden, d.Replay = firstFieldDiff(g, r)
+		return d
+	}
+	switch {
+	case len(re) < len(ge):
+		d.Seq, d.Type = int64(len(re)), ge[len(re)].Type
+		d.Note = fmt.Sprintf("the replay ends after %d events; the recording goes on with seq %d (%s) and %d more", len(re), len(re), ge[len(re)].Type, len(ge)-len(re)-1)
+		return d
+	case len(re) > len(ge):
+		d.Seq, d.Type = int64(len(ge)), re[len(ge)].Type
+		d.Note = fmt.Sprintf("the replay goes on after the recording's %d events, with seq %d (%s) and %d more", len(ge), len(ge), re[len(ge)].Type, len(re)-len(ge)-1)
+		return d
+	}
+	return nil
+}
+
+// firstFieldDiff decodes two JSON lines and returns the path of the first
+// member that differs, with both values abbreviated.
+func firstFieldDiff(golden, replay []byte) (field, g, r string) {
+	var gv, rv any
+	if json.Unmarshal(golden, &gv) != nil || json.Unmarshal(replay, &rv) != nil {
+		return "line", abbrev(string(golden)), abbrev(string(replay))
+	}
+	path, a, b := walk("", gv, rv)
+	if path == "" {
+		path = "(whole line)"
+	}
+	return path, a, b
+}
+
+// walk returns the first differing path under two decoded JSON values.
+func walk(path string, a, b any) (string, string, string) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range av {
+			keys[k] = true
+		}
+		for k := range bv {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		slices.Sort(sorted)
+		for _, k := range sorted {
+			x, inA := av[k]
+			y, inB := bv[k]
+			sub := join(path, k)
+			switch {
+			case !inA:
+				return sub, "(absent)", show(y)
+			case !inB:
+				return sub, show(x), "(absent)"
+			}
+			if p, g, r := walk(sub, x, y); p != "" {
+				return p, g, r
+			}
+		}
+		return "", "", ""
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			break
+		}
+		for i := 0; i < len(av) && i < len(bv); i++ {
+			if p, g, r := walk(fmt.Sprintf("%s[%d]", path, i), av[i], bv[i]); p != "" {
+				return p, g, r
+			}
+		}
+		if len(av) != len(bv) {
+			return path, fmt.Sprintf("%d items", len(av)), fmt.Sprintf("%d items", len(bv))
+		}
+		return "", "", ""
+	default:
+		if fmt.Sprint(a) == fmt.Sprint(b) && fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) {
+			return "", "", ""
+		}
+	}
+	if path == "" {
+		path = "(value)"
+	}
+	return path, show(a), show(b)
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return abbrev(string(b))
+}
+
+func abbrev(s string) string {
+	const n = 160
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

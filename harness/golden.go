@@ -1,0 +1,205 @@
+package harness
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/textdiff"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/sebdah/goldie/v2"
+)
+
+// Update policy. Goldie's -update flag (and its GOLDIE_UPDATE variable) and
+// AGENTSNAP_UPDATE ask for goldens to be rewritten from the replay. The
+// harness takes the flag over from goldie, so that it alone writes: only
+// goldens, only when the replay itself matched the recording, atomically,
+// and never under CI unless forced.
+var (
+	takeOver      sync.Once
+	updateWanted  bool
+	goldieFlagSet bool
+)
+
+// UpdateRequested reports whether this run was asked to rewrite goldens.
+func UpdateRequested() bool {
+	takeOver.Do(func() {
+		if f := flag.Lookup("update"); f != nil {
+			updateWanted = f.Value.String() == "true"
+			goldieFlagSet = true
+			// From here on goldie only compares; the harness writes.
+			_ = f.Value.Set("false")
+		}
+		if truthy(os.Getenv("AGENTSNAP_UPDATE")) {
+			updateWanted = true
+		}
+	})
+	return updateWanted
+}
+
+// UpdateRefusal returns why an update must not happen here, or "".
+func UpdateRefusal() string {
+	if ci := os.Getenv("CI"); truthy(ci) && !truthy(os.Getenv("AGENTSNAP_FORCE_UPDATE")) {
+		return fmt.Sprintf("refusing to update goldens with CI=%s: CI checks goldens, it does not write them; update locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", ci)
+	}
+	return ""
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
+}
+
+// UpdateCommand returns the command that rewrites fx's golden.
+func UpdateCommand(fx *Fixture) string {
+	category := filepath.Base(filepath.Dir(filepath.Clean(fx.Dir)))
+	return fmt.Sprintf("go tool ginkgo --focus=%q ./suites/%s -- -update", fx.Name, category)
+}
+
+// GoldenResult is the golden step's verdict.
+type GoldenResult struct {
+	Path    string
+	Updated bool   // the golden was written (added or changed)
+	Message string // why it failed, with the diff and the fixing command; "" on success
+}
+
+// checkGolden compares (or, when asked and allowed, updates) the transcript
+// golden of o. Comparison goes through goldie with t.
+func checkGolden(t testing.TB, o *Outcome) GoldenResult {
+	fx := o.Fixture
+	res := GoldenResult{Path: fx.Golden}
+	goldens.checked(fx.Golden)
+	old, readErr := os.ReadFile(fx.Golden)
+	exists := readErr == nil
+	if UpdateRequested() {
+		if why := UpdateRefusal(); why != "" {
+			res.Message = "harness: " + why
+			return res
+		}
+		if !o.Passed() {
+			res.Message = fmt.Sprintf("harness: not updating %s: the replay itself fails, and goldens are only rewritten from a replay that matches its recording:\n%s", fx.Golden, o.Report())
+			return res
+		}
+		if exists && string(old) == o.Transcript {
+			return res
+		}
+		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
+			res.Message = fmt.Sprintf("harness: updating %s: %v", fx.Golden, err)
+			return res
+		}
+		goldens.wrote(fx.Golden, !exists)
+		res.Updated = true
+		return res
+	}
+	if !exists {
+		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Golden, UpdateCommand(fx))
+		return res
+	}
+	shim := &captureTB{TB: t}
+	g := goldie.New(shim,
+		goldie.WithFixtureDir(fx.Dir),
+		goldie.WithNameSuffix(filepath.Ext(scenario.GoldenFile)),
+		goldie.WithDiffFn(func(actual, expected string) string { return textdiff.Unified(expected, actual, 3) }),
+	)
+	g.Assert(shim, strings.TrimSuffix(scenario.GoldenFile, filepath.Ext(scenario.GoldenFile)), []byte(o.Transcript))
+	if len(shim.errs) > 0 {
+		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s\n",
+			fx.Name, fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(fx))
+	}
+	return res
+}
+
+// captureTB lets goldie report into a message instead of failing the test
+// directly, so the harness can add the fixing command. Everything else goes
+// to the real TB.
+type captureTB struct {
+	testing.TB
+	errs []string
+}
+
+func (c *captureTB) Helper()           {}
+func (c *captureTB) Error(args ...any) { c.errs = append(c.errs, fmt.Sprint(args...)) }
+func (c *captureTB) Errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+func (c *captureTB) Fatal(args ...any)                 { c.Error(args...) }
+func (c *captureTB) Fatalf(format string, args ...any) { c.Errorf(format, args...) }
+func (c *captureTB) FailNow()                          {}
+func (c *captureTB) Fail()                             {}
+
+// goldenTracker records which goldens a run checked and wrote.
+type goldenTracker struct {
+	mu      sync.Mutex
+	seen    map[string]bool
+	added   []string
+	changed []string
+}
+
+var goldens = &goldenTracker{seen: map[string]bool{}}
+
+func (g *goldenTracker) checked(path string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen[filepath.Clean(path)] = true
+}
+
+func (g *goldenTracker) wrote(path string, added bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if added {
+		g.added = append(g.added, path)
+	} else {
+		g.changed = append(g.changed, path)
+	}
+}
+
+// GoldenSummary describes the goldens this process added and changed and,
+// when unfiltered is true (every scenario under roots ran), the golden
+// files under roots that no scenario checked: obsolete ones. It returns ""
+// when there is nothing to say.
+func GoldenSummary(unfiltered bool, roots ...string) string {
+	goldens.mu.Lock()
+	defer goldens.mu.Unlock()
+	var b strings.Builder
+	for _, p := range goldens.added {
+		fmt.Fprintf(&b, "golden added:    %s\n", p)
+	}
+	for _, p := range goldens.changed {
+		fmt.Fprintf(&b, "golden changed:  %s\n", p)
+	}
+	if unfiltered {
+		for _, p := range obsoleteGoldens(roots, goldens.seen) {
+			fmt.Fprintf(&b, "golden obsolete: %s (no scenario checks it; delete it or add its scenario back)\n", p)
+		}
+	}
+	return b.String()
+}
+
+func obsoleteGoldens(roots []string, seen map[string]bool) []string {
+	var out []string
+	for _, root := range roots {
+		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".golden") && !seen[filepath.Clean(path)] {
+				out = append(out, path)
+			}
+			return nil
+		})
+	}
+	slices.Sort(out)
+	return out
+}

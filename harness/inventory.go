@@ -1,0 +1,78 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Discover returns the scenario folders root/CATEGORY/NAME, sorted. Folders
+// starting with "." (temporary folders of a recording) are skipped.
+func Discover(root string) ([]string, error) {
+	cats, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %w", err)
+	}
+	var out []string
+	for _, c := range cats {
+		if !c.IsDir() || strings.HasPrefix(c.Name(), ".") {
+			continue
+		}
+		names, err := os.ReadDir(filepath.Join(root, c.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+		for _, n := range names {
+			if n.IsDir() && !strings.HasPrefix(n.Name(), ".") {
+				out = append(out, filepath.Join(root, c.Name(), n.Name()))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Inventory checks the fixture tree under root: every scenario folder must
+// belong to a category some suite runs (covered), and hold scenario.json,
+// session.jsonl and transcript.golden, with child logs numbered without
+// gaps. It returns one problem per line, or nil.
+func Inventory(root string, covered []string) []string {
+	dirs, err := Discover(root)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	for _, dir := range dirs {
+		category := filepath.Base(filepath.Dir(dir))
+		if !slices.Contains(covered, category) {
+			problems = append(problems, fmt.Sprintf("%s: no suite runs category %q (suites run: %s); add a suite or move the scenario", dir, category, strings.Join(covered, ", ")))
+			continue
+		}
+		for _, f := range []string{scenario.File, session.RootFile, scenario.GoldenFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: missing %s; %s", dir, f, fixFor(f, dir)))
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, session.RootFile)); err == nil {
+			if _, err := recordedLogs(dir); err != nil {
+				problems = append(problems, err.Error())
+			}
+		}
+	}
+	return problems
+}
+
+func fixFor(file, dir string) string {
+	switch file {
+	case scenario.File:
+		return "every scenario folder needs one (agentsnap new scaffolds it)"
+	case scenario.GoldenFile:
+		return "create it with: go tool ginkgo ./suites/" + filepath.Base(filepath.Dir(dir)) + " -- -update"
+	}
+	return "record the scenario with: agentsnap record " + dir
+}

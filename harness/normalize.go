@@ -1,0 +1,83 @@
+package harness
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/internal/placeholder"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// lineageKeys names every session of a tree by its lineage — "root", then
+// parent key + "/" + the call that created it — so a replayed session pairs
+// with its recorded counterpart whatever ids either run gave it. Children
+// without a parentCallId are numbered among their siblings.
+func lineageKeys(ordered []*session.Log) map[string]string {
+	keys := map[string]string{}
+	siblings := map[string]int{}
+	for _, l := range ordered {
+		h := &l.Header
+		if h.ParentSession == "" {
+			keys[h.ID] = "root"
+			continue
+		}
+		parent := keys[h.ParentSession]
+		if h.ParentCallID != "" {
+			keys[h.ID] = parent + "/" + h.ParentCallID
+			continue
+		}
+		siblings[parent]++
+		keys[h.ID] = parent + "/#" + itoa(siblings[parent])
+	}
+	return keys
+}
+
+func itoa(n int) string {
+	const digits = "0123456789"
+	if n < 10 {
+		return digits[n : n+1]
+	}
+	return itoa(n/10) + digits[n%10:n%10+1]
+}
+
+// normalizer rewrites what legitimately differs between a recording and its
+// replay: times, creation times, machine paths, and session ids when the two
+// runs named sessions differently.
+type normalizer struct {
+	ids   map[string]string // replay id -> recorded id
+	paths []placeholder.Pair
+}
+
+// header returns the normalised header line.
+func (n *normalizer) header(h session.Header) []byte {
+	h.CreatedAt = 0
+	if id, ok := n.ids[h.ID]; ok {
+		h.ID = id
+	}
+	if id, ok := n.ids[h.ParentSession]; ok {
+		h.ParentSession = id
+	}
+	return placeholder.Apply(session.AppendHeader(nil, &h), n.paths)
+}
+
+// event returns the normalised event line.
+func (n *normalizer) event(e session.Event) []byte {
+	e.Time = 0
+	b := placeholder.Apply(session.AppendEvent(nil, &e), n.paths)
+	for from, to := range n.ids {
+		if from == to {
+			continue
+		}
+		// Exact JSON strings always; longer ids also inside text (error
+		// messages name sessions), where a short id could hit a word.
+		b = bytes.ReplaceAll(b, quote(from), quote(to))
+		if len(from) >= 8 {
+			b = bytes.ReplaceAll(b, []byte(from), []byte(to))
+		}
+	}
+	return b
+}
+
+func quote(s string) []byte {
+	return []byte(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`)
+}

@@ -1,0 +1,76 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Outcome is the result of replaying one fixture.
+type Outcome struct {
+	Fixture     *Fixture
+	Replayed    []*session.Log // in lineage order
+	Transcript  string         // rendered from the replayed logs
+	Calls       int            // model calls replayed
+	Drift       *Drift         // the first request that differs from the recording, or nil
+	Differences []Difference   // the first difference of each session that differs
+	RunErrors   []error        // calls that could not start, broken turns
+	Consumption error          // the replay driver's teardown check
+
+	driver *fakellm.Driver
+}
+
+// ErrMismatch is wrapped by Outcome.Err.
+var ErrMismatch = errors.New("replay does not match the recording")
+
+// Passed reports whether the replay matches the recording.
+func (o *Outcome) Passed() bool {
+	return o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil
+}
+
+// Err returns nil when the replay matches the recording, else an error
+// whose message is Report.
+func (o *Outcome) Err() error {
+	if o.Passed() {
+		return nil
+	}
+	return fmt.Errorf("%w:\n%s", ErrMismatch, o.Report())
+}
+
+// Report explains a failed replay, most telling first: request drift (the
+// agent now sends something else), then calls that could not be served
+// (they name the mis-routed session), then the first difference of each
+// log, then recorded calls never replayed. It ends with what to do.
+func (o *Outcome) Report() string {
+	if o.Passed() {
+		return fmt.Sprintf("%s: replay matches the recording (%d sessions, %d model calls)", o.Fixture.Name, len(o.Replayed), o.Calls)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the replay does not match the recording in %s\n", o.Fixture.Name, o.Fixture.Dir)
+	if o.Drift != nil {
+		fmt.Fprintf(&b, "\nrequest drift: %s\n", o.Drift)
+		b.WriteString("  The agent no longer sends what was recorded, so the recorded answers do not belong to it.\n")
+	}
+	if len(o.RunErrors) > 0 {
+		b.WriteString("\nreplay errors:\n")
+		for _, e := range o.RunErrors {
+			fmt.Fprintf(&b, "  %s\n", indent(e.Error()))
+		}
+	}
+	if len(o.Differences) > 0 {
+		b.WriteString("\nlog differences [golden = the fixture, replay = this run]:\n")
+		for _, d := range o.Differences {
+			fmt.Fprintf(&b, "  %s\n", indent(d.String()))
+		}
+	}
+	if o.Consumption != nil {
+		fmt.Fprintf(&b, "\nconsumption check:\n  %s\n", indent(o.Consumption.Error()))
+	}
+	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.Fixture.RecordCommand())
+	return b.String()
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
