@@ -121,6 +121,10 @@ func compareSession(p pair, n *normalizer) *Difference {
 			continue
 		}
 		d.Seq, d.Type = int64(i), ge[i].Type
+		if ge[i].Type != re[i].Type {
+			d.Field, d.Golden, d.Replay = "type", ge[i].Type, re[i].Type
+			return d
+		}
 		d.Field, d.Golden, d.Replay = firstFieldDiff(g, r)
 		return d
 	}

@@ -24,21 +24,24 @@ func (d *Drift) String() string {
 	return fmt.Sprintf("%s (%s), model call %d (turn %d step %d): %s", d.Session, d.Lineage, d.Call, d.Turn, d.Step, strings.Join(d.Changes, "; "))
 }
 
-// findDrift compares request/header events call by call, session by session
-// in lineage order, and returns the first that differs.
-func findDrift(pairs []pair) *Drift {
-	for _, p := range pairs {
-		if p.golden == nil || p.replay == nil {
-			continue
-		}
-		g, r := requests(p.golden.Own()), requests(p.replay.Own())
-		for i := 0; i < len(g) && i < len(r); i++ {
-			if changes := requestChanges(&g[i], &r[i]); len(changes) > 0 {
-				return &Drift{Session: p.label, Lineage: p.lineage, Call: i + 1, Turn: r[i].Turn, Step: r[i].Step, Changes: changes}
-			}
+// driftAt explains the request/header at seq of a pair's replay: which
+// model call of the session it is and what changed against the recording.
+func driftAt(p pair, seq int64) *Drift {
+	call := 0
+	for i := range p.replay.Events[:seq+1] {
+		if p.replay.Events[i].Type == session.TypeRequestHeader {
+			call++
 		}
 	}
-	return nil
+	var g, r session.RequestHeaderData
+	if p.golden.Events[seq].Decode(&g) != nil || p.replay.Events[seq].Decode(&r) != nil {
+		return nil
+	}
+	changes := requestChanges(&g, &r)
+	if len(changes) == 0 {
+		return nil
+	}
+	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: r.Turn, Step: r.Step, Changes: changes}
 }
 
 func requests(evs []session.Event) []session.RequestHeaderData {

@@ -203,3 +203,20 @@ func obsoleteGoldens(roots []string, seen map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// CompareGolden compares o's transcript with transcript.golden without a
+// test (the CLI's check); it never writes.
+func CompareGolden(o *Outcome) GoldenResult {
+	fx := o.Fixture
+	res := GoldenResult{Path: fx.Golden}
+	old, err := os.ReadFile(fx.Golden)
+	if err != nil {
+		res.Message = fmt.Sprintf("%s is missing; create it from the replay with:\n  %s", fx.Golden, UpdateCommand(fx))
+		return res
+	}
+	if string(old) != o.Transcript {
+		res.Message = fmt.Sprintf("the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s",
+			fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(fx))
+	}
+	return res
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -41,9 +42,10 @@ func (o *Outcome) Err() error {
 }
 
 // Report explains a failed replay, most telling first: request drift (the
-// agent now sends something else), then calls that could not be served
-// (they name the mis-routed session), then the first difference of each
-// log, then recorded calls never replayed. It ends with what to do.
+// agent now sends something else), then the replay driver's verdict (calls
+// it could not serve, naming the mis-routed session, and recorded calls
+// never replayed), then the first difference of each log. It ends with
+// what to do.
 func (o *Outcome) Report() string {
 	if o.Passed() {
 		return fmt.Sprintf("%s: replay matches the recording (%d sessions, %d model calls)", o.Fixture.Name, len(o.Replayed), o.Calls)
@@ -54,9 +56,20 @@ func (o *Outcome) Report() string {
 		fmt.Fprintf(&b, "\nrequest drift: %s\n", o.Drift)
 		b.WriteString("  The agent no longer sends what was recorded, so the recorded answers do not belong to it.\n")
 	}
-	if len(o.RunErrors) > 0 {
+	// The replay driver keeps every call it could not serve, so its check
+	// already explains calls that could not start; list the rest.
+	var runErrs []error
+	for _, e := range o.RunErrors {
+		if o.Consumption == nil || !errors.Is(e, agent.ErrNotStarted) {
+			runErrs = append(runErrs, e)
+		}
+	}
+	if o.Consumption != nil {
+		fmt.Fprintf(&b, "\nreplay driver:\n  %s\n", indent(o.Consumption.Error()))
+	}
+	if len(runErrs) > 0 {
 		b.WriteString("\nreplay errors:\n")
-		for _, e := range o.RunErrors {
+		for _, e := range runErrs {
 			fmt.Fprintf(&b, "  %s\n", indent(e.Error()))
 		}
 	}
@@ -65,9 +78,6 @@ func (o *Outcome) Report() string {
 		for _, d := range o.Differences {
 			fmt.Fprintf(&b, "  %s\n", indent(d.String()))
 		}
-	}
-	if o.Consumption != nil {
-		fmt.Fprintf(&b, "\nconsumption check:\n  %s\n", indent(o.Consumption.Error()))
 	}
 	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.Fixture.RecordCommand())
 	return b.String()

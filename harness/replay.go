@@ -149,11 +149,22 @@ func (o *Outcome) compare() {
 		}
 	}
 	n := &normalizer{ids: ids, paths: placeholder.Defaults()}
-	o.Drift = findDrift(pairs)
 	for _, p := range pairs {
-		if d := compareSession(p, n); d != nil {
-			o.Differences = append(o.Differences, *d)
+		d := compareSession(p, n)
+		if d == nil {
+			continue
 		}
+		// A session whose first difference is a request/header drifted:
+		// the agent sent something else before anything else went wrong.
+		// A request that differs after an earlier difference is a
+		// consequence and stays a plain difference.
+		if d.Type == session.TypeRequestHeader && o.Drift == nil {
+			if drift := driftAt(p, d.Seq); drift != nil {
+				o.Drift = drift
+				continue
+			}
+		}
+		o.Differences = append(o.Differences, *d)
 	}
 	o.Consumption = o.driver.Check()
 	for _, l := range o.Replayed {
