@@ -22,9 +22,8 @@ import (
 // goldens, only when the replay itself matched the recording, atomically,
 // and never under CI unless forced.
 var (
-	takeOver      sync.Once
-	updateWanted  bool
-	goldieFlagSet bool
+	takeOver     sync.Once
+	updateWanted bool
 )
 
 // UpdateRequested reports whether this run was asked to rewrite goldens.
@@ -32,7 +31,6 @@ func UpdateRequested() bool {
 	takeOver.Do(func() {
 		if f := flag.Lookup("update"); f != nil {
 			updateWanted = f.Value.String() == "true"
-			goldieFlagSet = true
 			// From here on goldie only compares; the harness writes.
 			_ = f.Value.Set("false")
 		}

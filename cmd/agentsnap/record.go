@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -66,17 +67,11 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	opts := recorder.Options{By: version, Progress: e.stderr, Secrets: map[string]string{}}
 	for _, v := range keyVars {
 		if val := e.getenv(v); val != "" {
-			opts.Secrets[v] = val
+			opts.Secrets[v] = strings.TrimSpace(val)
 		}
 	}
 	if *live {
-		key, from := "", ""
-		for _, v := range keyVars {
-			if val := e.getenv(v); val != "" {
-				key, from = val, v
-				break
-			}
-		}
+		key, from := openai.KeyFromEnv(e.getenv)
 		if key == "" {
 			return fail(e, "record", fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or ")))
 		}
@@ -90,7 +85,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fail(e, "record", err)
 		}
-		fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", *model, *baseURL, from)
+		fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", *model, redactURL(*baseURL), from)
 		opts.Driver, opts.Model, opts.Provider = d, *model, "openai-compatible"
 	} else {
 		if slices.Contains(args, "--base-url") || *model != "" {

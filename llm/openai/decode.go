@@ -81,7 +81,8 @@ type decoder struct {
 	blocks     []*openBlock // in index order, which is start order
 	text       *openBlock
 	reasoning  *openBlock
-	calls      map[int]*openBlock // by the provider's tool_calls index
+	calls      map[int]*openBlock // the current block of each provider tool_calls index
+	toolCalls  int                // tool-call blocks started
 	lastCall   int
 	hasLast    bool
 	finish     string
@@ -172,9 +173,16 @@ func (d *decoder) start(typ string) *openBlock {
 func (d *decoder) toolCall(tc *toolCallDelta) {
 	key := d.callKey(tc)
 	b, ok := d.calls[key]
+	if ok && tc.ID != "" && b.id != "" && tc.ID != b.id {
+		// Some proxies reuse index 0 for every parallel call; a new id at a
+		// known index is a new call, and later fragments at that index
+		// belong to it.
+		ok = false
+	}
 	if !ok {
 		b = d.start(session.BlockToolCall)
 		d.calls[key] = b
+		d.toolCalls++
 	}
 	d.lastCall, d.hasLast = key, true
 	c := session.Chunk{Type: session.ChunkToolCallDelta, Index: b.index, ArgumentsDelta: tc.Function.Arguments}
@@ -250,7 +258,7 @@ func (d *decoder) finishChunk() session.Chunk {
 	case "insufficient_system_resource":
 		return session.ErrorFinish(CodeServer, "openai: the provider cut the response short (finish_reason insufficient_system_resource)")
 	}
-	if len(d.calls) > 0 {
+	if d.toolCalls > 0 {
 		return session.Finish(session.FinishToolCalls)
 	}
 	return session.Finish(session.FinishStop)

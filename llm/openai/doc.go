@@ -18,14 +18,13 @@
 //
 // # Finish kinds
 //
-// finish_reason stop → stop; tool_calls (and the legacy function_call) →
-// tool-calls; length → max-tokens; content_filter → an error finish with
+// finish_reason length → max-tokens; content_filter → an error finish with
 // code CONTENT_FILTER; DeepSeek's insufficient_system_resource → an error
-// finish with code SERVER. A response whose provider says stop but which
-// holds tool calls (older Ollama does this) finishes tool-calls, because the
-// calls are what the runtime must act on. A stream that reaches [DONE] with
-// no finish_reason, or names one this package does not know, finishes
-// tool-calls if it holds tool calls and stop otherwise.
+// finish with code SERVER. Every other case — stop, tool_calls, the legacy
+// function_call, a reason this package does not know, or [DONE] with no
+// finish_reason at all — follows the content: tool-calls when the response
+// holds tool calls, stop otherwise. Older Ollama says stop for a response
+// with tool calls, and the calls are what the runtime must act on.
 //
 // # Failures
 //
@@ -34,7 +33,10 @@
 // BAD_REQUEST (each with [session.Failure].Status set), an error object
 // inside the stream → a code derived from it (PROVIDER when it names no
 // known kind), a frame that is not JSON or a line over 8 MiB → BAD_STREAM,
-// a connection that fails or closes before a finish_reason → TRANSPORT.
+// a connection that fails or closes before a finish_reason → TRANSPORT,
+// a 2xx answer that is JSON instead of an event stream → BAD_STREAM (or
+// the code of the error it holds). A stream that closes after its
+// finish_reason but before [DONE] is complete; only its usage may be lost.
 // Context cancellation finishes aborted. A stream that breaks leaves its
 // open blocks without block-end, so a log never claims a cut-off tool call
 // is complete; the deltas still say what arrived. [Retryable] tells the
@@ -49,8 +51,8 @@
 // # Secrets
 //
 // The API key and the values of Config.Header go only into request headers.
-// Log lines carry attempt numbers, statuses, delays, codes and the model
-// name, never a header or URL. Every message this package builds from
+// Log lines carry attempt numbers, statuses, delays, codes, the model name
+// and the scrubbed failure message, never a header or the URL. Every message this package builds from
 // provider output is scrubbed of the key, of those header values, of
 // "Bearer" tokens and of "sk-" key echoes (OpenAI's 401 message repeats a
 // masked key) before it reaches a log line, an error or a chunk.

@@ -41,11 +41,13 @@ type recorded struct {
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
 	p := &provider{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer GinkgoRecover()
 		body, _ := io.ReadAll(r.Body)
 		p.mu.Lock()
 		p.requests = append(p.requests, recorded{path: r.URL.Path, header: r.Header.Clone(), body: body})
 		n := len(p.requests)
 		p.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body)) // the handler may read it again
 		handle(w, r, n)
 	}))
 	DeferCleanup(srv.Close)

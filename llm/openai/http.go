@@ -114,10 +114,11 @@ func (d *Driver) checkStream(resp *http.Response) (session.Chunk, bool) {
 // capped by MaxBackoff. There is no jitter, so logs and tests are
 // repeatable.
 func (d *Driver) backoff(attempt int, retryAfter string) time.Duration {
-	delay := d.max
-	if attempt-1 < 30 {
-		delay = min(d.base<<(attempt-1), d.max)
+	delay := d.base
+	for i := 1; i < attempt && delay < d.max; i++ {
+		delay *= 2 // stops at the cap, so it cannot overflow
 	}
+	delay = min(delay, d.max)
 	if s, err := strconv.Atoi(retryAfter); err == nil && s > 0 {
 		delay = max(delay, min(time.Duration(s)*time.Second, d.max))
 	} else if t, err := http.ParseTime(retryAfter); err == nil {
