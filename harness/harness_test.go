@@ -67,7 +67,9 @@ var _ = Describe("replaying a fixture", func() {
 		dir := copyFixture("fork/codeword")
 		child := filepath.Join(dir, "session.1.jsonl")
 		n := lineOf(child, session.TypeUserMessage, 2) // the child's own prompt
-		editLine(child, n, func(l string) string { return strings.Replace(l, "What is the project codeword?", "What was the codeword?", 1) })
+		editLine(child, n, func(l string) string {
+			return strings.Replace(l, "What is the project codeword?", "What was the codeword?", 1)
+		})
 		o := replay(dir)
 		Expect(o.Passed()).To(BeFalse())
 		Expect(o.Differences).To(ContainElement(SatisfyAll(
