@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -37,10 +38,10 @@ func runNew(_ context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "new", "want one CATEGORY/NAME, got %d arguments", len(pos))
 	}
-	dir, err := scenario.Scaffold(e.path(*root), pos[0])
-	if err != nil {
+	if _, err := scenario.Scaffold(e.path(*root), pos[0]); err != nil {
 		return fail(e, "new", err)
 	}
+	dir := filepath.Join(*root, pos[0]) // as the user named it
 	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  agentsnap record %s\n", dir, dir, dir, dir)
 	return exitOK
 }
