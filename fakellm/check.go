@@ -1,7 +1,9 @@
 package fakellm
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,13 +16,13 @@ import (
 // failed call ([ErrUnrecordedSession], [ErrScriptExhausted],
 // [ErrPathMismatch]).
 //
-// Check may be called any number of times; it fits Ginkgo's
-// DeferCleanup(drv.Check) and testing's t.Cleanup.
+// Check may be called any number of times, also while calls are running;
+// it fits Ginkgo's DeferCleanup(drv.Check) as is.
 func (d *Driver) Check() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var left []string
-	for _, r := range d.all {
+	for _, r := range d.order {
 		n := len(r.script.Entries)
 		switch {
 		case r.live == "" && n > 0:
@@ -33,7 +35,15 @@ func (d *Driver) Check() error {
 	if len(left) == 0 && len(d.failures) == 0 {
 		return nil
 	}
-	return &checkError{left: left, failures: append([]error(nil), d.failures...), record: d.record}
+	failed := slices.Clone(d.failures)
+	slices.SortStableFunc(failed, func(a, b failure) int {
+		return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.sub, b.sub))
+	})
+	errs := make([]error, len(failed))
+	for i, f := range failed {
+		errs[i] = f.err
+	}
+	return &checkError{left: left, failures: errs, record: d.record}
 }
 
 // checkError is the error of Check.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -78,7 +79,7 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 	rd := session.NewReader(r, name)
 	h, err := rd.Header()
 	if err != nil {
-		return nil, fmt.Errorf("fakellm: derive: %w", err)
+		return nil, err // a *session.ParseError: "file:line: ..." comes first
 	}
 	g := newGrouper(rd.Name(), h, opts)
 	skip := h.SeedLength
@@ -91,8 +92,9 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 			break
 		}
 		if err != nil {
-			// seedLength past the end surfaces here, as session.ErrSeedPastEnd.
-			return nil, fmt.Errorf("fakellm: derive: %w", err)
+			// A *session.ParseError, location first; a seedLength past
+			// the end surfaces here too, as session.ErrSeedPastEnd.
+			return nil, err
 		}
 		if skip > 0 {
 			skip--
@@ -168,8 +170,9 @@ type grouper struct {
 
 	open    bool // a call has chunks but no finish yet
 	key     callKey
-	cur     Entry
-	closed  bool // the last call was closed by its finish
+	cur     Entry           // the open call; its chunks gather in buf
+	buf     []session.Chunk // reused: each entry gets one exact-size copy
+	closed  bool            // the last call was closed by its finish
 	lastKey callKey
 }
 
@@ -201,7 +204,7 @@ func (g *grouper) add(e *session.Event) error {
 		g.open, g.key = true, k
 		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt}
 	}
-	g.cur.Chunks = append(g.cur.Chunks, d.Chunk)
+	g.buf = append(g.buf, d.Chunk)
 	if d.Chunk.IsFinish() {
 		g.close()
 	}
@@ -210,6 +213,8 @@ func (g *grouper) add(e *session.Event) error {
 
 // close ends the open call at its finish.
 func (g *grouper) close() {
+	g.cur.Chunks = slices.Clone(g.buf)
+	g.buf = g.buf[:0]
 	entries := g.script.Entries
 	if g.opts.Attempts == AttemptsActedOn && g.closed && len(entries) > 0 &&
 		g.lastKey.turn == g.key.turn && g.lastKey.step == g.key.step {
@@ -225,11 +230,11 @@ func (g *grouper) close() {
 func (g *grouper) incomplete() error {
 	k := g.key
 	if !g.opts.DropIncomplete {
-		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d chunks and no finish (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it",
-			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.cur.Chunks))
+		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it",
+			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"))
 	}
-	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.cur.Chunks)})
-	g.open, g.cur = false, Entry{}
+	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.buf)})
+	g.open, g.cur, g.buf = false, Entry{}, g.buf[:0]
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,12 +25,12 @@ import (
 type Driver struct {
 	opts   options
 	root   *replay
-	all    []*replay // recorded order: lineage order for Load
+	order  []*replay // lineage order: root, then children depth first in call order
 	record string    // the command that re-records the scenario
 
 	mu       sync.Mutex
 	byLive   map[string]*replay
-	failures []error
+	failures []failure
 	notes    []string
 }
 
@@ -37,8 +38,9 @@ type Driver struct {
 type replay struct {
 	script   *Script
 	parent   *replay
-	children []*replay // recorded order, then createdAt
+	children []*replay // in the order of the parent's tool calls
 	lineage  string    // "root", "root/call_1", "root/call_1/call_4"
+	index    int       // position in lineage order
 
 	live   string // the live session bound to it; "" until its first call
 	cursor int    // entries replayed so far
@@ -92,7 +94,7 @@ func loadScript(path string, o *options) (*Script, error) {
 
 // New builds a driver from logs already in memory, root and children in
 // any order (children of one parent that have no parentCallId are matched
-// in the order given, then by createdAt). The override, if any, comes from
+// by createdAt, then in the order given). The override, if any, comes from
 // WithOverride.
 func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 	o := buildOptions(opts)
@@ -106,7 +108,7 @@ func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 	}
 	if o.record == "" {
 		dir := "FIXTURE_DIR"
-		if len(logs) > 0 && logs[0].Path != "" {
+		if len(logs) > 0 && strings.HasSuffix(logs[0].Path, ".jsonl") {
 			dir = filepath.Dir(logs[0].Path)
 		}
 		o.record = "agentsnap record " + dir
@@ -123,6 +125,7 @@ func build(scripts []*Script, o options) (*Driver, error) {
 	}
 	d := &Driver{opts: o, record: o.record, byLive: map[string]*replay{}}
 	byID := map[string]*replay{}
+	all := make([]*replay, 0, len(scripts))
 	for _, s := range scripts {
 		id := s.Header.ID
 		if prev, dup := byID[id]; dup {
@@ -130,9 +133,9 @@ func build(scripts []*Script, o options) (*Driver, error) {
 		}
 		r := &replay{script: s}
 		byID[id] = r
-		d.all = append(d.all, r)
+		all = append(all, r)
 	}
-	for _, r := range d.all {
+	for _, r := range all {
 		h := &r.script.Header
 		if !h.IsChild() {
 			if d.root != nil {
@@ -151,16 +154,33 @@ func build(scripts []*Script, o options) (*Driver, error) {
 	if d.root == nil {
 		return nil, fmt.Errorf("fakellm: %w: no root session among %d logs (every log names a parent)", ErrBadRecording, len(scripts))
 	}
-	if n := d.name(d.root, "root"); n != len(d.all) {
-		return nil, fmt.Errorf("fakellm: %w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrBadRecording, len(d.all)-n, len(d.all))
+	if n := d.name(d.root, "root"); n != len(all) {
+		return nil, fmt.Errorf("fakellm: %w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrBadRecording, len(all)-n, len(all))
 	}
 	return d, nil
 }
 
-// name sets the lineage of r and its descendants and counts them.
+// name sets the lineage of r and its descendants, appends them to d.order
+// depth first and counts them. Children come in the order of the parent's
+// recorded tool calls; children no call names (dsh logs) follow by
+// createdAt, then in the order given.
 func (d *Driver) name(r *replay, lineage string) int {
 	r.lineage = lineage
+	r.index = len(d.order)
+	d.order = append(d.order, r)
+	pos := callPositions(r.script)
 	slices.SortStableFunc(r.children, func(a, b *replay) int {
+		pa, oka := pos[a.script.Header.ParentCallID]
+		pb, okb := pos[b.script.Header.ParentCallID]
+		switch {
+		case oka && okb:
+			return cmp.Compare(pa, pb)
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		}
 		return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt)
 	})
 	n := 1
@@ -174,11 +194,30 @@ func (d *Driver) name(r *replay, lineage string) int {
 	return n
 }
 
-// Scripts returns the scripts the driver replays, in recorded order, after
-// the override. They are shared: do not modify them.
+// callPositions numbers the tool calls of a script in the order the model
+// made them.
+func callPositions(s *Script) map[string]int {
+	pos := map[string]int{}
+	for _, e := range s.Entries {
+		for _, c := range e.Chunks {
+			id := c.ID
+			if c.Type == session.ChunkBlockEnd && c.Block != nil && c.Block.Type == session.BlockToolCall {
+				id = c.Block.ID
+			}
+			if _, seen := pos[id]; id != "" && !seen {
+				pos[id] = len(pos)
+			}
+		}
+	}
+	return pos
+}
+
+// Scripts returns the scripts the driver replays, after the override, in
+// lineage order: the root, then each session's children depth first in
+// the order of its tool calls. They are shared: do not modify them.
 func (d *Driver) Scripts() []*Script {
-	out := make([]*Script, len(d.all))
-	for i, r := range d.all {
+	out := make([]*Script, len(d.order))
+	for i, r := range d.order {
 		out[i] = r.script
 	}
 	return out
@@ -193,10 +232,15 @@ func (d *Driver) Notes() []string {
 }
 
 // Stream implements [llm.Driver]. It claims the next entry of the calling
-// session's script and replays it. An error means the call could not start:
-// an unrecorded session, an exhausted script or a call on another path than
-// the recording's. Each such error is also kept for [Driver.Check], because
-// a runtime may turn a subagent's failure into a tool result nobody sees.
+// session's script and replays it. An entry with a recorded position is
+// served only to a request with the same Turn and Step. An error means the
+// call could not start: an unrecorded session, an exhausted script or a call
+// on another path than the recording's. Each such error is also kept for
+// [Driver.Check], because a runtime may turn a subagent's failure into a
+// tool result nobody sees.
+//
+// The stream yields the entry's chunks (the driver's chunks are shared: do
+// not modify them); a hang entry blocks until ctx is done.
 func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
 	if req == nil {
 		return nil, errors.New("fakellm: Stream called with a nil request")
@@ -213,14 +257,31 @@ func (d *Driver) claim(req *llm.Request) (Entry, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.bind(req)
-	var e Entry
-	if err == nil {
-		e, err = d.next(r, req)
-	}
 	if err != nil {
-		d.failures = append(d.failures, err)
+		d.failures = append(d.failures, d.unboundFailure(req, err))
+		return Entry{}, err
+	}
+	e, err := d.next(r, req)
+	if err != nil {
+		d.failures = append(d.failures, failure{order: r.index, err: err})
 	}
 	return e, err
+}
+
+// failure is a call that could not start, placed in lineage order so the
+// teardown report reads the same under any schedule.
+type failure struct {
+	order int    // lineage index of the session, or of its parent
+	sub   string // the call id (or live id) of a session the recording lacks
+	err   error
+}
+
+func (d *Driver) unboundFailure(req *llm.Request, err error) failure {
+	ref := req.Session
+	if p, ok := d.byLive[ref.ParentID]; ok && !ref.IsRoot() {
+		return failure{order: p.index, sub: ref.ParentCallID, err: err}
+	}
+	return failure{order: len(d.order), sub: ref.ID, err: err}
 }
 
 // next returns r's next entry after checking that the live call is where

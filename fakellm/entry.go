@@ -3,9 +3,9 @@ package fakellm
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 

@@ -83,7 +83,7 @@ func parseSessionOverride(raw json.RawMessage) (SessionOverride, error) {
 		case "replace":
 			var entries []Entry
 			if err := json.Unmarshal(members[k], &entries); err != nil {
-				return so, fmt.Errorf("replace: %w", unwrapJSON(err))
+				return so, fmt.Errorf("replace: %w", err)
 			}
 			so.Replace = append([]Entry{}, entries...)
 		case "patch":
@@ -118,25 +118,11 @@ func parsePatch(raw json.RawMessage) (map[int]Entry, error) {
 		}
 		var e Entry
 		if err := json.Unmarshal(byIndex[k], &e); err != nil {
-			return nil, fmt.Errorf("patch %q: %w", k, unwrapJSON(err))
+			return nil, fmt.Errorf("patch %q: %w", k, err)
 		}
 		out[i] = e
 	}
 	return out, nil
-}
-
-// unwrapJSON strips encoding/json's "json: error calling UnmarshalJSON for
-// type ..." wrapper, which says nothing to a fixture author.
-func unwrapJSON(err error) error {
-	var me *json.MarshalerError
-	if errors.As(err, &me) {
-		return me.Unwrap()
-	}
-	msg := err.Error()
-	if _, rest, ok := strings.Cut(msg, "UnmarshalJSON for type fakellm.Entry: "); ok {
-		return errors.New(rest)
-	}
-	return err
 }
 
 // apply changes the scripts in place. Every key must name a script, and
@@ -155,8 +141,8 @@ func (o *Override) apply(scripts []*Script) error {
 		entries := slices.Clone(s.Entries)
 		for _, i := range slices.Sorted(maps.Keys(so.Patch)) {
 			if i >= len(entries) {
-				return fmt.Errorf("fakellm: %s: %w: %q: patch index %d is out of range: the session has %d recorded calls (indexes 0-%d); use \"replace\" to add calls",
-					o.Path, ErrBadOverride, key, i, len(entries), len(entries)-1)
+				return fmt.Errorf("fakellm: %s: %w: %q: patch index %d is out of range: %s; use \"replace\" to add calls",
+					o.Path, ErrBadOverride, key, i, indexRange(len(entries)))
 			}
 			e := so.Patch[i]
 			if e.Turn == 0 && e.Step == 0 {
@@ -167,6 +153,16 @@ func (o *Override) apply(scripts []*Script) error {
 		s.Entries = entries
 	}
 	return nil
+}
+
+func indexRange(n int) string {
+	switch n {
+	case 0:
+		return "the session has no recorded calls"
+	case 1:
+		return "the session has 1 recorded call (index 0)"
+	}
+	return fmt.Sprintf("the session has %d recorded calls (indexes 0-%d)", n, n-1)
 }
 
 func findScript(scripts []*Script, key string) *Script {

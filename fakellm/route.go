@@ -66,7 +66,7 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 				ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, c.live, requestSummary(req), d.record)
 		}
 		if ref.Mode != "" && c.script.Header.Mode != "" && ref.Mode != c.script.Header.Mode {
-			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — re-record with: %s",
+			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — the agent took another path; re-record with: %s",
 				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode, d.record)
 		}
 		return c, nil
@@ -76,8 +76,8 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 			byOrder.describe(), ref.ID, ref.ParentCallID)
 		return byOrder, nil
 	}
-	return nil, fmt.Errorf("fakellm: %w: %s/%s: %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; re-record with: %s",
-		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, parent.describe(), ref.ParentCallID, childList(parent), d.record)
+	return nil, fmt.Errorf("fakellm: %w: session %s/%s (%s): %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; re-record with: %s",
+		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, requestSummary(req), parent.describe(), ref.ParentCallID, childList(parent), d.record)
 }
 
 func (d *Driver) note(format string, args ...any) {
@@ -112,7 +112,7 @@ func childList(p *replay) string {
 func requestSummary(req *llm.Request) string {
 	s := fmt.Sprintf("live call at turn %d step %d", req.Turn, req.Step)
 	if req.Session.Mode != "" {
-		s += ", " + string(req.Session.Mode)
+		s = fmt.Sprintf("live %s call at turn %d step %d", req.Session.Mode, req.Turn, req.Step)
 	}
 	if n := len(req.Messages); n > 0 {
 		s += ", last message " + messageSummary(&req.Messages[n-1])

@@ -33,6 +33,7 @@ call without a finish) exits 1 with the file, the session and the call.`,
 	})
 }
 
+// runDerive prints the replay script of one log; see the command's detail.
 func runDerive(_ context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("derive", flag.ContinueOnError)
 	attempts := fs.String("attempts", string(fakellm.AttemptsEvery), "every or acted-on")
@@ -57,10 +58,24 @@ func runDerive(_ context.Context, e *env, args []string) int {
 		return fail(e, "derive", err)
 	}
 	for _, d := range s.Dropped {
-		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d (%d chunks, no finish)\n", pos[0], d.Turn, d.Step, d.Chunks)
+		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), deriveChunkCount(d.Chunks))
 	}
 	if _, err := e.stdout.Write(fakellm.MarshalScript(s.Entries)); err != nil {
 		return fail(e, "derive", err)
 	}
 	return exitOK
+}
+
+func deriveAttemptNote(a int) string {
+	if a == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" attempt %d", a)
+}
+
+func deriveChunkCount(n int) string {
+	if n == 1 {
+		return "1 chunk"
+	}
+	return fmt.Sprintf("%d chunks", n)
 }

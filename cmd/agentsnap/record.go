@@ -25,7 +25,7 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M [--provider NAME]]",
+		args:    "DIR [--live --base-url URL --model M] [--provider NAME] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
@@ -47,12 +47,26 @@ those key variables is refused.`,
 // liveDriver builds the live driver; set by the llm/openai support.
 var liveDriver func(baseURL, key, model string, e *env) (llm.Driver, error)
 
+// paced keeps the playbook's Unused check reachable through the pacing.
+type paced struct {
+	llm.Driver
+	pb llm.Driver
+}
+
+func (p paced) Unused() error {
+	if u, ok := p.pb.(interface{ Unused() error }); ok {
+		return u.Unused()
+	}
+	return nil
+}
+
 func runRecord(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("record")
 	live := fs.Bool("live", false, "record from a live OpenAI-compatible model")
 	baseURL := fs.String("base-url", "https://api.openai.com/v1", "the endpoint's base URL (with --live)")
 	model := fs.String("model", "", "the model (with --live)")
 	provider := fs.String("provider", "", "provider name recorded in request headers (default: openai-compatible, or playbook)")
+	pace := fs.Duration("pace", 0, "stream the playbook at this pause per chunk, like a live model (e.g. 20ms)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageError(e, "record", "%v", err)
@@ -99,7 +113,11 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fail(e, "record", err)
 		}
-		opts.Driver, opts.Model, opts.Provider = playbook.NewDriver(pb, path), "playbook", "playbook"
+		var d llm.Driver = playbook.NewDriver(pb, path)
+		if *pace > 0 {
+			d = paced{llm.Paced(d, *pace), d}
+		}
+		opts.Driver, opts.Model, opts.Provider = d, "playbook", "playbook"
 	}
 	if *provider != "" {
 		opts.Provider = *provider
