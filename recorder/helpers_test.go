@@ -52,6 +52,10 @@ func tree(dir string) map[string]string {
 			out[rel+"/"] = ""
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			out[rel] = "(" + d.Type().String() + ")"
+			return nil
+		}
 		b, err := os.ReadFile(p)
 		Expect(err).NotTo(HaveOccurred())
 		out[rel] = string(b)

@@ -340,7 +340,7 @@ func save(dir string, files map[string][]byte) error {
 		}
 	}
 	for name, b := range files {
-		if err := writeSynced(filepath.Join(tmp, name), b); err != nil {
+		if err := writeFile(filepath.Join(tmp, name), b); err != nil {
 			return fmt.Errorf("recorder: %w", err)
 		}
 	}
@@ -361,6 +361,10 @@ func save(dir string, files map[string][]byte) error {
 func isRecordedLog(name string) bool {
 	return name == session.RootFile || (strings.HasPrefix(name, "session.") && strings.HasSuffix(name, ".jsonl"))
 }
+
+// writeFile writes a new fixture file; tests replace it to simulate a full
+// disk.
+var writeFile = writeSynced
 
 func writeSynced(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)

@@ -107,7 +107,7 @@ var _ = Describe("a recording that does not finish", func() {
 		pb.Sessions["root"] = pb.Sessions["root"][:2]
 		_, err = record(context.Background(), dir, playbook.NewDriver(pb, path))
 		Expect(err).To(MatchError(playbook.ErrExhausted))
-		Expect(err.Error()).To(ContainSubstring(`session "root" asked for model turn 3 (turn 2 step 2), the playbook has 2; add a turn to sessions.root`))
+		Expect(err.Error()).To(ContainSubstring(`sessions.root asked for model turn 3 (turn 2 step 2), the playbook has 2; add a turn to sessions.root`))
 		Expect(tree(dir)).To(Equal(before))
 	})
 

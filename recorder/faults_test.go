@@ -1,0 +1,45 @@
+package recorder_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/agentsnap/agentsnap/recorder"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("a recording that cannot be written", Label("faults"), func() {
+	var dir string
+	var before map[string]string
+	BeforeEach(func() {
+		dir = scaffold("fork/codeword")
+		_, err := record(context.Background(), dir, playbookDriver(dir))
+		Expect(err).NotTo(HaveOccurred())
+		before = tree(dir)
+	})
+
+	DescribeTable("fails clearly on a full disk and leaves nothing half-written",
+		func(after int) {
+			DeferCleanup(recorder.FailWritesAfter(after))
+			_, err := record(context.Background(), dir, playbookDriver(dir))
+			Expect(err).To(MatchError(syscall.ENOSPC))
+			Expect(err.Error()).To(ContainSubstring("no space left on device"))
+			Expect(tree(dir)).To(Equal(before), "the old fixture is untouched and no temporary folder is left")
+		},
+		Entry("on the first file", 0),
+		Entry("on a later file", 2),
+	)
+
+	It("refuses to copy a fixture entry that is not a plain file, leaving the fixture as it was", func() {
+		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
+		before = tree(dir)
+		_, err := record(context.Background(), dir, playbookDriver(dir))
+		Expect(err).To(MatchError(ContainSubstring("pipe is not a regular file; a fixture holds plain files only")))
+		Expect(tree(dir)).To(Equal(before))
+		_, statErr := os.Stat(filepath.Join(dir, "pipe"))
+		Expect(statErr).NotTo(HaveOccurred())
+	})
+})
