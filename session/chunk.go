@@ -83,6 +83,40 @@ func (b Block) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
+// decodeBlock decodes the block of a block-end chunk. It is on the hot path
+// of derivation (the block repeats the whole text of its deltas), so it
+// reads the members itself rather than through encoding/json. Unknown
+// members are ignored, as they are by encoding/json; null is no block.
+func decodeBlock(val []byte) (*Block, error) {
+	if jsonscan.IsNull(val) {
+		return nil, nil
+	}
+	b := &Block{}
+	err := jsonscan.Members(val, func(key []byte, esc bool, v []byte) error {
+		if esc {
+			key = []byte(jsonscan.Key(key, esc))
+		}
+		var err error
+		switch string(key) {
+		case "type":
+			b.Type, err = internString(knownChunkTypes, v)
+		case "text":
+			b.Text, err = optString(v)
+		case "id":
+			b.ID, err = optString(v)
+		case "name":
+			b.Name, err = optString(v)
+		case "arguments":
+			b.Arguments, err = optString(v)
+		}
+		if err != nil {
+			return fmt.Errorf("block member %q: %w", key, err)
+		}
+		return nil
+	})
+	return b, err
+}
+
 // Usage is the token accounting of one model call.
 type Usage struct {
 	InputTokens     int  `json:"inputTokens"`
@@ -193,22 +227,21 @@ func (c *Chunk) decode(b []byte) error {
 	}
 	c.Type = typ
 	err = jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
-		k := string(key)
 		if esc {
-			k = jsonscan.Key(key, esc)
+			key = []byte(jsonscan.Key(key, esc))
 		}
-		if k == "type" {
+		if string(key) == "type" {
 			return nil
 		}
-		if !chunkOwns(typ, k) {
+		if !chunkOwns(typ, key) {
 			if c.Extra == nil {
 				c.Extra = map[string]json.RawMessage{}
 			}
-			c.Extra[k] = slices.Clone(val)
+			c.Extra[jsonscan.Key(key, false)] = slices.Clone(val)
 			return nil
 		}
-		if err := c.decodeMember(k, val); err != nil {
-			return fmt.Errorf("%s chunk member %q: %w", typ, k, err)
+		if err := c.decodeMember(key, val); err != nil {
+			return fmt.Errorf("%s chunk member %q: %w", typ, key, err)
 		}
 		return nil
 	})
@@ -229,10 +262,13 @@ func chunkType(b []byte) (string, error) {
 	var typ string
 	var err error
 	walkErr := jsonscan.Members(b, func(key []byte, esc bool, val []byte) error {
-		if jsonscan.Key(key, esc) != "type" {
+		if esc {
+			key = []byte(jsonscan.Key(key, esc))
+		}
+		if string(key) != "type" {
 			return nil
 		}
-		if typ, err = jsonscan.String(val); err != nil {
+		if typ, err = internString(knownChunkTypes, val); err != nil {
 			err = fmt.Errorf(`chunk member "type": %w`, err)
 		}
 		return errFound
@@ -246,9 +282,19 @@ func chunkType(b []byte) (string, error) {
 	return typ, err
 }
 
+// knownChunkTypes holds one copy of each chunk type (see knownTypes).
+var knownChunkTypes = map[string]string{}
+
+func init() {
+	for _, t := range []string{ChunkBlockStart, ChunkTextDelta, ChunkReasoningDelta, ChunkToolCallDelta,
+		ChunkBlockEnd, ChunkUsage, ChunkFinish, BlockText, BlockReasoning, BlockToolCall} {
+		knownChunkTypes[t] = t
+	}
+}
+
 // chunkOwns reports whether the encoding of chunk type typ writes member key.
-func chunkOwns(typ, key string) bool {
-	switch key {
+func chunkOwns(typ string, key []byte) bool {
+	switch string(key) {
 	case "index":
 		switch typ {
 		case ChunkBlockStart, ChunkTextDelta, ChunkReasoningDelta, ChunkToolCallDelta, ChunkBlockEnd:
@@ -271,15 +317,15 @@ func chunkOwns(typ, key string) bool {
 }
 
 // decodeMember decodes one member the chunk's type owns.
-func (c *Chunk) decodeMember(k string, val []byte) error {
+func (c *Chunk) decodeMember(key []byte, val []byte) error {
 	var err error
-	switch k {
+	switch string(key) {
 	case "index":
 		var n int64
 		n, err = jsonscan.Int(val)
 		c.Index = int(n)
 	case "blockType":
-		c.BlockType, err = jsonscan.String(val)
+		c.BlockType, err = internString(knownChunkTypes, val)
 	case "text":
 		c.Text, err = jsonscan.String(val)
 	case "id":
@@ -289,8 +335,7 @@ func (c *Chunk) decodeMember(k string, val []byte) error {
 	case "argumentsDelta":
 		c.ArgumentsDelta, err = jsonscan.String(val)
 	case "block":
-		c.Block = &Block{}
-		err = json.Unmarshal(val, c.Block)
+		c.Block, err = decodeBlock(val)
 	case "usage":
 		c.Usage = &Usage{}
 		err = json.Unmarshal(val, c.Usage)

@@ -188,6 +188,16 @@ var _ = Describe("Reader details", func() {
 		Expect(string(session.Encode(&l.Header, l.Events))).To(Equal(lines(rootHeader, line)))
 	})
 
+	It("reads an unknown member name with invalid UTF-8 the way it writes it back", func() {
+		line := "{\"type\":\"x/odd\",\"seq\":0,\"time\":1,\"k\xff\":1}"
+		l, err := session.Read(strings.NewReader(lines(rootHeader, line)), "x.jsonl")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Events[0].Extra).To(HaveKey("k\ufffd"))
+		back, err := session.Read(strings.NewReader(string(session.Encode(&l.Header, l.Events))), "y.jsonl")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back.Events).To(Equal(l.Events))
+	})
+
 	It("names the input <input> when no name is given", func() {
 		_, err := session.Read(strings.NewReader(""), "")
 		Expect(err).To(MatchError(HavePrefix("<input>:1: ")))

@@ -96,6 +96,7 @@ var _ = Describe("bad logs", func() {
 			Expect(err).To(MatchError("odd.jsonl:2: " + message))
 		},
 		Entry("no type", `{"seq":0,"time":1}`, `event has no "type"`),
+		Entry("an empty type", `{"type":"","seq":0,"time":1}`, `event has an empty "type"`),
 		Entry("no seq", `{"type":"turn/start","time":1}`, `event "turn/start" has no "seq"`),
 		Entry("no time", `{"type":"turn/start","seq":0}`, `event "turn/start" has no "time"`),
 		Entry("a seq that is a string", `{"type":"turn/start","seq":"0","time":1}`, `member "seq": expected an integer, found a string`),
@@ -180,4 +181,3 @@ var _ = Describe("bad logs", func() {
 		Expect(errs[0]).To(MatchError(session.ErrSeqGap))
 	})
 })
-

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -101,9 +100,6 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return b[:len(b)-1], nil
 }
 
-// errPacked signals that a line is a packed row; parseLine's caller expands it.
-var errPacked = errors.New("packed row")
-
 // rawLine is a decoded event line before packed-row expansion.
 type rawLine struct {
 	ev          Event
@@ -120,15 +116,15 @@ func parseLine(line []byte) (rawLine, error) {
 	var sawType bool
 	var seq0, time0 []byte // decoded only on packed rows; verbatim otherwise
 	err := jsonscan.Object(line, func(key []byte, esc bool, val []byte) error {
-		var err error
-		k := string(key)
 		if esc {
-			k = jsonscan.Key(key, esc)
+			key = []byte(jsonscan.Key(key, esc))
 		}
-		switch k {
+		var err error
+		// switch string(key) compares without allocating a string.
+		switch string(key) {
 		case "type":
 			sawType = true
-			r.ev.Type, err = jsonscan.String(val)
+			r.ev.Type, err = internString(knownTypes, val)
 		case "seq":
 			r.hasSeq = true
 			r.ev.Seq, err = jsonscan.Int(val)
@@ -148,10 +144,12 @@ func parseLine(line []byte) (rawLine, error) {
 		case "time0":
 			time0 = val
 		default:
-			r.ev.keepExtra(k, val)
+			// Key again: an unknown name may hold invalid UTF-8, which must
+			// read as the writer would write it back.
+			r.ev.keepExtra(jsonscan.Key(key, false), val)
 		}
 		if err != nil {
-			return fmt.Errorf("member %q: %w", k, err)
+			return fmt.Errorf("member %q: %w", key, err)
 		}
 		return nil
 	})
@@ -160,6 +158,10 @@ func parseLine(line []byte) (rawLine, error) {
 	}
 	if !sawType {
 		return r, errors.New(`event has no "type"`)
+	}
+	if r.ev.Type == "" {
+		// A writer refuses it too (Validate), so it can only be damage.
+		return r, errors.New(`event has an empty "type"`)
 	}
 	switch r.ev.Type {
 	case TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks:
@@ -207,7 +209,28 @@ func (r *rawLine) packedHead(seq0, time0 []byte) error {
 	return nil
 }
 
-func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+// knownTypes holds one copy of each common event type, so that reading
+// them allocates no string per line.
+var knownTypes = map[string]string{}
 
-// cloneBytes copies b so callers may reuse their buffers.
-func cloneBytes(b []byte) []byte { return slices.Clone(b) }
+func init() {
+	for _, t := range []string{TypeTurnStart, TypeUserMessage, TypeStepStart, TypeRequestHeader,
+		TypeAssistantChunk, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeStepEnd,
+		TypeTurnEnd, TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks} {
+		knownTypes[t] = t
+	}
+}
+
+// internString decodes a raw JSON string, returning the copy in known if
+// there is one. A string without escapes is its own bytes, so a match of
+// the inner bytes is exact.
+func internString(known map[string]string, val []byte) (string, error) {
+	if len(val) >= 2 && val[0] == '"' {
+		if t, ok := known[string(val[1:len(val)-1])]; ok {
+			return t, nil
+		}
+	}
+	return jsonscan.String(val)
+}
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }

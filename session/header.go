@@ -138,7 +138,7 @@ func parseHeader(line []byte) (*Header, error) {
 			sawCreated = true
 			h.CreatedAt, err = jsonscan.Int(val)
 		case "cwd":
-			h.Cwd, err = jsonscan.String(val)
+			h.Cwd, err = optString(val)
 		case "parentSession":
 			h.ParentSession, err = optString(val)
 		case "seedLength":

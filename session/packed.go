@@ -37,7 +37,13 @@ func expandPacked(raw *rawLine, next int64) ([]Event, error) {
 	id, name := d.Chunk.ID, d.Chunk.Name
 	evs := make([]Event, len(row.texts))
 	t := raw.time0
-	var buf []byte
+	// One buffer for every delta's data; each event's Data is a capped
+	// window of it, so the row costs one allocation, not one per delta.
+	size := 0
+	for _, s := range row.texts {
+		size += len(s) + 96
+	}
+	buf := make([]byte, 0, size+len(id)+len(name))
 	for i, s := range row.texts {
 		if i > 0 {
 			t += row.dt[i-1]

@@ -20,8 +20,10 @@ type ParseError struct {
 	Err  error
 }
 
+// Error returns "file:line: " followed by what is wrong.
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
 
+// Unwrap returns the cause, which matches the Err* sentinels with errors.Is.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // Errors a ParseError may wrap, for errors.Is.
@@ -104,10 +106,14 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	return line, last, nil
 }
 
-// Header reads and returns line 1.
+// Header reads and returns line 1. Once the header is read it is returned
+// again without error, whatever later lines hold.
 func (r *Reader) Header() (*Header, error) {
-	if r.header != nil || r.err != nil {
-		return r.header, r.err
+	if r.header != nil {
+		return r.header, nil
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	line, _, err := r.readLine()
 	if errors.Is(err, io.EOF) {
@@ -229,10 +235,14 @@ type Log struct {
 }
 
 // Seed returns the inherited prefix: the events before SeedLength.
-func (l *Log) Seed() []Event { return l.Events[:l.Header.SeedLength] }
+// A SeedLength outside the log (possible only in a hand-built Log; the
+// reader refuses it) is clamped, so Seed and Own never panic.
+func (l *Log) Seed() []Event { return l.Events[:l.seedEnd()] }
 
 // Own returns the session's own events: the events from SeedLength on.
-func (l *Log) Own() []Event { return l.Events[l.Header.SeedLength:] }
+func (l *Log) Own() []Event { return l.Events[l.seedEnd():] }
+
+func (l *Log) seedEnd() int { return min(max(l.Header.SeedLength, 0), len(l.Events)) }
 
 // Read reads a whole log from r; name is used in errors.
 func Read(r io.Reader, name string) (*Log, error) {

@@ -5,11 +5,8 @@
 package jsonscan
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -21,6 +18,7 @@ type SyntaxError struct {
 	Msg    string
 }
 
+// Error describes the problem and its 1-based byte position.
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.Msg, e.Offset+1) }
 
 func errAt(off int, format string, args ...any) error {
@@ -94,6 +92,14 @@ func SkipString(b []byte, i int) (end int, escaped bool, err error) {
 	start := i
 	i++
 	for i < len(b) {
+		// Skip the plain run at table speed; the switch sees only the
+		// bytes that end or interrupt it.
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -122,6 +128,14 @@ func SkipString(b []byte, i int) (end int, escaped bool, err error) {
 	}
 	return start, escaped, errAt(start, "unterminated string")
 }
+
+// plain marks the bytes that may stand for themselves inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex4(h []byte) bool {
 	for _, c := range h {
@@ -253,6 +267,7 @@ func members(b []byte, i, depth int, fn func(key []byte, escaped bool, val []byt
 // ErrNotObject is returned by Object when the text is valid JSON but not an object.
 type ErrNotObject struct{ Found string }
 
+// Error names the kind of value found instead of an object.
 func (e *ErrNotObject) Error() string { return "expected a JSON object, found " + e.Found }
 
 // Object validates that b is exactly one JSON object (surrounding space
@@ -304,42 +319,29 @@ func Kind(c byte) string {
 	}
 }
 
-// Key returns the member name as a string, decoding escapes when present.
-func Key(key []byte, escaped bool) string {
-	if !escaped {
-		return string(key)
-	}
-	s, _ := unquote(append(append([]byte{'"'}, key...), '"'))
-	return s
-}
-
-// String decodes a raw JSON string value.
-func String(val []byte) (string, error) {
-	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
-		return "", fmt.Errorf("expected a string, found %s", found(val))
-	}
-	return unquote(val)
-}
-
-func unquote(val []byte) (string, error) {
-	inner := val[1 : len(val)-1]
-	// Most strings of a log (deltas, ids, prose in any language) hold no
-	// escape; those need no decoder, only a UTF-8 check, because invalid
-	// bytes decode to U+FFFD as encoding/json does.
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), nil
-	}
-	var s string
-	if err := json.Unmarshal(val, &s); err != nil {
-		return "", err
-	}
-	return s, nil
-}
-
 // Int decodes a raw JSON integer value.
 func Int(val []byte) (int64, error) {
 	if len(val) == 0 || !(val[0] == '-' || val[0] >= '0' && val[0] <= '9') {
 		return 0, fmt.Errorf("expected an integer, found %s", found(val))
+	}
+	// Seqs and times are decoded on every line; up to 18 digits cannot
+	// overflow, so they need neither strconv nor a string copy.
+	digits := val
+	if val[0] == '-' {
+		digits = val[1:]
+	}
+	if len(digits) > 0 && len(digits) <= 18 {
+		var n int64
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("expected an integer, found %s", val)
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if val[0] == '-' {
+			n = -n
+		}
+		return n, nil
 	}
 	n, err := strconv.ParseInt(string(val), 10, 64)
 	if err != nil {
@@ -442,57 +444,4 @@ func Members(val []byte, fn func(key []byte, escaped bool, val []byte) error) er
 	}
 	_, err := members(val, 0, 1, fn)
 	return err
-}
-
-// AppendString appends s as a JSON string. Unlike encoding/json it does not
-// escape <, > and &, so logs stay readable; the output is still valid JSON
-// and decodes to the same string.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			if r == '\u2028' || r == '\u2029' {
-				dst = append(dst, s[start:i]...)
-				dst = fmt.Appendf(dst, `\u%04x`, r)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, `\"`...)
-		case '\\':
-			dst = append(dst, `\\`...)
-		case '\n':
-			dst = append(dst, `\n`...)
-		case '\r':
-			dst = append(dst, `\r`...)
-		case '\t':
-			dst = append(dst, `\t`...)
-		default:
-			dst = fmt.Appendf(dst, `\u%04x`, c)
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

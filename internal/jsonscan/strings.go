@@ -1,0 +1,162 @@
+package jsonscan
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Key returns the member name as a string, decoding escapes when present
+// and turning invalid UTF-8 into U+FFFD, as encoding/json does.
+func Key(key []byte, escaped bool) string {
+	if !escaped && utf8.Valid(key) {
+		return string(key)
+	}
+	s, _ := unquote(append(append([]byte{'"'}, key...), '"'))
+	return s
+}
+
+// String decodes a raw JSON string value.
+func String(val []byte) (string, error) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
+		return "", fmt.Errorf("expected a string, found %s", found(val))
+	}
+	return unquote(val)
+}
+
+func unquote(val []byte) (string, error) {
+	inner := val[1 : len(val)-1]
+	// Most strings of a log (deltas, ids, prose in any language) hold no
+	// escape; those need no decoder, only a UTF-8 check, because invalid
+	// bytes decode to U+FFFD as encoding/json does.
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), nil
+	}
+	// String is exported: val may never have been validated, and the
+	// decoder trusts its escapes.
+	if end, _, err := SkipString(val, 0); err != nil || end != len(val) {
+		return "", fmt.Errorf("expected a string, found broken JSON %.40q", val)
+	}
+	return decodeEscaped(inner), nil
+}
+
+// decodeEscaped decodes the inner bytes of a valid JSON string that holds
+// escapes or invalid UTF-8, with encoding/json's rules: a lone or broken
+// surrogate and every invalid byte become U+FFFD.
+func decodeEscaped(inner []byte) string {
+	out := make([]byte, 0, len(inner))
+	for i := 0; i < len(inner); {
+		c := inner[i]
+		switch {
+		case c == '\\':
+			i++
+			switch e := inner[i]; e {
+			case 'u':
+				r := hex4(inner[i+1 : i+5])
+				i += 5
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+6 <= len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
+						r2 = hex4(inner[i+2 : i+6])
+					}
+					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+						r = pair
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				out = append(out, unescape[e])
+				i++
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(inner[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, r)
+			} else {
+				out = append(out, inner[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(out)
+}
+
+// unescape maps the character after a backslash to the byte it stands for.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 decodes four hex digits already checked by SkipString.
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// AppendString appends s as a JSON string. Unlike encoding/json it does not
+// escape <, > and &, so logs stay readable; the output is still valid JSON
+// and decodes to the same string.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			if r == '\u2028' || r == '\u2029' {
+				dst = append(dst, s[start:i]...)
+				dst = fmt.Appendf(dst, `\u%04x`, r)
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, `\"`...)
+		case '\\':
+			dst = append(dst, `\\`...)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			dst = fmt.Appendf(dst, `\u%04x`, c)
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
