@@ -1,14 +1,14 @@
 package llm
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
 )
 
 // Assembler builds the assistant message of one model call from its chunks.
-// Blocks appear in the message in the order they started.
+// Blocks appear in the message in the order they started. The zero value is
+// ready to use; an Assembler is not safe for concurrent use.
 type Assembler struct {
 	blocks map[int]*block
 	order  []int
@@ -45,11 +45,13 @@ func (a *Assembler) Add(c Chunk) {
 	case session.ChunkReasoningDelta:
 		get(c.Index, session.BlockReasoning).text.WriteString(c.Text)
 	case session.ChunkToolCallDelta:
+		// The first delta that names the call wins: providers send id and
+		// name once, and a later stray value must not rename the call.
 		b := get(c.Index, session.BlockToolCall)
-		if c.ID != "" {
+		if b.id == "" {
 			b.id = c.ID
 		}
-		if c.Name != "" {
+		if b.name == "" {
 			b.name = c.Name
 		}
 		b.text.WriteString(c.ArgumentsDelta)
@@ -68,8 +70,7 @@ func (a *Assembler) Add(c Chunk) {
 // block wins over the deltas seen for it.
 func (a *Assembler) Message() Message {
 	m := Message{Role: session.RoleAssistant, Content: []session.Part{}}
-	order := slices.Clone(a.order)
-	for _, i := range order {
+	for _, i := range a.order {
 		b := a.blocks[i]
 		var p session.Part
 		switch {

@@ -1,8 +1,8 @@
 package llm
 
 import (
-	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -59,15 +59,19 @@ func StreamMessage(m Message, usage *session.Usage, finish string) []Chunk {
 
 // SplitDeltas cuts s the way a model streams it: each piece is a word with
 // the space before it, and long words are cut every 8 bytes at a rune
-// boundary. Joining the pieces gives s back.
+// boundary. Joining the pieces gives s back, byte for byte, even when s is
+// not valid UTF-8.
 func SplitDeltas(s string) []string {
 	var out []string
 	start := 0
+	prevSpace := false
 	for i, r := range s {
-		if i > start && unicode.IsSpace(r) && !unicode.IsSpace(rune(s[i-1])) {
+		space := unicode.IsSpace(r)
+		if i > start && space && !prevSpace {
 			out = append(out, cutLong(s[start:i])...)
 			start = i
 		}
+		prevSpace = space
 	}
 	if start < len(s) {
 		out = append(out, cutLong(s[start:])...)
@@ -75,19 +79,22 @@ func SplitDeltas(s string) []string {
 	return out
 }
 
+// cutLong cuts w into pieces of at most 8 bytes, ending each at a rune
+// boundary. It slices w rather than re-encoding runes, so invalid UTF-8
+// survives unchanged.
 func cutLong(w string) []string {
 	const max = 8
 	if len(w) <= max {
 		return []string{w}
 	}
 	var out []string
-	var b strings.Builder
-	for _, r := range w {
-		if b.Len() > 0 && b.Len()+len(string(r)) > max {
-			out = append(out, b.String())
-			b.Reset()
+	start := 0
+	for i := range w {
+		_, size := utf8.DecodeRuneInString(w[i:])
+		if i > start && i-start+size > max {
+			out = append(out, w[start:i])
+			start = i
 		}
-		b.WriteRune(r)
 	}
-	return append(out, b.String())
+	return append(out, w[start:])
 }

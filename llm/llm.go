@@ -65,16 +65,22 @@ func (f DriverFunc) Stream(ctx context.Context, req *Request) (iter.Seq[Chunk], 
 	return f(ctx, req)
 }
 
-// Missing finish codes used by [Normalize].
+// Failure codes for streams that end abnormally.
 const (
+	// CodeNoFinish is the code of the error finish [Normalize] adds to a
+	// stream that ended without a finish chunk.
 	CodeNoFinish = "NO_FINISH"
-	CodeAborted  = "ABORTED"
+	// CodeAborted is available to drivers that report a cancelled call as
+	// an error; [Normalize] itself ends a cancelled stream with a finish of
+	// kind aborted, which carries no failure.
+	CodeAborted = "ABORTED"
 )
 
 // Normalize wraps a stream so that it ends with exactly one finish chunk:
 // chunks after the first finish are dropped, and a stream that ends without
 // one gets an error finish (or an aborted finish when ctx is done), so a
-// recorded log always closes every model call.
+// recorded log always closes every model call. A consumer that stops early
+// gets nothing more, not even the added finish.
 func Normalize(ctx context.Context, s iter.Seq[Chunk]) iter.Seq[Chunk] {
 	return func(yield func(Chunk) bool) {
 		finished := false
@@ -93,7 +99,7 @@ func Normalize(ctx context.Context, s iter.Seq[Chunk]) iter.Seq[Chunk] {
 			return
 		}
 		if ctx.Err() != nil {
-			yield(Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}})
+			yield(session.Finish(session.FinishAborted))
 			return
 		}
 		yield(session.ErrorFinish(CodeNoFinish, "the model stream ended without a finish chunk"))

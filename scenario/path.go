@@ -20,15 +20,15 @@ var namePart = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // components that are symlinks.
 func FixtureDir(root, name string) (string, error) {
 	if filepath.IsAbs(name) || strings.HasPrefix(name, "/") {
-		return "", fmt.Errorf("%w %q: give CATEGORY/NAME relative to %s, not an absolute path", ErrBadName, name, root)
+		return "", fmt.Errorf("scenario: %w %q: give CATEGORY/NAME relative to %s, not an absolute path", ErrBadName, name, root)
 	}
 	parts := strings.Split(name, "/")
 	if len(parts) != 2 {
-		return "", fmt.Errorf("%w %q: want CATEGORY/NAME, such as fork/codeword", ErrBadName, name)
+		return "", fmt.Errorf("scenario: %w %q: want CATEGORY/NAME, such as fork/codeword", ErrBadName, name)
 	}
 	for _, p := range parts {
 		if !namePart.MatchString(p) {
-			return "", fmt.Errorf("%w %q: %q must be lower-case letters, digits, '-' or '_', starting with a letter or digit", ErrBadName, name, p)
+			return "", fmt.Errorf("scenario: %w %q: %q must be lower-case letters, digits, '-' or '_', starting with a letter or digit", ErrBadName, name, p)
 		}
 	}
 	dir := filepath.Join(root, parts[0], parts[1])
@@ -50,10 +50,10 @@ func noSymlinks(root string, parts []string) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("scenario: %w", err)
 		}
 		if st.Mode()&os.ModeSymlink != 0 {
-			return fmt.Errorf("%w: %s is a symlink; fixtures must be real folders inside %s", ErrBadName, p, root)
+			return fmt.Errorf("scenario: %w: %s is a symlink; fixtures must be real folders inside %s", ErrBadName, p, root)
 		}
 	}
 	return nil
@@ -64,15 +64,15 @@ func noSymlinks(root string, parts []string) error {
 func Within(root, dir string) error {
 	r, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return err
+		return fmt.Errorf("scenario: %w", err)
 	}
 	d, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("scenario: %w", err)
 	}
 	rel, err := filepath.Rel(r, d)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("%w: %s is outside %s", ErrBadName, dir, root)
+		return fmt.Errorf("scenario: %w: %s is outside %s; give a fixture folder inside it", ErrBadName, dir, root)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -11,16 +12,20 @@ import (
 
 // Scaffold creates a new fixture folder root/CATEGORY/NAME holding an
 // example scenario.json and a documented playbook.json, ready for
-// "agentsnap record". It refuses an existing folder.
+// "agentsnap record", and returns its path. The spawn category gets a spawn
+// example, every other category a fork example. It refuses an existing
+// folder (the error wraps fs.ErrExist) and any name FixtureDir refuses. The
+// folder appears whole or not at all: it is built under a temporary name
+// and renamed into place.
 func Scaffold(root, name string) (string, error) {
 	dir, err := FixtureDir(root, name)
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Lstat(dir); err == nil {
-		return "", fmt.Errorf("scenario: %s already exists; pick another name or edit it and run agentsnap record %s", dir, dir)
+		return "", fmt.Errorf("scenario: %s: %w; pick another name, or edit it and run: agentsnap record %s", dir, fs.ErrExist, dir)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", err
+		return "", fmt.Errorf("scenario: %w", err)
 	}
 	category := filepath.Base(filepath.Dir(dir))
 	sc, playbook := exampleFork()

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -93,22 +96,35 @@ func Load(dir string) (*Scenario, error) {
 }
 
 // Parse decodes and validates a scenario.json text; path names it in errors.
+// Every problem with a member names its line. Unknown top-level members are
+// kept in Extra; unknown members inside agent or recorded are refused, since
+// Save could not keep them.
 func Parse(b []byte, path string) (*Scenario, error) {
-	var sc Scenario
-	if err := json.Unmarshal(b, &sc); err != nil {
-		return nil, fmt.Errorf("scenario: %s: %w: %v", path, ErrInvalid, jsonErr(b, err))
+	members, err := objectMembers(b)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %s: %w: %w", path, ErrInvalid, err)
 	}
-	var all map[string]json.RawMessage
-	_ = json.Unmarshal(b, &all)
-	for k, v := range all {
-		switch k {
-		case "description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "maxAttempts", "data", "recorded":
-		default:
+	var sc Scenario
+	var problems []string
+	for _, m := range members {
+		dst := sc.member(m.key)
+		if dst == nil {
+			if known := knownFold(m.key); known != "" {
+				problems = append(problems, fmt.Sprintf("line %d: %q: member names are case-sensitive; write %q", lineAt(b, m.off), m.key, known))
+				continue
+			}
 			if sc.Extra == nil {
 				sc.Extra = map[string]json.RawMessage{}
 			}
-			sc.Extra[k] = v
+			sc.Extra[m.key] = m.raw
+			continue
 		}
+		if err := decodeMember(m, dst); err != nil {
+			problems = append(problems, memberError(b, m, err))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("scenario: %s: %w: %s", path, ErrInvalid, strings.Join(problems, "; "))
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("scenario: %s: %w", path, err)
@@ -116,26 +132,146 @@ func Parse(b []byte, path string) (*Scenario, error) {
 	return &sc, nil
 }
 
-// jsonErr adds a line number to encoding/json's errors.
-func jsonErr(b []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &syn):
-		off = syn.Offset
-	case errors.As(err, &typ):
-		off = typ.Offset
-		err = fmt.Errorf("field %s: want %s, found JSON %s", typ.Field, typ.Type, typ.Value)
+// memberNames lists the members Parse decodes, in the order Encode writes
+// them.
+var memberNames = []string{"description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "maxAttempts", "data", "recorded"}
+
+// member returns where the known member key decodes to, or nil.
+func (sc *Scenario) member(key string) any {
+	switch key {
+	case "description":
+		return &sc.Description
+	case "prompts":
+		return &sc.Prompts
+	case "agent":
+		return &sc.Agent
+	case "maxDepth":
+		return &sc.MaxDepth
+	case "turnTimeout":
+		return &sc.TurnTimeout
+	case "serial":
+		return &sc.Serial
+	case "maxAttempts":
+		return &sc.MaxAttempts
+	case "data":
+		return &sc.Data
+	case "recorded":
+		return &sc.Recorded
 	}
-	if off < 0 {
-		return err
-	}
-	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte{'\n'})
-	return fmt.Errorf("line %d: %w", line, err)
+	return nil
 }
 
-// Validate checks what a run needs.
+// knownFold returns the known member name that key matches ignoring case.
+func knownFold(key string) string {
+	for _, k := range memberNames {
+		if strings.EqualFold(k, key) {
+			return k
+		}
+	}
+	return ""
+}
+
+// jsonMember is one top-level member of a JSON object; off is where its
+// value starts.
+type jsonMember struct {
+	key string
+	raw json.RawMessage
+	off int64
+}
+
+// objectMembers splits a JSON object into its members, keeping where each
+// value starts so errors can name its line.
+func objectMembers(b []byte) ([]jsonMember, error) {
+	var top any
+	if err := json.Unmarshal(b, &top); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, fmt.Errorf("line %d: %w", lineAt(b, syn.Offset), err)
+		}
+		return nil, err
+	}
+	if _, ok := top.(map[string]any); !ok {
+		return nil, fmt.Errorf("line 1: want a JSON object such as {\"prompts\": [\"...\"]}, found %s", jsonKind(top))
+	}
+	// The text is a valid object, so the token walk cannot fail.
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var out []jsonMember
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, jsonMember{key: t.(string), raw: raw, off: dec.InputOffset() - int64(len(raw))})
+	}
+	return out, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "an object"
+}
+
+// decodeMember decodes one member into dst. Objects that map to structs
+// (agent, recorded) must not carry members Save would drop.
+func decodeMember(m jsonMember, dst any) error {
+	t := reflect.TypeOf(dst).Elem()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(m.raw, &obj) == nil {
+			var names []string
+			for f := range t.Fields() {
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				names = append(names, name)
+			}
+			for _, key := range slices.Sorted(maps.Keys(obj)) {
+				if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, key) }) {
+					return fmt.Errorf("unknown member %q; known members: %s", key, strings.Join(names, ", "))
+				}
+			}
+		}
+	}
+	return json.Unmarshal(m.raw, dst)
+}
+
+// memberError names the member, and the line, of a decoding error.
+func memberError(b []byte, m jsonMember, err error) string {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		field := m.key
+		if typ.Field != "" {
+			field += "." + typ.Field
+		}
+		return fmt.Sprintf("line %d: %s: want %s, found JSON %s", lineAt(b, m.off+typ.Offset), field, typ.Type, typ.Value)
+	}
+	return fmt.Sprintf("line %d: %s: %v", lineAt(b, m.off), m.key, err)
+}
+
+func lineAt(b []byte, off int64) int {
+	return 1 + bytes.Count(b[:min(max(int(off), 0), len(b))], []byte{'\n'})
+}
+
+// Validate checks what a run needs and reports every problem at once.
 func (sc *Scenario) Validate() error {
 	var problems []string
 	if len(sc.Prompts) == 0 {
@@ -150,9 +286,15 @@ func (sc *Scenario) Validate() error {
 		if _, ok := catalogue[name]; !ok {
 			problems = append(problems, fmt.Sprintf("agent.tools[%d]: unknown tool %q; known tools: %s", i, name, strings.Join(ToolNames(), ", ")))
 		}
+		if j := slices.Index(sc.Agent.Tools, name); j < i {
+			problems = append(problems, fmt.Sprintf("agent.tools[%d]: %q is already agent.tools[%d]; list each tool once", i, name, j))
+		}
 	}
 	if sc.MaxDepth < 0 {
 		problems = append(problems, fmt.Sprintf("maxDepth is %d; use 1 or more (0 means the default, 2)", sc.MaxDepth))
+	}
+	if sc.MaxAttempts < 0 {
+		problems = append(problems, fmt.Sprintf("maxAttempts is %d; use 1 or more (0 means 1)", sc.MaxAttempts))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
@@ -170,25 +312,32 @@ func (sc *Scenario) Save(dir string) error {
 	return atomicfile.WriteFile(filepath.Join(dir, File), b, 0o644)
 }
 
-// Encode returns the scenario.json text.
+// Encode returns the scenario.json text: the known members in a fixed
+// order, then the unknown ones of Extra sorted by name.
 func (sc *Scenario) Encode() ([]byte, error) {
 	type plain Scenario
 	known, err := marshal((*plain)(sc))
 	if err != nil {
 		return nil, err
 	}
-	if len(sc.Extra) > 0 {
-		var m map[string]json.RawMessage
-		_ = json.Unmarshal(known, &m)
-		for k, v := range sc.Extra {
-			m[k] = v
+	buf := bytes.TrimSuffix(known, []byte("}"))
+	for _, k := range slices.Sorted(maps.Keys(sc.Extra)) {
+		if knownFold(k) != "" {
+			continue // a known member is written from its field
 		}
-		if known, err = marshal(m); err != nil {
-			return nil, err
+		key, _ := marshal(k)
+		val, err := marshal(sc.Extra[k])
+		if err != nil {
+			return nil, fmt.Errorf("scenario: member %q: %w", k, err)
 		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(append(append(buf, key...), ':'), val...)
 	}
+	buf = append(buf, '}')
 	var out bytes.Buffer
-	if err := json.Indent(&out, known, "", "  "); err != nil {
+	if err := json.Indent(&out, buf, "", "  "); err != nil {
 		return nil, err
 	}
 	out.WriteByte('\n')

@@ -69,7 +69,10 @@ func lookupTool(sc *Scenario) agent.Tool {
 				return "", err
 			}
 			v, ok := sc.Data[args.Key]
-			if !ok {
+			switch {
+			case !ok && len(sc.Data) == 0:
+				return "", fmt.Errorf("no fact with key %q; there are no facts", args.Key)
+			case !ok:
 				return "", fmt.Errorf("no fact with key %q; known keys: %s", args.Key, strings.Join(slices.Sorted(maps.Keys(sc.Data)), ", "))
 			}
 			return v, nil

@@ -15,10 +15,18 @@ import (
 )
 
 // Render returns the transcript of the tree formed by logs (in any order).
+// It fails when the logs are not one tree or a log's seedLength is past its
+// events.
 func Render(logs []*session.Log) (string, error) {
 	ordered, err := session.LineageOrder(logs)
 	if err != nil {
 		return "", fmt.Errorf("transcript: %w", err)
+	}
+	for _, l := range ordered {
+		// Logs built in memory skip the reader's check, and Seed would panic.
+		if n := l.Header.SeedLength; n < 0 || n > len(l.Events) {
+			return "", fmt.Errorf("transcript: session %s: %w: seedLength %d, %d events", l.Header.ID, session.ErrSeedPastEnd, n, len(l.Events))
+		}
 	}
 	labels := Labels(ordered)
 	var b strings.Builder
@@ -96,13 +104,16 @@ type writer struct {
 	b *strings.Builder
 }
 
+// line writes text under a label, continuation lines aligned after the
+// label. Trailing spaces are cut from every line, so editors that strip
+// them cannot break a golden; the session logs still hold the exact text.
 func (w *writer) line(indent int, label, text string) {
 	pad := strings.Repeat("  ", indent)
 	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	fmt.Fprintf(w.b, "%s%s%s\n", pad, label, lines[0])
+	fmt.Fprintf(w.b, "%s\n", strings.TrimRight(pad+label+lines[0], " \t"))
 	cont := pad + strings.Repeat(" ", len(label))
 	for _, l := range lines[1:] {
-		fmt.Fprintf(w.b, "%s%s\n", strings.TrimRight(cont+l, " "), "")
+		fmt.Fprintf(w.b, "%s\n", strings.TrimRight(cont+l, " \t"))
 	}
 }
 

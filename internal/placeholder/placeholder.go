@@ -6,6 +6,7 @@ package placeholder
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -13,8 +14,10 @@ import (
 type Pair struct{ Path, Name string }
 
 // Defaults returns the working folder, the temporary folder and the home
-// folder with their placeholders, longest path first so a folder inside
-// another is replaced before its parent.
+// folder with their placeholders, cleaned (no trailing separator) and
+// longest path first, so a folder inside another is replaced before its
+// parent. Paths shorter than two bytes ("/") are left out: replacing them
+// would rewrite every separator.
 func Defaults() []Pair {
 	var out []Pair
 	if cwd, err := os.Getwd(); err == nil {
@@ -24,15 +27,58 @@ func Defaults() []Pair {
 	if home, err := os.UserHomeDir(); err == nil {
 		out = append(out, Pair{home, "{{home}}"})
 	}
+	for i := range out {
+		out[i].Path = filepath.Clean(out[i].Path)
+	}
 	out = slices.DeleteFunc(out, func(p Pair) bool { return len(p.Path) < 2 })
 	slices.SortStableFunc(out, func(a, b Pair) int { return len(b.Path) - len(a.Path) })
 	return out
 }
 
-// Apply replaces every path of pairs in b, in order.
+// Apply replaces the paths of pairs in b, one pair after another, and
+// returns the result. b itself is never written to, but the result is b when
+// nothing was replaced. A path is replaced only where
+// it ends a path component: "/home/al" is replaced in "/home/al/x" and
+// "/home/al\"", not in "/home/alice". Pairs with an empty path are skipped.
 func Apply(b []byte, pairs []Pair) []byte {
 	for _, p := range pairs {
-		b = bytes.ReplaceAll(b, []byte(p.Path), []byte(p.Name))
+		if p.Path != "" {
+			b = replacePath(b, []byte(p.Path), []byte(p.Name))
+		}
 	}
 	return b
+}
+
+// replacePath replaces each occurrence of path in b that is not followed by
+// a byte that would continue its last component. It returns b unchanged
+// (not a copy) when nothing is replaced.
+func replacePath(b, path, name []byte) []byte {
+	var out []byte
+	replaced := false
+	last := 0
+	for i := 0; i <= len(b)-len(path); {
+		j := bytes.Index(b[i:], path)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(path)
+		if end < len(b) && continuesName(b[end]) {
+			i = j + 1
+			continue
+		}
+		out = append(append(out, b[last:j]...), name...)
+		last, i, replaced = end, end, true
+	}
+	if !replaced {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// continuesName reports whether c, right after a path, makes it a longer
+// file name. A dot does not: sentences end in one more often than sibling
+// folders are named "dir.ext".
+func continuesName(c byte) bool {
+	return c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }

@@ -17,9 +17,9 @@ import (
 
 // Errors of the driver, for errors.Is.
 var (
-	ErrNoSession = errors.New("playbook has no turns for this session")
-	ErrExhausted = errors.New("playbook turns exhausted")
-	ErrUnused    = errors.New("playbook turns left unused")
+	ErrNoSession = errors.New("no turns for this session")
+	ErrExhausted = errors.New("turns exhausted")
+	ErrUnused    = errors.New("turns left unused")
 )
 
 // Driver plays a Playbook. It is safe for concurrent use.
@@ -45,7 +45,10 @@ func Key(ref llm.SessionRef) string {
 	return ref.ParentCallID
 }
 
-// Stream implements llm.Driver.
+// Stream implements llm.Driver. It serves the session's next turn: key
+// "root" for the root session, the creating call's id for a child. The
+// chunks are rendered when Stream is called, so the request may be reused as
+// soon as Stream returns. A hang turn's stream blocks until ctx is done.
 func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
 	key := Key(req.Session)
 	d.mu.Lock()
@@ -56,14 +59,16 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 	}
 	d.mu.Unlock()
 	switch {
+	case !ok && req.Session.IsRoot():
+		return nil, fmt.Errorf("playbook: %s: %w: the root session has no entry; add sessions.%s to the playbook", d.name, ErrNoSession, key)
 	case !ok:
-		return nil, fmt.Errorf("%w: %s: session %s (created by call %s) has no entry; add sessions.%s to the playbook", ErrNoSession, d.name, req.Session.ID, req.Session.ParentCallID, key)
+		return nil, fmt.Errorf("playbook: %s: %w: session %s (created by call %s) has no entry; add sessions.%s to the playbook", d.name, ErrNoSession, req.Session.ID, req.Session.ParentCallID, key)
 	case n >= len(turns):
-		return nil, fmt.Errorf("%w: %s: session %q asked for model turn %d (turn %d step %d), the playbook has %d; add a turn to sessions.%s", ErrExhausted, d.name, key, n+1, req.Turn, req.Step, len(turns), key)
+		return nil, fmt.Errorf("playbook: %s: %w: sessions.%s asked for model turn %d (turn %d step %d), the playbook has %d; add a turn to sessions.%s", d.name, ErrExhausted, key, n+1, req.Turn, req.Step, len(turns), key)
 	}
 	t := turns[n]
+	chunks := t.chunks(req)
 	return func(yield func(llm.Chunk) bool) {
-		chunks := t.chunks(req)
 		for _, c := range chunks {
 			if !yield(c) {
 				return
@@ -71,7 +76,7 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 		}
 		if t.Hang {
 			<-ctx.Done()
-			yield(llm.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}})
+			yield(session.Finish(session.FinishAborted))
 		}
 	}, nil
 }
@@ -139,5 +144,5 @@ func (d *Driver) Unused() error {
 	if len(left) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: %s; the agent took another path than the playbook plans, or the playbook has turns too many", ErrUnused, d.name, strings.Join(left, "; "))
+	return fmt.Errorf("playbook: %s: %w: %s; the agent took another path than the playbook plans, or the playbook has turns too many", d.name, ErrUnused, strings.Join(left, "; "))
 }

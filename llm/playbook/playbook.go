@@ -16,8 +16,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -75,23 +78,172 @@ func Load(path string) (*Playbook, error) {
 	return Parse(b, path)
 }
 
-// Parse decodes and validates a playbook; name is used in errors.
+// Parse decodes and validates a playbook; name is used in errors. Every
+// problem is reported at once, each naming its field, such as
+// sessions.root[1].toolCalls[0].arguments.
 func Parse(b []byte, name string) (*Playbook, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		return nil, fmt.Errorf("playbook: %s: %w: %v", name, ErrInvalid, located(b, err))
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, fmt.Errorf("playbook: %s: %w: want a JSON object with a \"sessions\" member, found %s", name, ErrInvalid, jsonKind(tree))
+	}
+	// encoding/json names a mistyped member without its map keys and
+	// indexes ("sessions.text"), so the shape check finds the exact paths.
+	var problems []string
+	checkShape(tree, reflect.TypeFor[Playbook](), "", &problems)
 	var pb Playbook
-	if err := dec.Decode(&pb); err != nil {
+	var typ *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, &pb); errors.As(err, &typ) {
+		// A mistyped member leaves a half-decoded turn; checking its
+		// content would only add noise.
+		if len(problems) == 0 { // a number too large for an int
+			problems = append(problems, err.Error())
+		}
+		slices.Sort(problems)
+		return nil, fmt.Errorf("playbook: %s: %w: %s", name, ErrInvalid, strings.Join(problems, "; "))
+	} else if err != nil {
 		return nil, fmt.Errorf("playbook: %s: %w: %v", name, ErrInvalid, err)
 	}
-	if err := pb.Validate(); err != nil {
+	if err := pb.check(problems); err != nil {
 		return nil, fmt.Errorf("playbook: %s: %w", name, err)
 	}
 	return &pb, nil
 }
 
+// located adds a line number to encoding/json's syntax errors.
+func located(b []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line := 1 + bytes.Count(b[:min(max(int(syn.Offset), 0), len(b))], []byte{'\n'})
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	return err
+}
+
+// checkShape adds a problem for every member of the decoded JSON v that the
+// Go type t has no field for, and for every value of the wrong JSON type,
+// naming each by its path. Member names match the way encoding/json matches
+// them (ignoring case); null is accepted anywhere, as encoding/json does.
+func checkShape(v any, t reflect.Type, path string, problems *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil {
+		return
+	}
+	want := ""
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			want = "an object"
+			break
+		}
+		checkMembers(obj, t, path, problems)
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			want = "an object"
+			break
+		}
+		for key, elem := range obj {
+			checkShape(elem, t.Elem(), path+"."+key, problems)
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 { // json.RawMessage holds anything
+			return
+		}
+		arr, ok := v.([]any)
+		if !ok {
+			want = "an array"
+			break
+		}
+		for i, elem := range arr {
+			checkShape(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), problems)
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			want = "a string"
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			want = "true or false"
+		}
+	case reflect.Int:
+		if f, ok := v.(float64); !ok || f != math.Trunc(f) {
+			want = "an integer"
+		}
+	}
+	if want != "" {
+		*problems = append(*problems, fmt.Sprintf("%s: want %s, found %s", path, want, jsonKind(v)))
+	}
+}
+
+// checkMembers checks the members of a JSON object decoded into struct t.
+func checkMembers(obj map[string]any, t reflect.Type, path string, problems *[]string) {
+	fields := jsonFields(t)
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		at := strings.TrimPrefix(path+"."+key, ".")
+		i := slices.IndexFunc(fields, func(f jsonField) bool { return strings.EqualFold(f.name, key) })
+		if i < 0 {
+			names := make([]string, len(fields))
+			for j, f := range fields {
+				names[j] = f.name
+			}
+			*problems = append(*problems, fmt.Sprintf("%s: unknown field; known fields here: %s", at, strings.Join(names, ", ")))
+			continue
+		}
+		checkShape(obj[key], fields[i].typ, at, problems)
+	}
+}
+
+// jsonKind names the JSON type of a decoded value, with the value when it
+// is short.
+func jsonKind(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "the string " + abbreviate(json.RawMessage(strconv.Quote(x)))
+	case float64:
+		return "the number " + strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return "the boolean " + strconv.FormatBool(x)
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields lists the JSON member names of a struct type's fields.
+func jsonFields(t reflect.Type) []jsonField {
+	var out []jsonField
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, jsonField{name, f.Type})
+	}
+	return out
+}
+
 // Validate checks the playbook and names the field of every problem.
-func (pb *Playbook) Validate() error {
-	var problems []string
+func (pb *Playbook) Validate() error { return pb.check(nil) }
+
+// check validates the playbook and reports its problems together with the
+// ones the caller found already, sorted.
+func (pb *Playbook) check(problems []string) error {
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if len(pb.Sessions[RootKey]) == 0 {
 		add("sessions.root: the root session has no model turns")
@@ -118,20 +270,7 @@ func (pb *Playbook) Validate() error {
 			if t.Error != nil && t.Error.Code == "" {
 				add("%s.error.code: empty; give a code such as SERVER or RATE_LIMIT", at)
 			}
-			for j, c := range t.ToolCalls {
-				cat := fmt.Sprintf("%s.toolCalls[%d]", at, j)
-				if c.ID == "" || c.Name == "" {
-					add("%s: id and name are required", cat)
-				}
-				if prev, dup := callIDs[c.ID]; dup && c.ID != "" {
-					add("%s.id: %q is also used at %s; tool call ids must be unique in a playbook (children are keyed by them)", cat, c.ID, prev)
-				}
-				callIDs[c.ID] = cat
-				var obj map[string]json.RawMessage
-				if len(c.Arguments) > 0 && json.Unmarshal(c.Arguments, &obj) != nil {
-					add("%s.arguments: must be a JSON object", cat)
-				}
-			}
+			checkCalls(at, t.ToolCalls, callIDs, add)
 		}
 	}
 	for key := range pb.Sessions {
@@ -147,4 +286,37 @@ func (pb *Playbook) Validate() error {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// checkCalls checks the tool calls of the turn at, recording each call's id
+// in callIDs (id -> where) to find duplicates across the playbook.
+func checkCalls(at string, calls []ToolCall, callIDs map[string]string, add func(string, ...any)) {
+	for j, c := range calls {
+		cat := fmt.Sprintf("%s.toolCalls[%d]", at, j)
+		if c.ID == "" || c.Name == "" {
+			add("%s: id and name are required", cat)
+		}
+		if c.ID == RootKey {
+			add("%s.id: %q is the root session's key; give the call another id", cat, c.ID)
+		}
+		if prev, dup := callIDs[c.ID]; dup && c.ID != "" {
+			add("%s.id: %q is also used at %s; tool call ids must be unique in a playbook (children are keyed by them)", cat, c.ID, prev)
+		}
+		callIDs[c.ID] = cat
+		// null decodes into a map without error, so test for a
+		// non-nil map: absent arguments mean {}, null is a mistake.
+		var obj map[string]json.RawMessage
+		if len(c.Arguments) > 0 && (json.Unmarshal(c.Arguments, &obj) != nil || obj == nil) {
+			add("%s.arguments: must be a JSON object, found %s", cat, abbreviate(c.Arguments))
+		}
+	}
+}
+
+// abbreviate quotes a JSON value for an error, cut to a readable length.
+func abbreviate(raw json.RawMessage) string {
+	const max = 40
+	if len(raw) > max {
+		return string(raw[:max]) + "..."
+	}
+	return string(raw)
 }
