@@ -10,7 +10,9 @@ import (
 // no closers. Inspection and conversion read through a Source; a
 // [Coordinator] reads through one too and repairs on top.
 //
-// Methods are safe for concurrent use.
+// Methods are safe for concurrent use. Their errors name the storage (a
+// file, a database) and the session, so a [Coordinator] returns them as
+// they are.
 type Source interface {
 	// Sessions returns the headers of the stored sessions in storage order
 	// (SQLite insertion order, JSONL file order).

@@ -25,10 +25,14 @@ type Store interface {
 	// the events are durable.
 	Append(ctx context.Context, id string, events []session.Event) error
 
-	// Load returns the session's header and all its events.
+	// Load returns the session's header and all its events. A stored log
+	// that ends inside a turn (the process died mid-turn) comes back with
+	// that turn closed (see Closers); Load never writes.
 	Load(ctx context.Context, id string) (*session.Log, error)
 
-	// List returns the headers of all sessions, in creation order.
+	// List returns the headers of all sessions, in creation order: by
+	// createdAt, ties in the order the sessions were created (for sessions
+	// read back from storage, the order they were stored).
 	List(ctx context.Context) ([]session.Header, error)
 
 	// Close releases the store. Later calls fail with ErrClosed.

@@ -86,7 +86,7 @@ func validJSON(b []byte) error {
 	if end != len(b) {
 		return fmt.Errorf("unexpected %s after the value", jsonscan.Describe(b, end))
 	}
-	if bytes.ContainsAny(b, "\n\r") {
+	if bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 {
 		return fmt.Errorf("the value spans lines; a log line must be one line")
 	}
 	return nil

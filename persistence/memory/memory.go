@@ -1,117 +1,110 @@
-// Package memory is an in-memory persistence.Store: for tests and for
-// replays whose logs are only compared, never kept.
 package memory
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// Store is an in-memory persistence.Store. The zero value is not usable;
-// call New.
+// Store is an in-memory persistence.Store. Make one with New or Open.
 type Store struct {
-	mu       sync.Mutex
-	sessions map[string]*session.Log
-	order    []string
-	closed   bool
+	*persistence.Coordinator
 }
 
 // New returns an empty store.
-func New() *Store { return &Store{sessions: map[string]*session.Log{}} }
+func New() *Store { return Open(NewBackend()) }
 
-var _ persistence.Store = (*Store)(nil)
-
-// Create implements persistence.Store.
-func (s *Store) Create(ctx context.Context, h session.Header, seed []session.Event) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// Open returns a store over b, holding whatever b holds: a store closed and
+// opened again on the same Backend sees what a reopened file store sees.
+func Open(b *Backend) *Store {
+	// Listing a memory backend cannot fail.
+	c, err := persistence.New(context.Background(), b)
+	if err != nil {
+		panic(err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return persistence.ErrClosed
-	}
-	if _, ok := s.sessions[h.ID]; ok {
-		return fmt.Errorf("memory: create %s: %w", h.ID, persistence.ErrSessionExists)
-	}
-	if h.SeedLength < 0 || h.SeedLength > len(seed) {
-		return fmt.Errorf("memory: create %s: seedLength %d with a seed of %d events: %w", h.ID, h.SeedLength, len(seed), persistence.ErrBadSeed)
-	}
-	if err := session.Validate(&session.Header{}, seed); err != nil {
-		return fmt.Errorf("memory: create %s: seed: %w", h.ID, err)
-	}
-	s.sessions[h.ID] = &session.Log{Header: h, Events: slices.Clone(seed)}
-	s.order = append(s.order, h.ID)
-	return nil
+	return &Store{c}
 }
 
-// Append implements persistence.Store.
-func (s *Store) Append(ctx context.Context, id string, events []session.Event) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return persistence.ErrClosed
-	}
-	l, ok := s.sessions[id]
-	if !ok {
-		return fmt.Errorf("memory: append to %s: %w", id, persistence.ErrUnknownSession)
-	}
-	next := int64(len(l.Events))
-	for i := range events {
-		if events[i].Seq != next+int64(i) {
-			return fmt.Errorf("memory: append to %s: event %d has seq %d, expected %d: %w", id, i, events[i].Seq, next+int64(i), persistence.ErrOutOfOrder)
-		}
-	}
-	l.Events = append(l.Events, events...)
-	return nil
+// Backend keeps session logs as JSONL bytes in memory. It is safe for
+// concurrent use; Close keeps the logs, so the Backend outlives its stores.
+type Backend struct {
+	mu    sync.Mutex
+	logs  map[string]*memLog
+	order []string
 }
 
-// Load implements persistence.Store.
-func (s *Store) Load(ctx context.Context, id string) (*session.Log, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, persistence.ErrClosed
-	}
-	l, ok := s.sessions[id]
-	if !ok {
-		return nil, fmt.Errorf("memory: load %s: %w", id, persistence.ErrUnknownSession)
-	}
-	return &session.Log{Header: l.Header, Events: slices.Clone(l.Events)}, nil
+type memLog struct {
+	header session.Header
+	buf    []byte // the log's bytes, header line first
 }
 
-// List implements persistence.Store.
-func (s *Store) List(ctx context.Context) ([]session.Header, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, persistence.ErrClosed
-	}
-	out := make([]session.Header, 0, len(s.order))
-	for _, id := range s.order {
-		out = append(out, s.sessions[id].Header)
+var _ persistence.Backend = (*Backend)(nil)
+
+// NewBackend returns an empty backend.
+func NewBackend() *Backend { return &Backend{logs: map[string]*memLog{}} }
+
+// Kind implements persistence.Backend.
+func (b *Backend) Kind() string { return "memory" }
+
+// Where implements persistence.Backend; a memory log has no location.
+func (b *Backend) Where(string) string { return "" }
+
+// Sessions implements persistence.Source.
+func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]session.Header, len(b.order))
+	for i, id := range b.order {
+		out[i] = b.logs[id].header
 	}
 	return out, nil
 }
 
-// Close implements persistence.Store.
-func (s *Store) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
+// Read implements persistence.Source.
+func (b *Backend) Read(ctx context.Context, id string) (*session.Log, error) {
+	b.mu.Lock()
+	l, ok := b.logs[id]
+	var buf []byte
+	if ok {
+		buf = bytes.Clone(l.buf)
+	}
+	b.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("memory: read session %s: %w", id, persistence.ErrUnknownSession)
+	}
+	return session.Read(bytes.NewReader(buf), "memory:"+id)
+}
+
+// Write implements persistence.Backend.
+func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := w.Header.ID
+	l, ok := b.logs[id]
+	switch {
+	case w.New && ok:
+		return fmt.Errorf("memory: write session %s: %w", id, persistence.ErrSessionExists)
+	case w.New:
+		l = &memLog{header: *w.Header, buf: session.AppendHeader(nil, w.Header)}
+		b.logs[id] = l
+		b.order = append(b.order, id)
+	case !ok:
+		return fmt.Errorf("memory: write session %s: %w", id, persistence.ErrUnknownSession)
+	case w.Torn != nil:
+		// Cut the torn line: it follows the last newline.
+		l.buf = l.buf[:bytes.LastIndexByte(l.buf, '\n')+1]
+	case len(l.buf) > 0 && l.buf[len(l.buf)-1] != '\n':
+		l.buf = append(l.buf, '\n')
+	}
+	for i := range w.Events {
+		l.buf = session.AppendEvent(l.buf, &w.Events[i])
+	}
 	return nil
 }
+
+// Close implements persistence.Source. It keeps the logs.
+func (b *Backend) Close() error { return nil }

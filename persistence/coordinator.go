@@ -1,0 +1,305 @@
+package persistence
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Coordinator is the [Store] every backend runs under. It owns per-session
+// ordering, validation, lazy materialisation and crash repair (see the
+// package doc), so a [Backend] only stores bytes.
+//
+// All methods are safe for concurrent use. Calls on one session are
+// serialised; calls on different sessions run in parallel, as far as the
+// backend allows. Close waits for calls in progress.
+type Coordinator struct {
+	b Backend
+
+	// life is held shared by every call and exclusively by Close, so Close
+	// never pulls the backend from under a write.
+	life   sync.RWMutex
+	closed bool
+
+	mu       sync.Mutex // guards sessions and ordinal
+	sessions map[string]*entry
+	ordinal  int
+}
+
+// entry is one session's state. Its fields other than header and ordinal
+// are guarded by mu.
+type entry struct {
+	header  session.Header // fixed at creation
+	ordinal int            // creation order; storage order for stored sessions
+
+	mu     sync.Mutex
+	stored bool            // the backend holds the session
+	seed   []session.Event // the seed while the session is not stored
+	live   bool            // created or written by this Coordinator
+	known  bool            // next, closers and torn reflect the backend
+
+	next    int64           // the seq the next Append starts at, closers counted
+	closers []session.Event // closers of an interrupted turn, not yet written
+	torn    *session.TornLine
+}
+
+var _ Store = (*Coordinator)(nil)
+
+// New returns a Store over b. It reads the stored headers once; the store
+// then assumes it is the only writer of b. Closing the store closes b.
+func New(ctx context.Context, b Backend) (*Coordinator, error) {
+	headers, err := b.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &Coordinator{b: b, sessions: make(map[string]*entry, len(headers))}
+	for _, h := range headers {
+		if _, dup := c.sessions[h.ID]; dup {
+			return nil, fmt.Errorf("%s: session %s is stored twice (%s)", b.Kind(), h.ID, b.Where(h.ID))
+		}
+		c.sessions[h.ID] = &entry{header: h, ordinal: c.ordinal, stored: true}
+		c.ordinal++
+	}
+	return c, nil
+}
+
+// Backend returns the storage under the store, for reading it as stored.
+func (c *Coordinator) Backend() Backend { return c.b }
+
+// fail wraps err with the backend, the operation and where the session is.
+func (c *Coordinator) fail(op, id string, err error) error {
+	if w := c.b.Where(id); w != "" {
+		return fmt.Errorf("%s: %s session %s (%s): %w", c.b.Kind(), op, id, w, err)
+	}
+	return fmt.Errorf("%s: %s session %s: %w", c.b.Kind(), op, id, err)
+}
+
+// enter starts a call: it checks ctx and holds the store open until the
+// returned function runs.
+func (c *Coordinator) enter(ctx context.Context) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c.life.RLock()
+	if c.closed {
+		c.life.RUnlock()
+		return nil, ErrClosed
+	}
+	return c.life.RUnlock, nil
+}
+
+func (c *Coordinator) lookup(op, id string) (*entry, error) {
+	c.mu.Lock()
+	e := c.sessions[id]
+	c.mu.Unlock()
+	if e == nil {
+		return nil, c.fail(op, id, ErrUnknownSession)
+	}
+	return e, nil
+}
+
+// Create implements [Store]. It validates h and seed and keeps them in
+// memory until the first Append; the caller must not modify seed after.
+func (c *Coordinator) Create(ctx context.Context, h session.Header, seed []session.Event) error {
+	const op = "create"
+	leave, err := c.enter(ctx)
+	if err != nil {
+		return c.fail(op, h.ID, err)
+	}
+	defer leave()
+	if err := ValidateHeader(&h); err != nil {
+		return c.fail(op, h.ID, err)
+	}
+	if h.SeedLength > len(seed) {
+		return c.fail(op, h.ID, fmt.Errorf("%w: seedLength is %d but the seed holds %d events", ErrBadSeed, h.SeedLength, len(seed)))
+	}
+	if err := checkBatch(0, seed); err != nil {
+		return c.fail(op, h.ID, fmt.Errorf("seed: %w", err))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.sessions[h.ID]; ok {
+		return c.fail(op, h.ID, ErrSessionExists)
+	}
+	c.sessions[h.ID] = &entry{
+		header: h, ordinal: c.ordinal, seed: slices.Clone(seed),
+		live: true, known: true, next: int64(len(seed)),
+	}
+	c.ordinal++
+	return nil
+}
+
+// checkBatch checks that events continue a log whose next seq is next and
+// that each would read back as written.
+func checkBatch(next int64, events []session.Event) error {
+	for i := range events {
+		if want := next + int64(i); events[i].Seq != want {
+			return fmt.Errorf("%w: event %d of the batch has seq %d, expected %d (seqs are dense from 0)", ErrOutOfOrder, i, events[i].Seq, want)
+		}
+		if err := ValidateEvent(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Append implements [Store]. The first Append of a session writes its
+// header and seed too; the first Append after a Load that closed an
+// interrupted turn writes the closers first. An empty batch still does
+// both, so it materialises a session.
+func (c *Coordinator) Append(ctx context.Context, id string, events []session.Event) error {
+	const op = "append to"
+	leave, err := c.enter(ctx)
+	if err != nil {
+		return c.fail(op, id, err)
+	}
+	defer leave()
+	e, err := c.lookup(op, id)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := c.sync(ctx, id, e); err != nil {
+		return err
+	}
+	if len(events) > 0 && events[0].Seq != e.next {
+		return c.fail(op, id, e.orderError(events[0].Seq))
+	}
+	if err := checkBatch(e.next, events); err != nil {
+		return c.fail(op, id, err)
+	}
+	b := &Batch{Header: &e.header, New: !e.stored, Torn: e.torn, Events: events}
+	if b.New || len(e.closers) > 0 {
+		b.Events = slices.Concat(e.seed, e.closers, events)
+	}
+	if err := c.b.Write(ctx, b); err != nil {
+		// The write may have stored a prefix; read the state back before
+		// the next call instead of guessing.
+		e.known = false
+		return err
+	}
+	e.stored, e.live = true, true
+	e.seed, e.closers, e.torn = nil, nil, nil
+	e.next += int64(len(events))
+	return nil
+}
+
+// orderError explains a batch that does not start at the next seq.
+func (e *entry) orderError(first int64) error {
+	err := fmt.Errorf("%w: the batch starts at seq %d, but the session's next seq is %d", ErrOutOfOrder, first, e.next)
+	if n := int64(len(e.closers)); n > 0 && first == e.next-n {
+		err = fmt.Errorf("%w; the stored log ends inside an interrupted turn, which Load closes with %d events (seqs %d-%d): load the session and continue after them", err, n, e.next-n, e.next-1)
+	}
+	return err
+}
+
+// sync makes e's state reflect the backend, reading the stored log when
+// the state is not known yet (first use of a stored session, or after a
+// failed write). It returns the log it read, if it read one.
+func (c *Coordinator) sync(ctx context.Context, id string, e *entry) (*session.Log, error) {
+	if e.known {
+		return nil, nil
+	}
+	l, err := c.b.Read(ctx, id)
+	if !e.stored && errors.Is(err, ErrUnknownSession) {
+		e.known = true // a failed first write stored nothing
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.apply(l)
+	return l, nil
+}
+
+// apply sets e's state from its stored log. Only a session this store has
+// not written is repaired with closers: a live session's open turn is in
+// progress, not interrupted.
+func (e *entry) apply(l *session.Log) {
+	e.stored, e.seed = true, nil
+	e.closers = nil
+	if !e.live {
+		e.closers = Closers(l.Events)
+	}
+	e.torn = l.Torn
+	e.next = int64(len(l.Events) + len(e.closers))
+	e.known = true
+}
+
+// Load implements [Store]. A stored log that ends inside a turn comes back
+// with that turn closed by [Closers]; a torn last line is dropped and
+// reported in Log.Torn. Load never writes.
+func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error) {
+	const op = "load"
+	leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, c.fail(op, id, err)
+	}
+	defer leave()
+	e, err := c.lookup(op, id)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l, err := c.sync(ctx, id, e)
+	if err != nil {
+		return nil, err
+	}
+	if !e.stored {
+		return &session.Log{Header: e.header, Events: slices.Clone(e.seed)}, nil
+	}
+	if l == nil {
+		if l, err = c.b.Read(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	if got := int64(len(l.Events) + len(e.closers)); got != e.next {
+		return nil, c.fail(op, id, fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time)", len(l.Events), e.next-1))
+	}
+	l.Events = append(l.Events, e.closers...)
+	return l, nil
+}
+
+// List implements [Store]. Sessions come ordered by createdAt; ties keep
+// creation order — the order of Create calls, after the stored sessions in
+// storage order. Sessions created but never appended to are included.
+func (c *Coordinator) List(ctx context.Context) ([]session.Header, error) {
+	leave, err := c.enter(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: list sessions: %w", c.b.Kind(), err)
+	}
+	defer leave()
+	c.mu.Lock()
+	entries := make([]*entry, 0, len(c.sessions))
+	for _, e := range c.sessions {
+		entries = append(entries, e)
+	}
+	c.mu.Unlock()
+	slices.SortFunc(entries, func(a, b *entry) int {
+		return cmp.Or(cmp.Compare(a.header.CreatedAt, b.header.CreatedAt), cmp.Compare(a.ordinal, b.ordinal))
+	})
+	out := make([]session.Header, len(entries))
+	for i, e := range entries {
+		out[i] = e.header
+	}
+	return out, nil
+}
+
+// Close implements [Store]: it waits for calls in progress, then closes the
+// backend. Sessions never appended to are dropped.
+func (c *Coordinator) Close() error {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	return c.b.Close()
+}

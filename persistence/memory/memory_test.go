@@ -1,0 +1,40 @@
+package memory_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// memStorage is one memory backend; reopening opens a new store on it.
+type memStorage struct{ b *memory.Backend }
+
+func (m *memStorage) Open() (persistence.Store, error) { return memory.Open(m.b), nil }
+
+func (m *memStorage) Crash(id string, events []session.Event) error {
+	m.b.AppendRaw(id, storetest.TornBytes(events))
+	return nil
+}
+
+var _ = Describe("memory store", func() {
+	storetest.Contract(func() storetest.Storage { return &memStorage{b: memory.NewBackend()} })
+
+	It("keeps logs as JSONL bytes, so a torn tail is reported by Load", func() {
+		b := memory.NewBackend()
+		store := memory.Open(b)
+		ctx := context.Background()
+		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(0, 1, "p", "a"))).To(Succeed())
+		b.AppendRaw("root", []byte(`{"type":"turn/st`))
+		l, err := memory.Open(b).Load(ctx, "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Events).To(HaveLen(8))
+		Expect(l.Torn).To(HaveField("Line", 10))
+	})
+})

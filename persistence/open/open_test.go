@@ -1,0 +1,106 @@
+package open_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/open"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+var _ = Describe("open", func() {
+	ctx := context.Background()
+
+	DescribeTable("Parse reads the three forms of a store spec",
+		func(spec string, want open.Spec) { Expect(open.Parse(spec)).To(Equal(want)) },
+		Entry("a folder of logs", "jsonl:runs/today", open.Spec{Kind: open.JSONL, Path: "runs/today"}),
+		Entry("a database", "sqlite:/tmp/x.db", open.Spec{Kind: open.SQLite, Path: "/tmp/x.db"}),
+		Entry("a path with a colon", "sqlite:C:/runs/x.db", open.Spec{Kind: open.SQLite, Path: "C:/runs/x.db"}),
+		Entry("memory", "memory:", open.Spec{Kind: open.Memory}),
+	)
+
+	DescribeTable("Parse refuses anything else and shows the forms",
+		func(spec string) {
+			_, err := open.Parse(spec)
+			Expect(err).To(MatchError(open.ErrSpec))
+			Expect(err.Error()).To(ContainSubstring("want jsonl:DIR, sqlite:PATH or memory:"))
+		},
+		Entry("a bare path", "runs/today"),
+		Entry("an unknown kind", "postgres:db"),
+		Entry("a kind without a path", "sqlite:"),
+		Entry("memory with a path", "memory:x"),
+	)
+
+	// stored writes one session through the store spec names.
+	stored := func(spec string) {
+		GinkgoHelper()
+		s, err := open.Store(ctx, spec)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(s.Append(ctx, "root", storetest.CompletedTurn(0, 1, "p", "a"))).To(Succeed())
+		Expect(s.Close()).To(Succeed())
+	}
+
+	DescribeTable("Detect and ReadOnly read back what a store wrote",
+		func(kind open.Kind, name string) {
+			path := filepath.Join(GinkgoT().TempDir(), name)
+			stored(string(kind) + ":" + path)
+			Expect(open.Detect(path)).To(Equal(open.Spec{Kind: kind, Path: path}))
+			src, err := open.ReadOnly(ctx, path)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(src.Close)
+			hs, err := src.Sessions(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(hs).To(Equal([]session.Header{storetest.RootHeader("root")}))
+			l, err := src.Read(ctx, "root")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(l.Events).To(HaveLen(8))
+		},
+		Entry("a folder of logs", open.JSONL, "logs"),
+		Entry("a database", open.SQLite, "sessions.db"),
+	)
+
+	It("reads one log file as storage holding one session", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "one.jsonl")
+		h := storetest.SpawnHeader("root", "call_1")
+		Expect(os.WriteFile(path, session.Encode(&h, storetest.CompletedTurn(0, 1, "p", "a")), 0o644)).To(Succeed())
+		Expect(open.Detect(path)).To(Equal(open.Spec{Kind: open.JSONL, Path: path}))
+		src, err := open.ReadOnly(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		hs, err := src.Sessions(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hs).To(Equal([]session.Header{h}))
+		_, err = src.Read(ctx, "other")
+		Expect(err).To(MatchError(persistence.ErrUnknownSession))
+		_, err = open.Store(ctx, "jsonl:"+path)
+		Expect(err).To(MatchError(ContainSubstring("is a file; a jsonl store is a folder")))
+	})
+
+	It("creates nothing when it reads what does not exist", func() {
+		dir := GinkgoT().TempDir()
+		for _, p := range []string{filepath.Join(dir, "missing"), "jsonl:" + filepath.Join(dir, "missing"), "sqlite:" + filepath.Join(dir, "missing.db")} {
+			_, err := open.ReadOnly(ctx, p)
+			Expect(err).To(HaveOccurred(), p)
+		}
+		entries, err := os.ReadDir(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(BeEmpty())
+	})
+
+	It("refuses to write through storage opened read-only", func() {
+		dir := GinkgoT().TempDir()
+		stored("jsonl:" + dir)
+		src, err := open.ReadOnly(ctx, dir)
+		Expect(err).NotTo(HaveOccurred())
+		b, ok := src.(persistence.Backend)
+		Expect(ok).To(BeTrue())
+		h := storetest.RootHeader("new")
+		Expect(b.Write(ctx, &persistence.Batch{Header: &h, New: true})).To(MatchError(persistence.ErrReadOnly))
+	})
+})

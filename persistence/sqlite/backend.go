@@ -1,0 +1,206 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Open opens the store in the database at path, creating a version-4
+// database if there is none; see the package doc for what it refuses. The
+// caller closes the store.
+func Open(ctx context.Context, path string) (*persistence.Coordinator, error) {
+	b, err := OpenBackend(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := persistence.New(ctx, b)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Backend is the storage of a SQLite store: a persistence.Backend over one
+// database. It is safe for concurrent use.
+type Backend struct {
+	path     string
+	readOnly bool
+	noExtra  bool    // the database has no extra_members table (read-only only)
+	w        *sql.DB // the one writing connection; nil when read-only
+	r        *sql.DB // reading connections
+
+	insSession, insEvent, insEvents, insExtra *sql.Stmt
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ persistence.Backend = (*Backend)(nil)
+
+// OpenBackend opens the database at path for reading and writing, creating
+// it if there is none. The caller closes it.
+func OpenBackend(ctx context.Context, path string) (*Backend, error) {
+	fresh, err := probe(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		if _, err := check(ctx, path); err != nil {
+			return nil, err
+		}
+	}
+	b := &Backend{path: path}
+	if err := b.openWriter(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if b.r, err = openPool(path, false, "query_only(1)"); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// OpenReadOnly opens an existing database at path read-only (mode=ro), for
+// inspecting and converting it: Sessions and Read work, Write fails with
+// persistence.ErrReadOnly. It refuses what OpenBackend refuses, and a path
+// with no database. It creates no file: a database no one has open (no -wal
+// file beside it) is read as immutable, so it is meant for reading a
+// snapshot, not for following another process's writes. The caller closes
+// it.
+func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
+	fresh, err := probe(path)
+	if err != nil {
+		return nil, err
+	}
+	if fresh {
+		return nil, fmt.Errorf("sqlite: %s: no database there (the file is missing or empty)", path)
+	}
+	hasExtra, err := check(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	// A version-4 database of another tool may lack extra_members: it
+	// reads as if the table were empty.
+	b := &Backend{path: path, readOnly: true, noExtra: !hasExtra}
+	if b.r, err = openPool(path, true); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func openPool(path string, readOnly bool, pragmas ...string) (*sql.DB, error) {
+	name, err := dsn(path, readOnly, pragmas...)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", name)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	return db, nil
+}
+
+// writerPragmas set up the writing connection: WAL, and a sync of the WAL
+// at every commit, so a batch is durable when Write returns.
+var writerPragmas = []string{"journal_mode(WAL)", "synchronous(FULL)"}
+
+// openWriter opens the writing connection, creates the schema if needed
+// and prepares the statements of a write.
+func (b *Backend) openWriter(ctx context.Context) error {
+	name, err := dsn(b.path, false, writerPragmas...)
+	if err != nil {
+		return err
+	}
+	if b.w, err = sql.Open("sqlite", name); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", b.path, err)
+	}
+	// One writer: SQLite takes one write lock anyway, and one connection
+	// keeps the prepared statements warm.
+	b.w.SetMaxOpenConns(1)
+	b.w.SetMaxIdleConns(1)
+	b.w.SetConnMaxLifetime(0)
+	b.w.SetConnMaxIdleTime(0)
+	if err := initialise(ctx, b.w, b.path); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{&b.insSession, insertSession},
+		{&b.insEvent, insertEvent},
+		{&b.insEvents, insertEvents},
+		{&b.insExtra, insertExtra},
+	} {
+		if *p.stmt, err = b.w.PrepareContext(ctx, p.sql); err != nil {
+			return fmt.Errorf("sqlite: %s: %w", b.path, err)
+		}
+	}
+	return nil
+}
+
+// Kind implements persistence.Backend.
+func (b *Backend) Kind() string { return "sqlite" }
+
+// Where implements persistence.Backend: the database file.
+func (b *Backend) Where(string) string { return b.path }
+
+// Path returns the database file.
+func (b *Backend) Path() string { return b.path }
+
+// Close implements persistence.Source. Closing the last connection
+// checkpoints the WAL into the database file.
+func (b *Backend) Close() error {
+	b.closeOnce.Do(func() {
+		var errs []error
+		for _, s := range []*sql.Stmt{b.insSession, b.insEvent, b.insEvents, b.insExtra} {
+			if s != nil {
+				errs = append(errs, s.Close())
+			}
+		}
+		for _, db := range []*sql.DB{b.r, b.w} {
+			if db != nil {
+				errs = append(errs, db.Close())
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			b.closeErr = fmt.Errorf("sqlite: close %s: %w", b.path, err)
+		}
+	})
+	return b.closeErr
+}
+
+// Sessions implements persistence.Source: the headers in insertion order.
+func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
+	rows, err := b.r.QueryContext(ctx, b.selectSessions(""))
+	if err != nil {
+		return nil, b.fail("list sessions", err)
+	}
+	defer rows.Close()
+	var out []session.Header
+	for rows.Next() {
+		h, err := scanHeader(rows)
+		if err != nil {
+			return nil, b.fail("list sessions", err)
+		}
+		out = append(out, *h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, b.fail("list sessions", err)
+	}
+	return out, nil
+}
+
+func (b *Backend) fail(op string, err error) error {
+	return fmt.Errorf("sqlite: %s: %s: %w", b.path, op, err)
+}

@@ -1,0 +1,93 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/sqlite"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// crashEnv names the database a child test process crashes on.
+const (
+	crashEnv    = "AGENTSNAP_SQLITE_CRASH_DB"
+	crashSeqEnv = "AGENTSNAP_SQLITE_CRASH_SEQ0"
+)
+
+// dbStorage is a temporary database.
+type dbStorage struct{ path string }
+
+func (d *dbStorage) Open() (persistence.Store, error) {
+	return sqlite.Open(context.Background(), d.path)
+}
+
+// Crash runs a child process that dies in the middle of appending events:
+// see crashWhileAppending.
+func (d *dbStorage) Crash(id string, events []session.Event) error {
+	// The batch travels as a log of its own, seqs from 0, and its first
+	// seq beside it.
+	h := session.Header{ID: id}
+	own := make([]session.Event, len(events))
+	for i, e := range events {
+		e.Seq = int64(i)
+		own[i] = e
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLite$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+d.path, crashSeqEnv+"="+strconv.FormatInt(events[0].Seq, 10))
+	cmd.Stdin = bytes.NewReader(session.Encode(&h, own))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("crash helper: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// crashWhileAppending is the child process of Crash. It reads the batch
+// (a log on stdin), opens the database with the backend's settings (and a
+// small page cache, so a big transaction would spill pages into the WAL),
+// inserts every row in one transaction and exits without COMMIT or
+// ROLLBACK, as a process killed in the middle of an Append would. Whatever
+// it wrote carries no commit mark, and the next open must discard it.
+func crashWhileAppending() {
+	l, err := session.Read(os.Stdin, "stdin")
+	if err != nil {
+		panic(err)
+	}
+	path := os.Getenv(crashEnv)
+	seq0, err := strconv.ParseInt(os.Getenv(crashSeqEnv), 10, 64)
+	if err != nil {
+		panic(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(path)+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(10)&_txlock=immediate")
+	if err != nil {
+		panic(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range l.Events {
+		_, err := tx.Exec(`INSERT INTO events (session_id, seq, type, time, data) VALUES (?, ?, ?, ?, ?)`,
+			l.Header.ID, seq0+e.Seq, e.Type, e.Time, string(e.Data))
+		if err != nil {
+			panic(err)
+		}
+	}
+	os.Exit(0)
+}
+
+var _ = Describe("sqlite store", func() {
+	storetest.Contract(func() storetest.Storage {
+		return &dbStorage{path: filepath.Join(GinkgoT().TempDir(), "sessions.db")}
+	})
+})

@@ -1,0 +1,51 @@
+// Package sqlite is the SQLite persistence backend, on modernc.org/sqlite
+// (pure Go, no cgo).
+//
+// # Schema, version 4
+//
+// The database holds the design's two tables, exactly:
+//
+//	sessions(id PRIMARY KEY, version, created_at, cwd, parent_session,
+//	         seed_length, origin, delegation_depth, agent_preset,
+//	         parent_call_id, mode)
+//	events(session_id, seq, type, time, data, source_event_seqs, surface_op,
+//	       PRIMARY KEY(session_id, seq))
+//
+// and PRAGMA user_version = 4. A header field that a log line would omit is
+// NULL (seed_length 0 included: absent means 0); data, source_event_seqs
+// (a JSON array) and surface_op hold the line's JSON verbatim, NULL when
+// the line has no such member. Rows are logical events: packed rows are
+// stored expanded. Sessions are listed in insertion (rowid) order.
+//
+// A log line can hold members no column has a place for: an event's
+// "ignorable" and any member this format does not know, and unknown header
+// members. They live in a third table, so the two designed tables stay
+// exactly as any version-4 reader expects:
+//
+//	extra_members(session_id, seq, members, PRIMARY KEY(session_id, seq))
+//
+// members is a JSON object of exactly those members of the line, seq is the
+// event's seq or -1 for the header; a line without such members has no row.
+// Reading merges them back, so a log round-trips member for member. A
+// version-4 database without this table (made by another tool) opens too;
+// it gets the table with its first write.
+//
+// # Versions
+//
+// Opening a database whose user_version is neither 0 nor 4 fails with
+// [ErrSchemaVersion], naming the file, the version found and the one
+// expected: there is no migration, and the file is not touched (its header
+// is read before SQLite opens it). A file that is not SQLite fails with
+// [ErrNotSQLite], and a SQLite database with tables but user_version 0 (some
+// other application's) with [ErrForeign]. A new or empty file becomes a
+// version-4 database.
+//
+// # Durability and concurrency
+//
+// The database runs in WAL mode with synchronous=FULL, so a commit is
+// synced before Append returns, and with a busy timeout of 5 s. Writes go
+// through one connection, one transaction (BEGIN IMMEDIATE) per batch:
+// a batch is stored whole or not at all. Reads use a separate pool of
+// connections and see only committed batches. [OpenReadOnly] opens a
+// database with mode=ro for inspection.
+package sqlite

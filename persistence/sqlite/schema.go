@@ -1,0 +1,235 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// SchemaVersion is the user_version of an agentsnap database.
+const SchemaVersion = 4
+
+// Errors of opening a database, for errors.Is.
+var (
+	ErrNotSQLite     = errors.New("not a SQLite database")
+	ErrSchemaVersion = errors.New("unsupported schema version")
+	ErrForeign       = errors.New("not an agentsnap database")
+)
+
+// schema creates the version-4 tables; see the package doc.
+const schema = `
+CREATE TABLE IF NOT EXISTS sessions (
+	id               TEXT PRIMARY KEY,
+	version          INTEGER NOT NULL,
+	created_at       INTEGER NOT NULL,
+	cwd              TEXT,
+	parent_session   TEXT,
+	seed_length      INTEGER,
+	origin           TEXT,
+	delegation_depth INTEGER NOT NULL,
+	agent_preset     TEXT,
+	parent_call_id   TEXT,
+	mode             TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+	session_id        TEXT NOT NULL,
+	seq               INTEGER NOT NULL,
+	type              TEXT NOT NULL,
+	time              INTEGER NOT NULL,
+	data              TEXT,
+	source_event_seqs TEXT,
+	surface_op        TEXT,
+	PRIMARY KEY (session_id, seq)
+);`
+
+// extraSchema creates the table of members no column holds.
+const extraSchema = `
+CREATE TABLE IF NOT EXISTS extra_members (
+	session_id TEXT NOT NULL,
+	seq        INTEGER NOT NULL,
+	members    TEXT NOT NULL,
+	PRIMARY KEY (session_id, seq)
+);`
+
+// busyTimeout is how long a connection waits for another's lock, in ms.
+const busyTimeout = 5000
+
+// magic starts every SQLite database file.
+var magic = []byte("SQLite format 3\x00")
+
+// dsn returns the driver's data source name for path: a file: URI, so odd
+// characters in the path are escaped and mode=ro works.
+//
+// A read-only connection to a WAL database would create the -wal and -shm
+// files it needs and could not remove them. When there is no -wal file,
+// every committed page is in the database file, so the connection opens it
+// immutable instead and leaves no trace; when there is one (a writer is at
+// work, or crashed), it reads through it.
+func dsn(path string, readOnly bool, pragmas ...string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("sqlite: %w", err)
+	}
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout))
+	for _, pr := range pragmas {
+		q.Add("_pragma", pr)
+	}
+	if readOnly {
+		q.Set("mode", "ro")
+		if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+			q.Set("immutable", "1")
+		}
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String(), nil
+}
+
+// probe reads the file header of path without SQLite, so a file of another
+// kind or version is refused before anything opens, and so could change,
+// it. fresh reports a path with no file or an empty one.
+func probe(path string) (fresh bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return false, fmt.Errorf("sqlite: %s is a folder: %w; give the path of a database file (a folder of logs is jsonl:%s)", path, ErrNotSQLite, path)
+	}
+	var hdr [100]byte
+	n, err := io.ReadFull(f, hdr[:])
+	if n == 0 {
+		return true, nil
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	if n < len(hdr) || !bytes.HasPrefix(hdr[:], magic) {
+		return false, notSQLite(path, hdr[:n])
+	}
+	if v := binary.BigEndian.Uint32(hdr[60:64]); v != 0 && v != SchemaVersion {
+		return false, versionError(path, int64(v))
+	}
+	return false, nil
+}
+
+func notSQLite(path string, start []byte) error {
+	hint := "give the path of an agentsnap database, or of a new file to create one"
+	if t := bytes.TrimSpace(start); len(t) > 0 && t[0] == '{' {
+		hint = "it looks like a JSONL session log; convert it with: agentsnap convert " + path + " OUT.db"
+	}
+	const show = 16
+	if len(start) > show {
+		start = start[:show]
+	}
+	return fmt.Errorf("sqlite: %s: %w (it starts with %q, a SQLite file starts with %q); %s", path, ErrNotSQLite, start, magic[:15], hint)
+}
+
+func versionError(path string, found int64) error {
+	return fmt.Errorf("sqlite: %s: %w: the database has user_version %d, this agentsnap reads and writes version %d only, and there is no migration; the file was left untouched", path, ErrSchemaVersion, found, SchemaVersion)
+}
+
+// check looks inside an existing database through a read-only connection.
+// It returns whether the database has the extra_members table.
+func check(ctx context.Context, path string) (hasExtra bool, err error) {
+	name, err := dsn(path, true)
+	if err != nil {
+		return false, err
+	}
+	db, err := sql.Open("sqlite", name)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	defer db.Close()
+	var version int64
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return false, fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+	}
+	tables, err := tableNames(ctx, db)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+	}
+	switch {
+	case version == 0 && len(tables) > 0:
+		return false, fmt.Errorf("sqlite: %s: %w: it has user_version 0 and holds tables (%s) of another application; give a new path", path, ErrForeign, strings.Join(tables, ", "))
+	case version == 0:
+		return false, nil
+	case version != SchemaVersion:
+		return false, versionError(path, version)
+	}
+	have := map[string]bool{}
+	for _, t := range tables {
+		have[t] = true
+	}
+	if !have["sessions"] || !have["events"] {
+		return false, fmt.Errorf("sqlite: %s: %w: it has user_version %d but no sessions and events tables", path, ErrForeign, version)
+	}
+	return have["extra_members"], nil
+}
+
+func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	return names, rows.Err()
+}
+
+// initialise creates the schema of a new database, and the extra_members
+// table of a version-4 database without it, in one transaction.
+func initialise(ctx context.Context, db *sql.DB, path string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	defer tx.Rollback()
+	var version int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	stmts := extraSchema
+	switch version {
+	case 0:
+		stmts = schema + extraSchema + fmt.Sprintf("\nPRAGMA user_version = %d;", SchemaVersion)
+	case SchemaVersion:
+	default:
+		return versionError(path, version)
+	}
+	if _, err := tx.ExecContext(ctx, stmts); err != nil {
+		return fmt.Errorf("sqlite: %s: creating the schema: %w", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: %s: creating the schema: %w", path, err)
+	}
+	return nil
+}
