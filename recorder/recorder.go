@@ -17,6 +17,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -33,6 +34,12 @@ type Options struct {
 	// Secrets maps a name (an environment variable) to a value that must
 	// never be written; values shorter than 8 bytes are ignored.
 	Secrets map[string]string
+
+	// Store, if set, opens the store the recording persists through as it
+	// runs (e.g. SQLite, to keep a long live recording's sessions even if
+	// the process dies). Default: in memory. The fixture's JSONL files are
+	// written from it at the end either way.
+	Store func(ctx context.Context) (persistence.Store, error)
 
 	Progress io.Writer        // one line per session turn; nil for none
 	Clock    func() time.Time // default time.Now
@@ -101,7 +108,13 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 // run drives the prompts through the runtime and returns the logs in
 // lineage order.
 func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) ([]*session.Log, error) {
-	store := memory.New()
+	var store persistence.Store = memory.New()
+	if opts.Store != nil {
+		var err error
+		if store, err = opts.Store(ctx); err != nil {
+			return nil, fmt.Errorf("recorder: opening the store: %w", err)
+		}
+	}
 	defer store.Close()
 	cwd, _ := os.Getwd()
 	cfg := agent.Config{

@@ -11,13 +11,15 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[DIR...] [--jobs N]",
+		args:    "[DIR...] [--jobs N] [--store memory:|jsonl[:DIR]|sqlite[:DIR]]",
 		summary: "replay scenarios and compare them with their fixtures and goldens",
 		order:   30,
 		detail: `
@@ -26,8 +28,11 @@ exactly as the suites do — fakellm from the recorded logs, no network, no
 key — and compares each replayed log with its fixture and the transcript
 with transcript.golden. Prints a table (scenario, sessions, model calls,
 result) and, for each failure, what differs and the command that fixes it.
-It never writes. DIR may be a scenario folder, a category folder, a
+It never writes a fixture. DIR may be a scenario folder, a category folder, a
 fixtures folder, or any of them followed by /... .
+
+--store replays through JSONL files or SQLite databases instead of memory
+(under DIR if given, kept for inspection; else in a temporary folder).
 
 Exit status 0 when every scenario passes, 1 when any fails, 2 on bad usage.`,
 		run: runCheck,
@@ -45,6 +50,7 @@ type checkResult struct {
 func runCheck(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("check")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "scenarios replayed at once")
+	storeSpec := fs.String("store", "memory:", "the store replays persist through: memory:, jsonl[:DIR] or sqlite[:DIR]")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageError(e, "check", "%v", err)
@@ -52,6 +58,11 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if len(pos) == 0 {
 		pos = []string{"./fixtures/..."}
 	}
+	stores, cleanup, err := replayStores(e, *storeSpec)
+	if err != nil {
+		return usageError(e, "check", "--store: %v", err)
+	}
+	defer cleanup()
 	var dirs []string
 	for _, p := range pos {
 		found, err := scenarioDirs(e.path(p))
@@ -71,7 +82,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] = checkOne(ctx, dirs[i])
+				results[i] = checkOne(ctx, dirs[i], stores(dirs[i]))
 			}
 		}()
 	}
@@ -81,6 +92,48 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	close(work)
 	wg.Wait()
 	return printCheck(e, results)
+}
+
+// replayStores returns, per scenario folder, how to open the store its
+// replay persists through. Each scenario gets its own place (their session
+// ids repeat): DIR/CATEGORY/NAME for jsonl, DIR/CATEGORY-NAME.db for
+// sqlite. Without DIR a temporary folder is used and removed afterwards.
+func replayStores(e *env, spec string) (func(dir string) func() (persistence.Store, error), func(), error) {
+	kind, dir, _ := strings.Cut(spec, ":")
+	noop := func() {}
+	switch kind {
+	case "memory", "":
+		if dir != "" {
+			return nil, noop, fmt.Errorf("memory takes no path")
+		}
+		return func(string) func() (persistence.Store, error) { return nil }, noop, nil
+	case "jsonl", "sqlite":
+	default:
+		return nil, noop, fmt.Errorf("%q: want memory:, jsonl[:DIR] or sqlite[:DIR]", spec)
+	}
+	cleanup := noop
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "agentsnap-check-")
+		if err != nil {
+			return nil, noop, err
+		}
+		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	} else {
+		dir = e.path(dir)
+	}
+	return func(scenarioDir string) func() (persistence.Store, error) {
+		name := strings.ReplaceAll(harness.Name(scenarioDir), "/", string(filepath.Separator))
+		path := filepath.Join(dir, name)
+		if kind == "sqlite" {
+			path = filepath.Join(dir, strings.ReplaceAll(harness.Name(scenarioDir), "/", "-")+".db")
+		}
+		return func() (persistence.Store, error) {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
+			return open.Store(context.Background(), kind+":"+path)
+		}
+	}, cleanup, nil
 }
 
 // scenarioDirs resolves one argument to scenario folders.
@@ -115,7 +168,7 @@ func scenarioDirs(arg string) ([]string, error) {
 	return out, err
 }
 
-func checkOne(ctx context.Context, dir string) checkResult {
+func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error)) checkResult {
 	r := checkResult{name: harness.Name(dir), dir: dir}
 	fx, err := harness.LoadFixture(dir)
 	if err != nil {
@@ -123,7 +176,7 @@ func checkOne(ctx context.Context, dir string) checkResult {
 		return r
 	}
 	r.sessions = len(fx.Logs)
-	o, err := harness.Replay(ctx, fx, harness.Options{})
+	o, err := harness.Replay(ctx, fx, harness.Options{Store: store})
 	if err != nil {
 		r.verdict, r.detail = "ERROR", err.Error()
 		return r

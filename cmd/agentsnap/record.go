@@ -12,6 +12,8 @@ import (
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/llm/playbook"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -25,7 +27,7 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M] [--provider NAME] [--pace D]",
+		args:    "DIR [--live --base-url URL --model M] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
@@ -39,7 +41,11 @@ else OPENAI_API_KEY, else DEEPSEEK_API_KEY, and sent as a bearer token.
 
 All or nothing: a failed, cancelled or killed recording leaves the previous
 fixture byte-identical. A recording that would contain the value of one of
-those key variables is refused.`,
+those key variables is refused.
+
+--store jsonl:DIR or --store sqlite:PATH also persists the sessions through
+that store while the recording runs (the fixture files are written either
+way).`,
 		run: runRecord,
 	})
 }
@@ -66,6 +72,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	baseURL := fs.String("base-url", "https://api.openai.com/v1", "the endpoint's base URL (with --live)")
 	model := fs.String("model", "", "the model (with --live)")
 	provider := fs.String("provider", "", "provider name recorded in request headers (default: openai-compatible, or playbook)")
+	storeSpec := fs.String("store", "", "also persist the recording as it runs: jsonl:DIR or sqlite:PATH")
 	pace := fs.Duration("pace", 0, "stream the playbook at this pause per chunk, like a live model (e.g. 20ms)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -121,6 +128,14 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	if *provider != "" {
 		opts.Provider = *provider
+	}
+	if *storeSpec != "" {
+		spec, err := open.Parse(*storeSpec)
+		if err != nil {
+			return usageError(e, "record", "--store: %v", err)
+		}
+		spec.Path = e.path(spec.Path)
+		opts.Store = func(ctx context.Context) (persistence.Store, error) { return spec.Store(ctx) }
 	}
 	res, err := recorder.Record(ctx, dir, opts)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentsnap/agentsnap/harness"
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
 )
 
 // Categories lists the fixture categories the suites run, one suite each
