@@ -114,7 +114,13 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		case "attempt":
 			err = json.Unmarshal(v, &out.Attempt)
 		case "chunks":
-			err = json.Unmarshal(v, &out.Chunks)
+			// Chunk members the session package does not know are kept
+			// verbatim and written back into log lines by the replay, so
+			// an indented sidecar's newlines must not reach them.
+			var compact bytes.Buffer
+			if err = json.Compact(&compact, v); err == nil {
+				err = json.Unmarshal(compact.Bytes(), &out.Chunks)
+			}
 		case "code":
 			err = json.Unmarshal(v, &out.Code)
 		case "message":
