@@ -36,7 +36,8 @@ func (rt *Runtime) create(ctx context.Context, h session.Header, seed []session.
 	if err := rt.cfg.Store.Create(ctx, h, seed); err != nil {
 		return nil, fmt.Errorf("agent: create session %s: %w", h.ID, err)
 	}
-	s := &Session{rt: rt, header: h, events: seed, stored: len(seed), messages: conversation(seed)}
+	s := &Session{rt: rt, header: h, events: seed, stored: len(seed)}
+	s.addMessages(conversation(seed)...)
 	s.turn = lastTurn(seed)
 	return s, nil
 }
@@ -54,13 +55,13 @@ func (rt *Runtime) Resume(ctx context.Context, id string) (*Session, error) {
 		return nil, fmt.Errorf("agent: resume %s: the log ends inside turn %d (no turn/end); load it through a store that repairs interrupted turns", id, turn)
 	}
 	s := &Session{
-		rt:       rt,
-		header:   l.Header,
-		events:   l.Events,
-		stored:   len(l.Events),
-		messages: conversation(l.Events),
-		turn:     lastTurn(l.Events),
+		rt:     rt,
+		header: l.Header,
+		events: l.Events,
+		stored: len(l.Events),
+		turn:   lastTurn(l.Events),
 	}
+	s.addMessages(conversation(l.Events)...)
 	return s, nil
 }
 

@@ -20,6 +20,7 @@ type Session struct {
 	events   []session.Event // the whole log, seed included
 	stored   int             // events already appended to the store
 	messages []session.Message
+	digests  []string // sha256 of each message's JSON, for request/header
 	turn     int
 }
 
@@ -73,4 +74,14 @@ func (s *Session) flush(ctx context.Context) error {
 	}
 	s.stored = len(s.events)
 	return nil
+}
+
+// addMessages appends to the conversation and digests each message once, so
+// a request/header costs O(messages) hashing of digests, not re-encoding the
+// whole conversation on every call.
+func (s *Session) addMessages(msgs ...session.Message) {
+	for _, m := range msgs {
+		s.messages = append(s.messages, m)
+		s.digests = append(s.digests, messageDigest(m))
+	}
 }

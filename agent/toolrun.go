@@ -57,7 +57,7 @@ func (t *turnRun) runTools(ctx context.Context, step int, calls []session.Part) 
 			IsError:    results[i].IsError,
 		}}}
 		s.emit(session.TypeToolResult, session.ToolResultData{Turn: t.turn, Step: step, Message: msg})
-		s.messages = append(s.messages, msg)
+		s.addMessages(msg)
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func (t *turnRun) delegate(ctx context.Context, mode session.Mode, callID, promp
 	}
 	var seed []session.Event
 	if mode == session.ModeFork {
-		seed = cloneEvents(t.forkPrefix)
+		seed = cloneEvents(t.prefix())
 		// Stamped from the prefix we hand over, never inferred later.
 		h.SeedLength = len(seed)
 	}

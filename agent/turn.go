@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
@@ -53,14 +54,14 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 
 	s.turn++
 	res.Turn = s.turn
-	t := &turnRun{s: s, turn: s.turn, forkPrefix: cloneEvents(s.events[:session.CompletedPrefix(s.events)])}
+	t := &turnRun{s: s, turn: s.turn}
 	s.emit(session.TypeTurnStart, session.TurnStartData{Turn: s.turn, Trigger: trigger})
 	if on := s.rt.cfg.OnTurn; on != nil {
 		on(TurnEvent{Session: s.ref(), Turn: s.turn})
 	}
 	user := session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(prompt)}}
 	s.emit(session.TypeUserMessage, user)
-	s.messages = append(s.messages, user)
+	s.addMessages(user)
 
 	reason, runErr := t.steps(ctx)
 	s.emit(session.TypeTurnEnd, session.TurnEndData{Turn: s.turn, Reason: reason})
@@ -79,7 +80,8 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 type turnRun struct {
 	s           *Session
 	turn        int
-	forkPrefix  []session.Event // what a fork child of this turn inherits
+	prefixOnce  sync.Once
+	forkPrefix  []session.Event // what a fork child of this turn inherits; see prefix
 	lastText    string
 	childErrors []error
 }
@@ -106,7 +108,7 @@ func (t *turnRun) steps(ctx context.Context) (session.EndReason, error) {
 			s.emit(session.TypeStepEnd, session.StepData{Turn: t.turn, Step: step})
 			return session.EndReason{Kind: session.TurnError, Message: failureText(finish)}, nil
 		}
-		s.messages = append(s.messages, msg)
+		s.addMessages(msg)
 		if text := msg.Text(); text != "" || len(msg.ToolCalls()) == 0 {
 			t.lastText = text
 		}
@@ -147,7 +149,7 @@ func (t *turnRun) call(ctx context.Context, step int) (session.Message, *session
 			Messages: s.messages,
 			Tools:    s.rt.cfg.Tools.Specs(),
 		}
-		s.emit(session.TypeRequestHeader, requestHeader(s.rt.cfg.Provider, req))
+		s.emit(session.TypeRequestHeader, requestHeader(s.rt.cfg.Provider, req, s.digests))
 		if err := s.flush(ctx); err != nil {
 			return session.Message{}, nil, err
 		}
@@ -177,6 +179,19 @@ func (t *turnRun) call(ctx context.Context, step int) (session.Message, *session
 			return msg, &session.FinishReason{Kind: session.FinishAborted}, nil
 		}
 	}
+}
+
+// prefix returns the balanced completed-turn prefix a fork child of this
+// turn inherits. It is computed at the first fork only: a turn that never
+// forks does not copy its session's log. The current turn has not ended, so
+// the last turn/end — and the prefix — is the same at any point of the turn.
+func (t *turnRun) prefix() []session.Event {
+	t.prefixOnce.Do(func() {
+		t.s.mu.Lock()
+		defer t.s.mu.Unlock()
+		t.forkPrefix = cloneEvents(t.s.events[:session.CompletedPrefix(t.s.events)])
+	})
+	return t.forkPrefix
 }
 
 func retryable(p RetryPolicy, f *session.FinishReason) bool {

@@ -57,6 +57,9 @@ type Script struct {
 	Header  session.Header // the recorded session's header
 	Entries []Entry        // one per recorded model call, in order
 	Dropped []Dropped      // incomplete calls dropped by DropIncomplete
+	// Torn is a torn last line (a crash mid-write) that DropIncomplete let
+	// derivation skip; without it such a log is refused.
+	Torn *session.TornLine
 }
 
 // Dropped describes an incomplete model call that derivation dropped.
@@ -104,7 +107,23 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 			return nil, err
 		}
 	}
-	return g.end()
+	if err := tornTail(rd.Name(), rd.Torn(), opts); err != nil {
+		return nil, err
+	}
+	sc, err := g.end()
+	if sc != nil {
+		sc.Torn = rd.Torn()
+	}
+	return sc, err
+}
+
+// tornTail refuses a log whose last line is torn unless DropIncomplete
+// allows dropping crash artifacts: a torn line is never skipped silently.
+func tornTail(name string, t *session.TornLine, opts DeriveOptions) error {
+	if t == nil || opts.DropIncomplete {
+		return nil
+	}
+	return fmt.Errorf("fakellm: derive %s:%d: %w: the last line is incomplete (%d bytes, a crash mid-write); load the log through a persistence store to repair it, or derive with --drop-incomplete to skip it", name, t.Line, ErrTornLog, t.Bytes)
 }
 
 // DeriveFile derives the script of the log at path; see [Derive].
@@ -131,13 +150,20 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 		}
 		events = events[l.Header.SeedLength:]
 	}
+	if err := tornTail(name, l.Torn, opts); err != nil {
+		return nil, err
+	}
 	g := newGrouper(name, &l.Header, opts)
 	for i := range events {
 		if err := g.add(&events[i]); err != nil {
 			return nil, err
 		}
 	}
-	return g.end()
+	sc, err := g.end()
+	if sc != nil {
+		sc.Torn = l.Torn
+	}
+	return sc, err
 }
 
 func checkOptions(opts DeriveOptions) error {

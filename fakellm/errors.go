@@ -5,6 +5,9 @@ import "errors"
 // Errors of derivation, loading and replay, for errors.Is. The errors the
 // package returns wrap them with the session, its lineage and what to do.
 var (
+	// ErrTornLog marks a log whose last line is incomplete (a crash
+	// mid-write), refused unless DropIncomplete.
+	ErrTornLog = errors.New("torn log")
 	// ErrIncompleteCall marks a recorded model call without a finish chunk.
 	ErrIncompleteCall = errors.New("incomplete model call")
 	// ErrUnrecordedSession marks a live session the recording never had.

@@ -9,5 +9,5 @@ import (
 
 func TestSession(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Session")
+	RunSpecs(t, "session")
 }
