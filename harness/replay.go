@@ -99,13 +99,7 @@ func runPrompts(ctx context.Context, fx *Fixture, drv *fakellm.Driver, store per
 	if err != nil {
 		return fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
-	for i, prompt := range sc.Prompts {
-		tctx, cancel := ctx, context.CancelFunc(func() {})
-		if sc.TurnTimeout > 0 {
-			tctx, cancel = context.WithTimeout(ctx, time.Duration(sc.TurnTimeout))
-		}
-		res, err := s.Turn(tctx, prompt)
-		cancel()
+	err = sc.Drive(ctx, s, func(i int, res agent.TurnResult, err error) error {
 		if err != nil {
 			o.RunErrors = append(o.RunErrors, fmt.Errorf("prompt %d: %w", i+1, err))
 		}
@@ -114,26 +108,19 @@ func runPrompts(ctx context.Context, fx *Fixture, drv *fakellm.Driver, store per
 				o.RunErrors = append(o.RunErrors, fmt.Errorf("prompt %d: subagent: %w", i+1, e))
 			}
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("harness: %s: %w", fx.Name, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
 	return nil
 }
 
 // collect loads every session of the store in lineage order.
 func collect(ctx context.Context, store persistence.Store) ([]*session.Log, error) {
-	headers, err := store.List(ctx)
+	logs, err := persistence.LoadAll(ctx, store)
 	if err != nil {
 		return nil, err
-	}
-	logs := make([]*session.Log, 0, len(headers))
-	for _, h := range headers {
-		l, err := store.Load(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		logs = append(logs, l)
 	}
 	return session.LineageOrder(logs)
 }

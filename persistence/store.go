@@ -53,3 +53,20 @@ var (
 	// ErrReadOnly reports a write to storage opened read-only.
 	ErrReadOnly = errors.New("storage is open read-only")
 )
+
+// LoadAll loads every session of store, in List order.
+func LoadAll(ctx context.Context, store Store) ([]*session.Log, error) {
+	headers, err := store.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]*session.Log, 0, len(headers))
+	for _, h := range headers {
+		l, err := store.Load(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
+}

@@ -138,39 +138,29 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 	if err != nil {
 		return nil, err
 	}
-	for i, prompt := range sc.Prompts {
-		tctx, cancel := ctx, context.CancelFunc(func() {})
-		if sc.TurnTimeout > 0 {
-			tctx, cancel = context.WithTimeout(ctx, time.Duration(sc.TurnTimeout))
-		}
-		res, err := s.Turn(tctx, prompt)
-		cancel()
+	err = sc.Drive(ctx, s, func(i int, res agent.TurnResult, err error) error {
 		if err == nil {
 			err = notStarted(res.Errors)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: prompt %d: %w; the fixture is unchanged", ErrRecording, dir, i+1, err)
+			return fmt.Errorf("%w: %s: prompt %d: %w; the fixture is unchanged", ErrRecording, dir, i+1, err)
 		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, ctx.Err())
-		}
+		return nil
+	})
+	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if u, ok := opts.Driver.(interface{ Unused() error }); ok {
 		if err := u.Unused(); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
 		}
 	}
-	headers, err := store.List(ctx)
+	logs, err := persistence.LoadAll(ctx, store)
 	if err != nil {
 		return nil, err
-	}
-	logs := make([]*session.Log, 0, len(headers))
-	for _, h := range headers {
-		l, err := store.Load(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		logs = append(logs, l)
 	}
 	return session.LineageOrder(logs)
 }

@@ -9,5 +9,5 @@ import (
 
 func TestPersistence(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "persistence")
+	RunSpecs(t, "persistence scenarios")
 }
