@@ -43,3 +43,15 @@ var _ = Describe("a recording that cannot be written", Label("faults"), func() {
 		Expect(statErr).NotTo(HaveOccurred())
 	})
 })
+
+var _ = Describe("a fixture folder that is a symlink", func() {
+	It("is refused before anything is written", func() {
+		real := scaffold("fork/codeword")
+		link := filepath.Join(filepath.Dir(real), "link")
+		Expect(os.Symlink(real, link)).To(Succeed())
+		_, err := record(context.Background(), link, playbookDriver(real))
+		Expect(err).To(MatchError(ContainSubstring("link is a symlink; record into the real folder")))
+		_, statErr := os.Stat(filepath.Join(real, "session.jsonl"))
+		Expect(statErr).To(MatchError(os.ErrNotExist))
+	})
+})

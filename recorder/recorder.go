@@ -41,6 +41,11 @@ type Options struct {
 	// written from it at the end either way.
 	Store func(ctx context.Context) (persistence.Store, error)
 
+	// RetryBackoff is the delay before a retried model call (doubling per
+	// attempt; scenario.json's maxAttempts sets how many). Only timing: the
+	// log is the same with any backoff, so replays use none.
+	RetryBackoff time.Duration
+
 	Progress io.Writer        // one line per session turn; nil for none
 	Clock    func() time.Time // default time.Now
 	// Placeholders maps machine paths to the placeholders they become.
@@ -70,6 +75,9 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
+	}
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
 	}
 	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
 		return nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
@@ -130,6 +138,7 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 	if err := sc.Configure(&cfg); err != nil {
 		return nil, err
 	}
+	cfg.Retry.Backoff = opts.RetryBackoff
 	rt, err := agent.New(cfg)
 	if err != nil {
 		return nil, err

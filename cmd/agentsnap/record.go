@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/openai"
@@ -108,6 +109,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		}
 		fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", *model, redactURL(*baseURL), from)
 		opts.Driver, opts.Model, opts.Provider = d, *model, "openai-compatible"
+		opts.RetryBackoff = time.Second
 	} else {
 		if slices.Contains(args, "--base-url") || *model != "" {
 			return usageError(e, "record", "--base-url and --model only apply with --live")
