@@ -42,7 +42,7 @@ var _ = Describe("agentsnap", func() {
 	It("lists its commands and exits 2 without one", func() {
 		r := cli("", nil)
 		Expect(r.code).To(Equal(2))
-		for _, name := range []string{"inspect", "derive", "check", "new", "record"} {
+		for _, name := range []string{"inspect", "derive", "convert", "check", "new", "record"} {
 			Expect(r.stderr).To(MatchRegexp(`(?m)^  ` + name + ` `))
 		}
 	})
