@@ -125,14 +125,6 @@ func (r *rig) log(id string) *session.Log {
 	return l
 }
 
-func types(evs []session.Event) []string {
-	out := make([]string, len(evs))
-	for i, e := range evs {
-		out[i] = e.Type
-	}
-	return out
-}
-
 // compact drops assistant/chunk events so event lists stay readable.
 func compact(evs []session.Event) []string {
 	var out []string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -13,7 +14,7 @@ import (
 // Errors of a turn, for errors.Is.
 var (
 	// ErrBusy is returned when Turn is called on a session whose turn is running.
-	ErrBusy = errors.New("agent: session is already running a turn")
+	ErrBusy = errors.New("agent: session is already running a turn; wait for that Turn to return before starting the next")
 	// ErrNotStarted wraps a driver's refusal to start a model call (no
 	// route, no script, exhausted playbook), as opposed to a model failure.
 	ErrNotStarted = errors.New("model call could not start")
@@ -175,7 +176,7 @@ func (t *turnRun) call(ctx context.Context, step int) (session.Message, *session
 		if err := s.flush(ctx); err != nil {
 			return session.Message{}, nil, err
 		}
-		if sleep(ctx, delay) != nil {
+		if wait.Sleep(ctx, delay) != nil {
 			return msg, &session.FinishReason{Kind: session.FinishAborted}, nil
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -346,16 +346,7 @@ func (d *Driver) pause(ctx context.Context) bool {
 	if d.opts.pace <= 0 {
 		return true
 	}
-	t := time.NewTimer(d.opts.pace)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return wait.Sleep(ctx, d.opts.pace) == nil
 }
 
-func abortedFinish() llm.Chunk {
-	return llm.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}}
-}
+func abortedFinish() llm.Chunk { return session.Finish(session.FinishAborted) }

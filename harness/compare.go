@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -72,7 +73,7 @@ func label(i int) string {
 	if i == 0 {
 		return "root"
 	}
-	return "session " + itoa(i)
+	return "session " + strconv.Itoa(i)
 }
 
 // lineage describes how l was created, naming its parent by label.

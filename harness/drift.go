@@ -44,20 +44,6 @@ func driftAt(p pair, seq int64) *Drift {
 	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: r.Turn, Step: r.Step, Changes: changes}
 }
 
-func requests(evs []session.Event) []session.RequestHeaderData {
-	var out []session.RequestHeaderData
-	for i := range evs {
-		if evs[i].Type != session.TypeRequestHeader {
-			continue
-		}
-		var d session.RequestHeaderData
-		if evs[i].Decode(&d) == nil {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // requestChanges says in sentences what differs between two requests.
 func requestChanges(g, r *session.RequestHeaderData) []string {
 	var out []string

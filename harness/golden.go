@@ -103,15 +103,19 @@ func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 		return res
 	}
 	shim := &captureTB{TB: t}
+	var diff string // goldie asks for the diff once; the message reuses it
 	g := goldie.New(shim,
 		goldie.WithFixtureDir(fx.Dir),
 		goldie.WithNameSuffix(filepath.Ext(scenario.GoldenFile)),
-		goldie.WithDiffFn(func(actual, expected string) string { return textdiff.Unified(expected, actual, 3) }),
+		goldie.WithDiffFn(func(actual, expected string) string {
+			diff = textdiff.Unified(expected, actual, 3)
+			return diff
+		}),
 	)
 	g.Assert(shim, strings.TrimSuffix(scenario.GoldenFile, filepath.Ext(scenario.GoldenFile)), []byte(o.Transcript))
 	if len(shim.errs) > 0 {
 		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s\n",
-			fx.Name, fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(fx))
+			fx.Name, fx.Golden, diff, UpdateCommand(fx))
 	}
 	return res
 }

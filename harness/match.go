@@ -20,6 +20,7 @@ func (recordingMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	o.judged = true
 	return o.Passed(), nil
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/placeholder"
@@ -27,24 +28,16 @@ func lineageKeys(ordered []*session.Log) map[string]string {
 			continue
 		}
 		siblings[parent]++
-		keys[h.ID] = parent + "/#" + itoa(siblings[parent])
+		keys[h.ID] = parent + "/#" + strconv.Itoa(siblings[parent])
 	}
 	return keys
-}
-
-func itoa(n int) string {
-	const digits = "0123456789"
-	if n < 10 {
-		return digits[n : n+1]
-	}
-	return itoa(n/10) + digits[n%10:n%10+1]
 }
 
 // normalizer rewrites what legitimately differs between a recording and its
 // replay: times, creation times, machine paths, and session ids when the two
 // runs named sessions differently.
 type normalizer struct {
-	ids   map[string]string // replay id -> recorded id
+	ids   map[string]string // replay id -> recorded id, only where they differ
 	paths []placeholder.Pair
 }
 
@@ -65,9 +58,6 @@ func (n *normalizer) event(e session.Event) []byte {
 	e.Time = 0
 	b := placeholder.Apply(session.AppendEvent(nil, &e), n.paths)
 	for from, to := range n.ids {
-		if from == to {
-			continue
-		}
 		// Exact JSON strings always; longer ids also inside text (error
 		// messages name sessions), where a short id could hit a word.
 		b = bytes.ReplaceAll(b, quote(from), quote(to))

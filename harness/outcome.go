@@ -22,6 +22,7 @@ type Outcome struct {
 	Consumption error          // the replay driver's teardown check
 
 	driver *fakellm.Driver
+	judged bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
 }
 
 // ErrMismatch is wrapped by Outcome.Err.

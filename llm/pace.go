@@ -5,6 +5,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -21,15 +22,10 @@ func Paced(d Driver, pause time.Duration) Driver {
 			return nil, err
 		}
 		return func(yield func(Chunk) bool) {
-			t := time.NewTimer(pause)
-			defer t.Stop()
 			for c := range seq {
-				t.Reset(pause)
-				select {
-				case <-ctx.Done():
-					yield(Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishAborted}})
+				if wait.Sleep(ctx, pause) != nil {
+					yield(session.Finish(session.FinishAborted))
 					return
-				case <-t.C:
 				}
 				if !yield(c) {
 					return

@@ -14,12 +14,7 @@ import (
 var _ = Describe("a recording that cannot be written", Label("faults"), func() {
 	var dir string
 	var before map[string]string
-	BeforeEach(func() {
-		dir = scaffold("fork/codeword")
-		_, err := record(context.Background(), dir, playbookDriver(dir))
-		Expect(err).NotTo(HaveOccurred())
-		before = tree(dir)
-	})
+	BeforeEach(func() { dir, before = recorded("fork/codeword") })
 
 	DescribeTable("fails clearly on a full disk and leaves nothing half-written",
 		func(after int) {

@@ -24,6 +24,15 @@ func scaffold(name string) string {
 	return dir
 }
 
+// recorded scaffolds and records a fixture, returning its folder and the
+// tree of files a later failed recording must leave as it is.
+func recorded(name string) (string, map[string]string) {
+	dir := scaffold(name)
+	_, err := record(context.Background(), dir, playbookDriver(dir))
+	Expect(err).NotTo(HaveOccurred())
+	return dir, tree(dir)
+}
+
 func playbookDriver(dir string) *playbook.Driver {
 	path := filepath.Join(dir, scenario.PlaybookFile)
 	pb, err := playbook.Load(path)
@@ -33,6 +42,9 @@ func playbookDriver(dir string) *playbook.Driver {
 
 func record(ctx context.Context, dir string, d llm.Driver, mutate ...func(*recorder.Options)) (*recorder.Result, error) {
 	opts := recorder.Options{Driver: d, Provider: "playbook", Model: "playbook", By: "agentsnap test"}
+	if pb, ok := d.(*playbook.Driver); ok {
+		opts.Consumed = pb.Unused
+	}
 	for _, m := range mutate {
 		m(&opts)
 	}

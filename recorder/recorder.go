@@ -26,10 +26,14 @@ import (
 
 // Options configures a recording.
 type Options struct {
-	Driver   llm.Driver // the model: llm/openai (live) or llm/playbook
-	Provider string     // recorded in request headers and scenario.json
-	Model    string     // recorded in request headers and scenario.json
-	By       string     // recorded as scenario.json recorded.by, e.g. "agentsnap v0.1.0"
+	Driver llm.Driver // the model: llm/openai (live) or llm/playbook
+	// Consumed, if set, runs after the prompts and fails the recording when
+	// authored model turns went unused (a playbook.Driver's Unused): the
+	// agent took another path than its author planned.
+	Consumed func() error
+	Provider string // recorded in request headers and scenario.json
+	Model    string // recorded in request headers and scenario.json
+	By       string // recorded as scenario.json recorded.by, e.g. "agentsnap v0.1.0"
 
 	// Secrets maps a name (an environment variable) to a value that must
 	// never be written; values shorter than 8 bytes are ignored.
@@ -71,7 +75,7 @@ var (
 // and recording metadata. On any error the folder is left as it was.
 func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if opts.Driver == nil {
-		return nil, errors.New("recorder: Options.Driver is nil")
+		return nil, errors.New("recorder: Options.Driver is nil; give it a playbook.Driver (offline) or an openai.Driver (live)")
 	}
 	if opts.Clock == nil {
 		opts.Clock = time.Now
@@ -162,8 +166,8 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 	if err != nil {
 		return nil, err
 	}
-	if u, ok := opts.Driver.(interface{ Unused() error }); ok {
-		if err := u.Unused(); err != nil {
+	if opts.Consumed != nil {
+		if err := opts.Consumed(); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
 		}
 	}
@@ -262,6 +266,7 @@ func render(logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[stri
 // the text a model streamed across several chunks. The message names the
 // variable and the file, never the value.
 func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]string) error {
+	var streams []stream
 	for _, name := range sortedKeys(secrets) {
 		value := secrets[name]
 		if len(value) < 8 {
@@ -274,45 +279,61 @@ func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]s
 				return fmt.Errorf("%w: the value of %s appears in %s line %d; nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, file, line)
 			}
 		}
-		for i, l := range logs {
-			if turn, step, ok := streamedSecret(l, value); ok {
-				file := session.RootFile
-				if i > 0 {
-					file = session.ChildFile(i)
-				}
-				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, file, turn, step)
+		if streams == nil {
+			streams = joinStreams(logs)
+		}
+		for _, st := range streams {
+			if strings.Contains(st.text, value) {
+				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, st.file, st.turn, st.step)
 			}
 		}
 	}
 	return nil
 }
 
-// streamedSecret joins each stream's deltas per block and looks for value.
-func streamedSecret(l *session.Log, value string) (int, int, bool) {
-	type key struct{ turn, step, attempt, index int }
-	joined := map[key]*strings.Builder{}
-	for i := range l.Events {
-		e := &l.Events[i]
-		if e.Type != session.TypeAssistantChunk {
-			continue
+// stream is the text one content block streamed, its deltas joined.
+type stream struct {
+	file       string
+	turn, step int
+	text       string
+}
+
+// joinStreams joins the deltas of every block of every model call, so a
+// key cut into chunks is found whole.
+func joinStreams(logs []*session.Log) []stream {
+	type key struct{ log, turn, step, attempt, index int }
+	var out []stream
+	var texts []*strings.Builder
+	at := map[key]int{}
+	for li, l := range logs {
+		file := session.RootFile
+		if li > 0 {
+			file = session.ChildFile(li)
 		}
-		d, err := session.DecodeChunkData(e.Data)
-		if err != nil {
-			continue
-		}
-		k := key{d.Turn, d.Step, d.Attempt, d.Chunk.Index}
-		b := joined[k]
-		if b == nil {
-			b = &strings.Builder{}
-			joined[k] = b
-		}
-		b.WriteString(d.Chunk.Text)
-		b.WriteString(d.Chunk.ArgumentsDelta)
-		if strings.Contains(b.String(), value) {
-			return d.Turn, d.Step, true
+		for i := range l.Events {
+			if l.Events[i].Type != session.TypeAssistantChunk {
+				continue
+			}
+			d, err := session.DecodeChunkData(l.Events[i].Data)
+			if err != nil {
+				continue
+			}
+			k := key{li, d.Turn, d.Step, d.Attempt, d.Chunk.Index}
+			n, ok := at[k]
+			if !ok {
+				n = len(out)
+				at[k] = n
+				out = append(out, stream{file: file, turn: d.Turn, step: d.Step})
+				texts = append(texts, &strings.Builder{})
+			}
+			texts[n].WriteString(d.Chunk.Text)
+			texts[n].WriteString(d.Chunk.ArgumentsDelta)
 		}
 	}
-	return 0, 0, false
+	for n := range out {
+		out[n].text = texts[n].String()
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -83,12 +83,7 @@ var _ = Describe("recording a fork scenario from its playbook", func() {
 var _ = Describe("a recording that does not finish", func() {
 	var dir string
 	var before map[string]string
-	BeforeEach(func() {
-		dir = scaffold("fork/codeword")
-		_, err := record(context.Background(), dir, playbookDriver(dir))
-		Expect(err).NotTo(HaveOccurred())
-		before = tree(dir)
-	})
+	BeforeEach(func() { dir, before = recorded("fork/codeword") })
 
 	It("leaves the previous fixture byte-identical when cancelled mid-stream", func() {
 		ctx, cancel := context.WithCancel(context.Background())

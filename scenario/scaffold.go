@@ -55,6 +55,29 @@ func Scaffold(root, name string) (string, error) {
 	return dir, nil
 }
 
+// exampleAgent is the agent of both examples.
+func exampleAgent() Agent {
+	return Agent{
+		Preset: "default",
+		System: "You are a careful assistant. When asked to delegate, use the subagent tools.",
+		Tools:  []string{"subagent_spawn", "subagent_fork"},
+	}
+}
+
+// playbookDoc is the "_doc" member that explains playbook.json to its author;
+// childKey is the example's child session key.
+func playbookDoc(childKey string) string {
+	return `  "_doc": [
+    "playbook.json: the model's answers, authored, so 'agentsnap record' works with no key and no network.",
+    "sessions.root lists the root session's model answers in order: one per model call (each step of each turn).",
+    "A child session is keyed by the id of the tool call that creates it (here ` + childKey + `).",
+    "An answer has text, reasoning, toolCalls [{id, name, arguments}], and optionally usage, finish (stop, tool-calls, max-tokens),",
+    "error {code, message} (the stream fails after its text) or hang (the stream waits until the turn times out: set turnTimeout in scenario.json).",
+    "Record with: agentsnap record DIR; with a live model: agentsnap record DIR --live --base-url URL --model M"
+  ],
+`
+}
+
 func exampleFork() (*Scenario, string) {
 	sc := &Scenario{
 		Description: "The parent learns a fact in turn 1 and forks in turn 2; the fork child answers from the inherited turn.",
@@ -62,23 +85,10 @@ func exampleFork() (*Scenario, string) {
 			"Remember this for later: the project codeword is MARMALADE. Reply with the single word OK.",
 			"Use subagent_fork once to ask a forked child for the project codeword, then reply with the child's answer.",
 		},
-		Agent: Agent{
-			Preset: "default",
-			System: "You are a careful assistant. When asked to delegate, use the subagent tools.",
-			Tools:  []string{"subagent_spawn", "subagent_fork"},
-		},
+		Agent:    exampleAgent(),
 		MaxDepth: 2,
 	}
-	return sc, `{
-  "_doc": [
-    "playbook.json: the model's answers, authored, so 'agentsnap record' works with no key and no network.",
-    "sessions.root lists the root session's model answers in order: one per model call (each step of each turn).",
-    "A child session is keyed by the id of the tool call that creates it (here call_fork_1).",
-    "An answer has text, reasoning, toolCalls [{id, name, arguments}], and optionally usage, finish (stop, tool-calls, max-tokens),",
-    "error {code, message} (the stream fails after its text) or hang (the stream waits until the turn times out: set turnTimeout in scenario.json).",
-    "Record with: agentsnap record DIR; with a live model: agentsnap record DIR --live --base-url URL --model M"
-  ],
-  "sessions": {
+	return sc, "{\n" + playbookDoc("call_fork_1") + `  "sessions": {
     "root": [
       {"text": "OK"},
       {
@@ -103,23 +113,10 @@ func exampleSpawn() (*Scenario, string) {
 		Prompts: []string{
 			"Use subagent_spawn once to have a child name the largest planet, then reply with its answer.",
 		},
-		Agent: Agent{
-			Preset: "default",
-			System: "You are a careful assistant. When asked to delegate, use the subagent tools.",
-			Tools:  []string{"subagent_spawn", "subagent_fork"},
-		},
+		Agent:    exampleAgent(),
 		MaxDepth: 2,
 	}
-	return sc, `{
-  "_doc": [
-    "playbook.json: the model's answers, authored, so 'agentsnap record' works with no key and no network.",
-    "sessions.root lists the root session's model answers in order: one per model call (each step of each turn).",
-    "A child session is keyed by the id of the tool call that creates it (here call_spawn_1).",
-    "An answer has text, reasoning, toolCalls [{id, name, arguments}], and optionally usage, finish (stop, tool-calls, max-tokens),",
-    "error {code, message} (the stream fails after its text) or hang (the stream waits until the turn times out: set turnTimeout in scenario.json).",
-    "Record with: agentsnap record DIR; with a live model: agentsnap record DIR --live --base-url URL --model M"
-  ],
-  "sessions": {
+	return sc, "{\n" + playbookDoc("call_spawn_1") + `  "sessions": {
     "root": [
       {
         "toolCalls": [

@@ -104,7 +104,7 @@ func replayStores(e *env, spec string) (func(dir string) func() (persistence.Sto
 	switch kind {
 	case "memory", "":
 		if dir != "" {
-			return nil, noop, fmt.Errorf("memory takes no path")
+			return nil, noop, fmt.Errorf("memory takes no path; use --store memory:")
 		}
 		return func(string) func() (persistence.Store, error) { return nil }, noop, nil
 	case "jsonl", "sqlite":
@@ -147,7 +147,7 @@ func scenarioDirs(arg string) ([]string, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder", arg)
+		return nil, fmt.Errorf("%s is not a folder; give a scenario folder, a category folder or a fixtures folder", arg)
 	}
 	if _, err := os.Stat(filepath.Join(root, scenario.File)); err == nil {
 		return []string{root}, nil

@@ -41,7 +41,6 @@ temporary name and renames it when done, so a failure leaves nothing behind.
 SRC is only read; a database of another schema version is refused.`,
 		run: runConvert,
 	})
-	loadDatabase = readDatabase
 }
 
 func runConvert(ctx context.Context, e *env, args []string) int {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -64,33 +64,14 @@ func loadLogs(ctx context.Context, path string) ([]*session.Log, error) {
 	if st.IsDir() {
 		return session.ReadFolder(path)
 	}
-	if isSQLite(path) {
-		return loadDatabase(ctx, path)
+	if spec, err := open.Detect(path); err == nil && spec.Kind == open.SQLite {
+		return readDatabase(ctx, path)
 	}
 	l, err := session.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	return []*session.Log{l}, nil
-}
-
-// isSQLite reports whether path starts with the SQLite file magic.
-func isSQLite(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	magic := make([]byte, 16)
-	if _, err := io.ReadFull(f, magic); err != nil {
-		return false
-	}
-	return string(magic) == "SQLite format 3\x00"
-}
-
-// loadDatabase is set by the SQLite support; nil means unsupported.
-var loadDatabase = func(ctx context.Context, path string) ([]*session.Log, error) {
-	return nil, errors.New(path + ": SQLite databases are not supported by this build")
 }
 
 func printTree(w io.Writer, logs []*session.Log) {

@@ -1,19 +1,6 @@
 package main
 
-import (
-	"log/slog"
-	"net/url"
-
-	"github.com/agentsnap/agentsnap/llm"
-	"github.com/agentsnap/agentsnap/llm/openai"
-)
-
-func init() {
-	liveDriver = func(baseURL, key, model string, e *env) (llm.Driver, error) {
-		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		return openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
-	}
-}
+import "net/url"
 
 // redactURL shows where a URL points without its query, fragment or user
 // info, which may hold tokens.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,22 +51,6 @@ way).`,
 	})
 }
 
-// liveDriver builds the live driver; set by the llm/openai support.
-var liveDriver func(baseURL, key, model string, e *env) (llm.Driver, error)
-
-// paced keeps the playbook's Unused check reachable through the pacing.
-type paced struct {
-	llm.Driver
-	pb llm.Driver
-}
-
-func (p paced) Unused() error {
-	if u, ok := p.pb.(interface{ Unused() error }); ok {
-		return u.Unused()
-	}
-	return nil
-}
-
 func runRecord(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("record")
 	live := fs.Bool("live", false, "record from a live OpenAI-compatible model")
@@ -100,10 +84,8 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		if *model == "" {
 			return usageError(e, "record", "--live needs --model (the model name the endpoint serves)")
 		}
-		if liveDriver == nil {
-			return fail(e, "record", errors.New("this build has no live driver"))
-		}
-		d, err := liveDriver(*baseURL, key, *model, e)
+		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		d, err := openai.New(openai.Config{BaseURL: *baseURL, APIKey: key, Model: *model, Logger: logger})
 		if err != nil {
 			return fail(e, "record", err)
 		}
@@ -122,11 +104,9 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fail(e, "record", err)
 		}
-		var d llm.Driver = playbook.NewDriver(pb, path)
-		if *pace > 0 {
-			d = paced{llm.Paced(d, *pace), d}
-		}
-		opts.Driver, opts.Model, opts.Provider = d, "playbook", "playbook"
+		d := playbook.NewDriver(pb, path)
+		opts.Driver, opts.Consumed = llm.Paced(d, *pace), d.Unused
+		opts.Model, opts.Provider = "playbook", "playbook"
 	}
 	if *provider != "" {
 		opts.Provider = *provider

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -140,7 +141,7 @@ func New(cfg Config) (*Driver, error) {
 		d.max = DefaultMaxBackoff
 	}
 	if d.sleep == nil {
-		d.sleep = sleepCtx
+		d.sleep = wait.Sleep
 	}
 	return d, nil
 }
@@ -193,18 +194,4 @@ func KeyFromEnv(getenv func(string) string) (key, varName string) {
 		}
 	}
 	return "", ""
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
-	"github.com/agentsnap/agentsnap/session"
 )
 
 // BenchmarkAppend appends batches of assistant/chunk events to one session,
@@ -20,58 +19,23 @@ func BenchmarkAppend(b *testing.B) {
 				if !sync {
 					opts = append(opts, jsonl.NoSync())
 				}
-				ctx := context.Background()
-				s, err := jsonl.Open(ctx, b.TempDir(), opts...)
+				s, err := jsonl.Open(context.Background(), b.TempDir(), opts...)
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer s.Close()
-				if err := s.Create(ctx, storetest.RootHeader("root"), nil); err != nil {
-					b.Fatal(err)
-				}
-				events := storetest.Deltas(0, batch)
-				var seq int64
-				for b.Loop() {
-					if err := s.Append(ctx, "root", storetest.Renumber(seq, events)); err != nil {
-						b.Fatal(err)
-					}
-					seq += int64(batch)
-				}
-				report(b, b.N*batch)
+				storetest.BenchAppend(b, s, batch)
 			})
 		}
 	}
 }
 
-// report reports events/s and ns per event.
-func report(b *testing.B, events int) {
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
-}
-
 // BenchmarkLoad loads a session of 10,000 events.
 func BenchmarkLoad(b *testing.B) {
-	const n = 10_000
-	ctx := context.Background()
-	s, err := jsonl.Open(ctx, b.TempDir(), jsonl.NoSync())
+	s, err := jsonl.Open(context.Background(), b.TempDir(), jsonl.NoSync())
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Create(ctx, storetest.RootHeader("root"), nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Append(ctx, "root", storetest.Deltas(0, n)); err != nil {
-		b.Fatal(err)
-	}
-	var l *session.Log
-	for b.Loop() {
-		if l, err = s.Load(ctx, "root"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if len(l.Events) != n {
-		b.Fatalf("loaded %d events, want %d", len(l.Events), n)
-	}
-	report(b, b.N*n)
+	storetest.BenchLoad(b, s, 10_000)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentsnap/agentsnap/persistence/sqlite"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
-	"github.com/agentsnap/agentsnap/session"
 )
 
 // BenchmarkAppend appends batches of assistant/chunk events to one session
@@ -30,33 +29,13 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// report reports events/s and returns ns per event.
-func report(b *testing.B, events int) float64 {
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-	ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
-	b.ReportMetric(ns, "ns/event")
-	return ns
-}
-
 func benchStore(b *testing.B, batch int) float64 {
-	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Create(ctx, storetest.RootHeader("root"), nil); err != nil {
-		b.Fatal(err)
-	}
-	events := storetest.Deltas(0, batch)
-	var seq int64
-	for b.Loop() {
-		if err := s.Append(ctx, "root", storetest.Renumber(seq, events)); err != nil {
-			b.Fatal(err)
-		}
-		seq += int64(batch)
-	}
-	return report(b, b.N*batch)
+	return storetest.BenchAppend(b, s, batch)
 }
 
 func benchRaw(b *testing.B, batch int) float64 {
@@ -104,33 +83,15 @@ func benchRaw(b *testing.B, batch int) float64 {
 		}
 		seq += int64(batch)
 	}
-	return report(b, b.N*batch)
+	return storetest.ReportRate(b, b.N*batch)
 }
 
 // BenchmarkLoad loads a session of 10,000 events.
 func BenchmarkLoad(b *testing.B) {
-	const n = 10_000
-	ctx := context.Background()
-	path := filepath.Join(b.TempDir(), "bench.db")
-	s, err := sqlite.Open(ctx, path)
+	s, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Create(ctx, storetest.RootHeader("root"), nil); err != nil {
-		b.Fatal(err)
-	}
-	if err := s.Append(ctx, "root", storetest.Deltas(0, n)); err != nil {
-		b.Fatal(err)
-	}
-	var l *session.Log
-	for b.Loop() {
-		if l, err = s.Load(ctx, "root"); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if len(l.Events) != n {
-		b.Fatalf("loaded %d events, want %d", len(l.Events), n)
-	}
-	report(b, b.N*n)
+	storetest.BenchLoad(b, s, 10_000)
 }

@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
+	"testing"
 
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -26,4 +29,55 @@ func Renumber(seq int64, events []session.Event) []session.Event {
 		events[i].Seq = seq + int64(i)
 	}
 	return events
+}
+
+// BenchAppend appends batches of batch Deltas to one new session of s, once
+// per benchmark iteration, and reports events/s and ns/event (returned, so
+// a benchmark can compare two runs).
+func BenchAppend(b *testing.B, s persistence.Store, batch int) float64 {
+	ctx := context.Background()
+	if err := s.Create(ctx, RootHeader("root"), nil); err != nil {
+		b.Fatal(err)
+	}
+	events := Deltas(0, batch)
+	var seq int64
+	for b.Loop() {
+		if err := s.Append(ctx, "root", Renumber(seq, events)); err != nil {
+			b.Fatal(err)
+		}
+		seq += int64(batch)
+	}
+	return ReportRate(b, b.N*batch)
+}
+
+// BenchLoad stores one session of n Deltas in s and loads it once per
+// benchmark iteration, reporting events/s and ns/event.
+func BenchLoad(b *testing.B, s persistence.Store, n int) {
+	ctx := context.Background()
+	if err := s.Create(ctx, RootHeader("root"), nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Append(ctx, "root", Deltas(0, n)); err != nil {
+		b.Fatal(err)
+	}
+	var l *session.Log
+	var err error
+	for b.Loop() {
+		if l, err = s.Load(ctx, "root"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if len(l.Events) != n {
+		b.Fatalf("loaded %d events, want %d", len(l.Events), n)
+	}
+	ReportRate(b, b.N*n)
+}
+
+// ReportRate reports events/s and ns/event for events handled in the
+// benchmark's timed part, and returns the ns per event.
+func ReportRate(b *testing.B, events int) float64 {
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	ns := float64(b.Elapsed().Nanoseconds()) / float64(events)
+	b.ReportMetric(ns, "ns/event")
+	return ns
 }

@@ -1,0 +1,89 @@
+package harness_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+// The harness is usable from a plain go test: these use *testing.T, not Ginkgo.
+
+func TestCheckPassesAFixtureFromPlainGoTest(t *testing.T) {
+	o := harness.Check(t, filepath.Join("..", "fixtures", "spawn", "one-child"))
+	if o == nil || !o.Passed() || o.Calls != 3 {
+		t.Fatalf("Check of an untouched fixture: %+v", o)
+	}
+}
+
+// captured is a testing.TB that keeps what the harness reports instead of
+// failing, so a test can show the assertions do fail.
+type captured struct {
+	testing.TB
+	errs []string
+}
+
+func (c *captured) Helper() {}
+func (c *captured) Errorf(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Sprintf(format, args...))
+}
+
+func TestAssertReplayAndAssertGoldenFailWithWhatToDo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spawn", "one-child")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child"))); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join(dir, scenario.GoldenFile)
+	b, _ := os.ReadFile(golden)
+	if err := os.WriteFile(golden, []byte(strings.Replace(string(b), "Jupiter", "Saturn", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	child := filepath.Join(dir, "session.1.jsonl")
+	b, _ = os.ReadFile(child)
+	if err := os.WriteFile(child, []byte(strings.Replace(string(b), "largest", "smallest", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	c := &captured{TB: t}
+	o := harness.Run(c, dir)
+	harness.AssertReplay(c, o)
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "re-record the scenario:\n  agentsnap record "+dir) {
+		t.Fatalf("AssertReplay on a changed log reported %q", c.errs)
+	}
+	c.errs = nil
+	harness.AssertGolden(c, o)
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "[diff -golden +replay]") || !strings.Contains(c.errs[0], "-- -update") {
+		t.Fatalf("AssertGolden on a changed golden reported %q", c.errs)
+	}
+}
+
+func TestRunChecksConsumptionAtTeardownWhenNothingElseDid(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spawn", "one-child")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child"))); err != nil {
+		t.Fatal(err)
+	}
+	// The recorded child now names another call, so the replay never binds it.
+	child := filepath.Join(dir, "session.1.jsonl")
+	b, _ := os.ReadFile(child)
+	if err := os.WriteFile(child, []byte(strings.Replace(string(b), `"parentCallId":"call_spawn_1"`, `"parentCallId":"call_other"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &captured{TB: t}
+	t.Run("replay", func(t *testing.T) {
+		c.TB = t
+		harness.Run(c, dir) // no assertion: only the teardown check
+	})
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "recording not consumed") {
+		t.Fatalf("teardown reported %q, want the consumption check", c.errs)
+	}
+}
