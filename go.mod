@@ -2,9 +2,14 @@ module github.com/agentsnap/agentsnap
 
 go 1.26.0
 
-tool github.com/onsi/ginkgo/v2/ginkgo
+tool (
+	github.com/agentsnap/agentsnap/cmd/agentsnap
+	github.com/onsi/ginkgo/v2/ginkgo
+)
 
 require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/sebdah/goldie/v2 v2.8.0
@@ -15,6 +20,7 @@ require (
 require (
 	github.com/Masterminds/semver/v3 v3.4.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-task/slim-sprig/v3 v3.0.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect

@@ -4,11 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
@@ -76,44 +75,22 @@ func DefaultRetryable(code string) bool {
 	return false
 }
 
-// IDSource names sessions. SessionID is called from the goroutine of the
-// session being created, possibly concurrently with other calls; for
-// deterministic ids it must depend only on its arguments and its own state
-// for roots (see LineageIDs).
-type IDSource interface {
-	// SessionID returns the id of a new session: a root when parent is "",
-	// else the child created by the parent's tool call callID.
-	SessionID(parent, callID string) string
-}
+// IDSource names sessions; see journal.IDs.
+type IDSource = journal.IDs
 
-// LineageIDs is a deterministic IDSource: roots are named root, root-2,
-// root-3 ... in creation order; a child is named parent/callID. Since a
-// child's name depends only on its lineage, concurrent children get the same
-// names under any scheduling.
-func LineageIDs(root string) IDSource { return &lineageIDs{root: root} }
-
-type lineageIDs struct {
-	root string
-	n    int
-	mu   sync.Mutex
-}
-
-func (l *lineageIDs) SessionID(parent, callID string) string {
-	if parent != "" {
-		return parent + "/" + callID
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.n++
-	if l.n == 1 {
-		return l.root
-	}
-	return fmt.Sprintf("%s-%d", l.root, l.n)
-}
+// LineageIDs is the deterministic IDSource: roots are named root, root-2,
+// ... in creation order; a child is named parent/callID (parent/callID#n
+// for the n-th child of a call id the parent reuses in a later step). Since
+// a child's name depends only on its lineage, concurrent children get the
+// same names under any scheduling.
+func LineageIDs(root string) IDSource { return session.NewLineageIDs(root) }
 
 type randomIDs struct{}
 
-func (randomIDs) SessionID(string, string) string {
+func (randomIDs) Root() string             { return randomID() }
+func (randomIDs) Child(_, _ string) string { return randomID() }
+
+func randomID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40

@@ -15,16 +15,14 @@ import (
 // runTools records the step's tool calls, runs them and records their
 // results in call order. Concurrent tools (subagents) run in parallel unless
 // Config.Serial; the others run one after another in call order.
-func (t *turnRun) runTools(ctx context.Context, step int, calls []session.Part) error {
+func (t *turnRun) runTools(ctx context.Context, calls []session.Part) error {
 	s := t.s
-	for _, c := range calls {
-		s.emit(session.TypeToolCall, session.ToolCallData{Turn: t.turn, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	// Children read the parent's log from the store's point of view;
+	// ToolCalls makes the calls durable before any child starts.
+	if err := s.j.ToolCalls(ctx, calls); err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
-	// Children read the parent's log from the store's point of view; make
-	// the calls durable before any child starts.
-	if err := s.flush(ctx); err != nil {
-		return err
-	}
+	step := s.j.Step()
 	results := make([]Result, len(calls))
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
@@ -49,15 +47,7 @@ func (t *turnRun) runTools(ctx context.Context, step int, calls []session.Part) 
 		if errs[i] != nil {
 			t.childErrors = append(t.childErrors, errs[i])
 		}
-		msg := session.Message{Role: session.RoleTool, Content: []session.Part{{
-			Type:       session.PartToolResult,
-			ToolCallID: c.ID,
-			Name:       c.Name,
-			Content:    []session.Part{session.TextPart(results[i].Text)},
-			IsError:    results[i].IsError,
-		}}}
-		s.emit(session.TypeToolResult, session.ToolResultData{Turn: t.turn, Step: step, Message: msg})
-		s.addMessages(msg)
+		s.j.ToolResult(c.ID, c.Name, results[i].Text, results[i].IsError)
 	}
 	return nil
 }
@@ -148,37 +138,22 @@ func (st subagentTool) Run(ctx context.Context, call *Call) Result {
 func (t *turnRun) delegate(ctx context.Context, mode session.Mode, callID, prompt string) (string, error) {
 	parent := t.s
 	cfg := parent.rt.cfg
-	depth := parent.header.DelegationDepth + 1
+	depth := parent.Header().DelegationDepth + 1
 	if depth > cfg.MaxDepth {
-		return "", &depthError{depth: parent.header.DelegationDepth, max: cfg.MaxDepth}
+		return "", &depthError{depth: depth - 1, max: cfg.MaxDepth}
 	}
-	h := session.Header{
-		ID:              cfg.IDs.SessionID(parent.header.ID, callID),
-		CreatedAt:       cfg.Clock().UnixMilli(),
-		Cwd:             cfg.Cwd,
-		ParentSession:   parent.header.ID,
-		Origin:          session.OriginSubagent,
-		DelegationDepth: depth,
-		AgentPreset:     cfg.Preset,
-		ParentCallID:    callID,
-		Mode:            mode,
-	}
-	var seed []session.Event
-	if mode == session.ModeFork {
-		seed = cloneEvents(t.prefix())
-		// Stamped from the prefix we hand over, never inferred later.
-		h.SeedLength = len(seed)
-	}
-	child, err := parent.rt.create(ctx, h, seed)
+	cj, err := parent.j.Child(ctx, callID, mode)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("agent: %w", err)
 	}
+	child := &Session{rt: parent.rt, j: cj}
+	id := cj.ID()
 	res, err := child.runTurn(ctx, prompt, "subagent")
 	if err != nil {
-		return "", fmt.Errorf("session %s: %w", h.ID, err)
+		return "", fmt.Errorf("session %s: %w", id, err)
 	}
 	if res.Reason.Kind != session.TurnCompleted {
-		return "", fmt.Errorf("session %s: turn %d ended %s: %s", h.ID, res.Turn, res.Reason.Kind, res.Reason.Message)
+		return "", fmt.Errorf("session %s: turn %d ended %s: %s", id, res.Turn, res.Reason.Kind, res.Reason.Message)
 	}
 	return res.Text, nil
 }

@@ -75,6 +75,28 @@ type Deriver func(l *session.Log) (*Script, error)
 // Derive reads a log from r and derives its script; name is used in errors
 // (usually the file's path). It streams: the log is never held in memory,
 // and the chunks of the inherited prefix are not decoded.
+//
+// The script comes from the session's own events, events[seedLength:]. A
+// seedLength must end the seed right after a turn/end (the balanced
+// completed-turn prefix a fork child inherits, [session.CompletedPrefix]):
+// one that falls inside a turn — inside a model call, say — would hand the
+// child a call that begins mid-answer, so the log is refused with an error
+// that starts "name:1:" (the header's seedLength), names the seq where the
+// seed ends and wraps [session.ErrSeedBoundary]. IgnoreSeed skips the check.
+//
+// Each model call becomes one [Entry]: its assistant/chunk events, closed
+// by the finish chunk (a KindChunks entry). A call without a finish is one
+// of two things:
+//
+//   - a user's cancel, when the same turn then ends with a turn/end of kind
+//     "aborted" (events such as assistant/message or step/end may come
+//     between): a KindHang entry of the chunks recorded before the cancel,
+//     which replays that prefix and then waits until the turn's context is
+//     cancelled — the replay cancels where the recording did;
+//   - an incomplete call otherwise — the log ends, another call starts, or
+//     the turn ends any other way, such as "interrupted", which crash repair
+//     writes: an error wrapping [ErrIncompleteCall], or a [Dropped] entry
+//     with DropIncomplete.
 func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
@@ -89,6 +111,7 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 	if opts.IgnoreSeed {
 		skip = 0
 	}
+	seen := 0 // seed events passed
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -99,8 +122,13 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 			// the end surfaces here too, as session.ErrSeedPastEnd.
 			return nil, err
 		}
-		if skip > 0 {
-			skip--
+		if seen < skip {
+			seen++
+			if seen == skip { // the last inherited event
+				if err := session.CheckSeedEnd(&e, skip); err != nil {
+					return nil, seedError(rd.Name(), true, err)
+				}
+			}
 			continue
 		}
 		if err := g.add(&e); err != nil {
@@ -137,7 +165,10 @@ func DeriveFile(path string, opts DeriveOptions) (*Script, error) {
 }
 
 // DeriveLog derives the script of a log already in memory from its own
-// events, l.Events[SeedLength:].
+// events, l.Events[SeedLength:]. It derives what [Derive] derives from the
+// same log and refuses what Derive refuses: a seedLength that does not end
+// at a turn/end, an incomplete call (a call without a finish whose turn was
+// not cancelled by the user; a cancelled one is a KindHang entry).
 func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 	if err := checkOptions(opts); err != nil {
 		return nil, err
@@ -147,6 +178,9 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 	if !opts.IgnoreSeed {
 		if n := l.Header.SeedLength; n < 0 || n > len(events) {
 			return nil, fmt.Errorf("fakellm: derive %s: %w: seedLength is %d but the log holds %d events", name, session.ErrSeedPastEnd, n, len(events))
+		}
+		if err := session.CheckSeedBoundary(events, l.Header.SeedLength); err != nil {
+			return nil, seedError(name, l.Path != "", err)
 		}
 		events = events[l.Header.SeedLength:]
 	}
@@ -164,6 +198,15 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 		sc.Torn = l.Torn
 	}
 	return sc, err
+}
+
+// seedError locates a seed boundary error: at line 1, the header that holds
+// seedLength, when the log is a file; the seq is in err.
+func seedError(name string, file bool, err error) error {
+	if file {
+		return &session.ParseError{File: name, Line: 1, Err: err}
+	}
+	return fmt.Errorf("fakellm: derive %s: %w", name, err)
 }
 
 func checkOptions(opts DeriveOptions) error {
@@ -187,14 +230,15 @@ func logName(l *session.Log) string {
 type callKey struct{ turn, step, attempt int }
 
 // grouper turns a session's own events into script entries: the
-// assistant/chunk events of one (turn, step, attempt), closed by a finish.
+// assistant/chunk events of one (turn, step, attempt), closed by a finish —
+// or, for a call the user cancelled, by its turn's aborted turn/end.
 type grouper struct {
 	name   string
 	header *session.Header
 	opts   DeriveOptions
 	script Script
 
-	open    bool // a call has chunks but no finish yet
+	open    bool // a call has chunks but no finish yet: undecided until its turn/end
 	key     callKey
 	cur     Entry           // the open call; its chunks gather in buf
 	buf     []session.Chunk // reused: each entry gets one exact-size copy
@@ -207,16 +251,25 @@ func newGrouper(name string, h *session.Header, opts DeriveOptions) *grouper {
 }
 
 func (g *grouper) add(e *session.Event) error {
-	if e.Type != session.TypeAssistantChunk {
-		return nil // other events, known or not, say nothing about the calls
+	switch e.Type {
+	case session.TypeAssistantChunk:
+		return g.chunk(e)
+	case session.TypeTurnEnd:
+		if g.open {
+			return g.turnEnd(e)
+		}
 	}
+	return nil // other events, known or not, say nothing about the calls
+}
+
+func (g *grouper) chunk(e *session.Event) error {
 	d, err := session.DecodeChunkData(e.Data)
 	if err != nil {
 		return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: %w", g.name, g.header.ID, e.Seq, err)
 	}
 	k := callKey{d.Turn, d.Step, d.Attempt}
 	if g.open && k != g.key {
-		if err := g.incomplete(); err != nil {
+		if err := g.incomplete(""); err != nil {
 			return err
 		}
 	}
@@ -237,7 +290,7 @@ func (g *grouper) add(e *session.Event) error {
 	return nil
 }
 
-// close ends the open call at its finish.
+// close ends the open call at its finish (or its turn's cancel).
 func (g *grouper) close() {
 	g.cur.Chunks = slices.Clone(g.buf)
 	g.buf = g.buf[:0]
@@ -252,12 +305,34 @@ func (g *grouper) close() {
 	g.open, g.closed, g.lastKey, g.cur = false, true, g.key, Entry{}
 }
 
-// incomplete handles the open call when it can no longer get its finish.
-func (g *grouper) incomplete() error {
+// turnEnd decides the open call at a turn/end. The user's cancel ends the
+// call's own turn "aborted" and leaves the chunks streamed so far: a hang
+// entry replays them and waits for the turn's context to be cancelled, as
+// the recording was. Any other end — "interrupted" is what crash repair
+// writes — leaves an incomplete call.
+func (g *grouper) turnEnd(e *session.Event) error {
+	var d session.TurnEndData
+	if err := e.Decode(&d); err != nil {
+		return g.incomplete(fmt.Sprintf(", and turn/end seq %d cannot be read (%v)", e.Seq, err))
+	}
+	if d.Turn != g.key.turn {
+		return g.incomplete(fmt.Sprintf(", and the next turn/end (seq %d) ends turn %d, not its own", e.Seq, d.Turn))
+	}
+	if d.Reason.Kind != session.TurnAborted {
+		return g.incomplete(fmt.Sprintf(", and its turn ended %q (turn/end seq %d), not %q by a cancel", d.Reason.Kind, e.Seq, session.TurnAborted))
+	}
+	g.cur.Kind = KindHang
+	g.close()
+	return nil
+}
+
+// incomplete handles the open call when it can no longer get its finish;
+// why, if not empty, says what decided it (after "and no finish").
+func (g *grouper) incomplete(why string) error {
 	k := g.key
 	if !g.opts.DropIncomplete {
-		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it",
-			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"))
+		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish%s (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it",
+			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"), why)
 	}
 	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.buf)})
 	g.open, g.cur, g.buf = false, Entry{}, g.buf[:0]
@@ -266,7 +341,7 @@ func (g *grouper) incomplete() error {
 
 func (g *grouper) end() (*Script, error) {
 	if g.open {
-		if err := g.incomplete(); err != nil {
+		if err := g.incomplete(""); err != nil {
 			return nil, err
 		}
 	}

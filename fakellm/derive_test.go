@@ -112,21 +112,29 @@ var _ = Describe("Derive", func() {
 	)
 
 	It("expands packed rows before grouping and slices by logical events", func() {
+		// Turn 1 (the seed) is 3 lines but 6 logical events: a slice by
+		// lines would start inside turn 2's call and lose "MARMA".
 		log := strings.Join([]string{
-			`{"type":"session","version":0,"id":"c","createdAt":1,"parentSession":"p","seedLength":3,"delegationDepth":1}`,
+			`{"type":"session","version":0,"id":"c","createdAt":1,"parentSession":"p","seedLength":6,"delegationDepth":1}`,
 			`{"type":"assistant/chunk","seq":0,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
 			`{"type":"text-chunks","seq0":1,"time0":1,"data":{"turn":1,"step":1,"index":0,"dt":[0,0],"texts":["O","K","!"]}}`,
 			`{"type":"assistant/chunk","seq":4,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
-			`{"type":"assistant/chunk","seq":5,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
-			`{"type":"text-chunks","seq0":6,"time0":1,"data":{"turn":2,"step":1,"index":0,"dt":[3],"texts":["MARMA","LADE"]}}`,
-			`{"type":"assistant/chunk","seq":8,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
+			`{"type":"turn/end","seq":5,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}`,
+			`{"type":"assistant/chunk","seq":6,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
+			`{"type":"text-chunks","seq0":7,"time0":1,"data":{"turn":2,"step":1,"index":0,"dt":[3],"texts":["MARMA","LADE"]}}`,
+			`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
 		}, "\n") + "\n"
-		// seedLength 3 ends inside the packed row of turn 1: the rest of
-		// that call ("!" and its finish) is the child's, and has no start.
 		s, err := fakellm.Derive(strings.NewReader(log), "c.jsonl", fakellm.DeriveOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(texts(s.Entries)).To(Equal([]string{"!", "MARMALADE"}))
-		Expect(positions(s.Entries)).To(Equal([]string{"1.1", "2.1"}))
+		Expect(texts(s.Entries)).To(Equal([]string{"MARMALADE"}))
+		Expect(positions(s.Entries)).To(Equal([]string{"2.1"}))
+
+		// seedLength 3 ends inside the packed row, at the logical event
+		// "K": the seed check counts logical events too.
+		_, err = fakellm.Derive(strings.NewReader(strings.Replace(log, `"seedLength":6`, `"seedLength":3`, 1)), "c.jsonl", fakellm.DeriveOptions{})
+		Expect(err).To(MatchError(session.ErrSeedBoundary))
+		Expect(err.Error()).To(HavePrefix("c.jsonl:1: "))
+		Expect(err.Error()).To(ContainSubstring("ends the seed at seq 2 (assistant/chunk)"))
 	})
 
 	Describe("the seed slice", func() {

@@ -44,6 +44,11 @@ type replay struct {
 
 	live   string // the live session bound to it; "" until its first call
 	cursor int    // entries replayed so far
+
+	// createdTurn and createdStep place the parent's recorded call that
+	// created this child (0 when unknown), so children of a call id the
+	// parent reused in several steps are told apart.
+	createdTurn, createdStep int
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -168,10 +173,25 @@ func (d *Driver) name(r *replay, lineage string) int {
 	r.lineage = lineage
 	r.index = len(d.order)
 	d.order = append(d.order, r)
-	pos := callPositions(r.script)
+	// The k-th child of a call id belongs to the k-th call with that id
+	// (a parent may reuse an id in a later step), children of one id taken
+	// in creation order.
+	slices.SortStableFunc(r.children, func(a, b *replay) int { return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt) })
+	calls := callSteps(r.script)
+	used := map[string]int{}
+	pos := map[*replay]int{}
+	for _, c := range r.children {
+		id := c.script.Header.ParentCallID
+		if at := calls[id]; id != "" && used[id] < len(at) {
+			call := at[used[id]]
+			c.createdTurn, c.createdStep = call.turn, call.step
+			pos[c] = call.pos
+			used[id]++
+		}
+	}
 	slices.SortStableFunc(r.children, func(a, b *replay) int {
-		pa, oka := pos[a.script.Header.ParentCallID]
-		pb, okb := pos[b.script.Header.ParentCallID]
+		pa, oka := pos[a]
+		pb, okb := pos[b]
 		switch {
 		case oka && okb:
 			return cmp.Compare(pa, pb)
@@ -181,12 +201,15 @@ func (d *Driver) name(r *replay, lineage string) int {
 			}
 			return 1
 		}
-		return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt)
+		return 0
 	})
 	n := 1
+	seen := map[string]int{}
 	for i, c := range r.children {
-		step := c.script.Header.ParentCallID
-		if step == "" {
+		id := c.script.Header.ParentCallID
+		seen[id]++
+		step := session.ChildID("", id, seen[id])[1:]
+		if id == "" {
 			step = fmt.Sprintf("#%d", i+1)
 		}
 		n += d.name(c, lineage+"/"+step)
@@ -194,22 +217,30 @@ func (d *Driver) name(r *replay, lineage string) int {
 	return n
 }
 
-// callPositions numbers the tool calls of a script in the order the model
-// made them.
-func callPositions(s *Script) map[string]int {
-	pos := map[string]int{}
+// toolCall is one tool call a recorded model call made: where, and its
+// position among all the script's tool calls.
+type toolCall struct{ turn, step, pos int }
+
+// callSteps lists, per tool call id, every recorded tool call with that id
+// in order: a parent that reuses an id in later steps has one per step.
+func callSteps(s *Script) map[string][]toolCall {
+	out := map[string][]toolCall{}
+	n := 0
 	for _, e := range s.Entries {
+		seen := map[string]bool{}
 		for _, c := range e.Chunks {
-			id := c.ID
+			id := c.ID // a tool-call-delta names the call first
 			if c.Type == session.ChunkBlockEnd && c.Block != nil && c.Block.Type == session.BlockToolCall {
 				id = c.Block.ID
 			}
-			if _, seen := pos[id]; id != "" && !seen {
-				pos[id] = len(pos)
+			if id != "" && !seen[id] {
+				seen[id] = true
+				out[id] = append(out[id], toolCall{e.Turn, e.Step, n})
+				n++
 			}
 		}
 	}
-	return pos
+	return out
 }
 
 // Scripts returns the scripts the driver replays, after the override, in

@@ -158,7 +158,7 @@ var _ = Describe("Driver diagnostics", func() {
 			_, err := call(drv, liveChild("live-5", "live-1", "call_1", session.ModeSpawn), 1, 1)
 			return err
 		}, fakellm.ErrUnrecordedSession,
-			`fakellm: unrecorded session: child session live-5 of session root (session.jsonl), created by call "call_1": the recorded child of that call is already bound to live session live-2 (live spawn call at turn 1 step 1) — `+rerecord),
+			`fakellm: unrecorded session: child session live-5 of session root (session.jsonl), created by call "call_1": every recorded child of that call is already bound (the last to live session live-2) — the agent created more children with this call id than the recording (live spawn call at turn 1 step 1) — re-record with: `+strings.TrimPrefix(rerecord, "re-record with: ")),
 		Entry("script exhausted: call k of n", func(drv *fakellm.Driver) error {
 			say(drv, lRoot, 1, 1)
 			say(drv, lSpawn, 1, 1)

@@ -49,7 +49,8 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 		return nil, fmt.Errorf("fakellm: %w: child session %s of live session %s, created by call %q (%s): its parent has made no model call, so it is bound to no recorded session — re-record with: %s",
 			ErrUnrecordedSession, ref.ID, ref.ParentID, ref.ParentCallID, requestSummary(req), d.record)
 	}
-	var byOrder *replay
+	var byOrder, bound *replay
+	var candidates []*replay
 	for _, c := range parent.children {
 		callID := c.script.Header.ParentCallID
 		if callID == "" {
@@ -62,14 +63,21 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 			continue
 		}
 		if c.live != "" {
-			return nil, fmt.Errorf("fakellm: %w: child session %s of %s, created by call %q: the recorded child of that call is already bound to live session %s (%s) — re-record with: %s",
-				ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, c.live, requestSummary(req), d.record)
+			bound = c
+			continue
 		}
+		candidates = append(candidates, c)
+	}
+	if c := pickCreated(parent, candidates); c != nil {
 		if ref.Mode != "" && c.script.Header.Mode != "" && ref.Mode != c.script.Header.Mode {
 			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — the agent took another path; re-record with: %s",
 				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode, d.record)
 		}
 		return c, nil
+	}
+	if bound != nil {
+		return nil, fmt.Errorf("fakellm: %w: child session %s of %s, created by call %q: every recorded child of that call is already bound (the last to live session %s) — the agent created more children with this call id than the recording (%s) — re-record with: %s",
+			ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, bound.live, requestSummary(req), d.record)
 	}
 	if byOrder != nil {
 		d.note("fakellm: %s has no parentCallId (a dsh log?); live child %s (created by call %q) was routed to it by first-call order, which is deterministic only if the children start in a fixed order",
@@ -78,6 +86,26 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 	}
 	return nil, fmt.Errorf("fakellm: %w: session %s/%s (%s): %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; re-record with: %s",
 		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, requestSummary(req), parent.describe(), ref.ParentCallID, childList(parent), d.record)
+}
+
+// pickCreated chooses among the unbound recorded children of one call id
+// (a parent may reuse an id in later steps: servers that send no ids, or
+// number them per response). The one created at the step the live parent
+// is at — its last replayed call — wins; else the first, in the order the
+// recording created them, since one parent's steps run one after another.
+func pickCreated(parent *replay, candidates []*replay) *replay {
+	if len(candidates) == 0 {
+		return nil
+	}
+	if parent.cursor > 0 {
+		last := parent.script.Entries[parent.cursor-1]
+		for _, c := range candidates {
+			if c.createdTurn == last.Turn && c.createdStep == last.Step {
+				return c
+			}
+		}
+	}
+	return candidates[0]
 }
 
 func (d *Driver) note(format string, args ...any) {

@@ -46,7 +46,7 @@ func writeForkScenario(root, name string, spec forkSpec) (string, error) {
 	}
 	sc := &scenario.Scenario{
 		Description: fmt.Sprintf("generated: %d turns, then a fork", spec.turns),
-		Agent:       scenario.Agent{Preset: "default", System: "You are a benchmark agent.", Tools: []string{"subagent_spawn", "subagent_fork"}},
+		Agent:       json.RawMessage(`{"preset":"default","system":"You are a benchmark agent.","tools":["subagent_spawn","subagent_fork"]}`),
 		MaxDepth:    2,
 	}
 	pb := &playbook.Playbook{Sessions: map[string][]*playbook.Turn{}}

@@ -46,24 +46,48 @@ type pair struct {
 }
 
 // pairSessions matches recorded and replayed sessions by lineage key, in
-// the recording's lineage order, replay-only sessions last.
+// the recording's lineage order, replay-only sessions last. A recorded and
+// a replayed child left unpaired under the same parent pair with each
+// other in order: their headers disagree on how the child was created (a
+// lost parentCallId, say), and the header comparison names the member.
 func pairSessions(golden, replay []*session.Log) []pair {
-	gk, rk := lineageKeys(golden), lineageKeys(replay)
+	gk, rk := session.LineageKeys(golden), session.LineageKeys(replay)
 	byKey := map[string]*session.Log{}
 	for _, l := range replay {
 		byKey[rk[l.Header.ID]] = l
 	}
 	var out []pair
-	seen := map[string]bool{}
+	paired := map[*session.Log]bool{}
 	for i, l := range golden {
 		k := gk[l.Header.ID]
 		p := pair{key: k, label: label(i), lineage: lineage(l, golden), golden: l, replay: byKey[k]}
+		if p.replay != nil {
+			paired[p.replay] = true
+		}
 		out = append(out, p)
-		seen[k] = true
+	}
+	// Leftovers of one parent, in order: golden parent key -> replay logs.
+	spare := map[string][]*session.Log{}
+	for _, l := range replay {
+		if !paired[l] && l.Header.IsChild() {
+			parent := rk[l.Header.ParentSession]
+			spare[parent] = append(spare[parent], l)
+		}
+	}
+	for i := range out {
+		p := &out[i]
+		if p.replay != nil || !p.golden.Header.IsChild() {
+			continue
+		}
+		parent := gk[p.golden.Header.ParentSession]
+		if s := spare[parent]; len(s) > 0 {
+			p.replay, spare[parent] = s[0], s[1:]
+			paired[p.replay] = true
+		}
 	}
 	for _, l := range replay {
-		if k := rk[l.Header.ID]; !seen[k] {
-			out = append(out, pair{key: k, label: "extra session", lineage: lineage(l, replay), replay: l})
+		if !paired[l] {
+			out = append(out, pair{key: rk[l.Header.ID], label: "extra session", lineage: lineage(l, replay), replay: l})
 		}
 	}
 	return out

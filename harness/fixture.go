@@ -36,7 +36,7 @@ func LoadFixture(dir string) (*Fixture, error) {
 	}
 	fx.Scenario = sc
 	if _, err := os.Stat(filepath.Join(dir, session.RootFile)); err != nil {
-		return nil, fmt.Errorf("harness: %w: %s has no %s; record it with: agentsnap record %s", ErrFixture, dir, session.RootFile, dir)
+		return nil, fmt.Errorf("harness: %w: %s has no %s; record it with: %s", ErrFixture, dir, session.RootFile, fx.RecordCommand())
 	}
 	paths, err := recordedLogs(dir)
 	if err != nil {
@@ -48,7 +48,7 @@ func LoadFixture(dir string) (*Fixture, error) {
 			return nil, fmt.Errorf("harness: %w: %w", ErrFixture, err)
 		}
 		if l.Torn != nil {
-			return nil, fmt.Errorf("harness: %w: %s:%d: the last line is incomplete (a recording was cut off); re-record with: agentsnap record %s", ErrFixture, p, l.Torn.Line, dir)
+			return nil, fmt.Errorf("harness: %w: %s:%d: the last line is incomplete (a recording was cut off); re-record with: %s", ErrFixture, p, l.Torn.Line, fx.RecordCommand())
 		}
 		fx.Logs = append(fx.Logs, l)
 	}
@@ -58,7 +58,7 @@ func LoadFixture(dir string) (*Fixture, error) {
 	}
 	for i := range ordered {
 		if ordered[i] != fx.Logs[i] {
-			return nil, fmt.Errorf("harness: %w: %s: %s holds session %s, but lineage order puts %s there; re-record with: agentsnap record %s", ErrFixture, dir, filepath.Base(fx.Logs[i].Path), fx.Logs[i].Header.ID, ordered[i].Header.ID, dir)
+			return nil, fmt.Errorf("harness: %w: %s: %s holds session %s, but lineage order puts %s there; re-record with: %s", ErrFixture, dir, filepath.Base(fx.Logs[i].Path), fx.Logs[i].Header.ID, ordered[i].Header.ID, fx.RecordCommand())
 		}
 	}
 	ov := filepath.Join(dir, scenario.OverrideFile)
@@ -86,7 +86,7 @@ func recordedLogs(dir string) ([]string, error) {
 		return nil, err
 	}
 	if len(all) != len(paths) {
-		return nil, fmt.Errorf("harness: %w: %s holds %d session logs but only %s..%s are numbered without a gap; re-record with: agentsnap record %s", ErrFixture, dir, len(all), session.RootFile, filepath.Base(paths[len(paths)-1]), dir)
+		return nil, fmt.Errorf("harness: %w: %s holds %d session logs but only %s..%s are numbered without a gap; re-record with: go tool agentsnap record %s", ErrFixture, dir, len(all), session.RootFile, filepath.Base(paths[len(paths)-1]), commands{}.dir(dir))
 	}
 	return paths, nil
 }
@@ -97,5 +97,9 @@ func Name(dir string) string {
 	return filepath.Base(filepath.Dir(clean)) + "/" + filepath.Base(clean)
 }
 
-// RecordCommand returns the command that re-records the fixture.
-func (fx *Fixture) RecordCommand() string { return "agentsnap record " + fx.Dir }
+// RecordCommand returns the CLI command that re-records the fixture with
+// the reference runtime, from the module root.
+func (fx *Fixture) RecordCommand() string { return commands{}.record(fx) }
+
+// Category returns the fixture's category: the name of the folder it is in.
+func (fx *Fixture) Category() string { return filepath.Base(filepath.Dir(filepath.Clean(fx.Dir))) }

@@ -57,10 +57,18 @@ func truthy(v string) bool {
 	return true
 }
 
-// UpdateCommand returns the command that rewrites fx's golden.
-func UpdateCommand(fx *Fixture) string {
-	category := filepath.Base(filepath.Dir(filepath.Clean(fx.Dir)))
-	return fmt.Sprintf("go tool ginkgo --focus=%q ./suites/%s -- -update", fx.Name, category)
+// UpdateCommand returns the command that rewrites o's golden from a
+// replay, in the form that works where the user is (the test that ran
+// it, or the CLI).
+func UpdateCommand(o *Outcome) string { return o.commands.update(o.Fixture) }
+
+// updateCommand is UpdateCommand for a golden compared under test t.
+func updateCommand(o *Outcome, t testing.TB) string {
+	c := o.commands
+	if c.tb == nil && !c.cli {
+		c.tb = t
+	}
+	return c.update(o.Fixture)
 }
 
 // GoldenResult is the golden step's verdict.
@@ -75,31 +83,11 @@ type GoldenResult struct {
 func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 	fx := o.Fixture
 	res := GoldenResult{Path: fx.Golden}
-	goldens.checked(fx.Golden)
-	old, readErr := os.ReadFile(fx.Golden)
-	exists := readErr == nil
 	if UpdateRequested() {
-		if why := UpdateRefusal(); why != "" {
-			res.Message = "harness: " + why
-			return res
-		}
-		if !o.Passed() {
-			res.Message = fmt.Sprintf("harness: not updating %s: the replay itself fails, and goldens are only rewritten from a replay that matches its recording:\n%s", fx.Golden, o.Report())
-			return res
-		}
-		if exists && string(old) == o.Transcript {
-			return res
-		}
-		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
-			res.Message = fmt.Sprintf("harness: updating %s: %v", fx.Golden, err)
-			return res
-		}
-		goldens.wrote(fx.Golden, !exists)
-		res.Updated = true
-		return res
+		return UpdateGolden(o)
 	}
-	if !exists {
-		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Golden, UpdateCommand(fx))
+	if _, err := os.Stat(fx.Golden); err != nil {
+		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Golden, updateCommand(o, t))
 		return res
 	}
 	shim := &captureTB{TB: t}
@@ -115,8 +103,37 @@ func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 	g.Assert(shim, strings.TrimSuffix(scenario.GoldenFile, filepath.Ext(scenario.GoldenFile)), []byte(o.Transcript))
 	if len(shim.errs) > 0 {
 		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s\n",
-			fx.Name, fx.Golden, diff, UpdateCommand(fx))
+			fx.Name, fx.Golden, diff, updateCommand(o, t))
 	}
+	return res
+}
+
+// UpdateGolden rewrites o's transcript.golden from its replay, atomically —
+// only when the replay matched its recording, and under CI only with
+// AGENTSNAP_FORCE_UPDATE=1 — and says whether it wrote. It is what -update
+// does per scenario, and what "agentsnap check --update" calls.
+func UpdateGolden(o *Outcome) GoldenResult {
+	fx := o.Fixture
+	res := GoldenResult{Path: fx.Golden}
+	if why := UpdateRefusal(); why != "" {
+		res.Message = "harness: " + why
+		return res
+	}
+	if !o.Passed() {
+		res.Message = fmt.Sprintf("harness: not updating %s: the replay itself fails, and goldens are only rewritten from a replay that matches its recording:\n%s", fx.Golden, o.Report())
+		return res
+	}
+	old, err := os.ReadFile(fx.Golden)
+	exists := err == nil
+	if exists && string(old) == o.Transcript {
+		return res
+	}
+	if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
+		res.Message = fmt.Sprintf("harness: updating %s: %v", fx.Golden, err)
+		return res
+	}
+	goldens.wrote(fx.Golden, !exists)
+	res.Updated = true
 	return res
 }
 
@@ -213,12 +230,12 @@ func CompareGolden(o *Outcome) GoldenResult {
 	res := GoldenResult{Path: fx.Golden}
 	old, err := os.ReadFile(fx.Golden)
 	if err != nil {
-		res.Message = fmt.Sprintf("%s is missing; create it from the replay with:\n  %s", fx.Golden, UpdateCommand(fx))
+		res.Message = fmt.Sprintf("%s is missing; create it from the replay with:\n  %s", fx.Golden, UpdateCommand(o))
 		return res
 	}
 	if string(old) != o.Transcript {
 		res.Message = fmt.Sprintf("the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s",
-			fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(fx))
+			fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(o))
 	}
 	return res
 }

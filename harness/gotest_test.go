@@ -54,12 +54,12 @@ func TestAssertReplayAndAssertGoldenFailWithWhatToDo(t *testing.T) {
 	c := &captured{TB: t}
 	o := harness.Run(c, dir)
 	harness.AssertReplay(c, o)
-	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "re-record the scenario:\n  agentsnap record "+dir) {
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "re-record the scenario:\n  go tool agentsnap record "+dir) {
 		t.Fatalf("AssertReplay on a changed log reported %q", c.errs)
 	}
 	c.errs = nil
 	harness.AssertGolden(c, o)
-	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "[diff -golden +replay]") || !strings.Contains(c.errs[0], "-- -update") {
+	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "[diff -golden +replay]") || !strings.Contains(c.errs[0], "update the golden with:\n  go test ./harness -run '^TestAssertReplayAndAssertGoldenFailWithWhatToDo$' -update") {
 		t.Fatalf("AssertGolden on a changed golden reported %q", c.errs)
 	}
 }

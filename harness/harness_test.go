@@ -3,6 +3,7 @@ package harness_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,21 +80,21 @@ var _ = Describe("replaying a fixture", func() {
 			HaveField("Field", "data.content[0].text"),
 			HaveField("Golden", `"What was the codeword? Reply with that one word."`),
 		)))
-		Expect(o.Report()).To(ContainSubstring("agentsnap record " + dir))
+		Expect(o.Report()).To(ContainSubstring("go tool agentsnap record " + dir))
 	})
 
 	It("names request drift before any downstream difference", func() {
 		dir := copyFixture("fork/codeword")
 		sc, err := scenario.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		sc.Agent.Tools = []string{"subagent_fork", "add", "subagent_spawn"}
+		sc.Agent = json.RawMessage(`{"preset":"default","system":"You are a careful assistant. When asked to delegate, use the subagent tools; a subagent's answer comes back as the tool result.","tools":["subagent_fork","add","subagent_spawn"]}`)
 		Expect(sc.Save(dir)).To(Succeed())
 		o := replay(dir)
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.String()).To(Equal("root (root session), model call 1 (turn 1 step 1): the tools changed (added: add; removed: none)"))
 		report := o.Report()
 		Expect(strings.Index(report, "request drift")).To(BeNumerically("<", strings.Index(report, "log differences")))
-		Expect(report).To(ContainSubstring("re-record the scenario:\n  agentsnap record"))
+		Expect(report).To(ContainSubstring("re-record the scenario:\n  go tool agentsnap record"))
 	})
 
 	It("refuses a fixture whose last line is torn, naming file and line", func() {
@@ -136,13 +137,13 @@ var _ = Describe("goldens", func() {
 		msg := matcher.FailureMessage(o)
 		Expect(msg).To(ContainSubstring("[diff -golden +replay]\n"))
 		Expect(msg).To(ContainSubstring("-  step one\n+  step 1\n"))
-		Expect(msg).To(ContainSubstring(`go tool ginkgo --focus="spawn/one-child" ./suites/spawn -- -update`))
+		Expect(msg).To(ContainSubstring("If the change is intended, update the golden with:\n  go tool ginkgo --focus=spawn/one-child ./harness -- -update"), "the command that reruns this very test, from the module root")
 	})
 
 	It("fail when missing, with the command that creates them", func() {
 		Expect(os.Remove(filepath.Join(dir, scenario.GoldenFile))).To(Succeed())
 		res := harness.CompareGolden(replay(dir))
-		Expect(res.Message).To(ContainSubstring("transcript.golden is missing; create it from the replay with:\n  go tool ginkgo"))
+		Expect(res.Message).To(ContainSubstring("transcript.golden is missing; create it from the replay with:\n  go tool agentsnap check --update " + dir))
 	})
 
 	It("are rewritten atomically under -update, and nothing else is", func() {
@@ -191,21 +192,23 @@ var _ = Describe("goldens", func() {
 })
 
 var _ = Describe("the inventory check", func() {
-	It("fails on a category no suite runs and on a scenario missing a file", func() {
+	It("fails on a scenario missing a file, in any category", func() {
 		root := GinkgoT().TempDir()
 		for _, name := range []string{"spawn/one-child", "fork/codeword"} {
 			dst := filepath.Join(root, name)
 			Expect(os.MkdirAll(filepath.Dir(dst), 0o755)).To(Succeed())
 			Expect(os.CopyFS(dst, os.DirFS(filepath.Join("..", "fixtures", name)))).To(Succeed())
 		}
-		Expect(harness.Inventory(root, []string{"spawn", "fork"})).To(BeEmpty())
+		Expect(harness.Inventory(root)).To(BeEmpty())
 
 		Expect(os.Remove(filepath.Join(root, "fork/codeword", scenario.GoldenFile))).To(Succeed())
 		Expect(os.MkdirAll(filepath.Join(root, "stray", "x"), 0o755)).To(Succeed())
-		problems := harness.Inventory(root, []string{"spawn", "fork"})
+		problems := harness.Inventory(root)
 		Expect(problems).To(ConsistOf(
-			ContainSubstring("fork/codeword: missing transcript.golden; create it with: go tool ginkgo ./suites/fork -- -update"),
-			ContainSubstring(`stray/x: no suite runs category "stray"`),
+			ContainSubstring("fork/codeword: missing transcript.golden; create it with: go tool agentsnap check --update "+filepath.Join(root, "fork/codeword")),
+			ContainSubstring("stray/x: missing scenario.json; every scenario folder needs one"),
+			ContainSubstring("stray/x: missing session.jsonl; record the scenario with: go tool agentsnap record "+filepath.Join(root, "stray/x")),
+			ContainSubstring("stray/x: missing transcript.golden"),
 		))
 	})
 })

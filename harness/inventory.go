@@ -38,21 +38,15 @@ func Discover(root string) ([]string, error) {
 }
 
 // Inventory checks the fixture tree under root: every scenario folder must
-// belong to a category some suite runs (covered), and hold scenario.json,
-// session.jsonl and transcript.golden, with child logs numbered without
-// gaps. It returns one problem per line, or nil.
-func Inventory(root string, covered []string) []string {
+// hold scenario.json, session.jsonl and transcript.golden, with child logs
+// numbered without gaps. It returns one problem per line, or nil.
+func Inventory(root string) []string {
 	dirs, err := Discover(root)
 	if err != nil {
 		return []string{err.Error()}
 	}
 	var problems []string
 	for _, dir := range dirs {
-		category := filepath.Base(filepath.Dir(dir))
-		if !slices.Contains(covered, category) {
-			problems = append(problems, fmt.Sprintf("%s: no suite runs category %q (suites run: %s); add a suite or move the scenario", dir, category, strings.Join(covered, ", ")))
-			continue
-		}
 		for _, f := range []string{scenario.File, session.RootFile, scenario.GoldenFile} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: missing %s; %s", dir, f, fixFor(f, dir)))
@@ -68,11 +62,12 @@ func Inventory(root string, covered []string) []string {
 }
 
 func fixFor(file, dir string) string {
+	c := commands{cli: true}
 	switch file {
 	case scenario.File:
-		return "every scenario folder needs one (agentsnap new scaffolds it)"
+		return "every scenario folder needs one (go tool agentsnap new CATEGORY/NAME scaffolds it)"
 	case scenario.GoldenFile:
-		return "create it with: go tool ginkgo ./suites/" + filepath.Base(filepath.Dir(dir)) + " -- -update"
+		return "create it with: go tool agentsnap check --update " + c.dir(dir)
 	}
-	return "record the scenario with: agentsnap record " + dir
+	return "record the scenario with: go tool agentsnap record " + c.dir(dir)
 }

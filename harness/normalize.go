@@ -2,36 +2,11 @@ package harness
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/session"
 )
-
-// lineageKeys names every session of a tree by its lineage — "root", then
-// parent key + "/" + the call that created it — so a replayed session pairs
-// with its recorded counterpart whatever ids either run gave it. Children
-// without a parentCallId are numbered among their siblings.
-func lineageKeys(ordered []*session.Log) map[string]string {
-	keys := map[string]string{}
-	siblings := map[string]int{}
-	for _, l := range ordered {
-		h := &l.Header
-		if h.ParentSession == "" {
-			keys[h.ID] = "root"
-			continue
-		}
-		parent := keys[h.ParentSession]
-		if h.ParentCallID != "" {
-			keys[h.ID] = parent + "/" + h.ParentCallID
-			continue
-		}
-		siblings[parent]++
-		keys[h.ID] = parent + "/#" + strconv.Itoa(siblings[parent])
-	}
-	return keys
-}
 
 // normalizer rewrites what legitimately differs between a recording and its
 // replay: times, creation times, machine paths, and session ids when the two
@@ -39,6 +14,10 @@ func lineageKeys(ordered []*session.Log) map[string]string {
 type normalizer struct {
 	ids   map[string]string // replay id -> recorded id, only where they differ
 	paths []placeholder.Pair
+}
+
+func newNormalizer(ids map[string]string) *normalizer {
+	return &normalizer{ids: ids, paths: placeholder.Defaults()}
 }
 
 // header returns the normalised header line.

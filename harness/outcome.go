@@ -18,11 +18,22 @@ type Outcome struct {
 	Calls       int            // model calls replayed
 	Drift       *Drift         // the first request that differs from the recording, or nil
 	Differences []Difference   // the first difference of each session that differs
-	RunErrors   []error        // calls that could not start, broken turns
+	RunErrors   []error        // the runtime's error: a call that could not start, a store that failed
 	Consumption error          // the replay driver's teardown check
+	// RuleViolations lists what the scenario's category requires and its
+	// recording lacks (CheckCategory), such as a fork/ scenario without a
+	// fork child.
+	RuleViolations []string
+	// Notes are the replay driver's remarks, such as children routed by
+	// first-call order because their logs name no creating call.
+	Notes []string
+	// Warnings are the scenario's and the runtime's warnings about its
+	// settings, such as a misspelled member that is ignored.
+	Warnings []string
 
-	driver *fakellm.Driver
-	judged bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
+	driver   *fakellm.Driver
+	commands commands
+	judged   bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
 }
 
 // ErrMismatch is wrapped by Outcome.Err.
@@ -30,7 +41,7 @@ var ErrMismatch = errors.New("replay does not match the recording")
 
 // Passed reports whether the replay matches the recording.
 func (o *Outcome) Passed() bool {
-	return o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil
+	return o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && len(o.RuleViolations) == 0
 }
 
 // Err returns nil when the replay matches the recording, else an error
@@ -80,7 +91,19 @@ func (o *Outcome) Report() string {
 			fmt.Fprintf(&b, "  %s\n", indent(d.String()))
 		}
 	}
-	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.Fixture.RecordCommand())
+	if len(o.RuleViolations) > 0 {
+		fmt.Fprintf(&b, "\ncategory %s:\n", o.Fixture.Category())
+		for _, v := range o.RuleViolations {
+			fmt.Fprintf(&b, "  %s\n", indent(v))
+		}
+	}
+	if len(o.Notes) > 0 {
+		b.WriteString("\nreplay notes:\n")
+		for _, n := range o.Notes {
+			fmt.Fprintf(&b, "  %s\n", indent(n))
+		}
+	}
+	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
 	return b.String()
 }
 

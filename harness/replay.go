@@ -2,43 +2,66 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"testing"
 	"time"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
-	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
 )
 
-// Options tune a replay. The zero value replays into memory with the real
-// script derivation.
+// Options tune a replay. The zero value replays agentsnap's reference
+// runtime into memory with the real script derivation.
 type Options struct {
+	// Runtime is the agent under test (default agent.Reference).
+	Runtime agentsnap.Runtime
 	// Store returns the store the replay persists through (default: a new
 	// in-memory store). The replay closes it.
 	Store func() (persistence.Store, error)
 	// Deriver replaces script derivation; the regression suite passes a
 	// broken one to prove what the seed slice prevents.
 	Deriver fakellm.Deriver
-	// Logf receives the replay driver's notes.
+	// Logf receives the replay driver's notes and the scenario's warnings.
 	Logf func(format string, args ...any)
+	// FromCLI is set by the agentsnap CLI, so messages end with CLI
+	// commands rather than test commands.
+	FromCLI bool
+
+	tb testing.TB // the test Run serves, for the commands messages print
 }
 
-// replayEpoch is the replay's clock: times are normalised away, a fixed
-// clock keeps replayed logs byte-stable.
-var replayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+// ReplayEpoch is the replay's clock: times are normalised away, and a
+// fixed clock keeps replayed logs byte-stable. Playbook recordings use it
+// too, so re-recording an unchanged playbook changes no byte.
+var ReplayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Replay runs the fixture's prompts through the agent runtime against a
-// fakellm driver built from the fixture's logs, then compares every replayed
-// log with its fixture and renders the transcript. It returns an error only
-// when the replay could not run at all; mismatches are in the Outcome.
+// Replay runs the fixture's prompts through the runtime under test against
+// a fakellm driver built from the fixture's logs, then compares every
+// replayed log with its fixture and renders the transcript. It returns an
+// error only when the replay could not run at all (a fixture recorded by
+// another runtime, settings the runtime refuses, a replay that would wait
+// forever); mismatches are in the Outcome.
 func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
-	fopts := []fakellm.Option{fakellm.WithRecordCommand(fx.RecordCommand())}
+	rt := opts.Runtime
+	if rt == nil {
+		rt = agent.Reference
+	}
+	cmds := commands{tb: opts.tb, cli: opts.FromCLI, runtime: runtimeName(rt)}
+	goldens.checked(fx.Golden)
+	if err := fitsRuntime(fx, rt, cmds); err != nil {
+		return nil, err
+	}
+	warnings, err := agentsnap.Validate(rt, fx.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
+	}
+	fopts := []fakellm.Option{fakellm.WithRecordCommand(cmds.record(fx))}
 	if fx.Override != nil {
 		fopts = append(fopts, fakellm.WithOverride(fx.Override))
 	}
@@ -52,6 +75,9 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
+	if err := checkHangs(fx, drv.Scripts()); err != nil {
+		return nil, err
+	}
 	open := opts.Store
 	if open == nil {
 		open = func() (persistence.Store, error) { return memory.New(), nil }
@@ -62,9 +88,29 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	defer store.Close()
 
-	o := &Outcome{Fixture: fx, driver: drv}
-	if err := runPrompts(ctx, fx, drv, store, o); err != nil {
-		return nil, err
+	o := &Outcome{Fixture: fx, Warnings: append(fx.Scenario.Warnings, warnings...), driver: drv, commands: cmds}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	for _, w := range o.Warnings {
+		logf("%s", w)
+	}
+	cwd, _ := os.Getwd()
+	env := &agentsnap.Env{
+		Scenario: fx.Scenario,
+		Dir:      fx.Dir,
+		Driver:   drv,
+		Store:    store,
+		Clock:    func() time.Time { return agentsnap.Epoch },
+		Cwd:      cwd,
+		Logf:     logf,
+	}
+	if r := fx.Scenario.Recorded; r != nil {
+		env.Provider, env.Model = r.Provider, r.Model
+	}
+	if err := rt.Run(ctx, env); err != nil {
+		o.RunErrors = append(o.RunErrors, err)
 	}
 	o.Replayed, err = collect(ctx, store)
 	if err != nil {
@@ -74,44 +120,33 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	return o, nil
 }
 
-// runPrompts drives the scenario's prompts as the recorder did.
-func runPrompts(ctx context.Context, fx *Fixture, drv *fakellm.Driver, store persistence.Store, o *Outcome) error {
-	sc := fx.Scenario
-	cwd, _ := os.Getwd()
-	cfg := agent.Config{
-		Driver: drv,
-		Store:  store,
-		Cwd:    cwd,
-		Clock:  agent.FixedClock(replayEpoch),
-		IDs:    agent.LineageIDs("root"),
+// fitsRuntime refuses to replay a fixture with a runtime other than the
+// one that recorded it: every difference would be noise.
+func fitsRuntime(fx *Fixture, rt agentsnap.Runtime, cmds commands) error {
+	rec := fx.Scenario.Recorded
+	name := runtimeName(rt)
+	if rec == nil || rec.Runtime == "" || name == "" || rec.Runtime == name {
+		return nil
 	}
-	if sc.Recorded != nil {
-		cfg.Provider, cfg.Model = sc.Recorded.Provider, sc.Recorded.Model
+	if cmds.cli {
+		return fmt.Errorf("harness: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...)", fx.Name, ErrFixture, rec.Runtime, rec.Runtime)
 	}
-	if err := sc.Configure(&cfg); err != nil {
-		return fmt.Errorf("harness: %s: %w", fx.Name, err)
+	return fmt.Errorf("harness: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, ErrFixture, rec.Runtime, name, cmds.record(fx))
+}
+
+// checkHangs refuses a fixture whose replay would wait forever: a hang
+// answer lasts until the turn's context is cancelled, which only
+// turnTimeout does.
+func checkHangs(fx *Fixture, scripts []*fakellm.Script) error {
+	if fx.Scenario.TurnTimeout > 0 {
+		return nil
 	}
-	rt, err := agent.New(cfg)
-	if err != nil {
-		return fmt.Errorf("harness: %s: %w", fx.Name, err)
-	}
-	s, err := rt.NewSession(ctx)
-	if err != nil {
-		return fmt.Errorf("harness: %s: %w", fx.Name, err)
-	}
-	err = sc.Drive(ctx, s, func(i int, res agent.TurnResult, err error) error {
-		if err != nil {
-			o.RunErrors = append(o.RunErrors, fmt.Errorf("prompt %d: %w", i+1, err))
-		}
-		for _, e := range res.Errors {
-			if errors.Is(e, agent.ErrNotStarted) {
-				o.RunErrors = append(o.RunErrors, fmt.Errorf("prompt %d: subagent: %w", i+1, e))
+	for _, s := range scripts {
+		for i, e := range s.Entries {
+			if e.Kind == fakellm.KindHang {
+				return fmt.Errorf("harness: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, ErrFixture, s.Name, i+1, fx.Dir)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
 	return nil
 }
@@ -125,8 +160,8 @@ func collect(ctx context.Context, store persistence.Store) ([]*session.Log, erro
 	return session.LineageOrder(logs)
 }
 
-// compare fills the verdict: drift, per-session differences, consumption
-// and the transcript.
+// compare fills the verdict: drift, per-session differences, category
+// rules, consumption and the transcript.
 func (o *Outcome) compare() {
 	pairs := pairSessions(o.Fixture.Logs, o.Replayed)
 	// Only ids that differ need rewriting; with lineage ids (recorder and
@@ -137,7 +172,7 @@ func (o *Outcome) compare() {
 			ids[p.replay.Header.ID] = p.golden.Header.ID
 		}
 	}
-	n := &normalizer{ids: ids, paths: placeholder.Defaults()}
+	n := newNormalizer(ids)
 	for _, p := range pairs {
 		d := compareSession(p, n)
 		if d == nil {
@@ -155,10 +190,13 @@ func (o *Outcome) compare() {
 		}
 		o.Differences = append(o.Differences, *d)
 	}
+	o.RuleViolations = CheckCategory(o.Fixture)
 	o.Consumption = o.driver.Check()
+	o.Notes = o.driver.Notes()
 	for _, l := range o.Replayed {
-		for i := range l.Own() {
-			if l.Own()[i].Type == session.TypeRequestHeader {
+		own := l.Own()
+		for i := range own {
+			if own[i].Type == session.TypeRequestHeader {
 				o.Calls++
 			}
 		}

@@ -24,6 +24,7 @@ func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 	if o.Logf == nil {
 		o.Logf = t.Logf
 	}
+	o.tb = t
 	out, err := Replay(context.Background(), fx, o)
 	if err != nil {
 		t.Fatalf("%v", err)

@@ -1,32 +1,32 @@
 package recorder
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/agentsnap/agentsnap/transcript"
 )
 
-// Options configures a recording.
+// Options configures a recording. PlaybookOptions and LiveOptions fill the
+// model's part for the two usual cases.
 type Options struct {
-	Driver llm.Driver // the model: llm/openai (live) or llm/playbook
+	// Runtime is the agent recorded (default agent.Reference).
+	Runtime agentsnap.Runtime
+
+	Driver llm.Driver // the model: a playbook driver, or a live one (set Live)
 	// Consumed, if set, runs after the prompts and fails the recording when
 	// authored model turns went unused (a playbook.Driver's Unused): the
 	// agent took another path than its author planned.
@@ -34,6 +34,23 @@ type Options struct {
 	Provider string // recorded in request headers and scenario.json
 	Model    string // recorded in request headers and scenario.json
 	By       string // recorded as scenario.json recorded.by, e.g. "agentsnap v0.1.0"
+	// Playbook is the digest of the playbook the answers come from
+	// (PlaybookDigest), recorded so a later edit of it asks for a new
+	// recording; "" for a live recording.
+	Playbook string
+
+	// Live says Driver is a live endpoint. A live call that fails for a
+	// reason outside the model — the network, the key, an unknown model, a
+	// server error after the retries — and that the agent did not recover
+	// from by retrying fails the recording, and nothing is saved, unless
+	// KeepLiveFailures. Endpoint (a redacted URL) names the endpoint in
+	// that message.
+	Live             bool
+	Endpoint         string
+	KeepLiveFailures bool
+	// LiveFailure tells such failures by their code; default
+	// openai.InfrastructureFailure.
+	LiveFailure func(code string) bool
 
 	// Secrets maps a name (an environment variable) to a value that must
 	// never be written; values shorter than 8 bytes are ignored.
@@ -45,16 +62,16 @@ type Options struct {
 	// written from it at the end either way.
 	Store func(ctx context.Context) (persistence.Store, error)
 
-	// RetryBackoff is the delay before a retried model call (doubling per
-	// attempt; scenario.json's maxAttempts sets how many). Only timing: the
-	// log is the same with any backoff, so replays use none.
-	RetryBackoff time.Duration
-
-	Progress io.Writer        // one line per session turn; nil for none
-	Clock    func() time.Time // default time.Now
+	Progress io.Writer // one line per session turn; nil for none
+	// Clock stamps the logs; default time.Now for a live recording and
+	// agentsnap.Epoch otherwise, so an unchanged playbook records the same
+	// bytes.
+	Clock func() time.Time
 	// Placeholders maps machine paths to the placeholders they become.
 	// Default: placeholder.Defaults (working, temporary and home folders).
 	Placeholders []placeholder.Pair
+	// Logf receives the scenario's and the runtime's warnings.
+	Logf func(format string, args ...any)
 }
 
 // Result describes a finished recording.
@@ -63,22 +80,42 @@ type Result struct {
 	Sessions int
 	Calls    int // model calls
 	Files    []string
+	// Unchanged is true when the recording came out byte for byte as the
+	// fixture already was; nothing was written then.
+	Unchanged bool
+	// ToolErrors lists the tool calls whose result was an error (an unknown
+	// tool, bad arguments, the depth limit), one sentence each: recorded
+	// behaviour, but usually worth a look.
+	ToolErrors []string
+	// Warnings are the scenario's and the runtime's warnings, also given
+	// to Options.Logf as soon as they are known.
+	Warnings []string
 }
 
 // Errors of Record, for errors.Is.
 var (
-	ErrSecret    = errors.New("refusing to save: a secret appears in the recording")
-	ErrRecording = errors.New("recording failed")
+	ErrSecret      = errors.New("refusing to save: a secret appears in the recording")
+	ErrRecording   = errors.New("recording failed")
+	ErrLiveFailure = errors.New("the live model failed")
 )
 
 // Record runs the scenario in dir and replaces the fixture's logs, golden
 // and recording metadata. On any error the folder is left as it was.
 func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if opts.Driver == nil {
-		return nil, errors.New("recorder: Options.Driver is nil; give it a playbook.Driver (offline) or an openai.Driver (live)")
+		return nil, errors.New("recorder: Options.Driver is nil; use PlaybookOptions (offline) or LiveOptions (a live model)")
+	}
+	if opts.Runtime == nil {
+		opts.Runtime = agent.Reference
 	}
 	if opts.Clock == nil {
-		opts.Clock = time.Now
+		opts.Clock = func() time.Time { return agentsnap.Epoch }
+		if opts.Live {
+			opts.Clock = time.Now
+		}
+	}
+	if opts.LiveFailure == nil {
+		opts.LiveFailure = openai.InfrastructureFailure
 	}
 	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
 		return nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
@@ -90,11 +127,22 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	res := &Result{Dir: dir, Warnings: sc.Warnings}
+	warnings, err := agentsnap.Validate(opts.Runtime, sc)
+	if err != nil {
+		return nil, fmt.Errorf("recorder: %s: %w", dir, err)
+	}
+	res.Warnings = append(res.Warnings, warnings...)
+	if opts.Logf != nil {
+		for _, w := range res.Warnings {
+			opts.Logf("%s", w)
+		}
+	}
 	logs, err := run(ctx, dir, sc, &opts)
 	if err != nil {
 		return nil, err
 	}
-	files, rendered, err := render(logs, sc, &opts)
+	files, rendered, err := render(dir, logs, sc, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,16 +152,19 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged", dir, err)
 	}
-	if err := save(dir, files); err != nil {
+	if unchanged(dir, files) {
+		res.Unchanged = true
+	} else if err := save(dir, files); err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir, Sessions: len(logs)}
+	res.Sessions = len(logs)
 	for _, l := range logs {
 		res.Calls += countCalls(l.Own())
 	}
 	for name := range files {
 		res.Files = append(res.Files, name)
 	}
+	res.ToolErrors = toolErrors(rendered)
 	return res, nil
 }
 
@@ -128,86 +179,52 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 		}
 	}
 	defer store.Close()
+	watch := &liveWatch{inner: opts.Driver, failure: opts.LiveFailure}
+	driver := opts.Driver
+	if opts.Live {
+		driver = watch
+	}
 	cwd, _ := os.Getwd()
-	cfg := agent.Config{
-		Driver:   opts.Driver,
-		Store:    store,
-		Provider: opts.Provider,
-		Model:    opts.Model,
-		Cwd:      cwd,
-		Clock:    opts.Clock,
-		IDs:      agent.LineageIDs("root"),
-		OnTurn:   progress(opts.Progress, dir),
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
 	}
-	if err := sc.Configure(&cfg); err != nil {
-		return nil, err
+	env := &agentsnap.Env{
+		Scenario:  sc,
+		Dir:       dir,
+		Driver:    driver,
+		Provider:  opts.Provider,
+		Model:     opts.Model,
+		Store:     progressStore(store, opts.Progress, dir),
+		Clock:     opts.Clock,
+		Cwd:       cwd,
+		Recording: true,
+		Live:      opts.Live,
+		Logf:      logf,
 	}
-	cfg.Retry.Backoff = opts.RetryBackoff
-	rt, err := agent.New(cfg)
-	if err != nil {
-		return nil, err
+	runErr := opts.Runtime.Run(ctx, env)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, ctx.Err())
 	}
-	s, err := rt.NewSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	err = sc.Drive(ctx, s, func(i int, res agent.TurnResult, err error) error {
-		if err == nil {
-			err = notStarted(res.Errors)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %s: prompt %d: %w; the fixture is unchanged", ErrRecording, dir, i+1, err)
-		}
-		return nil
-	})
-	if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
-		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if opts.Consumed != nil {
-		if err := opts.Consumed(); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, err)
+	// A live failure explains the run error it caused, so it comes first.
+	if opts.Live && !opts.KeepLiveFailures {
+		if err := watch.failed(opts.Endpoint); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w; nothing was saved, the fixture is unchanged", ErrRecording, dir, err)
 		}
 	}
 	logs, err := persistence.LoadAll(ctx, store)
 	if err != nil {
 		return nil, err
 	}
+	if runErr != nil {
+		return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged", ErrRecording, dir, runErr, likelyCause(logs))
+	}
+	if opts.Consumed != nil {
+		if err := opts.Consumed(); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged", ErrRecording, dir, err, likelyCause(logs))
+		}
+	}
 	return session.LineageOrder(logs)
-}
-
-// notStarted returns the first child failure that is a driver refusing to
-// start a call: an authoring error, not a recorded outcome.
-func notStarted(errs []error) error {
-	for _, err := range errs {
-		if errors.Is(err, agent.ErrNotStarted) {
-			return err
-		}
-	}
-	return nil
-}
-
-func progress(w io.Writer, dir string) func(agent.TurnEvent) {
-	if w == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
-	return func(ev agent.TurnEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		who := "root"
-		if !ev.Session.IsRoot() {
-			who = fmt.Sprintf("%s child via %s (depth %d)", ev.Session.Mode, ev.Session.ParentCallID, ev.Session.Depth)
-		}
-		if ev.Ended {
-			fmt.Fprintf(w, "record %s: %s turn %d ended %s\n", name, who, ev.Turn, ev.Reason.Kind)
-		} else {
-			fmt.Fprintf(w, "record %s: %s turn %d\n", name, who, ev.Turn)
-		}
-	}
 }
 
 func countCalls(evs []session.Event) int {
@@ -218,218 +235,4 @@ func countCalls(evs []session.Event) int {
 		}
 	}
 	return n
-}
-
-// pairs returns the path replacements to apply.
-func pairs(opts *Options) []placeholder.Pair {
-	if opts.Placeholders != nil {
-		return opts.Placeholders
-	}
-	return placeholder.Defaults()
-}
-
-// render returns every file of the new fixture by name: the logs with
-// placeholders, the transcript golden and scenario.json with metadata.
-func render(logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[string][]byte, []*session.Log, error) {
-	files := map[string][]byte{}
-	ps := pairs(opts)
-	rendered := make([]*session.Log, len(logs))
-	for i, l := range logs {
-		b := placeholder.Apply(session.Encode(&l.Header, l.Events), ps)
-		name := session.RootFile
-		if i > 0 {
-			name = session.ChildFile(i)
-		}
-		back, err := session.Read(bytes.NewReader(b), name)
-		if err != nil {
-			return nil, nil, fmt.Errorf("recorder: the recorded %s does not read back: %w", name, err)
-		}
-		rendered[i] = back
-		files[name] = b
-	}
-	text, err := transcript.Render(rendered)
-	if err != nil {
-		return nil, nil, err
-	}
-	files[scenario.GoldenFile] = []byte(text)
-	meta := *sc
-	meta.Recorded = &scenario.Recorded{Provider: opts.Provider, Model: opts.Model, At: opts.Clock().UTC().Format(time.RFC3339), By: opts.By}
-	js, err := meta.Encode()
-	if err != nil {
-		return nil, nil, err
-	}
-	files[scenario.File] = js
-	return files, rendered, nil
-}
-
-// tripwire refuses to save when a secret's value appears in any file, or in
-// the text a model streamed across several chunks. The message names the
-// variable and the file, never the value.
-func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]string) error {
-	var streams []stream
-	for _, name := range sortedKeys(secrets) {
-		value := secrets[name]
-		if len(value) < 8 {
-			continue
-		}
-		for _, file := range sortedKeys(files) {
-			b := files[file]
-			if i := bytes.Index(b, []byte(value)); i >= 0 {
-				line := 1 + bytes.Count(b[:i], []byte{'\n'})
-				return fmt.Errorf("%w: the value of %s appears in %s line %d; nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, file, line)
-			}
-		}
-		if streams == nil {
-			streams = joinStreams(logs)
-		}
-		for _, st := range streams {
-			if strings.Contains(st.text, value) {
-				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, st.file, st.turn, st.step)
-			}
-		}
-	}
-	return nil
-}
-
-// stream is the text one content block streamed, its deltas joined.
-type stream struct {
-	file       string
-	turn, step int
-	text       string
-}
-
-// joinStreams joins the deltas of every block of every model call, so a
-// key cut into chunks is found whole.
-func joinStreams(logs []*session.Log) []stream {
-	type key struct{ log, turn, step, attempt, index int }
-	var out []stream
-	var texts []*strings.Builder
-	at := map[key]int{}
-	for li, l := range logs {
-		file := session.RootFile
-		if li > 0 {
-			file = session.ChildFile(li)
-		}
-		for i := range l.Events {
-			if l.Events[i].Type != session.TypeAssistantChunk {
-				continue
-			}
-			d, err := session.DecodeChunkData(l.Events[i].Data)
-			if err != nil {
-				continue
-			}
-			k := key{li, d.Turn, d.Step, d.Attempt, d.Chunk.Index}
-			n, ok := at[k]
-			if !ok {
-				n = len(out)
-				at[k] = n
-				out = append(out, stream{file: file, turn: d.Turn, step: d.Step})
-				texts = append(texts, &strings.Builder{})
-			}
-			texts[n].WriteString(d.Chunk.Text)
-			texts[n].WriteString(d.Chunk.ArgumentsDelta)
-		}
-	}
-	for n := range out {
-		out[n].text = texts[n].String()
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// save writes the new fixture into a temporary folder beside dir — the
-// authored files copied, the recorded ones rendered — and swaps it in.
-func save(dir string, files map[string][]byte) error {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	tmp, err := os.MkdirTemp(parent, "."+base+".record-")
-	if err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if _, regenerated := files[name]; regenerated || isRecordedLog(name) {
-			continue
-		}
-		if err := copyEntry(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
-			return fmt.Errorf("recorder: %w", err)
-		}
-	}
-	for name, b := range files {
-		if err := writeFile(filepath.Join(tmp, name), b); err != nil {
-			return fmt.Errorf("recorder: %w", err)
-		}
-	}
-	if err := atomicfile.SyncDir(tmp); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	done = true
-	return nil
-}
-
-// isRecordedLog reports whether name is a session log a recording writes.
-func isRecordedLog(name string) bool {
-	return name == session.RootFile || (strings.HasPrefix(name, "session.") && strings.HasSuffix(name, ".jsonl"))
-}
-
-// writeFile writes a new fixture file; tests replace it to simulate a full
-// disk.
-var writeFile = writeSynced
-
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// copyEntry copies an authored file (or folder) into the new fixture.
-func copyEntry(from, to string) error {
-	st, err := os.Lstat(from)
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return os.CopyFS(to, os.DirFS(from))
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; a fixture holds plain files only", from)
-	}
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return writeSynced(to, b)
 }

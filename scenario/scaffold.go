@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -55,13 +56,10 @@ func Scaffold(root, name string) (string, error) {
 	return dir, nil
 }
 
-// exampleAgent is the agent of both examples.
-func exampleAgent() Agent {
-	return Agent{
-		Preset: "default",
-		System: "You are a careful assistant. When asked to delegate, use the subagent tools.",
-		Tools:  []string{"subagent_spawn", "subagent_fork"},
-	}
+// exampleAgent is the agent of both examples, in the reference runtime's
+// terms (preset, system prompt, tools from its catalogue).
+func exampleAgent() json.RawMessage {
+	return json.RawMessage(`{"preset":"default","system":"You are a careful assistant. When asked to delegate, use the subagent tools.","tools":["subagent_spawn","subagent_fork"]}`)
 }
 
 // playbookDoc is the "_doc" member that explains playbook.json to its author;

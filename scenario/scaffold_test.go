@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,7 +52,9 @@ var _ = Describe("Scaffold", func() {
 
 			names, ids := rootCalls(pb)
 			Expect(names).To(Equal([]string{call}))
-			Expect(sc.Agent.Tools).To(ContainElement(call))
+			var a struct{ Tools []string }
+			Expect(json.Unmarshal(sc.Agent, &a)).To(Succeed())
+			Expect(a.Tools).To(ContainElement(call))
 			Expect(pb.Sessions).To(HaveKey(ids[0]), "the child is keyed by the call that creates it")
 		},
 		Entry("spawn gets a spawn example", "spawn/first", "subagent_spawn", 1),

@@ -25,31 +25,33 @@ const (
 )
 
 // Scenario is scenario.json.
+//
+// The agent member belongs to the runtime under test: it is kept as raw
+// JSON, and each runtime reads its own settings from it (the reference
+// runtime's are preset, system and tools; see agent.ScenarioAgent). The
+// members after it are read by runtimes that share their meaning.
 type Scenario struct {
-	Description string    `json:"description"`
-	Prompts     []string  `json:"prompts"` // one user turn of the root each, in order
-	Agent       Agent     `json:"agent"`
-	MaxDepth    int       `json:"maxDepth,omitempty"`    // delegation depth limit; 0 means the runtime's default (2)
-	TurnTimeout Duration  `json:"turnTimeout,omitempty"` // bounds each prompt's turn, e.g. "500ms"; 0 means none
-	Serial      bool      `json:"serial,omitempty"`      // run subagent calls of a step one at a time
-	MaxAttempts int       `json:"maxAttempts,omitempty"` // model call attempts per step (retries of retryable failures); 0 means 1
-	Data        Data      `json:"data,omitempty"`        // facts the lookup tool answers from
-	Recorded    *Recorded `json:"recorded,omitempty"`    // written by agentsnap record
+	Description string          `json:"description"`
+	Prompts     []string        `json:"prompts"` // one user turn of the root each, in order
+	Agent       json.RawMessage `json:"agent,omitempty"`
+	MaxDepth    int             `json:"maxDepth,omitempty"`    // delegation depth limit; 0 means the runtime's default (2)
+	TurnTimeout Duration        `json:"turnTimeout,omitempty"` // bounds each prompt's turn, e.g. "500ms"; 0 means none
+	Serial      bool            `json:"serial,omitempty"`      // run subagent calls of a step one at a time
+	MaxAttempts int             `json:"maxAttempts,omitempty"` // model call attempts per step (retries of retryable failures); 0 means 1
+	Data        Data            `json:"data,omitempty"`        // facts the lookup tool answers from
+	Recorded    *Recorded       `json:"recorded,omitempty"`    // written by agentsnap record
 
 	// Extra keeps members agentsnap does not know, so rewriting scenario.json
 	// after a recording loses nothing an author added.
 	Extra map[string]json.RawMessage `json:"-"`
+
+	// Warnings lists what Parse accepted but looks like a mistake, such as
+	// an unknown member whose name is close to a known one ("maxDeph").
+	Warnings []string `json:"-"`
 }
 
 // Data is the lookup tool's table.
 type Data map[string]string
-
-// Agent is the agent a scenario runs.
-type Agent struct {
-	Preset string   `json:"preset"`
-	System string   `json:"system"`
-	Tools  []string `json:"tools"`
-}
 
 // Recorded is the recording metadata.
 type Recorded struct {
@@ -57,6 +59,13 @@ type Recorded struct {
 	Model    string `json:"model"`
 	At       string `json:"at"`
 	By       string `json:"by"`
+	// Runtime names the runtime under test that recorded the scenario
+	// ("reference" for agentsnap's own); a replay with another runtime is
+	// refused with a message saying which one to use.
+	Runtime string `json:"runtime,omitempty"`
+	// Playbook is the digest of playbook.json when the recording came from
+	// it, so a playbook edited since asks for a new recording.
+	Playbook string `json:"playbook,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("500ms").
@@ -112,6 +121,9 @@ func Parse(b []byte, path string) (*Scenario, error) {
 			if known := knownFold(m.key); known != "" {
 				problems = append(problems, fmt.Sprintf("line %d: %q: member names are case-sensitive; write %q", lineAt(b, m.off), m.key, known))
 				continue
+			}
+			if near := Closest(m.key, memberNames); near != "" {
+				sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s:%d: unknown member %q is kept but not used; did you mean %q?", path, lineAt(b, m.off), m.key, near))
 			}
 			if sc.Extra == nil {
 				sc.Extra = map[string]json.RawMessage{}
@@ -230,7 +242,7 @@ func jsonKind(v any) string {
 }
 
 // decodeMember decodes one member into dst. Objects that map to structs
-// (agent, recorded) must not carry members Save would drop.
+// (recorded) must not carry members Save would drop.
 func decodeMember(m jsonMember, dst any) error {
 	t := reflect.TypeOf(dst).Elem()
 	for t.Kind() == reflect.Pointer {
@@ -282,13 +294,8 @@ func (sc *Scenario) Validate() error {
 			problems = append(problems, fmt.Sprintf("prompts[%d] is empty", i))
 		}
 	}
-	for i, name := range sc.Agent.Tools {
-		if _, ok := catalogue[name]; !ok {
-			problems = append(problems, fmt.Sprintf("agent.tools[%d]: unknown tool %q; known tools: %s", i, name, strings.Join(ToolNames(), ", ")))
-		}
-		if j := slices.Index(sc.Agent.Tools, name); j < i {
-			problems = append(problems, fmt.Sprintf("agent.tools[%d]: %q is already agent.tools[%d]; list each tool once", i, name, j))
-		}
+	if len(sc.Agent) > 0 && !isObject(sc.Agent) {
+		problems = append(problems, `"agent" must be a JSON object (the runtime's settings)`)
 	}
 	if sc.MaxDepth < 0 {
 		problems = append(problems, fmt.Sprintf("maxDepth is %d; use 1 or more (0 means the default, 2)", sc.MaxDepth))
@@ -353,4 +360,41 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+func isObject(raw json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(raw, &obj) == nil && obj != nil
+}
+
+// WithRecorded returns the scenario.json text src with its recorded member
+// set to rec: only that member changes (it is added at the end when
+// absent), so the author's layout and every other byte survive a
+// recording.
+func WithRecorded(src []byte, rec *Recorded) ([]byte, error) {
+	compact, err := marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	var val bytes.Buffer
+	if err := json.Indent(&val, compact, "  ", "  "); err != nil {
+		return nil, err
+	}
+	members, err := objectMembers(src)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if m.key == "recorded" {
+			end := int(m.off) + len(m.raw)
+			return slices.Concat(src[:m.off], val.Bytes(), src[end:]), nil
+		}
+	}
+	closing := bytes.LastIndexByte(src, '}')
+	body := bytes.TrimRight(src[:closing], " \t\r\n")
+	sep := ",\n"
+	if len(members) == 0 {
+		sep = "\n"
+	}
+	return slices.Concat(body, []byte(sep+`  "recorded": `), val.Bytes(), []byte("\n"), src[closing:]), nil
 }

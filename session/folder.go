@@ -82,8 +82,11 @@ var ErrLineage = errors.New("logs do not form one session tree")
 
 // LineageOrder orders logs of one agent tree the way fixtures number them:
 // the root first, then each session's children depth first, in the order of
-// the parent's tool calls that created them. Children without a
-// parentCallId (dsh logs) follow in createdAt order, then by id. It fails
+// the parent's tool calls that created them. A call id that a parent reuses
+// in a later step creates one child per occurrence: children of one id are
+// matched to its occurrences in creation order (createdAt, then the order
+// given, which for logs loaded from a store is creation order). Children without a parentCallId (dsh logs)
+// follow in createdAt order, then by id. It fails
 // when there is not exactly one root or a parent is missing.
 func LineageOrder(logs []*Log) ([]*Log, error) {
 	byID := map[string]*Log{}
@@ -114,18 +117,18 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 	walk = func(l *Log) {
 		out = append(out, l)
 		kids := children[l.Header.ID]
-		pos := callPositions(l)
+		pos := childPositions(l, kids)
 		slices.SortStableFunc(kids, func(a, b *Log) int {
-			pa, oka := pos[a.Header.ParentCallID]
-			pb, okb := pos[b.Header.ParentCallID]
+			pa, oka := pos[a]
+			pb, okb := pos[b]
 			if oka != okb {
 				if oka {
 					return -1
 				}
 				return 1
 			}
-			// Equal call positions (both unknown, or one call that created
-			// two children) fall back to creation time, then id.
+			// Equal call positions (both unknown) fall back to creation
+			// time, then id.
 			return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt), strings.Compare(a.Header.ID, b.Header.ID))
 		})
 		for _, k := range kids {
@@ -139,20 +142,22 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 	return out, nil
 }
 
-// callPositions maps each tool call id of l's own events to its position.
-func callPositions(l *Log) map[string]int {
-	pos := map[string]int{}
-	// The inherited seed holds the parent's calls, not this session's.
-	own := l.Events[min(max(l.Header.SeedLength, 0), len(l.Events)):]
-	for i, e := range own {
-		if e.Type != TypeToolCall {
-			continue
-		}
-		var d ToolCallData
-		if e.Decode(&d) == nil && d.CallID != "" {
-			if _, seen := pos[d.CallID]; !seen {
-				pos[d.CallID] = i
-			}
+// childPositions places each child of l at the position of the tool call
+// that created it among l's own events. Children of a repeated call id take
+// that id's occurrences in creation order: by createdAt, then in the order
+// given (a store lists sessions in creation order; the steps of one parent
+// run one after another).
+func childPositions(l *Log, kids []*Log) map[*Log]int {
+	occ := callOccurrences(l)
+	used := map[string]int{}
+	pos := make(map[*Log]int, len(kids))
+	byTime := slices.Clone(kids)
+	slices.SortStableFunc(byTime, func(a, b *Log) int { return cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt) })
+	for _, k := range byTime {
+		id := k.Header.ParentCallID
+		if n := used[id]; id != "" && n < len(occ[id]) {
+			pos[k] = occ[id][n]
+			used[id] = n + 1
 		}
 	}
 	return pos

@@ -1,6 +1,8 @@
 package session_test
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -71,4 +73,70 @@ var _ = Describe("CompletedPrefix, the seed a fork child inherits", func() {
 		events = append(events, turnEvents(len(events), 3)[:2]...)
 		Expect(session.CompletedPrefix(events)).To(Equal(len(events) - 2))
 	})
+})
+
+var _ = Describe("CheckSeedBoundary, the seedLength a fork child may carry", func() {
+	// Two completed turns, then a third under way with a model call.
+	log := func() []session.Event {
+		evs := turnEvents(0, 1, "call_a")
+		evs = append(evs, turnEvents(len(evs), 2)...)
+		evs = append(evs, turnEvents(len(evs), 3)[:3]...) // turn/start, user/message, step/start
+		evs = append(evs, session.Event{Type: session.TypeAssistantChunk, Seq: int64(len(evs)),
+			Data: []byte(`{"turn":3,"step":1,"chunk":{"type":"text-delta","index":0,"text":"MARM"}}`)})
+		return evs
+	}
+
+	It("accepts no seed, and the completed-turn prefix a fork backend stamps", func() {
+		events := log()
+		Expect(session.CheckSeedBoundary(events, 0)).To(Succeed())
+		Expect(session.CheckSeedBoundary(nil, 0)).To(Succeed())
+		n := session.CompletedPrefix(events)
+		Expect(n).To(BeNumerically(">", 0))
+		Expect(session.CheckSeedBoundary(events, n)).To(Succeed())
+	})
+
+	It("accepts exactly the lengths that end at a turn/end", func() {
+		events := log()
+		var ok []int
+		for n := 1; n <= len(events); n++ {
+			if session.CheckSeedBoundary(events, n) == nil {
+				ok = append(ok, n)
+			}
+		}
+		first := len(turnEvents(0, 1, "call_a"))
+		Expect(ok).To(Equal([]int{first, first + len(turnEvents(0, 2))}))
+	})
+
+	It("refuses a seed that ends inside a model call, naming the seq, its type and the fix", func() {
+		events := log()
+		err := session.CheckSeedBoundary(events, len(events))
+		Expect(err).To(MatchError(session.ErrSeedBoundary))
+		last := events[len(events)-1]
+		Expect(err.Error()).To(ContainSubstring(fmt.Sprintf("seedLength %d ends the seed at seq %d (assistant/chunk), not at a turn/end", len(events), last.Seq)))
+		Expect(err.Error()).To(ContainSubstring("does not fall between turns"))
+		Expect(err.Error()).To(ContainSubstring("stamp seedLength at the end of the parent's last completed turn"))
+		Expect(err.Error()).To(ContainSubstring("re-record"))
+	})
+
+	It("says the same as CheckSeedEnd, its streaming form, at every length", func() {
+		events := log()
+		for n := 1; n <= len(events); n++ {
+			want := session.CheckSeedBoundary(events, n)
+			got := session.CheckSeedEnd(&events[n-1], n)
+			if want == nil {
+				Expect(got).To(Succeed(), "seedLength %d", n)
+			} else {
+				Expect(got).To(MatchError(want.Error()), "seedLength %d", n)
+			}
+		}
+	})
+
+	DescribeTable("refuses a seedLength outside the log as past the end",
+		func(n int) {
+			events := turnEvents(0, 1)
+			Expect(session.CheckSeedBoundary(events, n)).To(MatchError(session.ErrSeedPastEnd))
+		},
+		Entry("one past", len(turnEvents(0, 1))+1),
+		Entry("negative", -1),
+	)
 })

@@ -46,7 +46,7 @@ func writeScenario(dir string, i, turns int) (*playbook.Playbook, error) {
 	}
 	sc := &scenario.Scenario{
 		Description: fmt.Sprintf("generated scenario %d: %d turns, the last one delegates through %s", i, turns, tool),
-		Agent:       scenario.Agent{Preset: "default", System: "You are a benchmark agent.", Tools: []string{"subagent_spawn", "subagent_fork"}},
+		Agent:       json.RawMessage(`{"preset":"default","system":"You are a benchmark agent.","tools":["subagent_spawn","subagent_fork"]}`),
 		MaxDepth:    2,
 	}
 	root := []*playbook.Turn{}

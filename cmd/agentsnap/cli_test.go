@@ -42,7 +42,7 @@ var _ = Describe("agentsnap", func() {
 	It("lists its commands and exits 2 without one", func() {
 		r := cli("", nil)
 		Expect(r.code).To(Equal(2))
-		for _, name := range []string{"inspect", "derive", "convert", "check", "new", "record"} {
+		for _, name := range []string{"inspect", "derive", "convert", "check", "new", "record", "help"} {
 			Expect(r.stderr).To(MatchRegexp(`(?m)^  ` + name + ` `))
 		}
 	})
@@ -51,7 +51,7 @@ var _ = Describe("agentsnap", func() {
 		r := cli("", nil, "help", "record")
 		Expect(r.code).To(Equal(0))
 		Expect(r.stdout).To(HavePrefix("usage: agentsnap record DIR [--live --base-url URL --model M"))
-		Expect(r.stdout).To(MatchRegexp(`AGENTSNAP_API_KEY,\s+else OPENAI_API_KEY, else DEEPSEEK_API_KEY`))
+		Expect(r.stdout).To(MatchRegexp(`AGENTSNAP_API_KEY,\s+else\s+OPENAI_API_KEY,\s+else\s+DEEPSEEK_API_KEY`))
 	})
 
 	It("refuses an unknown command", func() {
@@ -67,8 +67,8 @@ var _ = Describe("agentsnap inspect", func() {
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("lineage   child of root via call call_fork_1 (fork), depth 1, origin subagent"))
 		Expect(r.stdout).To(MatchRegexp(`seed      (\d+) inherited events \(seq 0-\d+\); own events from seq \d+`))
-		Expect(r.stdout).To(MatchRegexp(`turn 1 .*ended completed  "OK"  \[inherited\]`))
-		Expect(r.stdout).To(MatchRegexp(`turn 2 .*ended completed  "MARMALADE"\n`))
+		Expect(r.stdout).To(ContainSubstring("    turn 1  1 step  1 model call  ended completed  [inherited]  \"OK\"\n"))
+		Expect(r.stdout).To(ContainSubstring("    turn 2  1 step  1 model call  ended completed               \"MARMALADE\"\n"))
 	})
 
 	It("shows the tree of a scenario folder", func() {
@@ -144,16 +144,20 @@ var _ = Describe("agentsnap new and record", func() {
 		dir := GinkgoT().TempDir()
 		r := cli(dir, nil, "record", "fixtures/fork/none")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(ContainSubstring("is not a scenario folder; create one with: agentsnap new CATEGORY/NAME"))
+		Expect(r.stderr).To(ContainSubstring("is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME"))
 
 		Expect(cli(dir, nil, "new", "fork/x").code).To(Equal(0))
-		r = cli(dir, nil, "record", "fixtures/fork/x", "--live", "--model", "m")
-		Expect(r.code).To(Equal(1))
+		r = cli(dir, map[string]string{"OPENAI_API_KEY": "sk-abcdefgh12345678"}, "record", "fixtures/fork/x", "--live", "--model", "m")
+		Expect(r.code).To(Equal(2))
+		Expect(r.stderr).To(ContainSubstring("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL"), "no public host is assumed")
+
+		r = cli(dir, nil, "record", "fixtures/fork/x", "--live", "--model", "m", "--base-url", "http://127.0.0.1:1/v1")
+		Expect(r.code).To(Equal(2))
 		Expect(r.stderr).To(ContainSubstring("--live needs an API key: set AGENTSNAP_API_KEY, or OPENAI_API_KEY, or DEEPSEEK_API_KEY"))
 
-		r = cli(dir, map[string]string{"OPENAI_API_KEY": "sk-abcdefgh12345678"}, "record", "fixtures/fork/x", "--live")
+		r = cli(dir, map[string]string{"OPENAI_API_KEY": "sk-abcdefgh12345678", "AGENTSNAP_BASE_URL": "http://127.0.0.1:1/v1"}, "record", "fixtures/fork/x", "--live")
 		Expect(r.code).To(Equal(2))
-		Expect(r.stderr).To(ContainSubstring("--live needs --model"))
+		Expect(r.stderr).To(ContainSubstring("--live needs the model: give --model M or set AGENTSNAP_MODEL"))
 
 		pb := filepath.Join(dir, "fixtures/fork/x", scenario.PlaybookFile)
 		b, _ := os.ReadFile(pb)
@@ -183,7 +187,7 @@ var _ = Describe("agentsnap check", func() {
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+2\s+3\s+ok$`))
 		Expect(r.stdout).To(ContainSubstring("[diff -golden +replay]"))
 		Expect(r.stdout).To(ContainSubstring("-    assistant: Okay\n+    assistant: OK\n"))
-		Expect(r.stdout).To(ContainSubstring(`go tool ginkgo --focus="fork/codeword" ./suites/fork -- -update`))
+		Expect(r.stdout).To(ContainSubstring("update the golden with:\n  go tool agentsnap check --update " + filepath.Join(root, "fixtures/fork/codeword")))
 		Expect(r.stdout).To(HaveSuffix("2 scenarios, 1 passed, 1 failed\n"))
 	})
 })

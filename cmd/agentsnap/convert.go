@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,7 +40,8 @@ warning. An interrupted turn is converted as it is, not closed.
 DST must not exist (a folder may, if empty). convert writes under a
 temporary name and renames it when done, so a failure leaves nothing behind.
 SRC is only read; a database of another schema version is refused.`,
-		run: runConvert,
+		flags: func() *flag.FlagSet { return newFlagSet("convert") },
+		run:   runConvert,
 	})
 }
 
@@ -60,6 +62,9 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "convert", err)
 	}
+	if len(logs) == 0 {
+		return fail(e, "convert", fmt.Errorf("%s holds no sessions; nothing to convert, so nothing was written: give a session log, a folder of session logs (*.jsonl) or a database that holds sessions", src))
+	}
 	for _, l := range logs {
 		if t := l.Torn; t != nil {
 			fmt.Fprintf(e.stderr, "agentsnap convert: warning: %s:%d: dropped a torn last line (%d bytes), what a crash in the middle of a write leaves\n", l.Path, t.Line, t.Bytes)
@@ -78,7 +83,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	for _, l := range logs {
 		events += len(l.Events)
 	}
-	fmt.Fprintf(e.stdout, "converted %d sessions (%d events) from %s to %s %s\n", len(logs), events, src, what, dst)
+	fmt.Fprintf(e.stdout, "converted %s (%s) from %s to %s %s\n", count(len(logs), "session"), count(events, "event"), src, what, dst)
 	return exitOK
 }
 
@@ -161,7 +166,7 @@ func writeDatabase(ctx context.Context, dst string, logs []*session.Log) (string
 func writeJSONL(dst string, logs []*session.Log) (string, error) {
 	if strings.HasSuffix(dst, jsonl.Ext) {
 		if len(logs) != 1 {
-			return "", fmt.Errorf("the database holds %d sessions and %s names one log file; give a folder instead", len(logs), dst)
+			return "", fmt.Errorf("the database holds %s and %s names one log file; give a folder instead", count(len(logs), "session"), dst)
 		}
 		if _, err := os.Lstat(dst); err == nil {
 			return "", fmt.Errorf("%s exists; remove it or give another path", dst)

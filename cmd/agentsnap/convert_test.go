@@ -201,3 +201,47 @@ func snapshotDir(dir string) map[string]string {
 	})).To(Succeed())
 	return out
 }
+
+var _ = Describe("agentsnap convert, nothing to convert", func() {
+	var dir string
+	BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+	DescribeTable("refuses a source without sessions, writes nothing and exits 1",
+		func(prepare func() string, dst string) {
+			src := prepare()
+			before := snapshotDir(dir)
+			r := cli(dir, nil, "convert", src, dst)
+			Expect(r.code).To(Equal(exitBadData))
+			Expect(r.stdout).To(BeEmpty())
+			Expect(r.stderr).To(Equal("agentsnap convert: " + filepath.Join(dir, src) + " holds no sessions; nothing to convert, so nothing was written: give a session log, a folder of session logs (*.jsonl) or a database that holds sessions\n"))
+			Expect(snapshotDir(dir)).To(Equal(before))
+			_, err := os.Lstat(filepath.Join(dir, dst))
+			Expect(err).To(MatchError(os.ErrNotExist))
+		},
+		Entry("an empty folder", func() string {
+			Expect(os.Mkdir(filepath.Join(dir, "empty"), 0o755)).To(Succeed())
+			return "empty"
+		}, "out.db"),
+		Entry("a folder of other files", func() string {
+			Expect(os.Mkdir(filepath.Join(dir, "notes"), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(dir, "notes", "a.txt"), []byte("hi\n"), 0o644)).To(Succeed())
+			return "notes"
+		}, "out.db"),
+		Entry("a database without sessions", func() string {
+			db, err := sqlite.OpenBackend(context.Background(), filepath.Join(dir, "none.db"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(db.Close()).To(Succeed())
+			return "none.db"
+		}, "out"),
+	)
+
+	It("counts one session and one event in the singular", func() {
+		h := storetest.RootHeader("solo")
+		ev, err := session.NewEvent(session.TypeTurnStart, session.TurnStartData{Turn: 1})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "solo.jsonl"), session.Encode(&h, []session.Event{ev}), 0o644)).To(Succeed())
+		r := cli(dir, nil, "convert", "solo.jsonl", "solo.db")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(Equal("converted 1 session (1 event) from " + filepath.Join(dir, "solo.jsonl") + " to SQLite database " + filepath.Join(dir, "solo.db") + "\n"))
+	})
+})

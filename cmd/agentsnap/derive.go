@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 func init() {
@@ -21,44 +26,54 @@ replay.override.json sidecar:
 
   [{"kind": "chunks", "turn": 1, "step": 1, "chunks": [...]}, ...]
 
---attempts every      replay failed attempts too, so recovery happens again (default)
---attempts acted-on   only the last attempt of each step
---drop-incomplete     drop model calls without a finish chunk (crash artifacts)
-                      instead of failing; each dropped call is named on stderr
-
 A log that cannot be derived (a broken line, a seedLength past the end, a model
 call without a finish) exits 1 with the file, the session and the call.`,
 		order: 2,
+		flags: func() *flag.FlagSet { return new(deriveFlags).set() },
 		run:   runDerive,
 	})
 }
 
+// deriveFlags are derive's flags; set builds the flag set for both parsing
+// and help.
+type deriveFlags struct {
+	attempts string
+	drop     bool
+}
+
+func (f *deriveFlags) set() *flag.FlagSet {
+	fs := newFlagSet("derive")
+	fs.StringVar(&f.attempts, "attempts", string(fakellm.AttemptsEvery),
+		"which attempts of each step to replay, `every|acted-on`: every also replays the failed ones, so recovery happens again; acted-on only the last one")
+	fs.BoolVar(&f.drop, "drop-incomplete", false,
+		"drop model calls without a finish chunk (crash artifacts) instead of failing; each dropped call is named on stderr")
+	return fs
+}
+
 // runDerive prints the replay script of one log; see the command's detail.
 func runDerive(_ context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("derive", flag.ContinueOnError)
-	attempts := fs.String("attempts", string(fakellm.AttemptsEvery), "every or acted-on")
-	drop := fs.Bool("drop-incomplete", false, "drop model calls without a finish chunk")
-	pos, err := parseFlags(fs, args)
+	var f deriveFlags
+	pos, err := parseFlags(f.set(), args)
 	if err != nil {
 		return usageError(e, "derive", "%v", err)
 	}
 	if len(pos) != 1 {
 		return usageError(e, "derive", "want one FILE, got %d arguments", len(pos))
 	}
-	mode, err := fakellm.ParseAttempts(*attempts)
+	mode, err := fakellm.ParseAttempts(f.attempts)
 	if err != nil {
-		return usageError(e, "derive", `--attempts is %q; want "every" or "acted-on"`, *attempts)
+		return usageError(e, "derive", `--attempts is %q; want "every" or "acted-on"`, f.attempts)
 	}
-	path := pos[0]
-	if e.dir != "" && !filepath.IsAbs(path) {
-		path = filepath.Join(e.dir, path)
+	path := e.path(pos[0])
+	if err := deriveInput(pos[0], path); err != nil {
+		return fail(e, "derive", err)
 	}
-	s, err := fakellm.DeriveFile(path, fakellm.DeriveOptions{Attempts: mode, DropIncomplete: *drop})
+	s, err := fakellm.DeriveFile(path, fakellm.DeriveOptions{Attempts: mode, DropIncomplete: f.drop})
 	if err != nil {
 		return fail(e, "derive", err)
 	}
 	for _, d := range s.Dropped {
-		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), deriveChunkCount(d.Chunks))
+		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), count(d.Chunks, "chunk"))
 	}
 	if _, err := e.stdout.Write(fakellm.MarshalScript(s.Entries)); err != nil {
 		return fail(e, "derive", err)
@@ -66,16 +81,36 @@ func runDerive(_ context.Context, e *env, args []string) int {
 	return exitOK
 }
 
+// deriveInput refuses a missing file and a folder before reading, naming
+// them as the user did; a folder's message names the logs it holds.
+func deriveInput(name, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file", name)
+	case err != nil || !st.IsDir():
+		return nil // DeriveFile reports any other problem with the file
+	}
+	example := filepath.Join(name, session.RootFile)
+	logs, err := session.FolderLogs(path)
+	if err != nil {
+		return fmt.Errorf("%s is a folder; derive takes one session log file, e.g. %s", name, example)
+	}
+	files := make([]string, len(logs))
+	for i, p := range logs {
+		files[i] = filepath.Base(p)
+	}
+	example = filepath.Join(name, files[0])
+	listed := strings.Join(files[:min(len(files), 5)], ", ")
+	if len(files) > 5 {
+		listed += fmt.Sprintf(" and %d more", len(files)-5)
+	}
+	return fmt.Errorf("%s is a folder; derive takes one session log file, e.g. %s (it holds %s)", name, example, listed)
+}
+
 func deriveAttemptNote(a int) string {
 	if a == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" attempt %d", a)
-}
-
-func deriveChunkCount(n int) string {
-	if n == 1 {
-		return "1 chunk"
-	}
-	return fmt.Sprintf("%d chunks", n)
 }

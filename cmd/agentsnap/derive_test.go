@@ -110,23 +110,48 @@ var _ = Describe("agentsnap derive", func() {
 		Expect(stderr).To(HavePrefix("agentsnap derive: " + filepath.Join(dir, "bad.jsonl") + ":5: broken JSON"))
 	})
 
-	It("fails on a missing file", func() {
-		code, _, stderr := deriveCLI(GinkgoT().TempDir(), "nope.jsonl")
+	It("fails on a missing file, naming it as given", func() {
+		code, stdout, stderr := deriveCLI(GinkgoT().TempDir(), "nope.jsonl")
 		Expect(code).To(Equal(exitBadData))
-		Expect(stderr).To(ContainSubstring("nope.jsonl: no such file or directory"))
+		Expect(stdout).To(BeEmpty())
+		Expect(stderr).To(Equal("agentsnap derive: nope.jsonl: no such file\n"))
 	})
+
+	DescribeTable("refuses a folder, naming a log file to give instead",
+		func(files []string, want string) {
+			dir := GinkgoT().TempDir()
+			Expect(os.Mkdir(filepath.Join(dir, "fx"), 0o755)).To(Succeed())
+			for _, name := range files {
+				Expect(os.WriteFile(filepath.Join(dir, "fx", name), []byte(deriveFork), 0o644)).To(Succeed())
+			}
+			code, stdout, stderr := deriveCLI(dir, "fx")
+			Expect(code).To(Equal(exitBadData))
+			Expect(stdout).To(BeEmpty())
+			Expect(stderr).To(Equal("agentsnap derive: " + want + "\n"))
+		},
+		Entry("without logs", []string{"notes.txt"},
+			"fx is a folder; derive takes one session log file, e.g. fx/session.jsonl"),
+		Entry("with logs, all listed", []string{"session.jsonl", "session.1.jsonl"},
+			"fx is a folder; derive takes one session log file, e.g. fx/session.jsonl (it holds session.jsonl, session.1.jsonl)"),
+		Entry("with more than five logs, five listed", []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", "session.3.jsonl", "session.4.jsonl", "session.5.jsonl", "session.6.jsonl"},
+			"fx is a folder; derive takes one session log file, e.g. fx/session.jsonl (it holds session.jsonl, session.1.jsonl, session.2.jsonl, session.3.jsonl, session.4.jsonl and 2 more)"),
+		Entry("of other logs, the first one as the example", []string{"b.jsonl", "a.jsonl"},
+			"fx is a folder; derive takes one session log file, e.g. fx/a.jsonl (it holds a.jsonl, b.jsonl)"),
+	)
 
 	DescribeTable("usage errors exit 2 with the usage line",
 		func(args []string, reason string) {
 			code, stdout, stderr := deriveCLI(GinkgoT().TempDir(), args...)
 			Expect(code).To(Equal(exitUsage))
 			Expect(stdout).To(BeEmpty())
-			Expect(stderr).To(Equal("agentsnap derive: " + reason + "\nusage: agentsnap derive FILE [--attempts every|acted-on] [--drop-incomplete]\n"))
+			Expect(stderr).To(Equal("agentsnap derive: " + reason + "\nusage: agentsnap derive FILE [--attempts every|acted-on] [--drop-incomplete]\n" +
+				`run "agentsnap help derive" for the details and flags` + "\n"))
 		},
 		Entry("no file", []string{}, "want one FILE, got 0 arguments"),
 		Entry("two files", []string{"a.jsonl", "b.jsonl"}, "want one FILE, got 2 arguments"),
 		Entry("an unknown attempt mode", []string{"a.jsonl", "--attempts", "last"}, `--attempts is "last"; want "every" or "acted-on"`),
 		Entry("an unknown flag", []string{"a.jsonl", "--fast"}, "flag provided but not defined: -fast"),
+		Entry("-h as the value of --attempts, not a call for help", []string{"a.jsonl", "--attempts", "-h"}, `--attempts is "-h"; want "every" or "acted-on"`),
 	)
 
 	It("describes itself in help", func() {
@@ -135,5 +160,7 @@ var _ = Describe("agentsnap derive", func() {
 		Expect(code).To(Equal(exitOK))
 		Expect(out.String()).To(HavePrefix("usage: agentsnap derive FILE [--attempts every|acted-on] [--drop-incomplete]\n\nprint a session log's replay script as JSON\n"))
 		Expect(out.String()).To(ContainSubstring("events[seedLength:]"))
+		Expect(out.String()).To(ContainSubstring("\nflags:\n  --attempts every|acted-on  which attempts of each step to replay,"))
+		Expect(out.String()).To(MatchRegexp(`acted-on only the last\s+one \(default every\)\n  --drop-incomplete  +drop model calls without a finish chunk`))
 	})
 })

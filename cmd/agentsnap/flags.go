@@ -8,7 +8,8 @@ import (
 
 // parseFlags parses args with flags and positional arguments mixed in any
 // order ("derive FILE --attempts acted-on" and "derive --attempts acted-on
-// FILE" both work), returning the positionals.
+// FILE" both work), returning the positionals. Everything after "--" is
+// positional.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	var pos []string
@@ -16,12 +17,14 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
+		rest := fs.Args()
+		// Parse drops the "--" it stops at; the token before rest shows it.
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		args = rest
 		if len(args) == 0 {
 			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
 		}
 		if strings.HasPrefix(args[0], "-") && args[0] != "-" {
 			continue

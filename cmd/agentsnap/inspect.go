@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,14 +21,33 @@ func init() {
 		order:   10,
 		detail: `
 PATH is a JSONL session log, a folder of logs (a scenario folder), or a
-SQLite database written by agentsnap. For each session it prints the header,
-its lineage (parent, the tool call that created it, spawn or fork), the seed
-boundary of a fork child (which events are inherited and which are its own)
-and one line per turn: steps, model calls, tool calls, how the turn ended.
-Inherited turns are marked. The file is only read.
+SQLite database written by agentsnap. The file is only read.
+
+For a folder or a database it first prints the session tree: each session
+under its parent, with how it was created (spawn or fork) and the parent's
+tool call that created it. Then, for each session:
+
+  session   its id
+  created   createdAt, as a UTC time and as recorded (milliseconds)
+  cwd, preset   when recorded
+  lineage   root, or the parent, the tool call (parentCallId), the mode
+            (spawn or fork), the delegation depth and the origin. A log
+            without parentCallId or mode (dsh writes neither) says so: a
+            child with a seedLength is a fork; without one it may be either.
+  seed      a fork child's seed boundary: the first seedLength events are
+            inherited from the parent, its own events start at seq
+            seedLength. The seed is the parent's completed turns, so the
+            boundary must fall right after a turn/end; inspect warns when
+            it does not (the child would replay a half-done turn).
+  events    how many, and how many are the session's own
+  torn      a last line cut by a crash, skipped
+  turns     one line per turn: steps, model calls (finish chunks), how the
+            turn ended, [inherited] for a turn in the seed, the tools
+            called and the last assistant text
 
 Exit status is 0, or 1 with "file:line: what is wrong" on bad input.`,
-		run: runInspect,
+		flags: func() *flag.FlagSet { return newFlagSet("inspect") },
+		run:   runInspect,
 	})
 }
 
@@ -88,8 +108,13 @@ func printTree(w io.Writer, logs []*session.Log) {
 	for _, l := range ordered {
 		h := l.Header
 		line := strings.Repeat("  ", h.DelegationDepth+1) + names[h.ID]
-		if h.ParentSession != "" {
-			line += fmt.Sprintf("  %s via %s", modeOf(&h), orDash(h.ParentCallID))
+		if h.IsChild() {
+			line += "  " + modeOf(&h)
+			if h.ParentCallID != "" {
+				line += " via " + h.ParentCallID
+			} else {
+				line += ", call not recorded"
+			}
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -102,21 +127,64 @@ func displayName(l *session.Log) string {
 	return l.Header.ID
 }
 
+// modeOf says how a child was created: the recorded mode, else what its
+// seedLength shows (only a fork inherits events; a fork on the parent's
+// first turn inherits none, so without a seed it can be either).
 func modeOf(h *session.Header) string {
-	if h.Mode != "" {
+	switch {
+	case h.Mode != "":
 		return string(h.Mode)
+	case h.SeedLength > 0:
+		return "fork (by seedLength)"
+	default:
+		return "spawn or fork (mode not recorded)"
 	}
-	if h.SeedLength > 0 {
-		return "fork, by seedLength"
-	}
-	return "spawn or fork (not recorded)"
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
+// lineage describes a session's place in its tree for printLog.
+func lineage(h *session.Header) string {
+	if !h.IsChild() {
+		return fmt.Sprintf("root, depth %d", h.DelegationDepth)
+	}
+	s := "child of " + h.ParentSession
+	switch {
+	case h.ParentCallID != "" && h.Mode != "":
+		s += fmt.Sprintf(" via call %s (%s)", h.ParentCallID, h.Mode)
+	case h.ParentCallID != "":
+		s += fmt.Sprintf(" via call %s, %s", h.ParentCallID, modeOf(h))
+	default:
+		s += fmt.Sprintf(" (parentCallId not recorded: a dsh log?), %s", modeOf(h))
+	}
+	s += fmt.Sprintf(", depth %d", h.DelegationDepth)
+	if h.Origin != "" {
+		s += ", origin " + h.Origin
 	}
 	return s
+}
+
+// seedLine describes the seed boundary, and warns when it does not fall
+// right after a turn/end: a fork inherits completed turns only.
+func seedLine(l *session.Log) string {
+	h := &l.Header
+	switch {
+	case h.SeedLength > 0:
+		s := fmt.Sprintf("%s (seq %s); own events from seq %d", count(h.SeedLength, "inherited event"), seqRange(h.SeedLength), h.SeedLength)
+		if last := l.Events[h.SeedLength-1]; last.Type != session.TypeTurnEnd {
+			s += fmt.Sprintf("\n            warning: the seed ends with %s at seq %d, not right after a turn/end: a fork inherits completed turns only, so this child would replay a half-done turn; re-record it", last.Type, h.SeedLength-1)
+		}
+		return s
+	case h.Mode == session.ModeFork:
+		return "none (forked before the parent completed a turn)"
+	default:
+		return "none"
+	}
+}
+
+func seqRange(n int) string {
+	if n == 1 {
+		return "0"
+	}
+	return fmt.Sprintf("0-%d", n-1)
 }
 
 func printLog(w io.Writer, l *session.Log) {
@@ -130,19 +198,8 @@ func printLog(w io.Writer, l *session.Log) {
 	if h.AgentPreset != "" {
 		fmt.Fprintf(w, "  preset    %s\n", h.AgentPreset)
 	}
-	if h.ParentSession == "" {
-		fmt.Fprintf(w, "  lineage   root, depth %d\n", h.DelegationDepth)
-	} else {
-		fmt.Fprintf(w, "  lineage   child of %s via call %s (%s), depth %d, origin %s\n", h.ParentSession, orDash(h.ParentCallID), modeOf(&h), h.DelegationDepth, orDash(h.Origin))
-	}
-	switch {
-	case h.SeedLength > 0:
-		fmt.Fprintf(w, "  seed      %d inherited events (seq 0-%d); own events from seq %d\n", h.SeedLength, h.SeedLength-1, h.SeedLength)
-	case h.Mode == session.ModeFork:
-		fmt.Fprintf(w, "  seed      none (forked before the parent completed a turn)\n")
-	default:
-		fmt.Fprintf(w, "  seed      none\n")
-	}
+	fmt.Fprintf(w, "  lineage   %s\n", lineage(&h))
+	fmt.Fprintf(w, "  seed      %s\n", seedLine(l))
 	fmt.Fprintf(w, "  events    %d (%d own)\n", len(l.Events), len(l.Events)-h.SeedLength)
 	if l.Torn != nil {
 		fmt.Fprintf(w, "  torn      line %d (%d bytes) is incomplete and was skipped: a crash mid-write; a store repairs it on load\n", l.Torn.Line, l.Torn.Bytes)
@@ -153,7 +210,7 @@ func printLog(w io.Writer, l *session.Log) {
 		return
 	}
 	fmt.Fprintf(w, "  turns\n")
-	for _, t := range turns {
-		fmt.Fprintf(w, "    %s\n", t)
+	for _, line := range turnTable(turns) {
+		fmt.Fprintf(w, "    %s\n", line)
 	}
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +26,13 @@ type command struct {
 	summary string // one line for the command list
 	detail  string // paragraphs for "agentsnap help NAME"
 	order   int    // position in the command list
-	run     func(ctx context.Context, env *env, args []string) int
+	// flags returns a new flag set holding the command's flags with their
+	// defaults and descriptions: "agentsnap help NAME" lists them and a
+	// --help among the arguments is told from a flag value with them. A
+	// command's run parses with a set built the same way, so the two
+	// cannot drift. nil lists no flags.
+	flags func() *flag.FlagSet
+	run   func(ctx context.Context, env *env, args []string) int
 }
 
 // env is what a command may touch; tests replace it.
@@ -74,12 +81,8 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 	name := args[0]
 	switch name {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			return help(e, args[1])
-		}
-		printCommands(e.stdout)
-		return exitOK
+	case "-h", "-help", "--help":
+		name = "help"
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -87,7 +90,32 @@ func run(ctx context.Context, e *env, args []string) int {
 		printCommands(e.stderr)
 		return exitUsage
 	}
+	if helpAsked(c, args[1:]) {
+		printHelp(e.stdout, c)
+		return exitOK
+	}
 	return c.run(ctx, e, args[1:])
+}
+
+// helpAsked reports whether args ask for the command's help with -h, -help
+// or --help (before any "--"). With the command's flag set a value such
+// as "--model -h" is not mistaken for it; without one every argument is
+// looked at.
+func helpAsked(c *command, args []string) bool {
+	if c.flags != nil {
+		_, err := parseFlags(c.flags(), args)
+		return errors.Is(err, flag.ErrHelp)
+	}
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "h" || name == "help") {
+			return true
+		}
+	}
+	return false
 }
 
 func sorted() []*command {
@@ -118,23 +146,11 @@ func printCommands(w io.Writer) {
 	fmt.Fprintln(w, `Run "agentsnap help COMMAND" for a command's arguments and details.`)
 }
 
-func help(e *env, name string) int {
-	c, ok := commands[name]
-	if !ok {
-		fmt.Fprintf(e.stderr, "agentsnap help: unknown command %q\n", name)
-		return exitUsage
-	}
-	fmt.Fprintf(e.stdout, "usage: agentsnap %s %s\n\n%s\n", c.name, c.args, c.summary)
-	if c.detail != "" {
-		fmt.Fprintf(e.stdout, "\n%s\n", strings.TrimSpace(c.detail))
-	}
-	return exitOK
-}
-
-// usageError prints the command's usage line with a reason and returns exitUsage.
+// usageError prints the command's usage line with a reason and where the
+// full help is, and returns exitUsage.
 func usageError(e *env, name, format string, args ...any) int {
 	c := commands[name]
-	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: agentsnap %s %s\n", name, fmt.Sprintf(format, args...), c.name, c.args)
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: %s\nrun \"agentsnap help %s\" for the details and flags\n", name, fmt.Sprintf(format, args...), usageLine(c), c.name)
 	return exitUsage
 }
 
@@ -143,3 +159,94 @@ func fail(e *env, name string, err error) int {
 	fmt.Fprintf(e.stderr, "agentsnap %s: %v\n", name, err)
 	return exitBadData
 }
+
+func init() {
+	register(&command{
+		name:    "help",
+		args:    "[COMMAND]",
+		summary: "list the commands, or explain one: its arguments, details and flags",
+		order:   100,
+		detail: `
+Without COMMAND, lists the commands. With one, prints its usage line, what
+it does and its flags with their defaults. "agentsnap COMMAND --help" (or -h)
+prints the same.`,
+		flags: func() *flag.FlagSet { return newFlagSet("help") },
+		run:   runHelp,
+	})
+}
+
+func runHelp(_ context.Context, e *env, args []string) int {
+	pos, err := parseFlags(newFlagSet("help"), args)
+	if err != nil {
+		return usageError(e, "help", "%v", err)
+	}
+	switch len(pos) {
+	case 0:
+		printCommands(e.stdout)
+		return exitOK
+	case 1:
+	default:
+		return usageError(e, "help", "want at most one COMMAND, got %d arguments", len(pos))
+	}
+	c, ok := commands[pos[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "agentsnap help: unknown command %q\n\n", pos[0])
+		printCommands(e.stderr)
+		return exitUsage
+	}
+	printHelp(e.stdout, c)
+	return exitOK
+}
+
+func usageLine(c *command) string {
+	return strings.TrimSpace("agentsnap " + c.name + " " + c.args)
+}
+
+// printHelp prints a command's usage line, summary, detail and flags.
+func printHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", usageLine(c), c.summary)
+	if c.detail != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.detail))
+	}
+	if c.flags != nil {
+		printFlags(w, c.flags())
+	}
+}
+
+// printFlags lists a flag set the way the usage lines spell flags
+// (--name VALUE), with each description, wrapped, and any default that is
+// not the zero value.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	type row struct{ name, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if value != "" {
+			name += " " + value
+		}
+		switch f.DefValue {
+		case "", "false", "0", "0s":
+		default:
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		rows = append(rows, row{name, usage})
+		width = max(width, len(name))
+	})
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nflags:")
+	indent := strings.Repeat(" ", 2+width+2)
+	for _, r := range rows {
+		lines := wrap(r.usage, max(helpWidth-len(indent), 30))
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.name, lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(w, "%s%s\n", indent, l)
+		}
+	}
+}
+
+// helpWidth is the width help text is wrapped to.
+const helpWidth = 80

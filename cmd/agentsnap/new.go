@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 
@@ -24,13 +25,21 @@ gets a fork example, spawn/... a spawn example. Edit both, then:
 
 Names are lower-case letters, digits, '-' and '_'; they cannot leave the
 fixtures folder.`,
-		run: runNew,
+		flags: func() *flag.FlagSet { fs, _ := newFlags(); return fs },
+		run:   runNew,
 	})
 }
 
-func runNew(_ context.Context, e *env, args []string) int {
+// newFlags builds new's flag set, for both parsing and help, and returns
+// where --fixtures lands.
+func newFlags() (*flag.FlagSet, *string) {
 	fs := newFlagSet("new")
-	root := fs.String("fixtures", "fixtures", "the fixtures folder")
+	root := fs.String("fixtures", "fixtures", "the fixtures `DIR` the scenario is created under")
+	return fs, root
+}
+
+func runNew(_ context.Context, e *env, args []string) int {
+	fs, root := newFlags()
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageError(e, "new", "%v", err)

@@ -2,21 +2,18 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/openai"
-	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // version is written into recordings.
@@ -28,38 +25,62 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M] [--provider NAME] [--store SPEC] [--pace D]",
+		args:    "DIR [--live --base-url URL --model M] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
 Runs the scenario in DIR (its prompts, each a user turn of the root) through
-the agent runtime and writes session.jsonl, session.<n>.jsonl (children in
-lineage order), transcript.golden and the recording metadata in
-scenario.json. Without --live the model's answers come from DIR/playbook.json:
-no key, no network. With --live they come from an OpenAI-compatible endpoint
-(OpenAI, DeepSeek, vLLM, Ollama); the key is read from AGENTSNAP_API_KEY,
-else OPENAI_API_KEY, else DEEPSEEK_API_KEY, and sent as a bearer token.
+agentsnap's reference runtime and writes session.jsonl, session.<n>.jsonl
+(children in lineage order), transcript.golden and the recording metadata in
+scenario.json. A runtime of your own records from its tests instead
+(-record=REGEXP; see the README, "Test your own agent").
+
+Without --live the model's answers come from DIR/playbook.json: no key, no
+network, and a fixed clock, so re-recording an unchanged playbook changes no
+file. With --live they come from an OpenAI-compatible endpoint (OpenAI,
+DeepSeek, vLLM, Ollama): the URL from --base-url or AGENTSNAP_BASE_URL, the
+model from --model or AGENTSNAP_MODEL, the key from AGENTSNAP_API_KEY, else
+OPENAI_API_KEY, else DEEPSEEK_API_KEY, sent as a bearer token.
 
 All or nothing: a failed, cancelled or killed recording leaves the previous
-fixture byte-identical. A recording that would contain the value of one of
-those key variables is refused.
+fixture byte-identical. A live model call that fails outside the model —
+the network, the key (401/403), an unknown model (404), a server error after
+the retries — and that the agent did not recover from fails the recording;
+--keep-live-failures records such failures on purpose. A recording that
+would contain the value of one of the key variables is refused.
 
---store jsonl:DIR or --store sqlite:PATH also persists the sessions through
-that store while the recording runs (the fixture files are written either
-way).`,
-		run: runRecord,
+When to use record versus -update: record re-runs the agent against the
+model and rewrites the session logs, the replay's source; -update (or
+"agentsnap check --update") rewrites only transcript.golden from a replay of
+the logs you have.`,
+		flags: func() *flag.FlagSet { return new(recordFlags).set() },
+		run:   runRecord,
 	})
 }
 
-func runRecord(ctx context.Context, e *env, args []string) int {
+// recordFlags are the flags of record.
+type recordFlags struct {
+	live, keep           bool
+	baseURL, model, prov string
+	storeSpec            string
+	pace                 time.Duration
+}
+
+func (f *recordFlags) set() *flag.FlagSet {
 	fs := newFlagSet("record")
-	live := fs.Bool("live", false, "record from a live OpenAI-compatible model")
-	baseURL := fs.String("base-url", "https://api.openai.com/v1", "the endpoint's base URL (with --live)")
-	model := fs.String("model", "", "the model (with --live)")
-	provider := fs.String("provider", "", "provider name recorded in request headers (default: openai-compatible, or playbook)")
-	storeSpec := fs.String("store", "", "also persist the recording as it runs: jsonl:DIR or sqlite:PATH")
-	pace := fs.Duration("pace", 0, "stream the playbook at this pause per chunk, like a live model (e.g. 20ms)")
-	pos, err := parseFlags(fs, args)
+	fs.BoolVar(&f.live, "live", false, "record from a live OpenAI-compatible model instead of playbook.json")
+	fs.StringVar(&f.baseURL, "base-url", "", "the endpoint's base `URL`, such as https://api.openai.com/v1 (with --live; default $AGENTSNAP_BASE_URL)")
+	fs.StringVar(&f.model, "model", "", "the `model` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
+	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls that failed outside the model (network, key, server) in the fixture")
+	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
+	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file)")
+	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	return fs
+}
+
+func runRecord(ctx context.Context, e *env, args []string) int {
+	var f recordFlags
+	pos, err := parseFlags(f.set(), args)
 	if err != nil {
 		return usageError(e, "record", "%v", err)
 	}
@@ -68,62 +89,94 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	dir := e.path(pos[0])
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fail(e, "record", fmt.Errorf("%s is not a scenario folder; create one with: agentsnap new CATEGORY/NAME", pos[0]))
+		return fail(e, "record", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
 	}
-	opts := recorder.Options{By: version, Progress: e.stderr, Secrets: map[string]string{}}
+	var opts recorder.Options
+	if f.live {
+		opts, err = liveOptions(e, &f)
+		if err != nil {
+			return usageError(e, "record", "%v", err)
+		}
+	} else {
+		if f.baseURL != "" || f.model != "" || f.keep {
+			return usageError(e, "record", "--base-url, --model and --keep-live-failures only apply with --live")
+		}
+		if opts, err = recorder.PlaybookOptions(dir, f.pace); err != nil {
+			return fail(e, "record", err)
+		}
+	}
+	opts.By, opts.Progress = version, e.stderr
+	opts.Secrets = map[string]string{}
 	for _, v := range keyVars {
 		if val := e.getenv(v); val != "" {
 			opts.Secrets[v] = strings.TrimSpace(val)
 		}
 	}
-	if *live {
-		key, from := openai.KeyFromEnv(e.getenv)
-		if key == "" {
-			return fail(e, "record", fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or ")))
-		}
-		if *model == "" {
-			return usageError(e, "record", "--live needs --model (the model name the endpoint serves)")
-		}
-		logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-		d, err := openai.New(openai.Config{BaseURL: *baseURL, APIKey: key, Model: *model, Logger: logger})
-		if err != nil {
-			return fail(e, "record", err)
-		}
-		fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", *model, redactURL(*baseURL), from)
-		opts.Driver, opts.Model, opts.Provider = d, *model, "openai-compatible"
-		opts.RetryBackoff = time.Second
-	} else {
-		if slices.Contains(args, "--base-url") || *model != "" {
-			return usageError(e, "record", "--base-url and --model only apply with --live")
-		}
-		path := filepath.Join(dir, scenario.PlaybookFile)
-		if _, err := os.Stat(path); err != nil {
-			return fail(e, "record", fmt.Errorf("%s has no playbook.json; write one (agentsnap new scaffolds an example) or record from a model with --live", pos[0]))
-		}
-		pb, err := playbook.Load(path)
-		if err != nil {
-			return fail(e, "record", err)
-		}
-		d := playbook.NewDriver(pb, path)
-		opts.Driver, opts.Consumed = llm.Paced(d, *pace), d.Unused
-		opts.Model, opts.Provider = "playbook", "playbook"
+	if f.prov != "" {
+		opts.Provider = f.prov
 	}
-	if *provider != "" {
-		opts.Provider = *provider
-	}
-	if *storeSpec != "" {
-		spec, err := open.Parse(*storeSpec)
+	if f.storeSpec != "" {
+		spec, err := open.Parse(f.storeSpec)
 		if err != nil {
 			return usageError(e, "record", "--store: %v", err)
 		}
 		spec.Path = e.path(spec.Path)
 		opts.Store = func(ctx context.Context) (persistence.Store, error) { return spec.Store(ctx) }
 	}
+	opts.Logf = func(format string, args ...any) {
+		fmt.Fprintf(e.stderr, "agentsnap record: warning: "+format+"\n", args...)
+	}
 	res, err := recorder.Record(ctx, dir, opts)
 	if err != nil {
 		return fail(e, "record", err)
 	}
-	slices.Sort(res.Files)
-	fmt.Fprintf(e.stdout, "recorded %s: %d sessions, %d model calls\n  wrote %s\n", pos[0], res.Sessions, res.Calls, strings.Join(res.Files, ", "))
+	printRecorded(e, pos[0], res)
 	return exitOK
+}
+
+// liveOptions builds the live model from the flags and the environment.
+func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
+	baseURL := f.baseURL
+	if baseURL == "" {
+		baseURL = strings.TrimSpace(e.getenv("AGENTSNAP_BASE_URL"))
+	}
+	if baseURL == "" {
+		return recorder.Options{}, fmt.Errorf("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL (e.g. https://api.openai.com/v1, http://localhost:11434/v1)")
+	}
+	model := f.model
+	if model == "" {
+		model = strings.TrimSpace(e.getenv("AGENTSNAP_MODEL"))
+	}
+	if model == "" {
+		return recorder.Options{}, fmt.Errorf("--live needs the model: give --model M or set AGENTSNAP_MODEL")
+	}
+	key, from := openai.KeyFromEnv(e.getenv)
+	if key == "" {
+		return recorder.Options{}, fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or "))
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
+	if err != nil {
+		return recorder.Options{}, err
+	}
+	where := redactURL(baseURL)
+	fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", model, where, from)
+	opts := recorder.LiveOptions(d, where, model)
+	opts.KeepLiveFailures = f.keep
+	return opts, nil
+}
+
+func printRecorded(e *env, name string, res *recorder.Result) {
+	slices.Sort(res.Files)
+	if res.Unchanged {
+		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
+	} else {
+		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n  wrote %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"), strings.Join(res.Files, ", "))
+	}
+	if len(res.ToolErrors) > 0 {
+		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", count(len(res.ToolErrors), "tool call"))
+		for _, t := range res.ToolErrors {
+			fmt.Fprintf(e.stdout, "    %s\n", t)
+		}
+	}
 }

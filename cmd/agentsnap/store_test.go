@@ -9,22 +9,33 @@ import (
 )
 
 var _ = Describe("--store", func() {
-	It("lets check replay through SQLite databases it keeps for inspection", func() {
+	It("lets check replay every scenario into one SQLite database file it keeps for inspection", func() {
 		root := fixtureCopy("fork/codeword", "spawn/one-child")
-		r := cli(root, nil, "check", "fixtures", "--store", "sqlite:replays")
+		r := cli(root, nil, "check", "fixtures", "--store", "sqlite:replays.db")
 		Expect(r.code).To(Equal(0), r.stdout)
-		Expect(filepath.Join(root, "replays", "fork-codeword.db")).To(BeAnExistingFile())
-		r = cli(root, nil, "inspect", "replays/fork-codeword.db")
+		Expect(filepath.Join(root, "replays.db")).To(BeAnExistingFile())
+		r = cli(root, nil, "inspect", "replays.db")
 		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("session   fork/codeword/root/call_fork_1\n"))
+		Expect(r.stdout).To(ContainSubstring("session   spawn/one-child/root\n"))
 		Expect(r.stdout).To(MatchRegexp(`seed      \d+ inherited events`))
 	})
 
-	It("lets check replay through JSONL files", func() {
+	It("means a database file by sqlite:PATH for check as for record, and refuses a folder", func() {
 		root := fixtureCopy("spawn/one-child")
+		Expect(os.Mkdir(filepath.Join(root, "replays"), 0o755)).To(Succeed())
+		r := cli(root, nil, "check", "fixtures", "--store", "sqlite:replays")
+		Expect(r.code).To(Equal(2))
+		Expect(r.stderr).To(ContainSubstring("replays is a folder; sqlite:PATH names a database file (it is created if missing)"))
+	})
+
+	It("lets check replay through JSONL files, one folder for every scenario", func() {
+		root := fixtureCopy("spawn/one-child", "fork/codeword")
 		r := cli(root, nil, "check", "fixtures", "--store", "jsonl:replays")
 		Expect(r.code).To(Equal(0), r.stdout)
-		logs, _ := filepath.Glob(filepath.Join(root, "replays", "spawn", "one-child", "*.jsonl"))
-		Expect(logs).To(HaveLen(2))
+		logs, _ := filepath.Glob(filepath.Join(root, "replays", "*.jsonl"))
+		Expect(logs).To(HaveLen(4))
+		Expect(filepath.Join(root, "replays", "spawn%2Fone-child%2Froot.jsonl")).To(BeAnExistingFile())
 	})
 
 	It("lets record persist the sessions through SQLite as well", func() {
@@ -42,6 +53,6 @@ var _ = Describe("--store", func() {
 	It("refuses a store it does not know", func() {
 		r := cli(GinkgoT().TempDir(), nil, "check", "--store", "postgres:x")
 		Expect(r.code).To(Equal(2))
-		Expect(r.stderr).To(ContainSubstring(`--store: "postgres:x": want memory:, jsonl[:DIR] or sqlite[:DIR]`))
+		Expect(r.stderr).To(ContainSubstring(`--store: "postgres:x": want memory:, jsonl:DIR or sqlite:PATH`))
 	})
 })

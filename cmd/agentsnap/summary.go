@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -18,21 +19,48 @@ type turnSummary struct {
 	text      string
 }
 
-func (t turnSummary) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "turn %-3d steps %-3d model calls %-3d", t.turn, t.steps, t.calls)
-	if len(t.tools) > 0 {
-		fmt.Fprintf(&b, " tools %s", strings.Join(t.tools, ","))
+// turnTable lays out the turns of one session as aligned lines: the
+// fixed columns first, numbers right-aligned and widths computed over all
+// its turns, then the tools and the text, whose widths vary most.
+func turnTable(turns []turnSummary) []string {
+	var wTurn, wSteps, wCalls int
+	for _, t := range turns {
+		wTurn = max(wTurn, digits(t.turn))
+		wSteps = max(wSteps, digits(t.steps))
+		wCalls = max(wCalls, digits(t.calls))
 	}
-	fmt.Fprintf(&b, "  ended %s", orDash(t.end))
-	if t.text != "" {
-		fmt.Fprintf(&b, "  %q", abbreviate(t.text, 60))
+	rows := make([][]string, len(turns))
+	for i, t := range turns {
+		end := "ended " + t.end
+		if t.end == "" {
+			end = "not ended (no turn/end)"
+		}
+		r := []string{
+			fmt.Sprintf("turn %*d", wTurn, t.turn),
+			padLeft(count(t.steps, "step"), wSteps-digits(t.steps)),
+			padLeft(count(t.calls, "model call"), wCalls-digits(t.calls)),
+			end,
+			"",
+			"",
+			"",
+		}
+		if t.inherited {
+			r[4] = "[inherited]"
+		}
+		if len(t.tools) > 0 {
+			r[5] = "tools " + strings.Join(t.tools, ",")
+		}
+		if t.text != "" {
+			r[6] = fmt.Sprintf("%q", abbreviate(t.text, 60))
+		}
+		rows[i] = r
 	}
-	if t.inherited {
-		b.WriteString("  [inherited]")
-	}
-	return b.String()
+	return alignColumns(rows)
 }
+
+func digits(n int) int { return len(strconv.Itoa(n)) }
+
+func padLeft(s string, n int) string { return strings.Repeat(" ", max(n, 0)) + s }
 
 func abbreviate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

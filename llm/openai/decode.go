@@ -65,12 +65,16 @@ func (u *usage) session() *session.Usage {
 	return out
 }
 
-// openBlock is a content block that has started.
+// openBlock is a content block that has started. For a tool call, rawID
+// is the id the provider sent and id the one the chunks carry (they differ
+// when rawID was already taken in this response); key is its calls key.
 type openBlock struct {
 	index    int
 	typ      string
 	buf      strings.Builder
 	id, name string
+	rawID    string
+	key      int
 }
 
 // decoder turns the data of successive frames into chunks. It keeps the
@@ -82,6 +86,7 @@ type decoder struct {
 	text       *openBlock
 	reasoning  *openBlock
 	calls      map[int]*openBlock // the current block of each provider tool_calls index
+	ids        map[string]bool    // tool-call ids given out in this response
 	toolCalls  int                // tool-call blocks started
 	lastCall   int
 	hasLast    bool
@@ -93,7 +98,7 @@ type decoder struct {
 }
 
 func newDecoder(sc scrubber) *decoder {
-	return &decoder{scrub: sc, calls: map[int]*openBlock{}}
+	return &decoder{scrub: sc, calls: map[int]*openBlock{}, ids: map[string]bool{}}
 }
 
 // frame decodes one frame's data. It returns the chunks to yield (valid
@@ -173,7 +178,7 @@ func (d *decoder) start(typ string) *openBlock {
 func (d *decoder) toolCall(tc *toolCallDelta) {
 	key := d.callKey(tc)
 	b, ok := d.calls[key]
-	if ok && tc.ID != "" && b.id != "" && tc.ID != b.id {
+	if ok && tc.ID != "" && b.rawID != "" && tc.ID != b.rawID {
 		// Some proxies reuse index 0 for every parallel call; a new id at a
 		// known index is a new call, and later fragments at that index
 		// belong to it.
@@ -181,13 +186,16 @@ func (d *decoder) toolCall(tc *toolCallDelta) {
 	}
 	if !ok {
 		b = d.start(session.BlockToolCall)
+		b.key = key
 		d.calls[key] = b
 		d.toolCalls++
 	}
 	d.lastCall, d.hasLast = key, true
 	c := session.Chunk{Type: session.ChunkToolCallDelta, Index: b.index, ArgumentsDelta: tc.Function.Arguments}
-	if b.id == "" && tc.ID != "" {
-		b.id, c.ID = tc.ID, tc.ID
+	if b.rawID == "" && tc.ID != "" {
+		b.rawID = tc.ID
+		b.id = d.claimID(tc.ID, b.index)
+		c.ID = b.id
 	}
 	if b.name == "" && tc.Function.Name != "" {
 		b.name, c.Name = tc.Function.Name, tc.Function.Name
@@ -204,9 +212,11 @@ func (d *decoder) callKey(tc *toolCallDelta) int {
 		return *tc.Index
 	}
 	if tc.ID != "" {
-		for k, b := range d.calls {
-			if b.id == tc.ID {
-				return k
+		// The latest current call with this id, found in block order so the
+		// choice is the same on every run.
+		for i := len(d.blocks) - 1; i >= 0; i-- {
+			if b := d.blocks[i]; b.rawID == tc.ID && d.calls[b.key] == b {
+				return b.key
 			}
 		}
 		// Keys of index-less calls are negative and strictly decreasing, so
@@ -219,6 +229,24 @@ func (d *decoder) callKey(tc *toolCallDelta) int {
 	return 0
 }
 
+// claimID returns id for the tool call in block index, or, when another
+// call of this response already has id, the first of id_INDEX,
+// id_INDEX_2, id_INDEX_3, … that no call has; see the package doc. It
+// depends only on the ids claimed before, so the same stream always gets
+// the same ids.
+func (d *decoder) claimID(id string, index int) string {
+	got := id
+	if d.ids[got] {
+		base := fmt.Sprintf("%s_%d", id, index)
+		got = base
+		for n := 2; d.ids[got]; n++ {
+			got = fmt.Sprintf("%s_%d", base, n)
+		}
+	}
+	d.ids[got] = true
+	return got
+}
+
 // complete reports whether the provider has said the response is over.
 func (d *decoder) complete() bool { return d.sawFinish }
 
@@ -229,12 +257,12 @@ func (d *decoder) end() []session.Chunk {
 	for _, b := range d.blocks {
 		blk := &session.Block{Type: b.typ}
 		if b.typ == session.BlockToolCall {
-			blk.ID, blk.Name, blk.Arguments = b.id, b.name, b.buf.String()
-			if blk.ID == "" {
+			if b.id == "" {
 				// The runtime pairs results with calls by id; a server that
 				// sends none still needs one that is unique in the message.
-				blk.ID = fmt.Sprintf("call_%d", b.index)
+				b.id = d.claimID(fmt.Sprintf("call_%d", b.index), b.index)
 			}
+			blk.ID, blk.Name, blk.Arguments = b.id, b.name, b.buf.String()
 		} else {
 			blk.Text = b.buf.String()
 		}

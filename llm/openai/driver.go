@@ -56,7 +56,8 @@ type Config struct {
 	// context instead.
 	HTTPClient *http.Client
 	// Logger receives one record per HTTP attempt (Debug when it succeeds,
-	// Warn when it fails); nil logs nothing.
+	// Warn when it fails), naming the request's session, turn, step and
+	// step attempt besides the HTTP attempt; nil logs nothing.
 	Logger *slog.Logger
 	// MaxRetries is how many times a 429 or 5xx answer is retried before
 	// any chunk is yielded; 0 means DefaultMaxRetries, negative means none.
@@ -81,6 +82,7 @@ type Config struct {
 // configuration is fixed by [New].
 type Driver struct {
 	endpoint    string
+	host        string // host:port of the endpoint, the only part of it messages name
 	key         string
 	model       string
 	header      http.Header
@@ -110,6 +112,7 @@ func New(cfg Config) (*Driver, error) {
 	}
 	d := &Driver{
 		endpoint:    u.JoinPath("chat/completions").String(),
+		host:        u.Host,
 		key:         cfg.APIKey,
 		model:       cfg.Model,
 		header:      cfg.Header.Clone(),
@@ -179,7 +182,7 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 			yield(session.ErrorFinish(CodeConsumed, "openai: this stream was already iterated; call Stream again for a new model call"))
 			return
 		}
-		d.run(ctx, body, model, yield)
+		d.run(ctx, body, call{session: req.Session.ID, turn: req.Turn, step: req.Step, stepAttempt: req.Attempt, model: model}, yield)
 	}, nil
 }
 

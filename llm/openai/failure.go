@@ -39,6 +39,21 @@ func Retryable(code string) bool {
 	return false
 }
 
+// InfrastructureFailure reports whether an error finish with this code
+// says the call never reached a working model — bad credentials, an
+// unknown model or base URL (BAD_REQUEST), a server or network failure, a
+// rate limit, a broken stream or a stream iterated twice — rather than
+// how the model behaved. A recorder can refuse to keep such a recording.
+// Content filtering and provider errors that name no known kind are
+// answers about the model's output, so they and any other code are not.
+func InfrastructureFailure(code string) bool {
+	switch code {
+	case CodeAuth, CodeBadRequest, CodeServer, CodeTransport, CodeRateLimit, CodeBadStream, CodeConsumed:
+		return true
+	}
+	return false
+}
+
 // codeForStatus maps an HTTP status to a failure code.
 func codeForStatus(status int) string {
 	switch {
@@ -212,12 +227,28 @@ func streamErrorFinish(data []byte, sc scrubber) session.Chunk {
 	return fin
 }
 
-// statusFinish is the finish for an HTTP error answer with this body.
-func statusFinish(status int, body []byte, sc scrubber) session.Chunk {
-	msg := bodyMessage(body)
-	fin := session.ErrorFinish(codeForStatus(status), sc.clip(fmt.Sprintf("openai: HTTP %d %s: %s", status, http.StatusText(status), msg)))
+// statusFinish is the finish for an HTTP error answer with this body to a
+// request for model. The provider's message is bounded first, so the hint
+// on what to check is never cut off.
+func statusFinish(status int, body []byte, model string, sc scrubber) session.Chunk {
+	msg := sc.clip(fmt.Sprintf("openai: HTTP %d %s: %s", status, http.StatusText(status), bodyMessage(body)))
+	fin := session.ErrorFinish(codeForStatus(status), msg+sc.clip(statusHint(status, model)))
 	fin.Reason.Failure.Status = status
 	return fin
+}
+
+// statusHint says what to check after an HTTP error that a retry cannot
+// fix.
+func statusHint(status int, model string) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "; check the API key"
+	case http.StatusForbidden:
+		return fmt.Sprintf("; check that the API key may use model %q", model)
+	case http.StatusNotFound:
+		return fmt.Sprintf("; check the model name (%q) and that the base URL is the API root, such as https://api.openai.com/v1", model)
+	}
+	return ""
 }
 
 // bodyMessage is the provider's message in an error body, or the body's

@@ -116,7 +116,8 @@ var _ = Describe("a failing stream", func() {
 		p := newProvider(failing(http.StatusForbidden, `{"error":{"message":"key sk-proj-****cdef and org org-hidden-value refused"}}`))
 		d := newDriver(p, func(c *openai.Config) { c.Header = http.Header{"Openai-Organization": {"org-hidden-value"}} })
 		reason := last(collect(ctx, d, userRequest("x")))
-		Expect(reason.Failure.Message).To(Equal("openai: HTTP 403 Forbidden: key sk-[REDACTED] and org [REDACTED] refused"))
+		Expect(reason.Failure.Message).To(Equal(`openai: HTTP 403 Forbidden: key sk-[REDACTED] and org [REDACTED] refused; ` +
+			`check that the API key may use model "test-model"`))
 		Expect(p.Requests()[0].header.Get("Openai-Organization")).To(Equal("org-hidden-value"))
 	})
 
@@ -138,8 +139,8 @@ var _ = Describe("a failing stream", func() {
 		Expect(p.Requests()).To(HaveLen(2))
 		Expect(waits.Got()).To(Equal([]time.Duration{250 * time.Millisecond}))
 		Expect(logs.String()).To(SatisfyAll(
-			MatchRegexp(`"level":"WARN","msg":"openai: attempt","attempt":1,"maxAttempts":3,"model":"test-model","status":429,"code":"RATE_LIMIT",.*"retryIn":250000000`),
-			MatchRegexp(`"level":"DEBUG","msg":"openai: attempt","attempt":2,"maxAttempts":3,"model":"test-model","status":200`),
+			MatchRegexp(`"level":"WARN","msg":"openai: attempt","session":"root","turn":1,"step":1,"stepAttempt":1,"attempt":1,"maxAttempts":3,"model":"test-model","status":429,"code":"RATE_LIMIT",.*"retryIn":250000000`),
+			MatchRegexp(`"level":"DEBUG","msg":"openai: attempt","session":"root","turn":1,"step":1,"stepAttempt":1,"attempt":2,"maxAttempts":3,"model":"test-model","status":200`),
 		))
 		noSecrets(logs.String())
 	})

@@ -147,6 +147,7 @@ func userRequest(text string) *llm.Request {
 		Session:  llm.SessionRef{ID: "root"},
 		Turn:     1,
 		Step:     1,
+		Attempt:  1,
 		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -19,10 +21,18 @@ import (
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 64 << 10
 
+// call says which model call a log record is about: the session, turn,
+// step and step attempt of the request, and the model.
+type call struct {
+	session                 string
+	turn, step, stepAttempt int
+	model                   string
+}
+
 // run performs one model call and yields its chunks, ending with exactly
 // one finish unless yield stops early.
-func (d *Driver) run(ctx context.Context, body []byte, model string, yield func(session.Chunk) bool) {
-	resp, fin := d.open(ctx, body, model)
+func (d *Driver) run(ctx context.Context, body []byte, c call, yield func(session.Chunk) bool) {
+	resp, fin := d.open(ctx, body, c)
 	if resp == nil {
 		yield(fin)
 		return
@@ -33,37 +43,37 @@ func (d *Driver) run(ctx context.Context, body []byte, model string, yield func(
 
 // open sends the request, retrying 429 and 5xx answers, and returns the
 // response of a stream that can be read, or nil and the finish to yield.
-func (d *Driver) open(ctx context.Context, body []byte, model string) (*http.Response, session.Chunk) {
+func (d *Driver) open(ctx context.Context, body []byte, c call) (*http.Response, session.Chunk) {
 	for attempt := 1; ; attempt++ {
 		resp, err := d.send(ctx, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, session.Finish(session.FinishAborted)
 			}
-			fin := transportFinish("the request failed", err, d.scrub)
-			d.logAttempt(ctx, attempt, model, 0, &fin, -1)
+			fin := d.requestFailure(err)
+			d.logAttempt(ctx, c, attempt, 0, &fin, -1)
 			return nil, fin
 		}
 		if resp.StatusCode/100 == 2 {
 			if fin, ok := d.checkStream(resp); !ok {
-				d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, -1)
+				d.logAttempt(ctx, c, attempt, resp.StatusCode, &fin, -1)
 				return nil, fin
 			}
-			d.logAttempt(ctx, attempt, model, resp.StatusCode, nil, -1)
+			d.logAttempt(ctx, c, attempt, resp.StatusCode, nil, -1)
 			return resp, session.Chunk{}
 		}
 		errBody, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
-		fin := statusFinish(resp.StatusCode, errBody, d.scrub)
+		fin := statusFinish(resp.StatusCode, errBody, c.model, d.scrub)
 		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
 			if attempt > 1 {
 				fin.Reason.Failure.Message += fmt.Sprintf(" (gave up after %d attempts)", attempt)
 			}
-			d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, -1)
+			d.logAttempt(ctx, c, attempt, resp.StatusCode, &fin, -1)
 			return nil, fin
 		}
 		delay := d.backoff(attempt, resp.Header.Get("Retry-After"))
-		d.logAttempt(ctx, attempt, model, resp.StatusCode, &fin, delay)
+		d.logAttempt(ctx, c, attempt, resp.StatusCode, &fin, delay)
 		if d.sleep(ctx, delay) != nil || ctx.Err() != nil {
 			return nil, session.Finish(session.FinishAborted)
 		}
@@ -127,14 +137,20 @@ func (d *Driver) backoff(attempt int, retryAfter string) time.Duration {
 	return delay
 }
 
-// logAttempt records one HTTP try. It names the attempt, the status, the
-// model and, for a failure, its code and scrubbed message and the delay
-// before the next try (retryIn < 0: no retry). Never a header or the URL.
-func (d *Driver) logAttempt(ctx context.Context, attempt int, model string, status int, fin *session.Chunk, retryIn time.Duration) {
+// logAttempt records one HTTP try. It names the model call (session,
+// turn, step, stepAttempt: the runtime's try of the step), the HTTP
+// attempt within it, the status, the model and, for a failure, its code
+// and scrubbed message and the delay before the next try (retryIn < 0: no
+// retry). Never a header or the URL.
+func (d *Driver) logAttempt(ctx context.Context, c call, attempt, status int, fin *session.Chunk, retryIn time.Duration) {
 	attrs := []slog.Attr{
+		slog.String("session", c.session),
+		slog.Int("turn", c.turn),
+		slog.Int("step", c.step),
+		slog.Int("stepAttempt", c.stepAttempt),
 		slog.Int("attempt", attempt),
 		slog.Int("maxAttempts", d.maxAttempts),
-		slog.String("model", model),
+		slog.String("model", c.model),
 		slog.Int("status", status),
 	}
 	level := slog.LevelDebug
@@ -146,6 +162,20 @@ func (d *Driver) logAttempt(ctx context.Context, attempt int, model string, stat
 		}
 	}
 	d.log.LogAttrs(ctx, level, "openai: attempt", attrs...)
+}
+
+// requestFailure is the finish for a request that got no answer. It names
+// the server by host:port only: the rest of the URL could carry a token.
+func (d *Driver) requestFailure(err error) session.Chunk {
+	var msg string
+	if dnsErr, ok := errors.AsType[*net.DNSError](err); ok {
+		msg = fmt.Sprintf("openai: cannot resolve the host of the base URL (%s): %v; check the host name and the network", d.host, dnsErr)
+	} else if errors.Is(err, syscall.ECONNREFUSED) {
+		msg = fmt.Sprintf("openai: %s refused the connection (%v); check that the server is running and that the base URL names its host and port", d.host, err)
+	} else {
+		msg = fmt.Sprintf("openai: the request to %s failed: %v; check the network and the base URL", d.host, err)
+	}
+	return session.ErrorFinish(CodeTransport, d.scrub.clip(msg))
 }
 
 // transportFinish is the finish for a network failure.

@@ -320,3 +320,16 @@ func abbreviate(raw json.RawMessage) string {
 	}
 	return string(raw)
 }
+
+// FirstHang returns where the playbook's first hang answer is
+// ("sessions.root[2]"), or "" when it has none.
+func (pb *Playbook) FirstHang() string {
+	for _, key := range slices.Sorted(maps.Keys(pb.Sessions)) {
+		for i, t := range pb.Sessions[key] {
+			if t != nil && t.Hang {
+				return fmt.Sprintf("sessions.%s[%d]", key, i)
+			}
+		}
+	}
+	return ""
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
@@ -33,11 +34,17 @@ func Open(ctx context.Context, path string) (*persistence.Coordinator, error) {
 type Backend struct {
 	path     string
 	readOnly bool
-	noExtra  bool    // the database has no extra_members table (read-only only)
-	w        *sql.DB // the one writing connection; nil when read-only
-	r        *sql.DB // reading connections
+	hasExtra atomic.Bool // the database has the extra_members table
+	w        *sql.DB     // the one writing connection; nil when read-only
+	r        *sql.DB     // reading connections
 
-	insSession, insEvent, insEvents, insExtra *sql.Stmt
+	insSession, insEvent, insEvents *sql.Stmt
+
+	// An existing database is not written before the first Write; see
+	// writable.
+	mu       sync.Mutex
+	ready    atomic.Bool // writable has run; insExtra is set
+	insExtra *sql.Stmt
 
 	closeOnce sync.Once
 	closeErr  error
@@ -46,19 +53,23 @@ type Backend struct {
 var _ persistence.Backend = (*Backend)(nil)
 
 // OpenBackend opens the database at path for reading and writing, creating
-// it if there is none. The caller closes it.
+// it if there is none. An existing database is not changed until the first
+// Write: opening and closing it leaves the file as it was. The caller closes
+// it.
 func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	fresh, err := probe(path)
 	if err != nil {
 		return nil, err
 	}
+	hasExtra := false
 	if !fresh {
-		if _, err := check(ctx, path); err != nil {
+		if hasExtra, err = check(ctx, path); err != nil {
 			return nil, err
 		}
 	}
 	b := &Backend{path: path}
-	if err := b.openWriter(ctx); err != nil {
+	b.hasExtra.Store(hasExtra)
+	if err := b.openWriter(ctx, fresh); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -90,7 +101,8 @@ func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
 	}
 	// A version-4 database of another tool may lack extra_members: it
 	// reads as if the table were empty.
-	b := &Backend{path: path, readOnly: true, noExtra: !hasExtra}
+	b := &Backend{path: path, readOnly: true}
+	b.hasExtra.Store(hasExtra)
 	if b.r, err = openPool(path, true); err != nil {
 		return nil, err
 	}
@@ -110,13 +122,17 @@ func openPool(path string, readOnly bool, pragmas ...string) (*sql.DB, error) {
 	return db, nil
 }
 
-// writerPragmas set up the writing connection: WAL, and a sync of the WAL
-// at every commit, so a batch is durable when Write returns.
-var writerPragmas = []string{"journal_mode(WAL)", "synchronous(FULL)"}
+// writerPragmas set up the writing connection: a sync at every commit, so a
+// batch is durable when Write returns. WAL mode is no pragma of the
+// connection: switching to it writes the file header, which writable does
+// at the first write; after that the file stays in WAL mode.
+var writerPragmas = []string{"synchronous(FULL)"}
 
-// openWriter opens the writing connection, creates the schema if needed
-// and prepares the statements of a write.
-func (b *Backend) openWriter(ctx context.Context) error {
+// openWriter opens the writing connection, creates a fresh database's
+// schema and prepares the statements of a write, except insExtra (see
+// writable). An existing database it only reads; a statement that does not
+// prepare (a table without a column) fails the open.
+func (b *Backend) openWriter(ctx context.Context, fresh bool) error {
 	name, err := dsn(b.path, false, writerPragmas...)
 	if err != nil {
 		return err
@@ -130,8 +146,10 @@ func (b *Backend) openWriter(ctx context.Context) error {
 	b.w.SetMaxIdleConns(1)
 	b.w.SetConnMaxLifetime(0)
 	b.w.SetConnMaxIdleTime(0)
-	if err := initialise(ctx, b.w, b.path); err != nil {
-		return err
+	if fresh {
+		if err := b.writable(ctx); err != nil {
+			return fmt.Errorf("sqlite: %s: %w", b.path, err)
+		}
 	}
 	for _, p := range []struct {
 		stmt **sql.Stmt
@@ -140,12 +158,47 @@ func (b *Backend) openWriter(ctx context.Context) error {
 		{&b.insSession, insertSession},
 		{&b.insEvent, insertEvent},
 		{&b.insEvents, insertEvents},
-		{&b.insExtra, insertExtra},
 	} {
 		if *p.stmt, err = b.w.PrepareContext(ctx, p.sql); err != nil {
 			return fmt.Errorf("sqlite: %s: %w", b.path, err)
 		}
 	}
+	return nil
+}
+
+// writable makes the database ready for writing, once, before the first
+// write: it creates the schema that is missing (all of it in a new
+// database, the extra_members table in a version-4 database of another
+// tool) and switches the database to WAL mode. Both write the file, so an
+// open that never writes leaves it as it was. Its errors do not name the
+// database.
+func (b *Backend) writable(ctx context.Context) error {
+	if b.ready.Load() {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ready.Load() {
+		return nil
+	}
+	// The schema first: it checks the version again, and refuses a changed
+	// one before anything is written.
+	if err := initialise(ctx, b.w); err != nil {
+		return err
+	}
+	// Readers merge extra_members from now on; the table is still empty.
+	b.hasExtra.Store(true)
+	// Outside a transaction: SQLite cannot change the journal mode in one.
+	// Reading connections follow the switch by themselves.
+	if _, err := b.w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		return fmt.Errorf("switching to WAL mode: %w", err)
+	}
+	stmt, err := b.w.PrepareContext(ctx, insertExtra)
+	if err != nil {
+		return err
+	}
+	b.insExtra = stmt
+	b.ready.Store(true)
 	return nil
 }
 
@@ -162,6 +215,8 @@ func (b *Backend) Path() string { return b.path }
 // checkpoints the WAL into the database file.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		var errs []error
 		for _, s := range []*sql.Stmt{b.insSession, b.insEvent, b.insEvents, b.insExtra} {
 			if s != nil {
@@ -189,8 +244,11 @@ func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
 	defer rows.Close()
 	var out []session.Header
 	for rows.Next() {
-		h, err := scanHeader(rows)
+		h, id, err := scanHeader(rows)
 		if err != nil {
+			if id != "" {
+				err = fmt.Errorf("session %s: %w", id, err)
+			}
 			return nil, b.fail("list sessions", err)
 		}
 		out = append(out, *h)

@@ -43,7 +43,10 @@
 // # Durability and concurrency
 //
 // The database runs in WAL mode with synchronous=FULL, so a commit is
-// synced before Append returns, and with a busy timeout of 5 s. Writes go
+// synced before Append returns, and with a busy timeout of 5 s. An existing
+// database is not written before the first write: switching it to WAL mode
+// and creating a missing extra_members table wait until then, so opening
+// and closing it without a write leaves the file byte for byte as it was. Writes go
 // through one connection, one transaction (BEGIN IMMEDIATE) per batch:
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a

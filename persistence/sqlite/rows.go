@@ -53,34 +53,55 @@ const headerSeq = -1
 // in insertion order, filtered by where.
 func (b *Backend) selectSessions(where string) string {
 	members, join := "NULL", ""
-	if !b.noExtra {
+	if b.hasExtra.Load() {
 		members = "x.members"
 		join = " LEFT JOIN extra_members x ON x.session_id = s.id AND x.seq = " + strconv.Itoa(headerSeq)
 	}
-	return `SELECT s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, s.origin,
+	return `SELECT s.rowid, s.id, s.version, s.created_at, s.cwd, s.parent_session, s.seed_length, s.origin,
 	s.delegation_depth, s.agent_preset, s.parent_call_id, s.mode, ` + members + ` FROM sessions s` + join + where + ` ORDER BY s.rowid`
 }
 
-// scanHeader reads one row of selectSessions.
-func scanHeader(row interface{ Scan(...any) error }) (*session.Header, error) {
+// scanHeader reads one row of selectSessions. Its error does not name the
+// session: id does, empty when the row has no id.
+func scanHeader(row interface{ Scan(...any) error }) (h *session.Header, id string, err error) {
 	var (
-		id                         string
-		version, createdAt, depth  int64
-		seed                       sql.NullInt64
-		cwd, parent, origin        sql.NullString
-		preset, callID, mode, more sql.NullString
+		rowid                           int64
+		sid                             sql.NullString
+		version, createdAt, seed, depth any // see integer
+		cwd, parent, origin             sql.NullString
+		preset, callID, mode, more      sql.NullString
 	)
-	if err := row.Scan(&id, &version, &createdAt, &cwd, &parent, &seed, &origin, &depth, &preset, &callID, &mode, &more); err != nil {
-		return nil, err
+	if err := row.Scan(&rowid, &sid, &version, &createdAt, &cwd, &parent, &seed, &origin, &depth, &preset, &callID, &mode, &more); err != nil {
+		return nil, "", err
 	}
-	if version != session.Version {
-		return nil, fmt.Errorf("session %s has log version %d; this reader understands version %d only", id, version, session.Version)
+	if !sid.Valid {
+		return nil, "", fmt.Errorf("the sessions row of rowid %d has no id (NULL); every session needs one: correct or delete the row", rowid)
 	}
-	h := &session.Header{
-		ID: id, CreatedAt: createdAt, Cwd: cwd.String, ParentSession: parent.String,
-		SeedLength: int(seed.Int64), Origin: origin.String, DelegationDepth: int(depth),
+	id = sid.String
+	h = &session.Header{
+		ID: id, Cwd: cwd.String, ParentSession: parent.String, Origin: origin.String,
 		AgentPreset: preset.String, ParentCallID: callID.String, Mode: session.Mode(mode.String),
 	}
+	var ver, seedLength, depthN int64
+	for _, c := range []struct {
+		dst       *int64
+		v         any
+		null      bool
+		col, want string
+	}{
+		{&ver, version, false, "sessions.version", "an integer, the log version (0)"},
+		{&h.CreatedAt, createdAt, false, "sessions.created_at", "an integer, Unix milliseconds"},
+		{&seedLength, seed, true, "sessions.seed_length", "an integer, the number of seed events (NULL for none)"},
+		{&depthN, depth, false, "sessions.delegation_depth", "an integer, 0 for a root session"},
+	} {
+		if *c.dst, err = integer(c.v, c.null, c.col, c.want); err != nil {
+			return nil, id, err
+		}
+	}
+	if ver != session.Version {
+		return nil, id, fmt.Errorf("it has log version %d; this reader understands version %d only", ver, session.Version)
+	}
+	h.SeedLength, h.DelegationDepth = int(seedLength), int(depthN)
 	if more.Valid {
 		err := jsonscan.Object([]byte(more.String), func(key []byte, esc bool, val []byte) error {
 			if h.Extra == nil {
@@ -90,13 +111,48 @@ func scanHeader(row interface{ Scan(...any) error }) (*session.Header, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("session %s: extra_members of the header: %w", id, err)
+			return nil, id, fmt.Errorf("extra_members of the header: %w", err)
 		}
 	}
 	if err := persistence.ValidateHeader(h); err != nil {
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, id, err
 	}
-	return h, nil
+	return h, id, nil
+}
+
+// integer is the value v of an INTEGER column col (table.column) as SQLite
+// returned it. SQLite does not enforce column types, so a row another tool
+// wrote may hold text, a real number or a blob there; the error names the
+// column and says what belongs there (want). NULL reads as 0 when null.
+func integer(v any, null bool, col, want string) (int64, error) {
+	switch n := v.(type) {
+	case int64:
+		return n, nil
+	case nil:
+		if null {
+			return 0, nil
+		}
+	}
+	return 0, fmt.Errorf("%s holds %s; it must be %s: correct the row", col, describe(v), want)
+}
+
+// describe says what a value SQLite returned is, for an error.
+func describe(v any) string {
+	const show = 40
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		if len(v) > show {
+			return fmt.Sprintf("the text %q…", v[:show])
+		}
+		return fmt.Sprintf("the text %q", v)
+	case []byte:
+		return fmt.Sprintf("a blob of %d bytes", len(v))
+	case float64:
+		return fmt.Sprintf("the real number %v", v)
+	}
+	return fmt.Sprintf("a value of Go type %T", v)
 }
 
 // Read implements persistence.Source. Header and events come from one read
@@ -108,7 +164,7 @@ func (b *Backend) Read(ctx context.Context, id string) (*session.Log, error) {
 		return nil, b.fail(op, err)
 	}
 	defer tx.Rollback()
-	h, err := scanHeader(tx.QueryRowContext(ctx, b.selectSessions(" WHERE s.id = ?"), id))
+	h, _, err := scanHeader(tx.QueryRowContext(ctx, b.selectSessions(" WHERE s.id = ?"), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, b.fail(op, persistence.ErrUnknownSession)
 	}
@@ -119,7 +175,7 @@ func (b *Backend) Read(ctx context.Context, id string) (*session.Log, error) {
 	if err != nil {
 		return nil, b.fail(op, err)
 	}
-	if !b.noExtra {
+	if b.hasExtra.Load() {
 		if err := readExtra(ctx, tx, id, events); err != nil {
 			return nil, b.fail(op, err)
 		}
@@ -143,14 +199,31 @@ func readEvents(ctx context.Context, tx *sql.Tx, id string) ([]session.Event, er
 	defer rows.Close()
 	var events []session.Event
 	for rows.Next() {
-		var e session.Event
-		var seqs []byte
-		if err := rows.Scan(&e.Seq, &e.Type, &e.Time, (*[]byte)(&e.Data), &seqs, (*[]byte)(&e.SurfaceOp)); err != nil {
+		var (
+			e       session.Event
+			seq, at any // see integer
+			typ     sql.NullString
+			seqs    []byte
+		)
+		if err := rows.Scan(&seq, &typ, &at, (*[]byte)(&e.Data), &seqs, (*[]byte)(&e.SurfaceOp)); err != nil {
 			return nil, err
+		}
+		if e.Seq, err = integer(seq, false, "events.seq", "an integer, the event's place in its session from 0"); err != nil {
+			if len(events) == 0 {
+				return nil, fmt.Errorf("the first events row: %w", err)
+			}
+			return nil, fmt.Errorf("the events row after seq %d: %w", len(events)-1, err)
 		}
 		if want := int64(len(events)); e.Seq != want {
 			return nil, fmt.Errorf("%w: the events table holds seq %d where seq %d belongs", session.ErrSeqGap, e.Seq, want)
 		}
+		if e.Time, err = integer(at, false, "events.time", "an integer, Unix milliseconds"); err != nil {
+			return nil, fmt.Errorf("event seq %d: %w", e.Seq, err)
+		}
+		if !typ.Valid {
+			return nil, fmt.Errorf("event seq %d: events.type holds NULL; it must be the event's type, as text: correct the row", e.Seq)
+		}
+		e.Type = typ.String
 		if seqs != nil {
 			if e.SourceEventSeqs, err = jsonscan.Ints(seqs); err != nil {
 				return nil, fmt.Errorf("event seq %d: source_event_seqs: %w", e.Seq, err)
@@ -169,9 +242,13 @@ func readExtra(ctx context.Context, tx *sql.Tx, id string, events []session.Even
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var seq int64
+		var v any // see integer
 		var members []byte
-		if err := rows.Scan(&seq, &members); err != nil {
+		if err := rows.Scan(&v, &members); err != nil {
+			return err
+		}
+		seq, err := integer(v, false, "extra_members.seq", "an integer, the seq of an event (-1 for the header)")
+		if err != nil {
 			return err
 		}
 		if seq >= int64(len(events)) {

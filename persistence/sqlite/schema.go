@@ -128,7 +128,8 @@ func probe(path string) (fresh bool, err error) {
 	if n < len(hdr) || !bytes.HasPrefix(hdr[:], magic) {
 		return false, notSQLite(path, hdr[:n])
 	}
-	if v := binary.BigEndian.Uint32(hdr[60:64]); v != 0 && v != SchemaVersion {
+	// user_version is a signed 32-bit integer, as SQLite reports it.
+	if v := int32(binary.BigEndian.Uint32(hdr[60:64])); v != 0 && v != SchemaVersion {
 		return false, versionError(path, int64(v))
 	}
 	return false, nil
@@ -147,7 +148,11 @@ func notSQLite(path string, start []byte) error {
 }
 
 func versionError(path string, found int64) error {
-	return fmt.Errorf("sqlite: %s: %w: the database has user_version %d, this agentsnap reads and writes version %d only, and there is no migration; the file was left untouched", path, ErrSchemaVersion, found, SchemaVersion)
+	return fmt.Errorf("sqlite: %s: %w", path, errVersion(found))
+}
+
+func errVersion(found int64) error {
+	return fmt.Errorf("%w: the database has user_version %d, this agentsnap reads and writes version %d only, and there is no migration; the file was left untouched", ErrSchemaVersion, found, SchemaVersion)
 }
 
 // check looks inside an existing database through a read-only connection.
@@ -206,16 +211,17 @@ func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
 }
 
 // initialise creates the schema of a new database, and the extra_members
-// table of a version-4 database without it, in one transaction.
-func initialise(ctx context.Context, db *sql.DB, path string) error {
+// table of a version-4 database without it, in one transaction. Where all
+// is there, it writes nothing. Its errors do not name the database.
+func initialise(ctx context.Context, db *sql.DB) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("sqlite: %s: %w", path, err)
+		return err
 	}
 	defer tx.Rollback()
 	var version int64
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return fmt.Errorf("sqlite: %s: %w", path, err)
+		return err
 	}
 	stmts := extraSchema
 	switch version {
@@ -223,13 +229,13 @@ func initialise(ctx context.Context, db *sql.DB, path string) error {
 		stmts = schema + extraSchema + fmt.Sprintf("\nPRAGMA user_version = %d;", SchemaVersion)
 	case SchemaVersion:
 	default:
-		return versionError(path, version)
+		return errVersion(version) // changed since the open
 	}
 	if _, err := tx.ExecContext(ctx, stmts); err != nil {
-		return fmt.Errorf("sqlite: %s: creating the schema: %w", path, err)
+		return fmt.Errorf("creating the schema: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("sqlite: %s: creating the schema: %w", path, err)
+		return fmt.Errorf("creating the schema: %w", err)
 	}
 	return nil
 }

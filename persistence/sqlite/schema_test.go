@@ -3,7 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -56,6 +60,27 @@ func columns(path, table string) []string {
 	return names
 }
 
+// foreignV4 makes a version-4 database at path as another tool would: the
+// design's two tables, a session "dsh" of two events, journal mode
+// journal, and with extra_members only when extra.
+func foreignV4(path, journal string, extra bool) {
+	GinkgoHelper()
+	stmts := []string{"PRAGMA journal_mode = " + journal,
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, version INTEGER, created_at INTEGER, cwd TEXT, parent_session TEXT,
+			seed_length INTEGER, origin TEXT, delegation_depth INTEGER, agent_preset TEXT, parent_call_id TEXT, mode TEXT)`,
+		`CREATE TABLE events (session_id TEXT, seq INTEGER, type TEXT, time INTEGER, data TEXT, source_event_seqs TEXT,
+			surface_op TEXT, PRIMARY KEY (session_id, seq))`,
+		`INSERT INTO sessions (id, version, created_at, delegation_depth) VALUES ('dsh', 0, 5, 0)`,
+		`INSERT INTO events VALUES ('dsh', 0, 'x/note', 6, '{"note":1}', NULL, NULL)`,
+		`INSERT INTO events VALUES ('dsh', 1, 'x/other', 7, NULL, '[0]', '"append"')`,
+		`PRAGMA user_version = 4`}
+	if extra {
+		stmts = append(stmts, `CREATE TABLE extra_members (session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+			members TEXT NOT NULL, PRIMARY KEY (session_id, seq))`)
+	}
+	rawExec(path, stmts...)
+}
+
 var _ = Describe("sqlite schema", func() {
 	ctx := context.Background()
 	var path string
@@ -106,15 +131,7 @@ var _ = Describe("sqlite schema", func() {
 	})
 
 	It("reads a version-4 database another tool wrote, and gives it the extra table with the first write", func() {
-		rawExec(path,
-			`CREATE TABLE sessions (id TEXT PRIMARY KEY, version INTEGER, created_at INTEGER, cwd TEXT, parent_session TEXT,
-				seed_length INTEGER, origin TEXT, delegation_depth INTEGER, agent_preset TEXT, parent_call_id TEXT, mode TEXT)`,
-			`CREATE TABLE events (session_id TEXT, seq INTEGER, type TEXT, time INTEGER, data TEXT, source_event_seqs TEXT,
-				surface_op TEXT, PRIMARY KEY (session_id, seq))`,
-			`INSERT INTO sessions (id, version, created_at, delegation_depth) VALUES ('dsh', 0, 5, 0)`,
-			`INSERT INTO events VALUES ('dsh', 0, 'x/note', 6, '{"note":1}', NULL, NULL)`,
-			`INSERT INTO events VALUES ('dsh', 1, 'x/other', 7, NULL, '[0]', '"append"')`,
-			`PRAGMA user_version = 4`)
+		foreignV4(path, "DELETE", false)
 		want := `{"type":"session","version":0,"id":"dsh","createdAt":5,"delegationDepth":0}` + "\n" +
 			`{"type":"x/note","seq":0,"time":6,"data":{"note":1}}` + "\n" +
 			`{"type":"x/other","seq":1,"time":7,"sourceEventSeqs":[0],"surfaceOp":"append"}` + "\n"
@@ -128,11 +145,78 @@ var _ = Describe("sqlite schema", func() {
 		Expect(query(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra_members'")).To(Equal([][]string{{"0"}}))
 
 		s := open()
+		l, err = s.Load(ctx, "dsh")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(storetest.Encoded(l)).To(Equal(want))
+		Expect(query(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra_members'")).To(Equal([][]string{{"0"}}), "no table before the first write")
 		Expect(s.Append(ctx, "dsh", []session.Event{{Type: "x/flag", Seq: 2, Time: 8, Ignorable: true}})).To(Succeed())
+		Expect(query(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra_members'")).To(Equal([][]string{{"1"}}))
+		Expect(query(path, "PRAGMA journal_mode")).To(Equal([][]string{{"wal"}}), "WAL from the first write on")
 		l, err = s.Load(ctx, "dsh")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(l.Events[2].Ignorable).To(BeTrue())
 	})
+
+	It("makes an existing database writable once when first writes race", func() {
+		foreignV4(path, "DELETE", false)
+		s := open()
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer GinkgoRecover()
+				if i == 0 {
+					_, errs[i] = s.Load(ctx, "dsh")
+					return
+				}
+				h := storetest.RootHeader(fmt.Sprintf("r%d", i))
+				if errs[i] = s.Create(ctx, h, []session.Event{{Type: "x/flag", Seq: 0, Time: 8, Ignorable: true}}); errs[i] == nil {
+					errs[i] = s.Append(ctx, h.ID, nil) // the first write
+				}
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			Expect(err).NotTo(HaveOccurred(), "call %d", i)
+		}
+		Expect(query(path, "SELECT count(*) FROM extra_members")).To(Equal([][]string{{"3"}}))
+		l, err := s.Load(ctx, "r2")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Events[0].Ignorable).To(BeTrue())
+	})
+
+	DescribeTable("leaves an existing database byte for byte as it was when it is opened and closed without a write",
+		func(journal string, extra bool) {
+			foreignV4(path, journal, extra)
+			dir := filepath.Dir(path)
+			// An old mtime, so a write in the same clock tick still shows.
+			old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+			Expect(os.Chtimes(path, old, old)).To(Succeed())
+			before := snapshot(dir)
+			Expect(before).To(HaveLen(1))
+
+			s, err := sqlite.Open(ctx, path)
+			Expect(err).NotTo(HaveOccurred())
+			hs, err := s.List(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(hs).To(HaveLen(1))
+			l, err := s.Load(ctx, "dsh")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(l.Events).To(HaveLen(2))
+			Expect(s.Close()).To(Succeed())
+
+			Expect(snapshot(dir)).To(Equal(before), "the same bytes, and no -wal, -shm or -journal file left")
+			st, err := os.Stat(path)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.ModTime()).To(BeTemporally("==", old))
+		},
+		Entry("rollback journal, no extra_members", "DELETE", false),
+		Entry("rollback journal, with extra_members", "DELETE", true),
+		Entry("WAL, no extra_members", "WAL", false),
+		Entry("WAL, with extra_members", "WAL", true),
+	)
 
 	It("fails to load a session whose seqs have a gap, naming the database and the session", func() {
 		s := open()

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,6 +74,7 @@ var _ = Describe("sqlite versions and foreign files", func() {
 				Expect(err.Error()).To(ContainSubstring(fmt.Sprintf("user_version %d", version)), how)
 				Expect(err.Error()).To(ContainSubstring("version 4 only"), how)
 				Expect(err.Error()).To(ContainSubstring("no migration"), how)
+				Expect(err.Error()).To(ContainSubstring("the file was left untouched"), how)
 				Expect(snapshot(dir)).To(Equal(before), how)
 			}
 		},
@@ -81,6 +83,11 @@ var _ = Describe("sqlite versions and foreign files", func() {
 		Entry("version 5, WAL", 5, "WAL"),
 		Entry("version 1", 1, "DELETE"),
 		Entry("a huge version", 2147483647, "DELETE"),
+		// user_version is a signed 32-bit integer in the file header.
+		Entry("version -1, rollback journal", -1, "DELETE"),
+		Entry("version -1, WAL", -1, "WAL"),
+		Entry("a negative version", -7, "DELETE"),
+		Entry("the lowest version", -2147483648, "DELETE"),
 	)
 
 	DescribeTable("refuses a file that is not an agentsnap database, clearly, and leaves it untouched",
@@ -113,6 +120,32 @@ var _ = Describe("sqlite versions and foreign files", func() {
 			rawExec(path, "CREATE TABLE other (x)", "PRAGMA user_version = 4")
 		}, sqlite.ErrForeign, "no sessions and events tables"),
 	)
+
+	It("refuses a database whose newer version is committed only to the WAL of a writer that has not checkpointed", func() {
+		s, err := sqlite.Open(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(s.Close()).To(Succeed())
+		// A newer agentsnap writing: its connection stays open and never
+		// checkpoints, so version 5 is in the -wal file only.
+		w, err := sql.Open("sqlite", path+"?_pragma=wal_autocheckpoint(0)")
+		Expect(err).NotTo(HaveOccurred())
+		w.SetMaxOpenConns(1)
+		DeferCleanup(w.Close)
+		_, err = w.Exec("PRAGMA user_version = 5")
+		Expect(err).NotTo(HaveOccurred())
+		main, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(binary.BigEndian.Uint32(main[60:64])).To(BeEquivalentTo(4), "the database file still says 4")
+		Expect(path + "-wal").To(BeAnExistingFile())
+
+		for how, open := range opens {
+			err := open()
+			Expect(err).To(MatchError(sqlite.ErrSchemaVersion), how)
+			Expect(err.Error()).To(ContainSubstring("user_version 5"), how)
+			Expect(os.ReadFile(path)).To(Equal(main), how)
+		}
+	})
 
 	It("opens nothing read-only where there is no database", func() {
 		_, err := sqlite.OpenReadOnly(ctx, path)

@@ -18,6 +18,9 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 	if b.readOnly {
 		return b.fail(op, persistence.ErrReadOnly)
 	}
+	if err := b.writable(ctx); err != nil {
+		return b.fail(op, err)
+	}
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return b.fail(op, err)

@@ -1,32 +1,15 @@
 package errors_test
 
 import (
-	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/suites/suitekit"
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("error scenarios", Label("errors"), func() {
-	DescribeTable("replay their failures exactly as recorded",
-		func(dir string) {
-			o := suitekit.Replay(dir)
-			Expect(o.Fixture.Override).NotTo(BeNil(), "error scenarios replay an authored throw or hang from replay.override.json")
-			failed := false
-			for _, l := range o.Replayed {
-				for _, e := range l.Own() {
-					if e.Type != session.TypeAssistantChunk {
-						continue
-					}
-					d, err := session.DecodeChunkData(e.Data)
-					Expect(err).NotTo(HaveOccurred())
-					if d.Chunk.IsFinish() && (d.Chunk.Reason.Kind == session.FinishError || d.Chunk.Reason.Kind == session.FinishAborted) {
-						failed = true
-					}
-				}
-			}
-			Expect(failed).To(BeTrue(), "the replay went through a failed model call")
-		},
+// What a errors/ scenario must hold is harness.CategoryRules, checked by
+// MatchRecording here exactly as agentsnap check checks it.
+var _ = Describe("errors scenarios", Label("errors"), func() {
+	DescribeTable("replay to their recording and golden, and hold what the category requires",
+		func(dir string) { suitekit.Replay(dir) },
 		suitekit.Entries("errors"),
 	)
 })

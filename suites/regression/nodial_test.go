@@ -41,11 +41,14 @@ var _ = Describe("replay", Label("regression", "security"), func() {
 		Expect(attempts.Load()).To(BeZero())
 	})
 
-	It("cannot open a socket: the replay packages do not link the network stack", func() {
+	// The harness links the network stack since it can also record from a
+	// test (-record, live); the replay core it drives does not.
+	It("cannot open a socket: the replay core does not link the network stack", func() {
 		out, err := exec.Command("go", "list", "-deps",
-			"github.com/agentsnap/agentsnap/harness",
 			"github.com/agentsnap/agentsnap/fakellm",
-			"github.com/agentsnap/agentsnap/agent").CombinedOutput()
+			"github.com/agentsnap/agentsnap/agent",
+			"github.com/agentsnap/agentsnap/journal",
+			"github.com/agentsnap/agentsnap/persistence/memory").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 		deps := strings.Fields(string(out))
 		Expect(deps).To(ContainElement("github.com/agentsnap/agentsnap/fakellm"), "the listing is real")

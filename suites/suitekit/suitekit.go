@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/harness"
 	. "github.com/onsi/ginkgo/v2"
@@ -15,9 +17,27 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// Categories lists the fixture categories the suites run, one suite each
-// (suites/<category>).
+// Categories lists the categories with a suite of their own
+// (suites/<category>); suites/custom runs every other category, so a new
+// category folder needs no Go file.
 var Categories = []string{"spawn", "fork", "mixed", "parallel", "errors"}
+
+// OtherCategories returns the categories under the fixtures folder that no
+// built-in suite names, sorted.
+func OtherCategories() []string {
+	dirs, err := harness.Discover(Root())
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, d := range dirs {
+		c := filepath.Base(filepath.Dir(d))
+		if !slices.Contains(Categories, c) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
 
 // Root returns the fixtures folder, located from this file so suites work
 // from any working folder.
@@ -55,6 +75,18 @@ func Entries(category string) []TableEntry {
 	return out
 }
 
+// OtherEntries returns one table entry per scenario of the categories no
+// built-in suite names, each labelled with its category.
+func OtherEntries() []TableEntry {
+	var out []TableEntry
+	for _, c := range OtherCategories() {
+		for _, d := range Fixtures(c) {
+			out = append(out, Entry(harness.Name(d), Label(c), d))
+		}
+	}
+	return out
+}
+
 // Replay replays one fixture and asserts both comparisons: the logs against
 // the fixture's, and the transcript against transcript.golden through goldie
 // (with GinkgoTB()). The replay driver's consumption check runs at cleanup.
@@ -71,11 +103,18 @@ func Replay(dir string, opts ...harness.Options) *harness.Outcome {
 // ReportGoldens prints, after the suite, the goldens it added or changed
 // and, on an unfiltered run, the obsolete ones. Call it at the top level of
 // a suite file.
-func ReportGoldens(category string) bool {
-	return ReportAfterSuite("goldens: "+category, func(r Report) {
+func ReportGoldens(categories ...string) bool {
+	return ReportAfterSuite("goldens: "+strings.Join(categories, ", "), func(r Report) {
+		if r.SuiteConfig.DryRun {
+			return // nothing ran, so nothing was checked
+		}
 		unfiltered := len(r.SuiteConfig.FocusStrings) == 0 && len(r.SuiteConfig.SkipStrings) == 0 &&
 			r.SuiteConfig.LabelFilter == "" && len(r.SuiteConfig.FocusFiles) == 0 && !focused(r)
-		if s := harness.GoldenSummary(unfiltered, filepath.Join(Root(), category)); s != "" {
+		roots := make([]string, len(categories))
+		for i, c := range categories {
+			roots[i] = filepath.Join(Root(), c)
+		}
+		if s := harness.GoldenSummary(unfiltered, roots...); s != "" {
 			fmt.Print(s)
 		}
 	})

@@ -1,0 +1,125 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/onsi/ginkgo/v2"
+)
+
+// commands builds the commands failure messages end with, so they work
+// where the user is: from the root of the user's module, with the
+// agentsnap CLI installed as a Go tool (go get -tool
+// github.com/agentsnap/agentsnap/cmd/agentsnap), and — for a runtime the
+// CLI cannot load — through the user's own test binary.
+type commands struct {
+	tb      testing.TB // the running test, if any
+	cli     bool       // the agentsnap CLI is asking
+	runtime string     // the runtime under test's name
+}
+
+// dir returns fixture folder dir relative to the module root, when the
+// process runs inside a module; else dir as given.
+func (c commands) dir(dir string) string {
+	root := moduleRoot()
+	abs, err := filepath.Abs(dir)
+	if root == "" || err != nil {
+		return dir
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return dir
+	}
+	return rel
+}
+
+// pkg returns the test's package folder relative to the module root, as
+// the go command takes it ("./suites/fork").
+func (c commands) pkg() string {
+	cwd, err := os.Getwd()
+	root := moduleRoot()
+	if err != nil || root == "" {
+		return "."
+	}
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "."
+	}
+	if rel == "." {
+		return "."
+	}
+	return "./" + filepath.ToSlash(rel)
+}
+
+// record returns the command that re-records fx.
+func (c commands) record(fx *Fixture) string {
+	if c.runtime == "" || c.runtime == agent.ReferenceName || c.cli {
+		return "go tool agentsnap record " + c.dir(fx.Dir)
+	}
+	return c.testCommand(fx, "-record="+shellQuote("^"+regexp.QuoteMeta(fx.Name)+"$"))
+}
+
+// update returns the command that rewrites fx's golden from a replay.
+func (c commands) update(fx *Fixture) string {
+	if c.cli || c.tb == nil {
+		return "go tool agentsnap check --update " + c.dir(fx.Dir)
+	}
+	return c.testCommand(fx, "-update")
+}
+
+// testCommand runs the user's test of fx again with flag.
+func (c commands) testCommand(fx *Fixture, flag string) string {
+	if underGinkgo(c.tb) {
+		return fmt.Sprintf("go tool ginkgo --focus=%s %s -- %s", shellQuote(fx.Name), c.pkg(), flag)
+	}
+	run := ""
+	if c.tb != nil {
+		parts := strings.Split(c.tb.Name(), "/")
+		for i, p := range parts {
+			parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+		}
+		run = " -run " + shellQuote(strings.Join(parts, "/"))
+	}
+	return fmt.Sprintf("go test %s%s %s", c.pkg(), run, flag)
+}
+
+// underGinkgo reports whether tb is a Ginkgo spec's (GinkgoTB()), so the
+// spec is run again through the ginkgo command.
+func underGinkgo(tb testing.TB) bool {
+	_, ok := tb.(*ginkgo.GinkgoTBWrapper)
+	return ok
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if regexp.MustCompile(`^[A-Za-z0-9_./:=@-]+$`).MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// moduleRoot returns the folder of the go.mod above the working folder.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+func runtimeName(rt agentsnap.Runtime) string { return agentsnap.NameOf(rt) }

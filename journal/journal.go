@@ -1,0 +1,273 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Config says where a tree of sessions is written and how its sessions are
+// named and timed. Store is required.
+type Config struct {
+	Store persistence.Store
+	// Clock stamps createdAt and every event's time; default time.Now.
+	// Replays and playbook recordings fix it, so logs are byte-stable.
+	Clock func() time.Time
+	// IDs names the sessions; default session.NewLineageIDs("root"), which
+	// names them alike in every run (root, root/call_1, ...).
+	IDs IDs
+	// Cwd and Preset are recorded in every header (cwd, agentPreset).
+	Cwd    string
+	Preset string
+}
+
+// IDs names new sessions. Implementations are safe for concurrent use;
+// *session.LineageIDs is the deterministic one every agentsnap runtime uses.
+type IDs interface {
+	// Root returns the id of a new root session.
+	Root() string
+	// Child returns the id of the session that parent's tool call callID
+	// creates. It is called from the goroutine creating the child, possibly
+	// at the same time as for its siblings.
+	Child(parent, callID string) string
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Store == nil {
+		return c, errors.New("journal: Config.Store is nil; give it a persistence.Store (persistence/memory for tests, the Env's Store under agentsnap)")
+	}
+	if c.Clock == nil {
+		c.Clock = time.Now
+	}
+	if c.IDs == nil {
+		c.IDs = session.NewLineageIDs("")
+	}
+	return c, nil
+}
+
+// Journal writes the log of one session. See the package documentation for
+// the order of calls.
+//
+// The session's own goroutine makes every writing call; Events, Header and
+// Child may be called from other goroutines at the same time (children of
+// one step are created concurrently).
+type Journal struct {
+	cfg    Config
+	header session.Header
+
+	mu       sync.Mutex        // guards the slices below against a concurrent Child or Events
+	events   []session.Event   // the whole log, seed included
+	messages []session.Message // the conversation so far, seed included
+	digests  []string          // MessageDigest of each message
+	// completed and completedMsgs mark the end of the last completed turn in
+	// events and messages: what a fork child inherits.
+	completed, completedMsgs int
+
+	stored  int // events already appended to the store
+	turn    int // the turn running, or the last one
+	step    int // the step running, or the last one of the turn
+	attempt int // model calls made in this step
+	inTurn  bool
+	inStep  bool
+}
+
+// NewRoot creates a root session. Nothing is written until its first event
+// is flushed.
+func NewRoot(ctx context.Context, cfg Config) (*Journal, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	h := session.Header{
+		ID:          c.IDs.Root(),
+		CreatedAt:   c.Clock().UnixMilli(),
+		Cwd:         c.Cwd,
+		AgentPreset: c.Preset,
+	}
+	return create(ctx, c, h, nil)
+}
+
+// Resume loads the session id from the store so it can take more turns.
+// Its header — seedLength and createdAt included — comes back as stored,
+// never recomputed. A log that ends inside a turn is refused; stores repair
+// interrupted turns on load.
+func Resume(ctx context.Context, cfg Config, id string) (*Journal, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.Store.Load(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("journal: resume %s: %w", id, err)
+	}
+	if open, turn := openTurn(l.Events); open {
+		return nil, fmt.Errorf("journal: resume %s: the log ends inside turn %d (no turn/end); load it through a store that repairs interrupted turns", id, turn)
+	}
+	j := newJournal(c, l.Header, l.Events)
+	j.stored = len(l.Events)
+	return j, nil
+}
+
+// Child creates the session that this session's tool call callID delegates
+// to. A spawn child starts with an empty log. A fork child starts with this
+// session's balanced completed-turn prefix (session.CompletedPrefix) and
+// its header's seedLength is stamped from that prefix — the events handed
+// over, never inferred later. The child's header carries parentSession,
+// parentCallId, mode, origin "subagent" and delegationDepth one more than
+// this session's. Child is safe to call from several goroutines at once.
+func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (*Journal, error) {
+	if mode != session.ModeSpawn && mode != session.ModeFork {
+		return nil, fmt.Errorf(`journal: session %s: child mode %q; want "spawn" or "fork"`, j.header.ID, mode)
+	}
+	if callID == "" {
+		return nil, fmt.Errorf("journal: session %s: a child needs the id of the tool call that creates it", j.header.ID)
+	}
+	h := session.Header{
+		ID:              j.cfg.IDs.Child(j.header.ID, callID),
+		CreatedAt:       j.cfg.Clock().UnixMilli(),
+		Cwd:             j.cfg.Cwd,
+		ParentSession:   j.header.ID,
+		Origin:          session.OriginSubagent,
+		DelegationDepth: j.header.DelegationDepth + 1,
+		AgentPreset:     j.cfg.Preset,
+		ParentCallID:    callID,
+		Mode:            mode,
+	}
+	if mode == session.ModeSpawn {
+		return create(ctx, j.cfg, h, nil)
+	}
+	// The prefix ends at the last turn/end; the conversation and digests up
+	// to there are the parent's, copied rather than rebuilt.
+	j.mu.Lock()
+	seed := append([]session.Event(nil), j.events[:j.completed]...)
+	msgs := append([]session.Message(nil), j.messages[:j.completedMsgs]...)
+	digests := append([]string(nil), j.digests[:j.completedMsgs]...)
+	j.mu.Unlock()
+	h.SeedLength = len(seed)
+	if err := j.cfg.Store.Create(ctx, h, seed); err != nil {
+		return nil, fmt.Errorf("journal: create session %s: %w", h.ID, err)
+	}
+	c := &Journal{cfg: j.cfg, header: h, events: seed, messages: msgs, digests: digests, stored: len(seed)}
+	c.completed, c.completedMsgs = len(seed), len(msgs)
+	c.turn = LastTurn(seed)
+	return c, nil
+}
+
+func create(ctx context.Context, c Config, h session.Header, seed []session.Event) (*Journal, error) {
+	if err := c.Store.Create(ctx, h, seed); err != nil {
+		return nil, fmt.Errorf("journal: create session %s: %w", h.ID, err)
+	}
+	j := newJournal(c, h, seed)
+	j.stored = len(seed)
+	return j, nil
+}
+
+// newJournal continues a log: its conversation is rebuilt from the events.
+func newJournal(c Config, h session.Header, events []session.Event) *Journal {
+	j := &Journal{cfg: c, header: h, events: events}
+	j.completed = session.CompletedPrefix(events)
+	for i, m := range conversation(events) {
+		j.addMessage(m.msg)
+		if m.seq < j.completed {
+			j.completedMsgs = i + 1
+		}
+	}
+	j.turn = LastTurn(events)
+	return j
+}
+
+// ID returns the session id.
+func (j *Journal) ID() string { return j.header.ID }
+
+// Header returns the session's header.
+func (j *Journal) Header() session.Header { return j.header }
+
+// Ref returns the session's identity and lineage, what every model call of
+// the session carries (llm.Request.Session).
+func (j *Journal) Ref() llm.SessionRef {
+	return llm.SessionRef{
+		ID:           j.header.ID,
+		ParentID:     j.header.ParentSession,
+		ParentCallID: j.header.ParentCallID,
+		Mode:         j.header.Mode,
+		Depth:        j.header.DelegationDepth,
+	}
+}
+
+// Events returns a copy of the log so far, seed included.
+func (j *Journal) Events() []session.Event {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]session.Event(nil), j.events...)
+}
+
+// Messages returns the conversation so far — the inherited one of a fork
+// child included — as a model call sends it. The slice is the journal's:
+// do not modify it; it is valid until the next writing call.
+func (j *Journal) Messages() []session.Message { return j.messages }
+
+// Turn returns the number of the turn running, or of the last one.
+func (j *Journal) Turn() int { return j.turn }
+
+// Step returns the number of the step running, or of the turn's last one.
+func (j *Journal) Step() int { return j.step }
+
+// Emit appends an event of any type with payload (encoded as JSON; a
+// json.RawMessage is kept as is). Use it for event types of your own;
+// readers keep them verbatim and derivation ignores them.
+func (j *Journal) Emit(typ string, payload any) error {
+	e, err := session.NewEvent(typ, payload)
+	if err != nil {
+		return fmt.Errorf("journal: session %s: %w", j.header.ID, err)
+	}
+	j.append(e)
+	return nil
+}
+
+// emit appends an event whose payload is one of this package's own types,
+// which always encode.
+func (j *Journal) emit(typ string, payload any) {
+	if err := j.Emit(typ, payload); err != nil {
+		panic(err)
+	}
+}
+
+func (j *Journal) append(e session.Event) {
+	e.Time = j.cfg.Clock().UnixMilli()
+	j.mu.Lock()
+	e.Seq = int64(len(j.events))
+	j.events = append(j.events, e)
+	j.mu.Unlock()
+}
+
+// Flush appends the events not yet stored and returns when they are
+// durable. It ignores ctx's cancellation, so an aborted turn still records
+// how it ended. The writing calls that end a phase (BeginCall, ToolCalls,
+// EndStep, EndTurn) flush on their own.
+func (j *Journal) Flush(ctx context.Context) error {
+	j.mu.Lock()
+	batch := j.events[j.stored:len(j.events):len(j.events)]
+	j.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := j.cfg.Store.Append(context.WithoutCancel(ctx), j.header.ID, batch); err != nil {
+		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, j.stored, j.stored+len(batch)-1, err)
+	}
+	j.stored += len(batch)
+	return nil
+}
+
+func (j *Journal) addMessage(m session.Message) {
+	d := llm.MessageDigest(&m)
+	j.mu.Lock()
+	j.messages = append(j.messages, m)
+	j.digests = append(j.digests, d)
+	j.mu.Unlock()
+}

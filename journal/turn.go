@@ -1,0 +1,233 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Triggers of turn/start: what started the turn.
+const (
+	TriggerUser     = "user"     // a user prompt
+	TriggerSubagent = "subagent" // the delegation that created the session
+)
+
+// StartTurn begins the next turn with the user message that starts it and
+// returns the turn's number. Turns are numbered from 1; a fork child's
+// first own turn continues after the turns it inherited.
+func (j *Journal) StartTurn(trigger string, user session.Message) int {
+	j.turn++
+	j.step = 0
+	j.inTurn = true
+	j.emit(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
+	j.emit(session.TypeUserMessage, user)
+	j.addMessage(user)
+	return j.turn
+}
+
+// UserText is the user message of a plain text prompt.
+func UserText(prompt string) session.Message {
+	return session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(prompt)}}
+}
+
+// StartStep begins the turn's next step (numbered from 1) and returns its
+// number. A step is one model call (retries included) and the tool calls
+// it asks for.
+func (j *Journal) StartStep() int {
+	j.step++
+	j.attempt = 0
+	j.inStep = true
+	j.emit(session.TypeStepStart, session.StepData{Turn: j.turn, Step: j.step})
+	return j.step
+}
+
+// Call is one model call being recorded; see BeginCall.
+type Call struct {
+	j                   *Journal
+	turn, step, attempt int
+	asm                 llm.Assembler
+	finished            bool
+}
+
+// BeginCall records the start of a model call of the current step: it
+// fills req's Session, Turn, Step and Attempt (1 for the step's first call,
+// one more for each retry) and, when req.Messages is nil, the conversation
+// so far; it writes the request/header event that digests what req sends
+// (provider recorded as given) and flushes, so the call is durable before
+// the model answers. Feed the stream's chunks to Call.Chunk, then End.
+func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Request) (*Call, error) {
+	if !j.inStep {
+		return nil, fmt.Errorf("journal: session %s: BeginCall outside a step; call StartStep first", j.header.ID)
+	}
+	j.attempt++
+	req.Session, req.Turn, req.Step, req.Attempt = j.Ref(), j.turn, j.step, j.attempt
+	var h session.RequestHeaderData
+	if req.Messages == nil {
+		req.Messages = j.messages
+		h = llm.RequestHeaderDigests(provider, req, j.digests)
+	} else {
+		h = llm.RequestHeader(provider, req)
+	}
+	j.emit(session.TypeRequestHeader, h)
+	if err := j.Flush(ctx); err != nil {
+		return nil, err
+	}
+	return &Call{j: j, turn: j.turn, step: j.step, attempt: j.attempt}, nil
+}
+
+// Chunk records one chunk of the call's stream (an assistant/chunk event).
+// Chunks after the finish are not recorded: a call ends with exactly one.
+func (c *Call) Chunk(ch llm.Chunk) {
+	if c.finished {
+		return
+	}
+	c.asm.Add(ch)
+	c.j.emit(session.TypeAssistantChunk, &session.ChunkData{Turn: c.turn, Step: c.step, Attempt: c.attempt, Chunk: ch})
+	c.finished = ch.IsFinish()
+}
+
+// End closes the call and returns the assistant message its chunks make and
+// how it finished. A stream that gave no finish gets an error finish
+// (llm.CodeNoFinish), so the log closes every call. Unless the call failed
+// or was aborted, the message is recorded (assistant/message, with the
+// usage) and joins the conversation.
+func (c *Call) End() (session.Message, *session.FinishReason) {
+	if !c.finished {
+		c.Chunk(session.ErrorFinish(llm.CodeNoFinish, "the model stream ended without a finish chunk"))
+	}
+	msg, finish := c.asm.Message(), c.asm.Finish()
+	if finish.Kind != session.FinishError && finish.Kind != session.FinishAborted {
+		c.j.emit(session.TypeAssistantMessage, session.AssistantMessageData{Turn: c.turn, Step: c.step, Message: msg, Usage: c.asm.Usage()})
+		c.j.addMessage(msg)
+	}
+	return msg, finish
+}
+
+// Abandon closes the call without a finish chunk: what a runtime records
+// when the user cancels and it stops reading the stream (dsh does). End the
+// turn as aborted after it; a replay then serves the call as a hang that
+// lasts until the turn is cancelled. Prefer End, which records a finish.
+func (c *Call) Abandon() { c.finished = true }
+
+// ToolCalls records the tool calls of the step's model answer (one
+// tool/call event each, in order) and flushes, so a child session that a
+// call creates finds its parent's call stored.
+func (j *Journal) ToolCalls(ctx context.Context, calls []session.Part) error {
+	for _, c := range calls {
+		j.emit(session.TypeToolCall, session.ToolCallData{Turn: j.turn, Step: j.step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return j.Flush(ctx)
+}
+
+// ToolResult records the result of one tool call (a tool/result event) and
+// adds it to the conversation. Record the results of a step in the order of
+// its calls, whatever order the tools finished in: a log's bytes must not
+// depend on scheduling.
+func (j *Journal) ToolResult(callID, name, text string, isError bool) {
+	msg := session.Message{Role: session.RoleTool, Content: []session.Part{{
+		Type:       session.PartToolResult,
+		ToolCallID: callID,
+		Name:       name,
+		Content:    []session.Part{session.TextPart(text)},
+		IsError:    isError,
+	}}}
+	j.emit(session.TypeToolResult, session.ToolResultData{Turn: j.turn, Step: j.step, Message: msg})
+	j.addMessage(msg)
+}
+
+// EndStep records the end of the current step and flushes.
+func (j *Journal) EndStep(ctx context.Context) error {
+	j.inStep = false
+	j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
+	return j.Flush(ctx)
+}
+
+// EndTurn records how the current turn ended (completed, error, aborted)
+// and flushes. An open step is ended first. From here on a fork child
+// inherits this turn.
+func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
+	if j.inStep {
+		j.inStep = false
+		j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
+	}
+	j.inTurn = false
+	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
+	j.mu.Lock()
+	j.completed, j.completedMsgs = len(j.events), len(j.messages)
+	j.mu.Unlock()
+	return j.Flush(ctx)
+}
+
+// seqMessage is a conversation message and the seq of its event.
+type seqMessage struct {
+	seq int
+	msg session.Message
+}
+
+// conversation rebuilds the messages a model saw from a session's events.
+func conversation(events []session.Event) []seqMessage {
+	var out []seqMessage
+	for i := range events {
+		e := &events[i]
+		switch e.Type {
+		case session.TypeUserMessage:
+			var m session.Message
+			if e.Decode(&m) == nil {
+				out = append(out, seqMessage{i, m})
+			}
+		case session.TypeAssistantMessage:
+			var d session.AssistantMessageData
+			if e.Decode(&d) == nil {
+				out = append(out, seqMessage{i, d.Message})
+			}
+		case session.TypeToolResult:
+			var d session.ToolResultData
+			if e.Decode(&d) == nil {
+				out = append(out, seqMessage{i, d.Message})
+			}
+		}
+	}
+	return out
+}
+
+// Conversation returns the messages a session's events hold, in order:
+// user messages, assistant messages and tool results — what its next model
+// call sends.
+func Conversation(events []session.Event) []session.Message {
+	cs := conversation(events)
+	out := make([]session.Message, len(cs))
+	for i, c := range cs {
+		out[i] = c.msg
+	}
+	return out
+}
+
+// LastTurn returns the number of the last turn started in events, 0 if none.
+func LastTurn(events []session.Event) int {
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == session.TypeTurnStart {
+			var d session.TurnStartData
+			if events[i].Decode(&d) == nil {
+				return d.Turn
+			}
+		}
+	}
+	return 0
+}
+
+// openTurn reports whether the last turn/start has no turn/end after it.
+func openTurn(events []session.Event) (bool, int) {
+	for i := len(events) - 1; i >= 0; i-- {
+		switch events[i].Type {
+		case session.TypeTurnEnd:
+			return false, 0
+		case session.TypeTurnStart:
+			var d session.TurnStartData
+			_ = events[i].Decode(&d)
+			return true, d.Turn
+		}
+	}
+	return false, 0
+}

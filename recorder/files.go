@@ -1,0 +1,316 @@
+package recorder
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/placeholder"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/transcript"
+)
+
+// pairs returns the path replacements to apply.
+func pairs(opts *Options) []placeholder.Pair {
+	if opts.Placeholders != nil {
+		return opts.Placeholders
+	}
+	return placeholder.Defaults()
+}
+
+// render returns every file of the new fixture by name: the logs with
+// placeholders, the transcript golden and scenario.json with the recording
+// metadata. A recording that comes out as the fixture already is keeps
+// its recorded.at, so it changes no byte.
+func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[string][]byte, []*session.Log, error) {
+	files := map[string][]byte{}
+	ps := pairs(opts)
+	rendered := make([]*session.Log, len(logs))
+	for i, l := range logs {
+		b := placeholder.Apply(session.Encode(&l.Header, l.Events), ps)
+		name := session.RootFile
+		if i > 0 {
+			name = session.ChildFile(i)
+		}
+		back, err := session.Read(bytes.NewReader(b), name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("recorder: the recorded %s does not read back: %w", name, err)
+		}
+		rendered[i] = back
+		files[name] = b
+	}
+	text, err := transcript.Render(rendered)
+	if err != nil {
+		return nil, nil, err
+	}
+	files[scenario.GoldenFile] = []byte(text)
+	rec := &scenario.Recorded{
+		Provider: opts.Provider,
+		Model:    opts.Model,
+		At:       opts.Clock().UTC().Format(time.RFC3339),
+		By:       opts.By,
+		Runtime:  agentsnap.NameOf(opts.Runtime),
+		Playbook: opts.Playbook,
+	}
+	if old := sc.Recorded; old != nil && unchanged(dir, files) {
+		same := *old
+		same.At = rec.At
+		if same == *rec {
+			rec.At = old.At
+		}
+	}
+	src, err := os.ReadFile(filepath.Join(dir, scenario.File))
+	if err != nil {
+		return nil, nil, fmt.Errorf("recorder: %w", err)
+	}
+	js, err := scenario.WithRecorded(src, rec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recorder: %s: %w", filepath.Join(dir, scenario.File), err)
+	}
+	files[scenario.File] = js
+	return files, rendered, nil
+}
+
+// unchanged reports whether dir holds exactly files among its recorded
+// files: the same bytes, and no session log the recording did not write.
+func unchanged(dir string, files map[string][]byte) bool {
+	for name, b := range files {
+		old, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !bytes.Equal(old, b) {
+			return false
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok && isRecordedLog(e.Name()) {
+			return false
+		}
+	}
+	return true
+}
+
+// toolErrors lists the tool calls of the logs whose result was an error.
+func toolErrors(logs []*session.Log) []string {
+	labels := transcript.Labels(logs)
+	var out []string
+	for _, l := range logs {
+		own := l.Own()
+		for i := range own {
+			if own[i].Type != session.TypeToolResult {
+				continue
+			}
+			var d session.ToolResultData
+			if own[i].Decode(&d) != nil {
+				continue
+			}
+			for _, p := range d.Message.Content {
+				if p.Type != session.PartToolResult || !p.IsError {
+					continue
+				}
+				text := ""
+				for _, c := range p.Content {
+					text += c.Text
+				}
+				out = append(out, fmt.Sprintf("%s turn %d step %d: call %s (%s) returned an error: %s", labels[l.Header.ID], d.Turn, d.Step, p.ToolCallID, p.Name, text))
+			}
+		}
+	}
+	return out
+}
+
+// likelyCause names the tool calls that returned errors, which usually
+// explain an agent that took another path than its playbook plans (the
+// depth limit refusing a delegation, a misspelled tool).
+func likelyCause(logs []*session.Log) string {
+	ordered, err := session.LineageOrder(logs)
+	if err != nil {
+		return ""
+	}
+	errs := toolErrors(ordered)
+	if len(errs) == 0 {
+		return ""
+	}
+	return "\ntool calls that returned errors, the likely cause:\n  " + strings.Join(errs, "\n  ")
+}
+
+// tripwire refuses to save when a secret's value appears in any file, or in
+// the text a model streamed across several chunks. The message names the
+// variable and the file, never the value.
+func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]string) error {
+	var streams []stream
+	for _, name := range sortedKeys(secrets) {
+		value := secrets[name]
+		if len(value) < 8 {
+			continue
+		}
+		for _, file := range sortedKeys(files) {
+			b := files[file]
+			if i := bytes.Index(b, []byte(value)); i >= 0 {
+				line := 1 + bytes.Count(b[:i], []byte{'\n'})
+				return fmt.Errorf("%w: the value of %s appears in %s line %d; nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, file, line)
+			}
+		}
+		if streams == nil {
+			streams = joinStreams(logs)
+		}
+		for _, st := range streams {
+			if strings.Contains(st.text, value) {
+				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, st.file, st.turn, st.step)
+			}
+		}
+	}
+	return nil
+}
+
+// stream is the text one content block streamed, its deltas joined.
+type stream struct {
+	file       string
+	turn, step int
+	text       string
+}
+
+// joinStreams joins the deltas of every block of every model call, so a
+// key cut into chunks is found whole.
+func joinStreams(logs []*session.Log) []stream {
+	type key struct{ log, turn, step, attempt, index int }
+	var out []stream
+	var texts []*strings.Builder
+	at := map[key]int{}
+	for li, l := range logs {
+		file := session.RootFile
+		if li > 0 {
+			file = session.ChildFile(li)
+		}
+		for i := range l.Events {
+			if l.Events[i].Type != session.TypeAssistantChunk {
+				continue
+			}
+			d, err := session.DecodeChunkData(l.Events[i].Data)
+			if err != nil {
+				continue
+			}
+			k := key{li, d.Turn, d.Step, d.Attempt, d.Chunk.Index}
+			n, ok := at[k]
+			if !ok {
+				n = len(out)
+				at[k] = n
+				out = append(out, stream{file: file, turn: d.Turn, step: d.Step})
+				texts = append(texts, &strings.Builder{})
+			}
+			texts[n].WriteString(d.Chunk.Text)
+			texts[n].WriteString(d.Chunk.ArgumentsDelta)
+		}
+	}
+	for n := range out {
+		out[n].text = texts[n].String()
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// save writes the new fixture into a temporary folder beside dir — the
+// authored files copied, the recorded ones rendered — and swaps it in.
+func save(dir string, files map[string][]byte) error {
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	tmp, err := os.MkdirTemp(parent, "."+base+".record-")
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if _, regenerated := files[name]; regenerated || isRecordedLog(name) {
+			continue
+		}
+		if err := copyEntry(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
+			return fmt.Errorf("recorder: %w", err)
+		}
+	}
+	for name, b := range files {
+		if err := writeFile(filepath.Join(tmp, name), b); err != nil {
+			return fmt.Errorf("recorder: %w", err)
+		}
+	}
+	if err := atomicfile.SyncDir(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
+		return fmt.Errorf("recorder: %w", err)
+	}
+	done = true
+	return nil
+}
+
+// isRecordedLog reports whether name is a session log a recording writes.
+func isRecordedLog(name string) bool {
+	return name == session.RootFile || (strings.HasPrefix(name, "session.") && strings.HasSuffix(name, ".jsonl"))
+}
+
+// writeFile writes a new fixture file; tests replace it to simulate a full
+// disk.
+var writeFile = writeSynced
+
+func writeSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// copyEntry copies an authored file (or folder) into the new fixture.
+func copyEntry(from, to string) error {
+	st, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return os.CopyFS(to, os.DirFS(from))
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; a fixture holds plain files only", from)
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return writeSynced(to, b)
+}

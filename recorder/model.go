@@ -1,0 +1,65 @@
+package recorder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/playbook"
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+// PlaybookOptions returns the options of a recording whose model answers
+// come from dir/playbook.json, streamed with pace between chunks (0: at
+// once). The playbook is validated, and a hang answer in a scenario without
+// turnTimeout is refused: the recording would wait forever.
+func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
+	path := filepath.Join(dir, scenario.PlaybookFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Options{}, fmt.Errorf("recorder: %s has no playbook.json; write one (agentsnap new scaffolds an example) or record from a live model", dir)
+	}
+	if err != nil {
+		return Options{}, fmt.Errorf("recorder: %w", err)
+	}
+	pb, err := playbook.Parse(b, path)
+	if err != nil {
+		return Options{}, err
+	}
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return Options{}, err
+	}
+	if sc.TurnTimeout == 0 {
+		if at := pb.FirstHang(); at != "" {
+			return Options{}, fmt.Errorf("recorder: %s: %s is a hang answer, which waits until the turn is cancelled, but scenario.json sets no turnTimeout, so the recording would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s", path, at, filepath.Join(dir, scenario.File))
+		}
+	}
+	d := playbook.NewDriver(pb, path)
+	return Options{
+		Driver:   llm.Paced(d, pace),
+		Consumed: d.Unused,
+		Provider: "playbook",
+		Model:    "playbook",
+		Playbook: PlaybookDigest(b),
+	}, nil
+}
+
+// LiveOptions returns the options of a recording from a live model d at
+// endpoint (a URL without secrets, for messages) serving model.
+func LiveOptions(d llm.Driver, endpoint, model string) Options {
+	return Options{Driver: d, Live: true, Endpoint: endpoint, Provider: "openai-compatible", Model: model}
+}
+
+// PlaybookDigest is the digest of a playbook's bytes that scenario.json's
+// recorded.playbook holds.
+func PlaybookDigest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:8])
+}

@@ -1,0 +1,163 @@
+package recorder
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// liveWatch wraps a live driver and keeps, per step of each session, how
+// its last model call finished, so a recording can tell a live failure
+// the agent recovered from (a retry that worked) from one it did not.
+type liveWatch struct {
+	inner   llm.Driver
+	failure func(code string) bool
+
+	mu   sync.Mutex
+	last map[stepKey]callOutcome
+}
+
+type stepKey struct {
+	session    string
+	turn, step int
+}
+
+type callOutcome struct {
+	attempt int
+	failure *session.Failure // nil when the call did not fail outside the model
+}
+
+func (w *liveWatch) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	seq, err := w.inner.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(llm.Chunk) bool) {
+		for c := range seq {
+			if c.IsFinish() {
+				w.note(req, c)
+			}
+			if !yield(c) {
+				return
+			}
+		}
+	}, nil
+}
+
+// note records how the call req ended; a later attempt of the same step
+// replaces an earlier one.
+func (w *liveWatch) note(req *llm.Request, finish llm.Chunk) {
+	var f *session.Failure
+	if r := finish.Reason; r != nil && r.Kind == session.FinishError && r.Failure != nil && w.failure(r.Failure.Code) {
+		f = r.Failure
+	}
+	k := stepKey{req.Session.ID, req.Turn, req.Step}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.last == nil {
+		w.last = map[stepKey]callOutcome{}
+	}
+	if prev, ok := w.last[k]; !ok || req.Attempt >= prev.attempt {
+		w.last[k] = callOutcome{attempt: req.Attempt, failure: f}
+	}
+}
+
+// failed returns an error naming every step whose last live call failed
+// outside the model, or nil.
+func (w *liveWatch) failed(endpoint string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var keys []stepKey
+	for k, o := range w.last {
+		if o.failure != nil {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	slices.SortFunc(keys, func(a, b stepKey) int {
+		return cmp.Or(strings.Compare(a.session, b.session), cmp.Compare(a.turn, b.turn), cmp.Compare(a.step, b.step))
+	})
+	where := "the live endpoint"
+	if endpoint != "" {
+		where = endpoint
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d model %s failed at %s", ErrLiveFailure, len(keys), plural(len(keys), "call"), where)
+	for _, k := range keys {
+		f := w.last[k].failure
+		fmt.Fprintf(&b, "\n  session %s turn %d step %d: %s: %s", k.session, k.turn, k.step, f.Code, f.Message)
+	}
+	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; to keep such failures in the fixture on purpose, record with --keep-live-failures)")
+	return fmt.Errorf("%s", b.String())
+}
+
+// progressStore wraps store so that every turn that starts or ends in any
+// session prints one progress line to w, whatever the runtime.
+func progressStore(store persistence.Store, w io.Writer, dir string) persistence.Store {
+	if w == nil {
+		return store
+	}
+	name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+	return &progress{Store: store, w: w, name: name, who: map[string]string{}}
+}
+
+type progress struct {
+	persistence.Store
+	w    io.Writer
+	name string
+
+	mu  sync.Mutex
+	who map[string]string
+}
+
+func (p *progress) Create(ctx context.Context, h session.Header, seed []session.Event) error {
+	who := "root"
+	if h.IsChild() {
+		who = fmt.Sprintf("%s child via %s (depth %d)", cmp.Or(string(h.Mode), "child"), h.ParentCallID, h.DelegationDepth)
+	}
+	p.mu.Lock()
+	p.who[h.ID] = who
+	p.mu.Unlock()
+	return p.Store.Create(ctx, h, seed)
+}
+
+func (p *progress) Append(ctx context.Context, id string, events []session.Event) error {
+	err := p.Store.Append(ctx, id, events)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range events {
+		switch events[i].Type {
+		case session.TypeTurnStart:
+			var d session.TurnStartData
+			_ = events[i].Decode(&d)
+			fmt.Fprintf(p.w, "record %s: %s turn %d\n", p.name, p.who[id], d.Turn)
+		case session.TypeTurnEnd:
+			var d session.TurnEndData
+			_ = events[i].Decode(&d)
+			fmt.Fprintf(p.w, "record %s: %s turn %d ended %s\n", p.name, p.who[id], d.Turn, d.Reason.Kind)
+		}
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
