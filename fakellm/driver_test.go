@@ -1,6 +1,8 @@
 package fakellm_test
 
 import (
+	"strings"
+
 	"errors"
 	"fmt"
 	"math/rand/v2"

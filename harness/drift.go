@@ -50,7 +50,12 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 	if g.Provider != r.Provider || g.Model != r.Model {
 		out = append(out, fmt.Sprintf("the model changed from %s/%s to %s/%s", g.Provider, g.Model, r.Provider, r.Model))
 	}
-	if g.SystemDigest != r.SystemDigest {
+	switch {
+	case g.SystemDigest == r.SystemDigest:
+	case g.SystemChars == r.SystemChars:
+		// The digest tells; the length alone would hide an edited letter.
+		out = append(out, fmt.Sprintf("the system prompt changed (the same %d characters long, other text)", g.SystemChars))
+	default:
 		out = append(out, fmt.Sprintf("the system prompt changed (%d characters recorded, %d now)", g.SystemChars, r.SystemChars))
 	}
 	if g.ToolsDigest != r.ToolsDigest {

@@ -30,6 +30,9 @@ type Outcome struct {
 	// Warnings are the scenario's and the runtime's warnings about its
 	// settings, such as a misspelled member that is ignored.
 	Warnings []string
+	// Stale says why the recording is out of date although it replays:
+	// playbook.json changed since it was recorded. "" when it is not.
+	Stale string
 
 	driver   *fakellm.Driver
 	commands commands
@@ -41,7 +44,7 @@ var ErrMismatch = errors.New("replay does not match the recording")
 
 // Passed reports whether the replay matches the recording.
 func (o *Outcome) Passed() bool {
-	return o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && len(o.RuleViolations) == 0
+	return o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && len(o.RuleViolations) == 0 && o.Stale == ""
 }
 
 // Err returns nil when the replay matches the recording, else an error
@@ -72,7 +75,7 @@ func (o *Outcome) Report() string {
 	// already explains calls that could not start; list the rest.
 	var runErrs []error
 	for _, e := range o.RunErrors {
-		if o.Consumption == nil || !errors.Is(e, agent.ErrNotStarted) {
+		if o.Consumption == nil || !servedBy(e) {
 			runErrs = append(runErrs, e)
 		}
 	}
@@ -91,6 +94,9 @@ func (o *Outcome) Report() string {
 			fmt.Fprintf(&b, "  %s\n", indent(d.String()))
 		}
 	}
+	if o.Stale != "" {
+		fmt.Fprintf(&b, "\nstale recording:\n  %s\n", o.Stale)
+	}
 	if len(o.RuleViolations) > 0 {
 		fmt.Fprintf(&b, "\ncategory %s:\n", o.Fixture.Category())
 		for _, v := range o.RuleViolations {
@@ -105,6 +111,13 @@ func (o *Outcome) Report() string {
 	}
 	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
 	return b.String()
+}
+
+// servedBy reports whether a runtime's error is a replay driver's refusal
+// that the consumption check lists already — whatever runtime wrapped it.
+func servedBy(err error) bool {
+	return errors.Is(err, agent.ErrNotStarted) || errors.Is(err, fakellm.ErrUnrecordedSession) ||
+		errors.Is(err, fakellm.ErrScriptExhausted) || errors.Is(err, fakellm.ErrPathMismatch)
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }

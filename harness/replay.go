@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
 )
@@ -117,7 +120,25 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("harness: %s: reading the replayed logs: %w", fx.Name, err)
 	}
 	o.compare()
+	o.Stale = stalePlaybook(fx, cmds)
 	return o, nil
+}
+
+// stalePlaybook says why the recording no longer follows its playbook —
+// playbook.json changed since — or "".
+func stalePlaybook(fx *Fixture, cmds commands) string {
+	rec := fx.Scenario.Recorded
+	if rec == nil || rec.Playbook == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(fx.Dir, scenario.PlaybookFile))
+	if err != nil {
+		return "" // a playbook removed after recording asks for nothing
+	}
+	if now := recorder.PlaybookDigest(b); now != rec.Playbook {
+		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; re-record with: %s", filepath.Join(fx.Dir, scenario.PlaybookFile), rec.Playbook, now, cmds.record(fx))
+	}
+	return ""
 }
 
 // fitsRuntime refuses to replay a fixture with a runtime other than the

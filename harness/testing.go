@@ -3,15 +3,28 @@ package harness
 import (
 	"context"
 	"testing"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
 )
 
 // Run loads and replays the fixture in dir for a test: it fails the test if
 // the fixture cannot load or the replay cannot run, and registers the replay
 // driver's consumption check to run at cleanup (Ginkgo's GinkgoTB() maps
-// Cleanup to DeferCleanup). It does not judge the outcome: pass it to
+// Cleanup to DeferCleanup). When -record (or AGENTSNAP_RECORD) matches the
+// scenario's CATEGORY/NAME, it records the scenario first with the runtime
+// under test; see recordFlag. It does not judge the outcome: pass it to
 // AssertReplay and AssertGolden, or to the Gomega matchers.
 func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 	t.Helper()
+	var rt agentsnap.Runtime = agent.Reference
+	if len(opts) > 0 && opts[0].Runtime != nil {
+		rt = opts[0].Runtime
+	}
+	if err := recordIfAsked(t, dir, rt); err != nil {
+		t.Fatalf("%v", err)
+		return nil
+	}
 	fx, err := LoadFixture(dir)
 	if err != nil {
 		t.Fatalf("%v", err)

@@ -129,7 +129,6 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 		return nil, fmt.Errorf("journal: session %s: a child needs the id of the tool call that creates it", j.header.ID)
 	}
 	h := session.Header{
-		ID:              j.cfg.IDs.Child(j.header.ID, callID),
 		CreatedAt:       j.cfg.Clock().UnixMilli(),
 		Cwd:             j.cfg.Cwd,
 		ParentSession:   j.header.ID,
@@ -139,24 +138,43 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 		ParentCallID:    callID,
 		Mode:            mode,
 	}
-	if mode == session.ModeSpawn {
-		return create(ctx, j.cfg, h, nil)
+	var seed []session.Event
+	var msgs []session.Message
+	var digests []string
+	if mode == session.ModeFork {
+		// The prefix ends at the last turn/end; the conversation and
+		// digests up to there are the parent's, copied rather than rebuilt.
+		j.mu.Lock()
+		seed = append([]session.Event(nil), j.events[:j.completed]...)
+		msgs = append([]session.Message(nil), j.messages[:j.completedMsgs]...)
+		digests = append([]string(nil), j.digests[:j.completedMsgs]...)
+		j.mu.Unlock()
+		h.SeedLength = len(seed)
 	}
-	// The prefix ends at the last turn/end; the conversation and digests up
-	// to there are the parent's, copied rather than rebuilt.
-	j.mu.Lock()
-	seed := append([]session.Event(nil), j.events[:j.completed]...)
-	msgs := append([]session.Message(nil), j.messages[:j.completedMsgs]...)
-	digests := append([]string(nil), j.digests[:j.completedMsgs]...)
-	j.mu.Unlock()
-	h.SeedLength = len(seed)
-	if err := j.cfg.Store.Create(ctx, h, seed); err != nil {
-		return nil, fmt.Errorf("journal: create session %s: %w", h.ID, err)
+	if err := j.createChild(ctx, &h, seed); err != nil {
+		return nil, err
 	}
 	c := &Journal{cfg: j.cfg, header: h, events: seed, messages: msgs, digests: digests, stored: len(seed)}
 	c.completed, c.completedMsgs = len(seed), len(msgs)
 	c.turn = LastTurn(seed)
 	return c, nil
+}
+
+// createChild stores the child's header under the next free id. A resumed
+// parent's ids start counting afresh, so an id its earlier children took
+// is skipped rather than refused.
+func (j *Journal) createChild(ctx context.Context, h *session.Header, seed []session.Event) error {
+	for range 1000 {
+		h.ID = j.cfg.IDs.Child(j.header.ID, h.ParentCallID)
+		err := j.cfg.Store.Create(ctx, *h, seed)
+		if !errors.Is(err, persistence.ErrSessionExists) {
+			if err != nil {
+				return fmt.Errorf("journal: create session %s: %w", h.ID, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("journal: create a child of %s for call %s: every id tried exists already", j.header.ID, h.ParentCallID)
 }
 
 func create(ctx context.Context, c Config, h session.Header, seed []session.Event) (*Journal, error) {

@@ -49,6 +49,7 @@ type Call struct {
 	turn, step, attempt int
 	asm                 llm.Assembler
 	finished            bool
+	abandoned           bool
 }
 
 // BeginCall records the start of a model call of the current step: it
@@ -94,6 +95,9 @@ func (c *Call) Chunk(ch llm.Chunk) {
 // or was aborted, the message is recorded (assistant/message, with the
 // usage) and joins the conversation.
 func (c *Call) End() (session.Message, *session.FinishReason) {
+	if c.abandoned {
+		return c.asm.Message(), &session.FinishReason{Kind: session.FinishAborted}
+	}
 	if !c.finished {
 		c.Chunk(session.ErrorFinish(llm.CodeNoFinish, "the model stream ended without a finish chunk"))
 	}
@@ -105,11 +109,15 @@ func (c *Call) End() (session.Message, *session.FinishReason) {
 	return msg, finish
 }
 
+// Usage returns the usage the call's stream reported, or nil.
+func (c *Call) Usage() *session.Usage { return c.asm.Usage() }
+
 // Abandon closes the call without a finish chunk: what a runtime records
 // when the user cancels and it stops reading the stream (dsh does). End the
 // turn as aborted after it; a replay then serves the call as a hang that
 // lasts until the turn is cancelled. Prefer End, which records a finish.
-func (c *Call) Abandon() { c.finished = true }
+// End after Abandon records nothing more and reports an aborted finish.
+func (c *Call) Abandon() { c.finished, c.abandoned = true, true }
 
 // ToolCalls records the tool calls of the step's model answer (one
 // tool/call event each, in order) and flushes, so a child session that a

@@ -94,13 +94,13 @@ func (w *liveWatch) failed(endpoint string) error {
 		where = endpoint
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d model %s failed at %s", ErrLiveFailure, len(keys), plural(len(keys), "call"), where)
+	fmt.Fprintf(&b, "%d model %s failed at %s", len(keys), plural(len(keys), "call"), where)
 	for _, k := range keys {
 		f := w.last[k].failure
 		fmt.Fprintf(&b, "\n  session %s turn %d step %d: %s: %s", k.session, k.turn, k.step, f.Code, f.Message)
 	}
 	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; to keep such failures in the fixture on purpose, record with --keep-live-failures)")
-	return fmt.Errorf("%s", b.String())
+	return fmt.Errorf("%w: %s", ErrLiveFailure, b.String())
 }
 
 // progressStore wraps store so that every turn that starts or ends in any

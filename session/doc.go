@@ -17,5 +17,12 @@
 //
 // The fork seed boundary lives here too: [CompletedPrefix] is the balanced
 // completed-turn prefix a fork child inherits, and [Header.SeedLength] records
-// where it ends.
+// where it ends; [CheckSeedBoundary] refuses a seedLength that does not fall
+// right after a turn/end. [LineageIDs] names sessions by their place in the
+// agent tree (root, root/call_1, ...), so two runs name them alike.
+//
+// Which events a runtime writes, when, and with which payload is the
+// contract in CONTRACT.md at the module root; the payload types here
+// ([TurnStartData], [RequestHeaderData], [ChunkData], ...) encode it, and
+// package journal writes it.
 package session

@@ -11,17 +11,19 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
+	"github.com/agentsnap/agentsnap/report"
 	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH]",
+		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N]",
 		summary: "replay scenarios and compare them with their fixtures and goldens",
 		order:   30,
 		detail: `
@@ -46,7 +48,27 @@ fixture.
 sessions are stored under CATEGORY/NAME/ ids. jsonl: and sqlite: without a
 path use a temporary place.
 
-Exit status 0 when every scenario passes, 1 when any fails, 2 on bad usage.`,
+--format json prints, instead of the table, one JSON object:
+{"scenarios": [{"name", "dir", "status" (pass, fail or error), "sessions",
+"calls", "firstDifference" (the most telling line: request drift, else the
+replay driver's or a replay error, else the first log difference, else the
+transcript's first changed line), "fix" (the command that fixes it),
+"problems" (the full messages)}], "passed", "failed"}. --format junit prints
+JUnit XML for CI test views: one testcase per scenario, classname its
+category, name CATEGORY/NAME, a failure whose message is the first
+difference.
+
+--report FILE also writes the HTML page "agentsnap report" writes: every
+scenario's agent tree, failing ones golden and replay side by side.
+
+--shard K/N checks only shard K of N (1 <= K <= N), to split a run across
+N CI jobs: a scenario is in shard K when the FNV-1a hash of its
+CATEGORY/NAME, mod N, is K-1, so it always lands in the same shard and
+adding a scenario moves no other. The suites split the same way with
+AGENTSNAP_SHARD=K/N.
+
+Exit status 0 when every scenario passes, 1 when any fails (or the report
+cannot be written), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(checkFlags).set() },
 		run:   runCheck,
 	})
@@ -56,6 +78,9 @@ type checkFlags struct {
 	jobs      int
 	storeSpec string
 	update    bool
+	format    string
+	report    string
+	shard     string
 }
 
 func (f *checkFlags) set() *flag.FlagSet {
@@ -63,16 +88,39 @@ func (f *checkFlags) set() *flag.FlagSet {
 	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "scenarios replayed at once")
 	fs.StringVar(&f.storeSpec, "store", "memory:", "the store replays persist through: memory:, jsonl:DIR or sqlite:PATH")
 	fs.BoolVar(&f.update, "update", false, "rewrite transcript.golden from replays that match their recording")
+	fs.StringVar(&f.format, "format", "text", "print `text|json|junit`: the table, one JSON object, or JUnit XML")
+	fs.StringVar(&f.report, "report", "", "also write the HTML report to `FILE`")
+	fs.StringVar(&f.shard, "shard", "", "check only shard `K/N` of the scenarios, split by a hash of CATEGORY/NAME")
 	return fs
 }
 
-// checkResult is one row of the table.
+// checkResult is one row of the table, and what the other formats and the
+// report show of a scenario.
 type checkResult struct {
 	name, dir       string
 	sessions, calls int
 	verdict         string
 	detail          string
 	notes           []string
+	status          string           // statusPass, statusFail or statusError
+	problems        []string         // the full messages: the replay's report, the golden's
+	first           string           // the most telling line; see firstDifference
+	fix             string           // the command that fixes it
+	seconds         float64          // how long the replay took
+	page            *report.Scenario // when a report is written
+}
+
+// Scenario statuses of --format json and junit.
+const (
+	statusPass  = "pass"
+	statusFail  = "fail"
+	statusError = "error"
+)
+
+// checkOptions say what checkOne does besides comparing.
+type checkOptions struct {
+	update bool // rewrite goldens from passing replays
+	page   bool // keep what the HTML report shows
 }
 
 func runCheck(ctx context.Context, e *env, args []string) int {
@@ -81,38 +129,77 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e, "check", "%v", err)
 	}
-	if len(pos) == 0 {
-		pos = []string{"./fixtures/..."}
+	printer, ok := printers[f.format]
+	if !ok {
+		return usageError(e, "check", "--format %q: want text, json or junit", f.format)
+	}
+	shard, err := parseShardFlag(f.shard)
+	if err != nil {
+		return usageError(e, "check", "--shard: %v", err)
 	}
 	store, cleanup, err := replayStore(ctx, e, f.storeSpec)
 	if err != nil {
 		return usageError(e, "check", "--store: %v", err)
 	}
 	defer cleanup()
-	var dirs []string
-	for _, p := range pos {
-		found, err := scenarioDirs(e.path(p))
-		if err != nil {
-			return fail(e, "check", err)
-		}
-		dirs = append(dirs, found...)
+	dirs, code := findScenarios(e, "check", pos)
+	if code != exitOK {
+		return code
 	}
-	if len(dirs) == 0 {
-		return fail(e, "check", fmt.Errorf("no scenarios under %s; create one with: go tool agentsnap new CATEGORY/NAME", strings.Join(pos, " ")))
-	}
-	slices.SortFunc(dirs, naturalCompare)
+	dirs = shard.filter(e, "check", dirs)
 	if f.update {
 		if why := harness.UpdateRefusal(); why != "" {
 			return fail(e, "check", fmt.Errorf("%s", why))
 		}
 	}
+	opts := checkOptions{update: f.update, page: f.report != ""}
+	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
+		return checkOne(ctx, dir, store(dir), opts)
+	})
+	code = printer(e, results)
+	if f.report != "" {
+		if err := writeReport(e, f.report, "agentsnap check", results); err != nil {
+			fmt.Fprintf(e.stderr, "agentsnap check: %v\n", err)
+			return exitFail
+		}
+	}
+	return code
+}
+
+// findScenarios resolves the DIR arguments (default ./fixtures/...) to
+// scenario folders in natural order, or returns the exit code of a failure
+// it has reported.
+func findScenarios(e *env, name string, pos []string) ([]string, int) {
+	if len(pos) == 0 {
+		pos = []string{"./fixtures/..."}
+	}
+	var dirs []string
+	for _, p := range pos {
+		found, err := scenarioDirs(e.path(p))
+		if err != nil {
+			return nil, fail(e, name, err)
+		}
+		dirs = append(dirs, found...)
+	}
+	if len(dirs) == 0 {
+		return nil, fail(e, name, fmt.Errorf("no scenarios under %s; create one with: go tool agentsnap new CATEGORY/NAME", strings.Join(pos, " ")))
+	}
+	slices.SortFunc(dirs, naturalCompare)
+	return dirs, exitOK
+}
+
+// replayAll runs one per scenario folder, jobs at once, and returns the
+// results in the folders' order.
+func replayAll(dirs []string, jobs int, one func(dir string) checkResult) []checkResult {
 	results := make([]checkResult, len(dirs))
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, f.jobs) {
+	for range max(1, jobs) {
 		wg.Go(func() {
 			for i := range work {
-				results[i] = checkOne(ctx, dirs[i], store(dirs[i]), f.update)
+				start := time.Now()
+				results[i] = one(dirs[i])
+				results[i].seconds = time.Since(start).Seconds()
 			}
 		})
 	}
@@ -121,7 +208,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	close(work)
 	wg.Wait()
-	return printCheck(e, results)
+	return results
 }
 
 // replayStore returns, per scenario folder, how to open the store its
@@ -204,27 +291,30 @@ func scenarioDirs(arg string) ([]string, error) {
 	return out, err
 }
 
-func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), update bool) checkResult {
+func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
 	r := checkResult{name: harness.Name(dir), dir: dir}
 	fx, err := harness.LoadFixture(dir)
 	if err != nil {
-		r.verdict, r.detail = "ERROR", err.Error()
+		r.setError(err, nil, opts.page)
 		return r
 	}
 	r.sessions = len(fx.Logs)
 	o, err := harness.Replay(ctx, fx, harness.Options{Store: store, FromCLI: true})
 	if err != nil {
-		r.verdict, r.detail = "ERROR", err.Error()
+		r.setError(err, fx, opts.page)
 		return r
 	}
 	r.calls = o.Calls
-	r.notes = append(o.Warnings, o.Notes...)
+	r.notes = o.Warnings
+	if o.Passed() { // a failing scenario's report lists its notes
+		r.notes = append(r.notes, o.Notes...)
+	}
 	var problems []string
 	if !o.Passed() {
 		problems = append(problems, o.Report())
 	}
 	var g harness.GoldenResult
-	if update && o.Passed() {
+	if opts.update && o.Passed() {
 		g = harness.UpdateGolden(o)
 	} else {
 		g = harness.CompareGolden(o)
@@ -242,7 +332,37 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 	default:
 		r.verdict, r.detail = "FAIL replay", strings.Join(problems, "\n")
 	}
+	r.status, r.problems = statusPass, problems
+	if len(problems) > 0 {
+		var golden *string // the golden's text, to diff; nil for an update's message
+		if b, err := os.ReadFile(fx.Golden); err == nil && !(opts.update && o.Passed()) {
+			golden = new(string(b))
+		}
+		r.status, r.first, r.fix = statusFail, firstDifference(o, g, golden), fixCommand(o)
+	}
+	if opts.page {
+		r.page = pageScenario(&r, fx, o)
+	}
 	return r
+}
+
+// setError records a scenario that could not be loaded or replayed; fx is
+// nil when it could not be loaded.
+func (r *checkResult) setError(err error, fx *harness.Fixture, page bool) {
+	r.verdict, r.detail = "ERROR", err.Error()
+	r.status, r.problems, r.first = statusError, []string{err.Error()}, firstLine(err.Error())
+	if page {
+		r.page = pageScenario(r, fx, nil)
+	}
+}
+
+// fixCommand returns the command that fixes a failing scenario: re-record
+// it when the replay itself fails, else update the golden.
+func fixCommand(o *harness.Outcome) string {
+	if !o.Passed() {
+		return o.Fixture.RecordCommand()
+	}
+	return harness.UpdateCommand(o)
 }
 
 func printCheck(e *env, results []checkResult) int {

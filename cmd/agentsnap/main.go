@@ -223,6 +223,9 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		value, usage := flag.UnquoteUsage(f)
 		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name // -o, as it is written
+		}
 		if value != "" {
 			name += " " + value
 		}

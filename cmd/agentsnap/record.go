@@ -159,7 +159,7 @@ func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
 	if err != nil {
 		return recorder.Options{}, err
 	}
-	where := redactURL(baseURL)
+	where := openai.RedactURL(baseURL)
 	fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", model, where, from)
 	opts := recorder.LiveOptions(d, where, model)
 	opts.KeepLiveFailures = f.keep

@@ -198,3 +198,13 @@ func KeyFromEnv(getenv func(string) string) (key, varName string) {
 	}
 	return "", ""
 }
+
+// RedactURL shows where a URL points without its query, fragment or user
+// info, which may hold tokens: what messages and logs may name.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "(the given base URL)"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}

@@ -2,10 +2,21 @@
 // fixtures are, which categories the suites run, and the table entries and
 // golden summary every category suite uses. A category that no suite lists
 // in Categories fails the inventory check.
+//
+// Sharding: with AGENTSNAP_SHARD=K/N in the environment (1 <= K <= N),
+// Entries and OtherEntries return only the scenarios of shard K of N, so N
+// CI jobs each run one part of every suite. The split is
+// harness.InShard — the FNV-1a hash of CATEGORY/NAME, mod N — the same as
+// "agentsnap check --shard K/N", so a scenario always lands in the same
+// shard and adding one moves no other. A category with no scenario in the
+// shard has no entries (its table runs no spec), and a sharded run reports
+// no golden as obsolete. A malformed value panics with the reason while
+// the suite is built.
 package suitekit
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -61,27 +72,52 @@ func Fixtures(category string) []string {
 	return out
 }
 
+// ShardVar is the environment variable that selects a shard: K/N.
+const ShardVar = "AGENTSNAP_SHARD"
+
+// inShard returns a filter for the shard ShardVar selects: every scenario
+// when it is unset.
+func inShard() func(dir string) bool {
+	v := os.Getenv(ShardVar)
+	if v == "" {
+		return func(string) bool { return true }
+	}
+	k, n, err := harness.ParseShard(v)
+	if err != nil {
+		panic(fmt.Sprintf("suitekit: %s=%s: %v", ShardVar, v, err))
+	}
+	return func(dir string) bool { return harness.InShard(harness.Name(dir), k, n) }
+}
+
 // Entries returns one table entry per scenario of category, named
 // CATEGORY/NAME (so --focus=fork/codeword selects one) and labelled with
-// the category.
+// the category; under AGENTSNAP_SHARD only the shard's.
 func Entries(category string) []TableEntry {
+	keep := inShard()
+	dirs := Fixtures(category)
 	var out []TableEntry
-	for _, d := range Fixtures(category) {
-		out = append(out, Entry(harness.Name(d), Label(category), d))
+	for _, d := range dirs {
+		if keep(d) {
+			out = append(out, Entry(harness.Name(d), Label(category), d))
+		}
 	}
-	if len(out) == 0 {
+	if len(dirs) == 0 {
 		out = append(out, Entry(fmt.Sprintf("%s (no fixtures)", category), Label(category), ""))
 	}
 	return out
 }
 
 // OtherEntries returns one table entry per scenario of the categories no
-// built-in suite names, each labelled with its category.
+// built-in suite names, each labelled with its category; under
+// AGENTSNAP_SHARD only the shard's.
 func OtherEntries() []TableEntry {
+	keep := inShard()
 	var out []TableEntry
 	for _, c := range OtherCategories() {
 		for _, d := range Fixtures(c) {
-			out = append(out, Entry(harness.Name(d), Label(c), d))
+			if keep(d) {
+				out = append(out, Entry(harness.Name(d), Label(c), d))
+			}
 		}
 	}
 	return out
@@ -108,7 +144,8 @@ func ReportGoldens(categories ...string) bool {
 		if r.SuiteConfig.DryRun {
 			return // nothing ran, so nothing was checked
 		}
-		unfiltered := len(r.SuiteConfig.FocusStrings) == 0 && len(r.SuiteConfig.SkipStrings) == 0 &&
+		// A shard checks part of the goldens; the rest are not obsolete.
+		unfiltered := os.Getenv(ShardVar) == "" && len(r.SuiteConfig.FocusStrings) == 0 && len(r.SuiteConfig.SkipStrings) == 0 &&
 			r.SuiteConfig.LabelFilter == "" && len(r.SuiteConfig.FocusFiles) == 0 && !focused(r)
 		roots := make([]string, len(categories))
 		for i, c := range categories {

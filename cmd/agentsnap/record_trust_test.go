@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// filesOf returns every file of dir with its bytes.
+func filesOf(dir string) map[string]string {
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+var _ = Describe("agentsnap record --live against an endpoint that fails", func() {
+	const key = "sk-cli-live-0123456789abcdef"
+	// Nothing listens on port 1: every call is refused at once.
+	const refused = "http://127.0.0.1:1/v1"
+	var dir, fixture string
+	BeforeEach(func() {
+		dir = GinkgoT().TempDir()
+		Expect(cli(dir, nil, "new", "fork/x").code).To(Equal(0))
+		r := cli(dir, nil, "record", "fixtures/fork/x")
+		Expect(r.code).To(Equal(0), r.stderr)
+		fixture = filepath.Join(dir, "fixtures", "fork", "x")
+	})
+
+	It("exits 1, names the endpoint, and leaves the recorded fixture byte-identical", func() {
+		before := filesOf(fixture)
+		Expect(before).To(HaveKey(session.ChildFile(1)))
+		r := cli(dir, map[string]string{"AGENTSNAP_API_KEY": key}, "record", "fixtures/fork/x", "--live", "--base-url", refused, "--model", "m")
+		Expect(r.code).To(Equal(1))
+		Expect(r.stderr).To(ContainSubstring("model calls failed at " + refused))
+		Expect(r.stderr).To(ContainSubstring("session root turn 1 step 1: TRANSPORT: "))
+		Expect(r.stderr).To(ContainSubstring("nothing was saved, the fixture is unchanged"))
+		Expect(r.stderr + r.stdout).NotTo(ContainSubstring(key))
+		Expect(filesOf(fixture)).To(Equal(before), "no session.1.jsonl deleted, no byte changed")
+	})
+
+	It("records the failures on purpose with --keep-live-failures", func() {
+		r := cli(dir, map[string]string{"AGENTSNAP_API_KEY": key}, "record", "fixtures/fork/x", "--live", "--keep-live-failures", "--base-url", refused, "--model", "m")
+		Expect(r.code).To(Equal(0), r.stderr)
+		after := filesOf(fixture)
+		Expect(after[scenario.GoldenFile]).To(ContainSubstring("TRANSPORT"))
+		Expect(after).NotTo(HaveKey(session.ChildFile(1)), "the root never got to fork")
+	})
+
+	It("refuses --keep-live-failures without --live as a usage error", func() {
+		before := filesOf(fixture)
+		r := cli(dir, nil, "record", "fixtures/fork/x", "--keep-live-failures")
+		Expect(r.code).To(Equal(2))
+		Expect(r.stderr).To(ContainSubstring("--base-url, --model and --keep-live-failures only apply with --live"))
+		Expect(filesOf(fixture)).To(Equal(before))
+	})
+})
+
+var _ = Describe("agentsnap record of tool calls that return errors", func() {
+	It("records and lists each failed tool call", func() {
+		dir := GinkgoT().TempDir()
+		fixture := filepath.Join(dir, "fixtures", "spawn", "tool-errors")
+		Expect(os.MkdirAll(fixture, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(fixture, scenario.File), []byte(`{
+  "description": "Tool calls that fail: a misspelled tool, bad arguments.",
+  "prompts": ["Add one and two, and look up the weather."],
+  "agent": {"preset": "default", "system": "You are careful.", "tools": ["add"]}
+}
+`), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(fixture, scenario.PlaybookFile), []byte(`{"sessions": {"root": [
+  {"toolCalls": [
+    {"id": "call_weather", "name": "weather", "arguments": {"city": "Lisbon"}},
+    {"id": "call_add", "name": "add", "arguments": {"a": "one", "b": 2}}
+  ]},
+  {"text": "Neither worked."}
+]}}
+`), 0o644)).To(Succeed())
+		r := cli(dir, nil, "record", "fixtures/spawn/tool-errors")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("  2 tool calls returned an error (recorded as the agent saw it; check the tool names and arguments):\n" +
+			`    root turn 1 step 1: call call_weather (weather) returned an error: unknown tool "weather"; the tools are: add` + "\n" +
+			`    root turn 1 step 1: call call_add (add) returned an error: invalid arguments for add: "a" must be number, got string` + "\n"))
+	})
+})

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/report"
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+// proposalFile is a pending golden proposal beside transcript.golden: a
+// new transcript waiting for a reviewer to accept or reject it.
+const proposalFile = scenario.GoldenFile + ".new"
+
+func init() {
+	register(&command{
+		name:    "report",
+		args:    "[DIR...] -o FILE [--jobs N]",
+		summary: "write one self-contained HTML page of the scenarios: agent trees, diffs",
+		order:   35,
+		detail: `
+Replays every scenario under the given folders (default ./fixtures/...) as
+"agentsnap check" does, and writes one HTML file for a reviewer's browser or
+a CI artifact: a status summary, then every scenario's agent tree — root,
+spawn and fork children nested by lineage, each fork's inherited prefix
+collapsed — with its turns, steps, tool calls and tokens. A scenario that
+fails, errs or has a golden proposal (transcript.golden.new) waiting for
+review is expanded, golden and replay side by side with the first
+divergence marked, and shows what differs and the command that fixes it.
+The page loads nothing from the network and works opened from disk. The
+file is written atomically; nothing else is.
+
+"agentsnap check --report FILE" writes the same page after a check.
+
+Exit status 0 when the file is written, whatever the scenarios' results (it
+is a viewer; check judges), 1 when it cannot be, 2 on bad usage.`,
+		flags: func() *flag.FlagSet { return new(reportFlags).set() },
+		run:   runReport,
+	})
+}
+
+type reportFlags struct {
+	out  string
+	jobs int
+}
+
+func (f *reportFlags) set() *flag.FlagSet {
+	fs := newFlagSet("report")
+	fs.StringVar(&f.out, "o", "", "the HTML `FILE` to write (required)")
+	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "scenarios replayed at once")
+	return fs
+}
+
+func runReport(ctx context.Context, e *env, args []string) int {
+	var f reportFlags
+	pos, err := parseFlags(f.set(), args)
+	if err != nil {
+		return usageError(e, "report", "%v", err)
+	}
+	if f.out == "" {
+		return usageError(e, "report", "-o FILE is required: the HTML file to write")
+	}
+	dirs, code := findScenarios(e, "report", pos)
+	if code != exitOK {
+		return code
+	}
+	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
+		return checkOne(ctx, dir, nil, checkOptions{page: true})
+	})
+	if err := writeReport(e, f.out, "agentsnap report", results); err != nil {
+		return fail(e, "report", err)
+	}
+	return exitOK
+}
+
+// writeReport writes the HTML report of results to path, atomically, and
+// says so on stderr (stdout may hold check's JSON or XML).
+func writeReport(e *env, path, title string, results []checkResult) error {
+	scenarios := make([]report.Scenario, 0, len(results))
+	counts := map[string]int{}
+	for _, r := range results {
+		if r.page != nil {
+			scenarios = append(scenarios, *r.page)
+			counts[r.page.Status]++
+		}
+	}
+	var page bytes.Buffer
+	if err := report.Write(&page, title, scenarios); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(e.path(path), page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing the report: %w; give -o a file in a folder that exists and is writable", err)
+	}
+	var parts []string
+	for _, st := range []string{report.StatusPass, report.StatusFail, report.StatusPending, report.StatusError} {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	fmt.Fprintf(e.stderr, "report: wrote %s (%s: %s)\n", path, count(len(scenarios), "scenario"), strings.Join(parts, ", "))
+	return nil
+}
+
+// pageScenario is what the report shows of a checked scenario. fx is nil
+// when the fixture could not be loaded, o when it could not be replayed.
+// A scenario whose replay matches its recording and that has a golden
+// proposal beside its golden is pending, the proposal on the replay side.
+func pageScenario(r *checkResult, fx *harness.Fixture, o *harness.Outcome) *report.Scenario {
+	sc := &report.Scenario{Name: r.name, Dir: r.dir, Status: r.status, FixCommand: r.fix}
+	// The summary shows the first line of the first problem: lead with
+	// the most telling line rather than the report's title.
+	if r.status == statusFail && r.first != "" {
+		sc.Problems = append(sc.Problems, r.first)
+	}
+	sc.Problems = append(sc.Problems, r.problems...)
+	if fx != nil {
+		sc.Recorded = fx.Logs
+	}
+	if o == nil {
+		return sc // no replay: the golden transcript has nothing to face
+	}
+	if b, err := os.ReadFile(fx.Golden); err == nil {
+		sc.GoldenTranscript = string(b)
+	}
+	sc.Replayed, sc.ReplayTranscript = o.Replayed, o.Transcript
+	proposal := filepath.Join(r.dir, proposalFile)
+	if b, err := os.ReadFile(proposal); err == nil && o.Passed() {
+		sc.Status, sc.ReplayTranscript = report.StatusPending, string(b)
+		note := fmt.Sprintf("a golden proposal waits for review: %s (shown as the replay side of the transcript)", proposal)
+		sc.Problems = append([]string{note}, sc.Problems...)
+	}
+	return sc
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/agentsnap/agentsnap/harness"
+)
+
+// shard is the part of the scenarios one CI job checks: shard k of n, or
+// every scenario when n is 0.
+type shard struct{ k, n int }
+
+// parseShardFlag parses --shard K/N; "" is every scenario.
+func parseShardFlag(s string) (shard, error) {
+	if s == "" {
+		return shard{}, nil
+	}
+	k, n, err := harness.ParseShard(s)
+	return shard{k, n}, err
+}
+
+// filter keeps the scenario folders of the shard (harness.InShard of
+// CATEGORY/NAME), in their order. A shard that holds none of them is
+// legitimate — N jobs over fewer scenarios — and is said on stderr.
+func (s shard) filter(e *env, name string, dirs []string) []string {
+	if s.n == 0 {
+		return dirs
+	}
+	var out []string
+	for _, d := range dirs {
+		if harness.InShard(harness.Name(d), s.k, s.n) {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		fmt.Fprintf(e.stderr, "agentsnap %s: shard %d/%d holds none of the %s\n", name, s.k, s.n, count(len(dirs), "scenario"))
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/recorder"
+)
+
+// Recording from a test. The CLI records with the reference runtime only;
+// a team's own runtime records from its own test binary, the way Go's
+// record/replay tools do: -record=REGEXP (or AGENTSNAP_RECORD=REGEXP)
+// re-records, before replaying it, every scenario whose CATEGORY/NAME
+// matches. The answers come from the scenario's playbook.json, or from a
+// live OpenAI-compatible model when AGENTSNAP_BASE_URL, AGENTSNAP_MODEL
+// and a key variable are all set. The guarantees are the CLI's: all or
+// nothing, the key tripwire, live failures refuse, and no recording under
+// CI unless AGENTSNAP_FORCE_UPDATE=1.
+var recordFlag = registerRecordFlag()
+
+func registerRecordFlag() *string {
+	if f := flag.Lookup("record"); f != nil {
+		return nil // the test binary has a -record of its own; use AGENTSNAP_RECORD
+	}
+	return flag.String("record", "", "agentsnap: re-record the scenarios whose CATEGORY/NAME matches this regexp before replaying them (from playbook.json, or live with AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key set); also AGENTSNAP_RECORD")
+}
+
+// keyVars are the environment variables a live key is read from, in order.
+var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}
+
+// recordPattern returns the -record (or AGENTSNAP_RECORD) pattern, or nil.
+func recordPattern() (*regexp.Regexp, error) {
+	expr := ""
+	if recordFlag != nil {
+		expr = *recordFlag
+	}
+	if expr == "" {
+		expr = os.Getenv("AGENTSNAP_RECORD")
+	}
+	if expr == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("harness: -record=%q is not a regular expression: %w", expr, err)
+	}
+	return re, nil
+}
+
+// recordMu keeps two tests from recording one folder at once.
+var recordMu sync.Map // dir -> *sync.Mutex
+
+// recordIfAsked re-records dir with rt when -record matches its name.
+func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
+	re, err := recordPattern()
+	if err != nil || re == nil || !re.MatchString(Name(dir)) {
+		return err
+	}
+	if ci := os.Getenv("CI"); truthy(ci) && !truthy(os.Getenv("AGENTSNAP_FORCE_UPDATE")) {
+		return fmt.Errorf("harness: refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", Name(dir), ci)
+	}
+	opts, err := recordOptions(dir)
+	if err != nil {
+		return err
+	}
+	opts.Runtime, opts.By = rt, "agentsnap (go test)"
+	opts.Logf = t.Logf
+	m, _ := recordMu.LoadOrStore(dir, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	defer m.(*sync.Mutex).Unlock()
+	res, err := recorder.Record(context.Background(), dir, opts)
+	if err != nil {
+		return err
+	}
+	what := "recorded"
+	if res.Unchanged {
+		what = "recorded (unchanged)"
+	}
+	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
+	for _, e := range res.ToolErrors {
+		t.Logf("harness: %s: %s", Name(dir), e)
+	}
+	return nil
+}
+
+// recordOptions picks the model: live when the environment names one
+// completely, else the playbook.
+func recordOptions(dir string) (recorder.Options, error) {
+	secrets := map[string]string{}
+	for _, v := range keyVars {
+		if val := strings.TrimSpace(os.Getenv(v)); val != "" {
+			secrets[v] = val
+		}
+	}
+	baseURL, model := os.Getenv("AGENTSNAP_BASE_URL"), os.Getenv("AGENTSNAP_MODEL")
+	key, _ := openai.KeyFromEnv(os.Getenv)
+	switch {
+	case baseURL == "" && model == "":
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		opts.Secrets = secrets
+		return opts, err
+	case baseURL == "" || model == "" || key == "":
+		return recorder.Options{}, fmt.Errorf("harness: recording %s live needs AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key (%s); unset both AGENTSNAP_BASE_URL and AGENTSNAP_MODEL to record from playbook.json", Name(dir), strings.Join(keyVars, ", "))
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
+	if err != nil {
+		return recorder.Options{}, err
+	}
+	opts := recorder.LiveOptions(d, openai.RedactURL(baseURL), model)
+	opts.Secrets = secrets
+	opts.KeepLiveFailures = truthy(os.Getenv("AGENTSNAP_KEEP_LIVE_FAILURES"))
+	return opts, nil
+}

@@ -1,0 +1,167 @@
+package harness_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/llm/playbook"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// fatalTB is a testing.TB that keeps Fatalf messages instead of ending the
+// spec; harness.Run returns nil right after its Fatalf.
+type fatalTB struct {
+	testing.TB
+	mu     sync.Mutex
+	fatals []string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fatals = append(f.fatals, fmt.Sprintf(format, args...))
+}
+
+// recordEnv sets the environment a recording from a test reads; every
+// variable not given is cleared, so the developer's own settings (a key,
+// CI) do not leak in.
+func recordEnv(set map[string]string) {
+	for _, v := range []string{"AGENTSNAP_RECORD", "CI", "AGENTSNAP_FORCE_UPDATE", "AGENTSNAP_BASE_URL", "AGENTSNAP_MODEL",
+		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "AGENTSNAP_KEEP_LIVE_FAILURES"} {
+		GinkgoT().Setenv(v, set[v])
+	}
+}
+
+// newChildAnswer copies fork/codeword and changes the fork child's answer
+// in its playbook, so a recording would change session.1.jsonl.
+func newChildAnswer() string {
+	dir := copyFixture("fork/codeword")
+	path := filepath.Join(dir, scenario.PlaybookFile)
+	pb, err := playbook.Load(path)
+	Expect(err).NotTo(HaveOccurred())
+	pb.Sessions["call_fork_1"][0].Text = "MARMALADE, remembered by the fork"
+	b, err := json.MarshalIndent(pb, "", "  ")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(path, b, 0o644)).To(Succeed())
+	return dir
+}
+
+// everyFile returns every file of dir with its bytes.
+func everyFile(dir string) map[string]string {
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+var _ = Describe("recording from the user's own tests", func() {
+	It("re-records a scenario AGENTSNAP_RECORD matches, then replays it green", func() {
+		dir := newChildAnswer()
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$"})
+		o := harness.Run(GinkgoTB(), dir)
+		Expect(o).To(harness.MatchRecording())
+		Expect(o).To(harness.MatchGolden(GinkgoTB()))
+		child, err := os.ReadFile(filepath.Join(dir, session.ChildFile(1)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(child)).To(ContainSubstring("remembered by the fork"))
+		sc, err := scenario.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sc.Recorded.By).To(Equal("agentsnap (go test)"))
+	})
+
+	It("refuses to record under CI, changing nothing", func() {
+		dir := newChildAnswer()
+		before := everyFile(dir)
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "CI": "true"})
+		t := &fatalTB{TB: GinkgoTB()}
+		Expect(harness.Run(t, dir)).To(BeNil())
+		Expect(t.fatals).To(HaveExactElements(ContainSubstring("harness: refusing to record fork/codeword with CI=true: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force")))
+		Expect(everyFile(dir)).To(Equal(before))
+	})
+
+	It("records nothing when the pattern does not match", func() {
+		dir := newChildAnswer()
+		before := everyFile(dir)
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^spawn/"})
+		o := harness.Run(GinkgoTB(), dir)
+		Expect(o).To(harness.MatchRecording())
+		Expect(everyFile(dir)).To(Equal(before))
+	})
+
+	It("records from a live endpoint when AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key are set", func() {
+		const key = "some-long-test-key"
+		srv := httptest.NewServer(codewordServer{})
+		DeferCleanup(srv.Close)
+		dir := newChildAnswer()
+		recordEnv(map[string]string{
+			"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_BASE_URL": srv.URL + "/v1",
+			"AGENTSNAP_MODEL": "m", "AGENTSNAP_API_KEY": key,
+		})
+		o := harness.Run(GinkgoTB(), dir)
+		Expect(o).To(harness.MatchRecording())
+		Expect(o).To(harness.MatchGolden(GinkgoTB()))
+		Expect(o.Transcript).To(ContainSubstring("assistant: The codeword is MARMALADE, live."))
+		sc, err := scenario.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sc.Recorded.Model).To(Equal("m"))
+		Expect(sc.Recorded.Provider).To(Equal("openai-compatible"))
+		Expect(sc.Recorded.Playbook).To(BeEmpty())
+		for name, content := range everyFile(dir) {
+			Expect(content).NotTo(ContainSubstring(key), name)
+		}
+	})
+})
+
+// codewordServer is an OpenAI-compatible endpoint that answers fork/codeword
+// from the last message of each request.
+type codewordServer struct{}
+
+func (codewordServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content any    `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Messages) == 0 {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(v string) {
+		fmt.Fprintf(w, "data: %s\n\n", v)
+		w.(http.Flusher).Flush()
+	}
+	last := body.Messages[len(body.Messages)-1]
+	text, _ := last.Content.(string)
+	switch {
+	case last.Role == "tool":
+		streamText(send, "The codeword is MARMALADE, live.")
+	case strings.Contains(text, "Use subagent_fork"):
+		args, _ := json.Marshal(`{"description":"Recall","prompt":"What is the project codeword?"}`)
+		send(`{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_live_1","type":"function","function":{"name":"subagent_fork","arguments":` + string(args) + `}}]}}]}`)
+		send(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`)
+		send(`[DONE]`)
+	case strings.Contains(text, "What is the project codeword?"):
+		streamText(send, "MARMALADE")
+	default:
+		streamText(send, "OK")
+	}
+}

@@ -1,0 +1,109 @@
+package harness_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// copyAs copies the committed fixture src (CATEGORY/NAME) into a temporary
+// fixtures tree as dst (CATEGORY/NAME): the category is the folder it is in.
+func copyAs(src, dst string) string {
+	GinkgoHelper()
+	dir := filepath.Join(GinkgoT().TempDir(), dst)
+	Expect(os.MkdirAll(filepath.Dir(dir), 0o755)).To(Succeed())
+	Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", src)))).To(Succeed())
+	return dir
+}
+
+// ruleOf returns the built-in rule of category.
+func ruleOf(category string) harness.CategoryRule {
+	GinkgoHelper()
+	for _, r := range harness.CategoryRules {
+		if r.Category == category {
+			return r
+		}
+	}
+	Fail("no built-in rule for " + category)
+	return harness.CategoryRule{}
+}
+
+var _ = Describe("category rules", func() {
+	// The rules are checked on the recording by MatchRecording (the
+	// suites) and by agentsnap check alike: one verdict.
+	DescribeTable("pass a scenario that holds what its category requires",
+		func(src, dst string) {
+			o := replay(copyAs(src, dst))
+			Expect(o.RuleViolations).To(BeEmpty())
+			Expect(harness.CheckCategory(o.Fixture)).To(BeEmpty())
+			Expect(o).To(harness.MatchRecording())
+		},
+		Entry("fork/: a fork on the parent's first turn, which inherits nothing", "fork/first-turn", "fork/first-turn"),
+		Entry("errors/: a failure from the playbook's error answer, no replay.override.json", "errors/playbook-error", "errors/playbook-error"),
+		Entry("errors/: a failure from replay.override.json", "errors/throw-midway", "errors/throw-midway"),
+		Entry("parallel/: one step delegates to several children", "parallel/fan-out", "parallel/fan-out"),
+		Entry("a custom category gets only the common checks: a fork child in billing/", "fork/codeword", "billing/codeword"),
+		Entry("a custom category gets only the common checks: billing/refund-flow", "billing/refund-flow", "billing/refund-flow"),
+	)
+
+	It("count a first-turn fork as a fork: its child is a fork with an empty seed", func() {
+		fx, err := harness.LoadFixture(copyAs("fork/first-turn", "fork/first-turn"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(2))
+		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
+		Expect(fx.Logs[1].Header.SeedLength).To(BeZero(), "no turn had completed when it forked")
+	})
+
+	It("take an errors/ scenario's failure from its recording, override or not", func() {
+		fx, err := harness.LoadFixture(copyAs("errors/playbook-error", "errors/playbook-error"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Override).To(BeNil(), "the failure is in the recorded log, from the playbook")
+	})
+
+	DescribeTable("fail a scenario that lacks what its category requires, naming the rule, though the replay matches",
+		func(src, dst string) {
+			category := filepath.Dir(dst)
+			o := replay(copyAs(src, dst))
+			Expect(o.Differences).To(BeEmpty())
+			Expect(o.Consumption).NotTo(HaveOccurred())
+			Expect(o.Passed()).To(BeFalse())
+			Expect(o).NotTo(harness.MatchRecording())
+			want := "a " + category + "/ scenario needs " + ruleOf(category).Requires + ", and this recording has not"
+			Expect(o.RuleViolations).To(ConsistOf(ContainSubstring(want)))
+			Expect(o.Report()).To(ContainSubstring("\ncategory " + category + ":\n  " + want))
+		},
+		Entry("a fork child under spawn/", "fork/codeword", "spawn/codeword"),
+		Entry("parallel/ children created in different steps", "spawn/two-sequential", "parallel/two-sequential"),
+		Entry("fork/ without a fork child", "spawn/one-child", "fork/one-child"),
+		Entry("mixed/ with spawn children only", "spawn/two-sequential", "mixed/two-sequential"),
+		Entry("errors/ where no model call failed", "spawn/one-child", "errors/one-child"),
+	)
+
+	It("check every fork child's seed boundary, in any category", func() {
+		dir := copyAs("fork/codeword", "billing/codeword")
+		editLine(filepath.Join(dir, "session.1.jsonl"), 1, func(l string) string {
+			Expect(l).To(ContainSubstring(`"seedLength":12`))
+			return strings.Replace(l, `"seedLength":12`, `"seedLength":6`, 1)
+		})
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.CheckCategory(fx)).To(ConsistOf(
+			filepath.Join(dir, "session.1.jsonl") + ": seedLength 6 ends the inherited prefix at seq 5 (assistant/chunk), not right after a turn/end: the seed boundary must fall between turns; the runtime must stamp seedLength at the end of the parent's last completed turn"))
+	})
+
+	It("are listed in the README, each rule's sentence verbatim", func() {
+		b, err := os.ReadFile(filepath.Join("..", "README.md"))
+		Expect(err).NotTo(HaveOccurred())
+		readme := strings.Join(strings.Fields(string(b)), " ") // the README wraps its lines
+		Expect(harness.CategoryRules).NotTo(BeEmpty())
+		for _, r := range harness.CategoryRules {
+			Expect(readme).To(ContainSubstring("`"+r.Category+"/`"), "the README names the category %s/", r.Category)
+			Expect(readme).To(ContainSubstring(r.Requires), "the README states the rule of %s/", r.Category)
+		}
+	})
+})

@@ -1,0 +1,58 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/agentsnap/agentsnap"
+)
+
+// BaseURL is the base URL an agent under Runtime points its SDK at. No
+// request leaves the process: Env.HTTPClient serves it.
+const BaseURL = "http://agentsnap.invalid/v1"
+
+// Env is what an agent that talks to its model over HTTP is handed: the
+// runtime's agentsnap.Env, and an HTTP client that serves every model call
+// in process — in a replay from the recording, while recording from the
+// playbook or the live model — writing the session logs from the wire.
+type Env struct {
+	*agentsnap.Env
+	// HTTPClient serves the model API at BaseURL; give it to the SDK
+	// (openai-go: option.WithHTTPClient, option.WithBaseURL(BaseURL)).
+	HTTPClient *http.Client
+	BaseURL    string
+}
+
+// Runtime makes an agent that only lets you swap its HTTP client the
+// runtime under test. run drives the scenario's prompts (Env.EachPrompt)
+// with model calls through env.HTTPClient; the context it gets is the root
+// session's, and a delegating agent derives each child's context with
+// Spawn or Fork. name is recorded in scenario.json, so a fixture is only
+// replayed with the runtime that recorded it ("" records none).
+func Runtime(name string, run func(ctx context.Context, env *Env) error) agentsnap.Runtime {
+	return &runtime{name: name, run: run}
+}
+
+type runtime struct {
+	name string
+	run  func(ctx context.Context, env *Env) error
+}
+
+func (r *runtime) Name() string { return r.name }
+
+func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
+	h, err := NewHandler(Config{
+		Driver:   env.Driver,
+		Store:    env.Store,
+		Provider: env.Provider,
+		Clock:    env.Clock,
+		Cwd:      env.Cwd,
+		Logf:     env.Logf,
+	})
+	if err != nil {
+		return err
+	}
+	runErr := r.run(ctx, &Env{Env: env, HTTPClient: &http.Client{Transport: Transport(h)}, BaseURL: BaseURL})
+	return errors.Join(runErr, h.Close(context.WithoutCancel(ctx)))
+}

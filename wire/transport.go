@@ -1,0 +1,78 @@
+package wire
+
+import (
+	"io"
+	"net/http"
+	"sync"
+)
+
+// Transport returns an http.RoundTripper that serves every request with h
+// in the same process: no socket is opened and no name is resolved. The
+// response body streams as h writes it, so an SDK reads server-sent events
+// as they come. Closing the body, or cancelling the request's context,
+// stops h.
+func Transport(h http.Handler) http.RoundTripper { return &transport{h: h} }
+
+type transport struct{ h http.Handler }
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	pr, pw := io.Pipe()
+	rw := &pipeWriter{header: http.Header{}, pw: pw, ready: make(chan struct{})}
+	go func() {
+		defer func() {
+			rw.start(http.StatusOK)
+			pw.Close()
+			if req.Body != nil {
+				req.Body.Close()
+			}
+		}()
+		t.h.ServeHTTP(rw, req)
+	}()
+	select {
+	case <-rw.ready:
+	case <-req.Context().Done():
+		pr.CloseWithError(req.Context().Err())
+		return nil, req.Context().Err()
+	}
+	return &http.Response{
+		Status:        http.StatusText(rw.status),
+		StatusCode:    rw.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        rw.header,
+		Body:          pr,
+		ContentLength: -1,
+		Request:       req,
+	}, nil
+}
+
+// pipeWriter is the handler's http.ResponseWriter: the status and headers
+// are handed over at the first write, the body goes through a pipe.
+type pipeWriter struct {
+	header http.Header
+	pw     *io.PipeWriter
+	status int
+	once   sync.Once
+	ready  chan struct{}
+}
+
+func (w *pipeWriter) Header() http.Header { return w.header }
+
+func (w *pipeWriter) WriteHeader(status int) { w.start(status) }
+
+func (w *pipeWriter) start(status int) {
+	w.once.Do(func() {
+		w.status = status
+		w.header = w.header.Clone()
+		close(w.ready)
+	})
+}
+
+func (w *pipeWriter) Write(b []byte) (int, error) {
+	w.start(http.StatusOK)
+	return w.pw.Write(b)
+}
+
+// Flush implements http.Flusher; writes reach the reader at once anyway.
+func (w *pipeWriter) Flush() {}
