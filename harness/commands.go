@@ -19,9 +19,17 @@ import (
 // github.com/agentsnap/agentsnap/cmd/agentsnap), and — for a runtime the
 // CLI cannot load — through the user's own test binary.
 type commands struct {
-	tb      testing.TB // the running test, if any
-	cli     bool       // the agentsnap CLI is asking
-	runtime string     // the runtime under test's name
+	tb  testing.TB // the running test, if any
+	cli bool       // the agentsnap CLI is asking
+	// user is set when the runtime under test is not agentsnap's
+	// reference runtime: the CLI cannot run it, its tests record it.
+	user bool
+}
+
+// commandsFor returns the commands for a replay of rt.
+func commandsFor(rt agentsnap.Runtime, tb testing.TB, cli bool) commands {
+	user := rt != agent.Reference && agentsnap.NameOf(rt) != agent.ReferenceName
+	return commands{tb: tb, cli: cli, user: user}
 }
 
 // dir returns fixture folder dir relative to the module root, when the
@@ -59,7 +67,7 @@ func (c commands) pkg() string {
 
 // record returns the command that re-records fx.
 func (c commands) record(fx *Fixture) string {
-	if c.runtime == "" || c.runtime == agent.ReferenceName || c.cli {
+	if !c.user || c.cli {
 		return "go tool agentsnap record " + c.dir(fx.Dir)
 	}
 	return c.testCommand(fx, "-record="+shellQuote("^"+regexp.QuoteMeta(fx.Name)+"$"))

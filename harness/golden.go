@@ -76,10 +76,14 @@ type GoldenResult struct {
 	Path    string
 	Updated bool   // the golden was written (added or changed)
 	Message string // why it failed, with the diff and the fixing command; "" on success
+	// Pending is the golden proposal (Path + ProposalSuffix) this
+	// comparison wrote or kept, for "agentsnap review"; "" when none.
+	Pending string
 }
 
 // checkGolden compares (or, when asked and allowed, updates) the transcript
-// golden of o. Comparison goes through goldie with t.
+// golden of o. Comparison goes through goldie with t. A transcript that
+// differs leaves a proposal beside the golden (see settleProposal).
 func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 	fx := o.Fixture
 	res := GoldenResult{Path: fx.Golden}
@@ -87,7 +91,9 @@ func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 		return UpdateGolden(o)
 	}
 	if _, err := os.Stat(fx.Golden); err != nil {
-		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Golden, updateCommand(o, t))
+		pending, problem := settleProposal(o, true)
+		res.Pending = pending
+		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\n%sand review it before committing", fx.Golden, updateCommand(o, t), proposalNote(o, pending, problem))
 		return res
 	}
 	shim := &captureTB{TB: t}
@@ -101,17 +107,23 @@ func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 		}),
 	)
 	g.Assert(shim, strings.TrimSuffix(scenario.GoldenFile, filepath.Ext(scenario.GoldenFile)), []byte(o.Transcript))
-	if len(shim.errs) > 0 {
-		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s\n",
-			fx.Name, fx.Golden, diff, updateCommand(o, t))
+	differs := len(shim.errs) > 0
+	pending, problem := settleProposal(o, differs)
+	res.Pending = pending
+	if differs {
+		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s\n%s",
+			fx.Name, fx.Golden, diff, updateCommand(o, t), proposalNote(o, pending, problem))
+	} else if problem != "" {
+		res.Message = problem
 	}
 	return res
 }
 
 // UpdateGolden rewrites o's transcript.golden from its replay, atomically —
 // only when the replay matched its recording, and under CI only with
-// AGENTSNAP_FORCE_UPDATE=1 — and says whether it wrote. It is what -update
-// does per scenario, and what "agentsnap check --update" calls.
+// AGENTSNAP_FORCE_UPDATE=1 — and says whether it wrote. A proposal beside
+// the golden is settled by the update and removed. It is what -update does
+// per scenario, and what "agentsnap check --update" calls.
 func UpdateGolden(o *Outcome) GoldenResult {
 	fx := o.Fixture
 	res := GoldenResult{Path: fx.Golden}
@@ -125,15 +137,17 @@ func UpdateGolden(o *Outcome) GoldenResult {
 	}
 	old, err := os.ReadFile(fx.Golden)
 	exists := err == nil
-	if exists && string(old) == o.Transcript {
-		return res
+	if !exists || string(old) != o.Transcript {
+		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
+			res.Message = fmt.Sprintf("harness: updating %s: %v", fx.Golden, err)
+			return res
+		}
+		goldens.wrote(fx.Golden, !exists)
+		res.Updated = true
 	}
-	if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
-		res.Message = fmt.Sprintf("harness: updating %s: %v", fx.Golden, err)
-		return res
+	if err := withdrawProposal(fx.Golden); err != nil {
+		res.Message = err.Error()
 	}
-	goldens.wrote(fx.Golden, !exists)
-	res.Updated = true
 	return res
 }
 
@@ -161,6 +175,7 @@ type goldenTracker struct {
 	seen    map[string]bool
 	added   []string
 	changed []string
+	pending []string // proposals written
 }
 
 var goldens = &goldenTracker{seen: map[string]bool{}}
@@ -181,10 +196,19 @@ func (g *goldenTracker) wrote(path string, added bool) {
 	}
 }
 
-// GoldenSummary describes the goldens this process added and changed and,
-// when unfiltered is true (every scenario under roots ran), the golden
-// files under roots that no scenario checked: obsolete ones. It returns ""
-// when there is nothing to say.
+func (g *goldenTracker) proposed(path string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !slices.Contains(g.pending, path) {
+		g.pending = append(g.pending, path)
+	}
+}
+
+// GoldenSummary describes the goldens this process added and changed, the
+// golden proposals waiting for review (those this process wrote and any
+// under roots) and, when unfiltered is true (every scenario under roots
+// ran), the golden files under roots that no scenario checked: obsolete
+// ones. It returns "" when there is nothing to say.
 func GoldenSummary(unfiltered bool, roots ...string) string {
 	goldens.mu.Lock()
 	defer goldens.mu.Unlock()
@@ -194,6 +218,12 @@ func GoldenSummary(unfiltered bool, roots ...string) string {
 	}
 	for _, p := range goldens.changed {
 		fmt.Fprintf(&b, "golden changed:  %s\n", p)
+	}
+	if pending := pendingProposals(roots); len(pending) > 0 {
+		for _, p := range pending {
+			fmt.Fprintf(&b, "golden pending:  %s\n", p)
+		}
+		fmt.Fprintf(&b, "  (replays that differ from their golden; accept or reject them with: go tool agentsnap review %s)\n", (commands{cli: true}).dir(commonFolder(pending)))
 	}
 	if unfiltered {
 		for _, p := range obsoleteGoldens(roots, goldens.seen) {
@@ -224,18 +254,37 @@ func obsoleteGoldens(roots []string, seen map[string]bool) []string {
 }
 
 // CompareGolden compares o's transcript with transcript.golden without a
-// test (the CLI's check); it never writes.
-func CompareGolden(o *Outcome) GoldenResult {
+// test (the CLI's check). It never writes the golden; like the suites'
+// comparison it keeps the proposal beside it in step (see
+// settleProposal). DiffGolden is the same comparison without that.
+func CompareGolden(o *Outcome) GoldenResult { return compareGolden(o, true) }
+
+// DiffGolden compares o's transcript with transcript.golden and writes
+// nothing at all, for viewers such as "agentsnap report".
+func DiffGolden(o *Outcome) GoldenResult { return compareGolden(o, false) }
+
+func compareGolden(o *Outcome, propose bool) GoldenResult {
 	fx := o.Fixture
 	res := GoldenResult{Path: fx.Golden}
 	old, err := os.ReadFile(fx.Golden)
-	if err != nil {
-		res.Message = fmt.Sprintf("%s is missing; create it from the replay with:\n  %s", fx.Golden, UpdateCommand(o))
-		return res
+	differs := err != nil || string(old) != o.Transcript
+	var note string
+	if propose {
+		pending, problem := settleProposal(o, differs)
+		res.Pending, note = pending, strings.TrimSuffix(proposalNote(o, pending, problem), "\n")
+		if !differs {
+			res.Message = note
+		}
 	}
-	if string(old) != o.Transcript {
+	switch {
+	case err != nil:
+		res.Message = fmt.Sprintf("%s is missing; create it from the replay with:\n  %s", fx.Golden, UpdateCommand(o))
+	case differs:
 		res.Message = fmt.Sprintf("the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s",
 			fx.Golden, textdiff.Unified(string(old), o.Transcript, 3), UpdateCommand(o))
+	}
+	if differs && note != "" {
+		res.Message += "\n" + note
 	}
 	return res
 }

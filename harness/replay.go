@@ -55,7 +55,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	if rt == nil {
 		rt = agent.Reference
 	}
-	cmds := commands{tb: opts.tb, cli: opts.FromCLI, runtime: runtimeName(rt)}
+	cmds := commandsFor(rt, opts.tb, opts.FromCLI)
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/wire"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -19,6 +20,11 @@ import (
 type sdkAgent struct {
 	client openai.Client
 	system string
+	// forkAll makes a fork child inherit the whole conversation so far,
+	// the running turn included: the mistake the handler must name.
+	forkAll bool
+	// whole asks for whole answers instead of streams.
+	whole bool
 }
 
 func newSDKAgent(env *wire.Env, system string) *sdkAgent {
@@ -66,15 +72,10 @@ func (a *sdkAgent) turn(ctx context.Context, c *conversation, prompt string) (st
 			Messages: append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}, c.msgs...),
 			Tools:    a.tools(),
 		}
-		stream := a.client.Chat.Completions.NewStreaming(ctx, params)
-		var acc openai.ChatCompletionAccumulator
-		for stream.Next() {
-			acc.AddChunk(stream.Current())
-		}
-		if err := stream.Err(); err != nil {
+		msg, err := a.complete(ctx, params)
+		if err != nil {
 			return "", err
 		}
-		msg := acc.Choices[0].Message
 		c.msgs = append(c.msgs, msg.ToParam())
 		if len(msg.ToolCalls) == 0 {
 			c.completed = len(c.msgs)
@@ -92,7 +93,11 @@ func (a *sdkAgent) turn(ctx context.Context, c *conversation, prompt string) (st
 				child := &conversation{}
 				cctx := wire.Spawn(ctx, tc.ID)
 				if tc.Function.Name == "subagent_fork" {
-					child.msgs = append(child.msgs, c.msgs[:c.completed]...)
+					inherit := c.completed
+					if a.forkAll {
+						inherit = len(c.msgs)
+					}
+					child.msgs = append(child.msgs, c.msgs[:inherit]...)
 					cctx = wire.Fork(ctx, tc.ID)
 				}
 				wg.Go(func() {
@@ -113,14 +118,40 @@ func (a *sdkAgent) turn(ctx context.Context, c *conversation, prompt string) (st
 	}
 }
 
+// complete makes one model call, streamed or whole.
+func (a *sdkAgent) complete(ctx context.Context, params openai.ChatCompletionNewParams) (openai.ChatCompletionMessage, error) {
+	if a.whole {
+		res, err := a.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return openai.ChatCompletionMessage{}, err
+		}
+		return res.Choices[0].Message, nil
+	}
+	stream := a.client.Chat.Completions.NewStreaming(ctx, params)
+	var acc openai.ChatCompletionAccumulator
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		return openai.ChatCompletionMessage{}, err
+	}
+	return acc.Choices[0].Message, nil
+}
+
 // sdkRuntime is the agent as the runtime under test.
-var sdkRuntime = wire.Runtime("sdk-test-agent", func(ctx context.Context, env *wire.Env) error {
-	var cfg struct{ System string }
-	_ = json.Unmarshal(env.Scenario.Agent, &cfg)
-	a := newSDKAgent(env, cfg.System)
-	root := &conversation{}
-	return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
-		_, err := a.turn(ctx, root, prompt)
-		return err
+var sdkRuntime = sdkRuntimeWith(func(*sdkAgent) {})
+
+// sdkRuntimeWith is the agent with a change, under the same name.
+func sdkRuntimeWith(change func(*sdkAgent)) agentsnap.Runtime {
+	return wire.Runtime("sdk-test-agent", func(ctx context.Context, env *wire.Env) error {
+		var cfg struct{ System string }
+		_ = json.Unmarshal(env.Scenario.Agent, &cfg)
+		a := newSDKAgent(env, cfg.System)
+		change(a)
+		root := &conversation{}
+		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+			_, err := a.turn(ctx, root, prompt)
+			return err
+		})
 	})
-})
+}

@@ -49,6 +49,9 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		if err := s.checkInherited(inherited, msgs); err != nil {
 			return err
 		}
+		if s.parent != nil && len(msgs) != len(inherited)+1 {
+			return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), so its first request sends those and its prompt, %d messages; it sends %d — the %s after them are not part of what a %s child starts with (a fork inherits the turns its parent completed, not the running one)", s.mode, s.name, len(inherited), s.parent.name, len(inherited)+1, len(msgs), roles(msgs[len(inherited):]), s.mode)
+		}
 		s.seen = len(inherited)
 	}
 	if len(msgs) < s.seen {
@@ -217,14 +220,14 @@ func tap(stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
 			return
 		}
 		done = true
+		// Once the consumer stops (the writer at the finish, a client gone),
+		// this same pass goes on recording the rest: the log closes every
+		// call. Ranging over stream again would start it over, and a live
+		// stream can be iterated only once.
+		open := true
 		for ch := range stream {
 			c.Chunk(ch)
-			if !yield(ch) {
-				for ch := range stream { // record the rest: the log closes every call
-					c.Chunk(ch)
-				}
-				return
-			}
+			open = open && yield(ch)
 		}
 	}
 }

@@ -165,3 +165,36 @@ func mustRead(path string) []byte {
 	Expect(err).NotTo(HaveOccurred())
 	return b
 }
+
+var _ = Describe("the wire layer's checks", func() {
+	It("names both sides when a fork child does not send its parent's completed turns", func() {
+		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = sdkRuntimeWith(func(a *sdkAgent) { a.forkAll = true })
+		_, err = recorder.Record(context.Background(), dir, opts)
+		Expect(err).To(MatchError(recorder.ErrRecording))
+		Expect(err.Error()).To(ContainSubstring("wire: fork child root/call_f inherits 2 messages of root (its completed turns), so its first request sends those and its prompt, 3 messages; it sends 5 — the 3 messages (user, assistant, user) after them are not part of what a fork child starts with"))
+		_, statErr := os.Stat(filepath.Join(dir, "session.jsonl"))
+		Expect(statErr).To(MatchError(os.ErrNotExist), "a failed recording writes nothing")
+	})
+
+	It("serves and records whole answers (no stream) the same way as streams", func() {
+		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		whole := sdkRuntimeWith(func(a *sdkAgent) { a.whole = true })
+		opts.Runtime = whole
+		_, err = recorder.Record(context.Background(), dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		streamed := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		recordSDK(streamed)
+		Expect(mustRead(filepath.Join(dir, scenario.GoldenFile))).To(Equal(mustRead(filepath.Join(streamed, scenario.GoldenFile))))
+
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: whole})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+	})
+})
