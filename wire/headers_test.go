@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -94,4 +95,48 @@ var _ = Describe("session identity by headers (an agent in another process)", fu
 		Entry("an unknown mode", map[string]string{wire.HeaderSession: "x", wire.HeaderParent: "main", wire.HeaderCall: "c", wire.HeaderMode: "clone"},
 			`Agentsnap-Mode is "clone"; want spawn or fork`),
 	)
+})
+
+var _ = Describe("a stream the driver can give once (a live model's)", func() {
+	It("is read once: the answer is served and every chunk recorded", func() {
+		var served, readings atomic.Int32
+		once := llm.DriverFunc(func(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+			seq, _ := sayDriver.Stream(ctx, req)
+			var used atomic.Bool
+			return func(yield func(llm.Chunk) bool) {
+				readings.Add(1)
+				if used.Swap(true) {
+					yield(session.ErrorFinish("CONSUMED", "this stream was already iterated"))
+					return
+				}
+				served.Add(1)
+				for c := range seq {
+					if !yield(c) {
+						return
+					}
+				}
+			}, nil
+		})
+		store := memory.New()
+		h, err := wire.NewHandler(wire.Config{Driver: once, Store: store})
+		Expect(err).NotTo(HaveOccurred())
+		srv := httptest.NewServer(h)
+		DeferCleanup(srv.Close)
+		code, body := post(srv.URL, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`, nil)
+		Expect(code).To(Equal(200))
+		Expect(body).To(ContainSubstring(`"content":"hello"`))
+		Expect(body).To(HaveSuffix("data: [DONE]\n\n"))
+		Expect(h.Close(context.Background())).To(Succeed())
+		Expect(served.Load()).To(Equal(int32(1)))
+		Expect(readings.Load()).To(Equal(int32(1)), "a live stream is read once: a second reading fails it")
+		l, err := store.Load(context.Background(), "root")
+		Expect(err).NotTo(HaveOccurred())
+		var finishes []string
+		for _, e := range l.Events {
+			if d, err := session.DecodeChunkData(e.Data); err == nil && e.Type == session.TypeAssistantChunk && d.Chunk.IsFinish() {
+				finishes = append(finishes, d.Chunk.Reason.Kind)
+			}
+		}
+		Expect(finishes).To(Equal([]string{session.FinishStop}), "one finish, the model's, not a second reading's error")
+	})
 })
