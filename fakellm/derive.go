@@ -188,6 +188,7 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 		return nil, err
 	}
 	g := newGrouper(name, &l.Header, opts)
+	g.reserve(events)
 	for i := range events {
 		if err := g.add(&events[i]); err != nil {
 			return nil, err
@@ -244,6 +245,26 @@ type grouper struct {
 	buf     []session.Chunk // reused: each entry gets one exact-size copy
 	closed  bool            // the last call was closed by its finish
 	lastKey callKey
+
+	// pool, when reserved, holds the chunks of every entry: buf is the
+	// room after them, and an entry's Chunks a capped window of it, so a
+	// script costs one allocation for its chunks instead of one per entry.
+	pool []session.Chunk
+}
+
+// reserve makes room in the pool for the chunks of events, when they are
+// all in memory to be counted.
+func (g *grouper) reserve(events []session.Event) {
+	n := 0
+	for i := range events {
+		if events[i].Type == session.TypeAssistantChunk {
+			n++
+		}
+	}
+	if n > 0 {
+		g.pool = make([]session.Chunk, 0, n)
+		g.buf = g.pool
+	}
 }
 
 func newGrouper(name string, h *session.Header, opts DeriveOptions) *grouper {
@@ -292,8 +313,16 @@ func (g *grouper) chunk(e *session.Event) error {
 
 // close ends the open call at its finish (or its turn's cancel).
 func (g *grouper) close() {
-	g.cur.Chunks = slices.Clone(g.buf)
-	g.buf = g.buf[:0]
+	if n := len(g.buf); g.pool != nil && cap(g.buf) == cap(g.pool)-len(g.pool) {
+		// buf is still the pool's room (growing past it would have
+		// moved buf, with a larger cap): the entry keeps its window.
+		g.cur.Chunks = g.buf[:n:n]
+		g.pool = g.pool[:len(g.pool)+n]
+		g.buf = g.pool[len(g.pool):]
+	} else {
+		g.cur.Chunks = slices.Clone(g.buf)
+		g.buf = g.buf[:0]
+	}
 	entries := g.script.Entries
 	if g.opts.Attempts == AttemptsActedOn && g.closed && len(entries) > 0 &&
 		g.lastKey.turn == g.key.turn && g.lastKey.step == g.key.step {

@@ -81,7 +81,7 @@ func Load(dir string, opts ...Option) (*Driver, error) {
 		}
 	}
 	if o.record == "" {
-		o.record = "agentsnap record " + dir
+		o.record = "go tool agentsnap record " + dir
 	}
 	return build(scripts, o)
 }
@@ -116,7 +116,7 @@ func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 		if len(logs) > 0 && strings.HasSuffix(logs[0].Path, ".jsonl") {
 			dir = filepath.Dir(logs[0].Path)
 		}
-		o.record = "agentsnap record " + dir
+		o.record = "go tool agentsnap record " + dir
 	}
 	return build(scripts, o)
 }
@@ -276,27 +276,29 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 	if req == nil {
 		return nil, errors.New("fakellm: Stream called with a nil request")
 	}
-	e, err := d.claim(req)
+	e, p, err := d.claim(req)
 	if err != nil {
 		return nil, err
 	}
-	return d.play(ctx, e), nil
+	return d.play(ctx, e, p), nil
 }
 
-// claim binds the calling session and advances its cursor, under the lock.
-func (d *Driver) claim(req *llm.Request) (Entry, error) {
+// claim binds the calling session and advances its cursor, under the lock,
+// and returns the call's timing (nil without a schedule).
+func (d *Driver) claim(req *llm.Request) (Entry, *timing, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.bind(req)
 	if err != nil {
 		d.failures = append(d.failures, d.unboundFailure(req, err))
-		return Entry{}, err
+		return Entry{}, nil, err
 	}
 	e, err := d.next(r, req)
 	if err != nil {
 		d.failures = append(d.failures, failure{order: r.index, err: err})
+		return Entry{}, nil, err
 	}
-	return e, err
+	return e, d.plan(r, e), nil
 }
 
 // failure is a call that could not start, placed in lineage order so the
@@ -342,11 +344,12 @@ func (r *replay) describe() string {
 	return fmt.Sprintf("session %s (%s)", r.lineage, baseName(r.script))
 }
 
-// play replays one entry as a stream.
-func (d *Driver) play(ctx context.Context, e Entry) iter.Seq[llm.Chunk] {
+// play replays one entry as a stream, timed by the schedule's timing p.
+func (d *Driver) play(ctx context.Context, e Entry, p *timing) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
+		defer p.end()
 		for i, c := range e.Chunks {
-			if i > 0 && !d.pause(ctx) {
+			if !d.pause(ctx, p, i) {
 				yield(abortedFinish())
 				return
 			}
@@ -360,7 +363,7 @@ func (d *Driver) play(ctx context.Context, e Entry) iter.Seq[llm.Chunk] {
 			if msg == "" {
 				msg = "fakellm: authored throw " + e.Code
 			}
-			if len(e.Chunks) > 0 && !d.pause(ctx) {
+			if !d.pause(ctx, p, len(e.Chunks)) {
 				yield(abortedFinish())
 				return
 			}
@@ -372,12 +375,14 @@ func (d *Driver) play(ctx context.Context, e Entry) iter.Seq[llm.Chunk] {
 	}
 }
 
-// pause waits the configured pace; false when ctx ended first.
-func (d *Driver) pause(ctx context.Context) bool {
-	if d.opts.pace <= 0 {
-		return true
+// pause runs before chunk i (i == len(e.Chunks) before a throw's finish):
+// the configured pace between chunks, then the schedule's wait; false when
+// ctx ended first.
+func (d *Driver) pause(ctx context.Context, p *timing, i int) bool {
+	if i > 0 && d.opts.pace > 0 && wait.Sleep(ctx, d.opts.pace) != nil {
+		return false
 	}
-	return wait.Sleep(ctx, d.opts.pace) == nil
+	return p.wait(ctx, i)
 }
 
 func abortedFinish() llm.Chunk { return session.Finish(session.FinishAborted) }

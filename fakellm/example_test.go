@@ -109,6 +109,6 @@ func ExampleDriver_Check() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// fakellm: recording not consumed: 1 recorded session not fully replayed — re-record with: agentsnap record fixtures/fork/codeword
+	// fakellm: recording not consumed: 1 recorded session not fully replayed — re-record with: go tool agentsnap record fixtures/fork/codeword
 	//   session root/call_1 (fork; session.1.jsonl): never called (1 recorded call)
 }

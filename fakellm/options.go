@@ -14,6 +14,7 @@ type options struct {
 	deriver  Deriver
 	override *Override
 	pace     time.Duration
+	schedule *schedule
 	record   string
 	logf     func(format string, args ...any)
 }
@@ -38,8 +39,25 @@ func WithOverride(ov *Override) Option { return func(o *options) { o.override = 
 // is cancelled, and the call then ends with an aborted finish.
 func WithPace(d time.Duration) Option { return func(o *options) { o.pace = d } }
 
+// WithSchedule replays under the seeded schedule of seed (see [Seeded]):
+// every call waits and yields as the seed plans before its chunks, so the
+// calls of concurrent sessions answer and finish in an order the seed
+// picks. Only timing changes: every call is served the same chunks. A
+// harness searches schedules with one driver per seed.
+func WithSchedule(seed int64) Option { return WithScheduleOf(Seeded(seed)) }
+
+// WithScheduleOf replays under s, a schedule of one's own (nil: none).
+func WithScheduleOf(s Schedule) Option {
+	return func(o *options) {
+		o.schedule = nil
+		if s != nil {
+			o.schedule = &schedule{plan: s, flying: &flight{calls: map[*timing]bool{}}}
+		}
+	}
+}
+
 // WithRecordCommand sets the command that errors name as the way to
-// re-record the scenario. The default is "agentsnap record DIR" with the
+// re-record the scenario. The default is "go tool agentsnap record DIR" with the
 // folder of the logs.
 func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
 

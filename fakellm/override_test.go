@@ -22,7 +22,7 @@ var _ = Describe("Load", func() {
 		Expect(say(drv, lFork, 3, 1)).To(Equal("BETA"), "the fork child's seed is not replayed")
 		err = drv.Check()
 		Expect(err).To(MatchError(fakellm.ErrNotConsumed))
-		Expect(err.Error()).To(ContainSubstring("re-record with: agentsnap record " + dir))
+		Expect(err.Error()).To(ContainSubstring("re-record with: go tool agentsnap record " + dir))
 		var names []string
 		for _, s := range drv.Scripts() {
 			names = append(names, filepath.Base(s.Name))

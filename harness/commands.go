@@ -24,6 +24,8 @@ type commands struct {
 	// user is set when the runtime under test is not agentsnap's
 	// reference runtime: the CLI cannot run it, its tests record it.
 	user bool
+	// recordCmd overrides the record command (agentsnap serve's).
+	recordCmd string
 }
 
 // commandsFor returns the commands for a replay of rt.
@@ -67,6 +69,9 @@ func (c commands) pkg() string {
 
 // record returns the command that re-records fx.
 func (c commands) record(fx *Fixture) string {
+	if c.recordCmd != "" {
+		return c.recordCmd
+	}
 	if !c.user || c.cli {
 		return "go tool agentsnap record " + c.dir(fx.Dir)
 	}
@@ -75,6 +80,9 @@ func (c commands) record(fx *Fixture) string {
 
 // update returns the command that rewrites fx's golden from a replay.
 func (c commands) update(fx *Fixture) string {
+	if c.recordCmd != "" {
+		return c.recordCmd // only a recording writes the golden of such a fixture
+	}
 	if c.cli || c.tb == nil {
 		return "go tool agentsnap check --update " + c.dir(fx.Dir)
 	}

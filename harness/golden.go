@@ -93,7 +93,7 @@ func checkGolden(t testing.TB, o *Outcome) GoldenResult {
 	if _, err := os.Stat(fx.Golden); err != nil {
 		pending, problem := settleProposal(o, true)
 		res.Pending = pending
-		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\n%sand review it before committing", fx.Golden, updateCommand(o, t), proposalNote(o, pending, problem))
+		res.Message = fmt.Sprintf("harness: %s is missing; create it from the replay with:\n  %s\nand review it before committing\n%s", fx.Golden, updateCommand(o, t), proposalNote(o, pending, problem))
 		return res
 	}
 	shim := &captureTB{TB: t}
@@ -260,7 +260,8 @@ func obsoleteGoldens(roots []string, seen map[string]bool) []string {
 func CompareGolden(o *Outcome) GoldenResult { return compareGolden(o, true) }
 
 // DiffGolden compares o's transcript with transcript.golden and writes
-// nothing at all, for viewers such as "agentsnap report".
+// nothing at all, for viewers such as "agentsnap report"; its message
+// names a proposal already beside the golden.
 func DiffGolden(o *Outcome) GoldenResult { return compareGolden(o, false) }
 
 func compareGolden(o *Outcome, propose bool) GoldenResult {
@@ -268,13 +269,20 @@ func compareGolden(o *Outcome, propose bool) GoldenResult {
 	res := GoldenResult{Path: fx.Golden}
 	old, err := os.ReadFile(fx.Golden)
 	differs := err != nil || string(old) != o.Transcript
-	var note string
-	if propose {
-		pending, problem := settleProposal(o, differs)
-		res.Pending, note = pending, strings.TrimSuffix(proposalNote(o, pending, problem), "\n")
-		if !differs {
-			res.Message = note
+	var pending, problem string
+	switch {
+	case propose:
+		pending, problem = settleProposal(o, differs)
+	case differs && o.Passed():
+		// A viewer names the proposal an earlier comparison left.
+		if _, err := os.Stat(ProposalPath(fx.Golden)); err == nil {
+			pending = ProposalPath(fx.Golden)
 		}
+	}
+	res.Pending = pending
+	note := strings.TrimSuffix(proposalNote(o, pending, problem), "\n")
+	if !differs {
+		res.Message = note
 	}
 	switch {
 	case err != nil:

@@ -12,12 +12,20 @@ import (
 // replay: times, creation times, machine paths, and session ids when the two
 // runs named sessions differently.
 type normalizer struct {
-	ids   map[string]string // replay id -> recorded id, only where they differ
-	paths []placeholder.Pair
+	ids    map[string]string // replay id -> recorded id, only where they differ
+	paths  []placeholder.Pair
+	loaded bool // paths are looked up on first use: most replays never need them
 }
 
 func newNormalizer(ids map[string]string) *normalizer {
-	return &normalizer{ids: ids, paths: placeholder.Defaults()}
+	return &normalizer{ids: ids}
+}
+
+func (n *normalizer) pairs() []placeholder.Pair {
+	if !n.loaded {
+		n.paths, n.loaded = placeholder.Defaults(), true
+	}
+	return n.paths
 }
 
 // header returns the normalised header line.
@@ -29,13 +37,13 @@ func (n *normalizer) header(h session.Header) []byte {
 	if id, ok := n.ids[h.ParentSession]; ok {
 		h.ParentSession = id
 	}
-	return placeholder.Apply(session.AppendHeader(nil, &h), n.paths)
+	return placeholder.Apply(session.AppendHeader(nil, &h), n.pairs())
 }
 
 // event returns the normalised event line.
 func (n *normalizer) event(e session.Event) []byte {
 	e.Time = 0
-	b := placeholder.Apply(session.AppendEvent(nil, &e), n.paths)
+	b := placeholder.Apply(session.AppendEvent(nil, &e), n.pairs())
 	for from, to := range n.ids {
 		// Exact JSON strings always; longer ids also inside text (error
 		// messages name sessions), where a short id could hit a word.

@@ -109,8 +109,26 @@ func (o *Outcome) Report() string {
 			fmt.Fprintf(&b, "  %s\n", indent(n))
 		}
 	}
+	if o.onlyScheduleDependent() {
+		b.WriteString("\nThe recording is not at fault: the agent writes its logs in an order that depends on when its\nconcurrent work finishes. Record tool results in the order of the calls, whatever order they finish in.\n")
+		return b.String()
+	}
 	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
 	return b.String()
+}
+
+// onlyScheduleDependent reports whether the one thing wrong is that
+// replays under different schedules wrote different logs.
+func (o *Outcome) onlyScheduleDependent() bool {
+	if o.Drift != nil || len(o.Differences) > 0 || o.Consumption != nil || len(o.RuleViolations) > 0 || o.Stale != "" || len(o.RunErrors) == 0 {
+		return false
+	}
+	for _, e := range o.RunErrors {
+		if !errors.Is(e, ErrScheduleDependent) {
+			return false
+		}
+	}
+	return true
 }
 
 // servedBy reports whether a runtime's error is a replay driver's refusal

@@ -35,8 +35,23 @@ type Options struct {
 	// FromCLI is set by the agentsnap CLI, so messages end with CLI
 	// commands rather than test commands.
 	FromCLI bool
+	// RecordCommand, when set, is the command messages give for
+	// re-recording the fixture (and for updating its golden, which only a
+	// recording writes then): agentsnap serve's, for an agent in another
+	// process.
+	RecordCommand string
+	// Schedules, when above 1, replays the scenario under that many seeded
+	// schedules, seeds from ScheduleSeed (0 means 1) on: the Outcome is
+	// schedule 0's, and a schedule that does not match the recording or
+	// writes other bytes is one of its errors (see SearchSchedules).
+	// ScheduleSeed without Schedules replays under that one schedule.
+	// In tests -schedule-seed, AGENTSNAP_SCHEDULE_SEED and
+	// AGENTSNAP_SCHEDULES override both; see schedule.go.
+	Schedules    int
+	ScheduleSeed int64
 
-	tb testing.TB // the test Run serves, for the commands messages print
+	tb       testing.TB // the test Run serves, for the commands messages print
+	schedule *int64     // set by a schedule search for its own replays
 }
 
 // ReplayEpoch is the replay's clock: times are normalised away, and a
@@ -56,6 +71,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 		rt = agent.Reference
 	}
 	cmds := commandsFor(rt, opts.tb, opts.FromCLI)
+	cmds.recordCmd = opts.RecordCommand
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
@@ -74,6 +90,11 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	if opts.Logf != nil {
 		fopts = append(fopts, fakellm.WithLogf(opts.Logf))
 	}
+	sched, err := opts.scheduling(fx)
+	if err != nil {
+		return nil, err
+	}
+	fopts = append(fopts, sched.driverOptions()...)
 	drv, err := fakellm.New(fx.Logs, fopts...)
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
@@ -121,6 +142,9 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	o.compare()
 	o.Stale = stalePlaybook(fx, cmds)
+	if err := sched.search(ctx, fx, opts, o); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -173,9 +197,11 @@ func checkHangs(fx *Fixture, scripts []*fakellm.Script) error {
 }
 
 // collect loads every session of the store in lineage order.
+// A runtime that wrote nothing leaves no logs: the comparison then says
+// the replay never created the recorded sessions.
 func collect(ctx context.Context, store persistence.Store) ([]*session.Log, error) {
 	logs, err := persistence.LoadAll(ctx, store)
-	if err != nil {
+	if err != nil || len(logs) == 0 {
 		return nil, err
 	}
 	return session.LineageOrder(logs)

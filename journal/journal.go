@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -62,9 +63,10 @@ type Journal struct {
 	header session.Header
 
 	mu       sync.Mutex        // guards the slices below against a concurrent Child or Events
-	events   []session.Event   // the whole log, seed included
+	events   eventList         // the whole log, seed included
 	messages []session.Message // the conversation so far, seed included
 	digests  []string          // MessageDigest of each message
+	chain    llm.DigestChain   // the digests, hashed as each message came (session goroutine only)
 	// completed and completedMsgs mark the end of the last completed turn in
 	// events and messages: what a fork child inherits.
 	completed, completedMsgs int
@@ -75,6 +77,8 @@ type Journal struct {
 	attempt int // model calls made in this step
 	inTurn  bool
 	inStep  bool
+
+	arena []byte // holds the payloads of chunk events; see encodeChunk
 }
 
 // NewRoot creates a root session. Nothing is written until its first event
@@ -145,7 +149,7 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 		// The prefix ends at the last turn/end; the conversation and
 		// digests up to there are the parent's, copied rather than rebuilt.
 		j.mu.Lock()
-		seed = append([]session.Event(nil), j.events[:j.completed]...)
+		seed = j.events.appendTo(nil, 0, j.completed)
 		msgs = append([]session.Message(nil), j.messages[:j.completedMsgs]...)
 		digests = append([]string(nil), j.digests[:j.completedMsgs]...)
 		j.mu.Unlock()
@@ -154,7 +158,10 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 	if err := j.createChild(ctx, &h, seed); err != nil {
 		return nil, err
 	}
-	c := &Journal{cfg: j.cfg, header: h, events: seed, messages: msgs, digests: digests, stored: len(seed)}
+	c := &Journal{cfg: j.cfg, header: h, events: newEventList(seed), messages: msgs, digests: digests, stored: len(seed)}
+	for _, d := range digests {
+		c.chain.Add(d)
+	}
 	c.completed, c.completedMsgs = len(seed), len(msgs)
 	c.turn = LastTurn(seed)
 	return c, nil
@@ -188,7 +195,7 @@ func create(ctx context.Context, c Config, h session.Header, seed []session.Even
 
 // newJournal continues a log: its conversation is rebuilt from the events.
 func newJournal(c Config, h session.Header, events []session.Event) *Journal {
-	j := &Journal{cfg: c, header: h, events: events}
+	j := &Journal{cfg: c, header: h, events: newEventList(events)}
 	j.completed = session.CompletedPrefix(events)
 	for i, m := range conversation(events) {
 		j.addMessage(m.msg)
@@ -222,7 +229,7 @@ func (j *Journal) Ref() llm.SessionRef {
 func (j *Journal) Events() []session.Event {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return append([]session.Event(nil), j.events...)
+	return j.events.appendTo(nil, 0, j.events.len())
 }
 
 // Messages returns the conversation so far — the inherited one of a fork
@@ -256,11 +263,31 @@ func (j *Journal) emit(typ string, payload any) {
 	}
 }
 
+// Sizes of the arena of chunk payloads: a new block when less than
+// arenaFree bytes are left (a larger chunk grows the block instead).
+const (
+	arenaBlock = 64 << 10
+	arenaFree  = 4 << 10
+)
+
+// encodeChunk returns the payload of an assistant/chunk event. Payloads are
+// encoded one after another into a shared block, each event's Data a
+// capped window of it: a model call's chunks cost a few allocations, not
+// one or more per chunk. Windows are never written again.
+func (j *Journal) encodeChunk(d *session.ChunkData) json.RawMessage {
+	if cap(j.arena)-len(j.arena) < arenaFree {
+		j.arena = make([]byte, 0, arenaBlock)
+	}
+	start := len(j.arena)
+	j.arena = d.AppendJSON(j.arena)
+	return j.arena[start:len(j.arena):len(j.arena)]
+}
+
 func (j *Journal) append(e session.Event) {
 	e.Time = j.cfg.Clock().UnixMilli()
 	j.mu.Lock()
-	e.Seq = int64(len(j.events))
-	j.events = append(j.events, e)
+	e.Seq = int64(j.events.len())
+	j.events.add(e)
 	j.mu.Unlock()
 }
 
@@ -270,7 +297,7 @@ func (j *Journal) append(e session.Event) {
 // EndStep, EndTurn) flush on their own.
 func (j *Journal) Flush(ctx context.Context) error {
 	j.mu.Lock()
-	batch := j.events[j.stored:len(j.events):len(j.events)]
+	batch := j.events.slice(j.stored, j.events.len())
 	j.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
@@ -284,6 +311,7 @@ func (j *Journal) Flush(ctx context.Context) error {
 
 func (j *Journal) addMessage(m session.Message) {
 	d := llm.MessageDigest(&m)
+	j.chain.Add(d)
 	j.mu.Lock()
 	j.messages = append(j.messages, m)
 	j.digests = append(j.digests, d)

@@ -67,7 +67,7 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 	var h session.RequestHeaderData
 	if req.Messages == nil {
 		req.Messages = j.messages
-		h = llm.RequestHeaderDigests(provider, req, j.digests)
+		h = llm.RequestHeaderChain(provider, req, j.digests, &j.chain)
 	} else {
 		h = llm.RequestHeader(provider, req)
 	}
@@ -85,7 +85,8 @@ func (c *Call) Chunk(ch llm.Chunk) {
 		return
 	}
 	c.asm.Add(ch)
-	c.j.emit(session.TypeAssistantChunk, &session.ChunkData{Turn: c.turn, Step: c.step, Attempt: c.attempt, Chunk: ch})
+	d := session.ChunkData{Turn: c.turn, Step: c.step, Attempt: c.attempt, Chunk: ch}
+	c.j.append(session.Event{Type: session.TypeAssistantChunk, Data: c.j.encodeChunk(&d)})
 	c.finished = ch.IsFinish()
 }
 
@@ -163,7 +164,7 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 	j.inTurn = false
 	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
-	j.completed, j.completedMsgs = len(j.events), len(j.messages)
+	j.completed, j.completedMsgs = j.events.len(), len(j.messages)
 	j.mu.Unlock()
 	return j.Flush(ctx)
 }

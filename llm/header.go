@@ -3,7 +3,10 @@ package llm
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
+	"unicode/utf8"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -28,6 +31,17 @@ func RequestHeader(provider string, req *Request) session.RequestHeaderData {
 // RequestHeaderDigests is RequestHeader with the MessageDigest of each of
 // req.Messages already known: digests[i] belongs to req.Messages[i].
 func RequestHeaderDigests(provider string, req *Request, digests []string) session.RequestHeaderData {
+	var chain DigestChain
+	for _, d := range digests {
+		chain.Add(d)
+	}
+	return RequestHeaderChain(provider, req, digests, &chain)
+}
+
+// RequestHeaderChain is RequestHeaderDigests for a runtime that keeps the
+// conversation's DigestChain as it grows, so each call hashes nothing it
+// hashed before: chain holds digests, added in order.
+func RequestHeaderChain(provider string, req *Request, digests []string, chain *DigestChain) session.RequestHeaderData {
 	h := session.RequestHeaderData{
 		Turn:         req.Turn,
 		Step:         req.Step,
@@ -35,25 +49,47 @@ func RequestHeaderDigests(provider string, req *Request, digests []string) sessi
 		Provider:     provider,
 		Model:        req.Model,
 		SystemDigest: Digest([]byte(req.System)),
-		SystemChars:  len([]rune(req.System)),
+		SystemChars:  utf8.RuneCountInString(req.System), // as len([]rune(s)), without the copy
 		ToolCount:    len(req.Tools),
 		MessageCount: len(req.Messages),
 	}
-	tools, _ := session.MarshalData(req.Tools)
-	h.ToolsDigest = Digest(tools)
+	h.ToolsDigest = Digest(marshalTools(req.Tools))
 	for _, t := range req.Tools {
 		h.ToolNames = append(h.ToolNames, t.Name)
 	}
-	// The conversation's digest is the digest of the messages' digests.
-	all := sha256.New()
 	h.MessageDigests = make([]string, 0, len(digests))
 	for _, d := range digests {
-		all.Write([]byte(d))
-		all.Write([]byte{'\n'})
 		h.MessageDigests = append(h.MessageDigests, d[:min(12, len(d))])
 	}
-	h.MessagesDigest = hex.EncodeToString(all.Sum(nil))
+	h.MessagesDigest = chain.Sum()
 	return h
+}
+
+// DigestChain is the messagesDigest of a conversation as it grows: the
+// sha256 (hex) of its messages' digests, each followed by a newline. The
+// zero value is an empty conversation. It is not safe for concurrent use.
+type DigestChain struct {
+	h   hash.Hash
+	buf []byte // the line being added, reused
+}
+
+// Add appends the MessageDigest of the conversation's next message.
+func (c *DigestChain) Add(digest string) {
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	c.buf = append(append(c.buf[:0], digest...), '\n')
+	_, _ = c.h.Write(c.buf)
+}
+
+// Sum returns the messagesDigest of the digests added so far; Add may go
+// on after it.
+func (c *DigestChain) Sum() string {
+	if c.h == nil {
+		return Digest(nil)
+	}
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(c.h.Sum(sum[:0]))
 }
 
 // MessageDigest is the sha256 (hex) of a message's JSON: what
@@ -68,4 +104,37 @@ func MessageDigest(m *Message) string {
 func Digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// marshalTools is session.MarshalData(tools) written out for the tool
+// specs every model call digests: encoding/json's bytes (names and
+// descriptions escaped as it escapes them, parameters compacted as it
+// compacts a json.RawMessage) without its reflection. A parameters value
+// encoding/json refuses goes to MarshalData, as before; so does a nil list.
+func marshalTools(tools []ToolSpec) []byte {
+	if tools == nil {
+		b, _ := session.MarshalData(tools)
+		return b
+	}
+	out := []byte{'['}
+	for i := range tools {
+		t := &tools[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonscan.AppendStdString(append(out, `{"name":`...), t.Name)
+		out = jsonscan.AppendStdString(append(out, `,"description":`...), t.Description)
+		out = append(out, `,"parameters":`...)
+		if t.Parameters == nil {
+			out = append(out, "null"...)
+		} else {
+			var err error
+			if out, err = jsonscan.AppendCompact(out, t.Parameters); err != nil {
+				b, _ := session.MarshalData(tools)
+				return b
+			}
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']')
 }

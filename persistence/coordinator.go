@@ -79,19 +79,22 @@ func (c *Coordinator) fail(op, id string, err error) error {
 	return fmt.Errorf("%s: %s session %s: %w", c.b.Kind(), op, id, err)
 }
 
-// enter starts a call: it checks ctx and holds the store open until the
-// returned function runs.
-func (c *Coordinator) enter(ctx context.Context) (func(), error) {
+// enter starts a call: it checks ctx and holds the store open until leave.
+// (Returning c.life.RUnlock instead would allocate a closure per call.)
+func (c *Coordinator) enter(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	c.life.RLock()
 	if c.closed {
 		c.life.RUnlock()
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	return c.life.RUnlock, nil
+	return nil
 }
+
+// leave ends a call that enter started.
+func (c *Coordinator) leave() { c.life.RUnlock() }
 
 func (c *Coordinator) lookup(op, id string) (*entry, error) {
 	c.mu.Lock()
@@ -107,11 +110,10 @@ func (c *Coordinator) lookup(op, id string) (*entry, error) {
 // memory until the first Append; the caller must not modify seed after.
 func (c *Coordinator) Create(ctx context.Context, h session.Header, seed []session.Event) error {
 	const op = "create"
-	leave, err := c.enter(ctx)
-	if err != nil {
+	if err := c.enter(ctx); err != nil {
 		return c.fail(op, h.ID, err)
 	}
-	defer leave()
+	defer c.leave()
 	if err := ValidateHeader(&h); err != nil {
 		return c.fail(op, h.ID, err)
 	}
@@ -127,11 +129,23 @@ func (c *Coordinator) Create(ctx context.Context, h session.Header, seed []sessi
 		return c.fail(op, h.ID, ErrSessionExists)
 	}
 	c.sessions[h.ID] = &entry{
-		header: h, ordinal: c.ordinal, seed: slices.Clone(seed),
+		header: h, ordinal: c.ordinal, seed: cloneSeed(seed),
 		live: true, known: true, next: int64(len(seed)),
 	}
 	c.ordinal++
 	return nil
+}
+
+// firstBatch is the room a seed's copy keeps for the events of the first
+// Append, which is written with the seed: a fork child's first batch
+// (turn/start to request/header) then joins the seed without copying it.
+const firstBatch = 32
+
+func cloneSeed(seed []session.Event) []session.Event {
+	if len(seed) == 0 {
+		return slices.Clone(seed)
+	}
+	return append(make([]session.Event, 0, len(seed)+firstBatch), seed...)
 }
 
 // checkBatch checks that events continue a log whose next seq is next and
@@ -154,11 +168,10 @@ func checkBatch(next int64, events []session.Event) error {
 // both, so it materialises a session.
 func (c *Coordinator) Append(ctx context.Context, id string, events []session.Event) error {
 	const op = "append to"
-	leave, err := c.enter(ctx)
-	if err != nil {
+	if err := c.enter(ctx); err != nil {
 		return c.fail(op, id, err)
 	}
-	defer leave()
+	defer c.leave()
 	e, err := c.lookup(op, id)
 	if err != nil {
 		return err
@@ -176,7 +189,9 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 	}
 	b := &Batch{Header: &e.header, New: !e.stored, Torn: e.torn, Events: events}
 	if b.New || len(e.closers) > 0 {
-		b.Events = slices.Concat(e.seed, e.closers, events)
+		// Into the seed's spare room when it fits; e.seed itself keeps
+		// its length, so a failed write changes nothing.
+		b.Events = append(append(e.seed, e.closers...), events...)
 	}
 	if err := c.b.Write(ctx, b); err != nil {
 		// The write may have stored a prefix; read the state back before
@@ -237,11 +252,10 @@ func (e *entry) apply(l *session.Log) {
 // reported in Log.Torn. Load never writes.
 func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error) {
 	const op = "load"
-	leave, err := c.enter(ctx)
-	if err != nil {
+	if err := c.enter(ctx); err != nil {
 		return nil, c.fail(op, id, err)
 	}
-	defer leave()
+	defer c.leave()
 	e, err := c.lookup(op, id)
 	if err != nil {
 		return nil, err
@@ -271,11 +285,10 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 // creation order — the order of Create calls, after the stored sessions in
 // storage order. Sessions created but never appended to are included.
 func (c *Coordinator) List(ctx context.Context) ([]session.Header, error) {
-	leave, err := c.enter(ctx)
-	if err != nil {
+	if err := c.enter(ctx); err != nil {
 		return nil, fmt.Errorf("%s: list sessions: %w", c.b.Kind(), err)
 	}
-	defer leave()
+	defer c.leave()
 	c.mu.Lock()
 	entries := make([]*entry, 0, len(c.sessions))
 	for _, e := range c.sessions {

@@ -7,24 +7,27 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 )
 
 // Scaffold creates a new fixture folder root/CATEGORY/NAME holding an
 // example scenario.json and a documented playbook.json, ready for
-// "agentsnap record", and returns its path. The spawn category gets a spawn
+// "go tool agentsnap record", and returns its path. The spawn category gets a spawn
 // example, every other category a fork example. It refuses an existing
 // folder (the error wraps fs.ErrExist) and any name FixtureDir refuses. The
 // folder appears whole or not at all: it is built under a temporary name
-// and renamed into place.
+// and renamed into place. It also adds ProposalPattern to root/.gitignore
+// (creating it, or appending the pattern once), so golden proposals
+// waiting for review are never committed.
 func Scaffold(root, name string) (string, error) {
 	dir, err := FixtureDir(root, name)
 	if err != nil {
 		return "", err
 	}
 	if _, err := os.Lstat(dir); err == nil {
-		return "", fmt.Errorf("scenario: %s: %w; pick another name, or edit it and run: agentsnap record %s", dir, fs.ErrExist, dir)
+		return "", fmt.Errorf("scenario: %s: %w; pick another name, or edit it and run: go tool agentsnap record %s", dir, fs.ErrExist, dir)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("scenario: %w", err)
 	}
@@ -53,7 +56,35 @@ func Scaffold(root, name string) (string, error) {
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
 	}
+	if err := ignoreProposals(root); err != nil {
+		return dir, fmt.Errorf("scenario: created %s, but %w; add the line %s to %s by hand", dir, err, ProposalPattern, filepath.Join(root, ".gitignore"))
+	}
 	return dir, nil
+}
+
+// ProposalPattern is the .gitignore pattern of golden proposals
+// (transcript.golden.new), which "agentsnap review" accepts or rejects.
+const ProposalPattern = "*.golden.new"
+
+// ignoreProposals adds ProposalPattern to root/.gitignore unless a line
+// already says it.
+func ignoreProposals(root string) error {
+	path := filepath.Join(root, ".gitignore")
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, line := range strings.Split(string(old), "\n") {
+		if strings.TrimSpace(line) == ProposalPattern {
+			return nil
+		}
+	}
+	text := string(old)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += "# golden proposals waiting for review: go tool agentsnap review\n" + ProposalPattern + "\n"
+	return atomicfile.WriteFile(path, []byte(text), 0o644)
 }
 
 // exampleAgent is the agent of both examples, in the reference runtime's
@@ -71,7 +102,7 @@ func playbookDoc(childKey string) string {
     "A child session is keyed by the id of the tool call that creates it (here ` + childKey + `).",
     "An answer has text, reasoning, toolCalls [{id, name, arguments}], and optionally usage, finish (stop, tool-calls, max-tokens),",
     "error {code, message} (the stream fails after its text) or hang (the stream waits until the turn times out: set turnTimeout in scenario.json).",
-    "Record with: agentsnap record DIR; with a live model: agentsnap record DIR --live --base-url URL --model M"
+    "Record with: go tool agentsnap record DIR (the reference runtime; live: --live --base-url URL --model M), or for your own runtime from its tests: AGENTSNAP_RECORD=CATEGORY/NAME go test ./..."
   ],
 `
 }

@@ -80,7 +80,7 @@ var _ = Describe("Scaffold", func() {
 
 		_, err := scenario.Scaffold(root, "fork/taken")
 		Expect(err).To(MatchError(fs.ErrExist))
-		Expect(err).To(MatchError("scenario: " + dir + ": file already exists; pick another name, or edit it and run: agentsnap record " + dir))
+		Expect(err).To(MatchError("scenario: " + dir + ": file already exists; pick another name, or edit it and run: go tool agentsnap record " + dir))
 		entries, err := os.ReadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(entries).To(HaveLen(1))

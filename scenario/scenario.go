@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 )
 
@@ -38,7 +39,9 @@ type Scenario struct {
 	TurnTimeout Duration        `json:"turnTimeout,omitempty"` // bounds each prompt's turn, e.g. "500ms"; 0 means none
 	Serial      bool            `json:"serial,omitempty"`      // run subagent calls of a step one at a time
 	MaxAttempts int             `json:"maxAttempts,omitempty"` // model call attempts per step (retries of retryable failures); 0 means 1
+	Schedules   int             `json:"schedules,omitempty"`   // replay also under this many seeded schedules (harness.SearchSchedules); 0 means none
 	Data        Data            `json:"data,omitempty"`        // facts the lookup tool answers from
+	Prices      budget.Prices   `json:"prices,omitempty"`      // per model, per million tokens: what inspect and check --max-growth cost with
 	Recorded    *Recorded       `json:"recorded,omitempty"`    // written by agentsnap record
 
 	// Extra keeps members agentsnap does not know, so rewriting scenario.json
@@ -146,7 +149,7 @@ func Parse(b []byte, path string) (*Scenario, error) {
 
 // memberNames lists the members Parse decodes, in the order Encode writes
 // them.
-var memberNames = []string{"description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "maxAttempts", "data", "recorded"}
+var memberNames = []string{"description", "prompts", "agent", "maxDepth", "turnTimeout", "serial", "maxAttempts", "schedules", "data", "prices", "recorded"}
 
 // member returns where the known member key decodes to, or nil.
 func (sc *Scenario) member(key string) any {
@@ -165,8 +168,12 @@ func (sc *Scenario) member(key string) any {
 		return &sc.Serial
 	case "maxAttempts":
 		return &sc.MaxAttempts
+	case "schedules":
+		return &sc.Schedules
 	case "data":
 		return &sc.Data
+	case "prices":
+		return &sc.Prices
 	case "recorded":
 		return &sc.Recorded
 	}

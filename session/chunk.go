@@ -394,6 +394,15 @@ func DecodeChunkData(data json.RawMessage) (ChunkData, error) {
 
 func (d *ChunkData) decode(b []byte) error {
 	*d = ChunkData{}
+	if d.decodeCanonical(b) {
+		return nil
+	}
+	*d = ChunkData{}
+	return d.decodeMembers(b)
+}
+
+// decodeMembers decodes a payload member by member, in any layout.
+func (d *ChunkData) decodeMembers(b []byte) error {
 	var sawTurn, sawStep, sawChunk bool
 	err := jsonscan.Members(b, func(key []byte, _ bool, val []byte) error {
 		var err error

@@ -54,6 +54,9 @@ func (e *Event) Decode(v any) error {
 	if len(e.Data) == 0 {
 		return fmt.Errorf("event seq %d (%s) has no data", e.Seq, e.Type)
 	}
+	if decodeCanonical(e.Data, v) {
+		return nil // what json.Unmarshal gives, in one pass
+	}
 	if err := json.Unmarshal(e.Data, v); err != nil {
 		return fmt.Errorf("event seq %d (%s): %w", e.Seq, e.Type, err)
 	}

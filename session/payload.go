@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -11,6 +12,20 @@ import (
 // MarshalData encodes v as compact JSON without HTML escaping, the encoding
 // every payload in a log uses.
 func MarshalData(v any) (json.RawMessage, error) {
+	scratch := scratchPool.Get().(*[]byte)
+	b, ok := appendPayload((*scratch)[:0], v)
+	var out json.RawMessage
+	if ok {
+		// One exact-size copy instead of the growing buffer's steps.
+		out = append(out, b...)
+	}
+	if cap(b) <= maxScratch {
+		*scratch = b
+		scratchPool.Put(scratch)
+	}
+	if ok {
+		return out, nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -19,6 +34,12 @@ func MarshalData(v any) (json.RawMessage, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
+
+// scratchPool holds buffers MarshalData encodes into before copying the
+// result out; a buffer grown past maxScratch is left to the collector.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxScratch = 256 << 10
 
 // Message roles.
 const (
@@ -79,45 +100,7 @@ type Part struct {
 }
 
 // MarshalJSON writes the members of the part's type in a fixed order.
-func (p Part) MarshalJSON() ([]byte, error) {
-	out := []byte(`{"type":`)
-	out = jsonscan.AppendString(out, p.Type)
-	switch p.Type {
-	case PartToolCall:
-		out = append(out, `,"id":`...)
-		out = jsonscan.AppendString(out, p.ID)
-		out = append(out, `,"name":`...)
-		out = jsonscan.AppendString(out, p.Name)
-		out = append(out, `,"arguments":`...)
-		out = jsonscan.AppendString(out, p.Arguments)
-	case PartToolResult:
-		out = append(out, `,"toolCallId":`...)
-		out = jsonscan.AppendString(out, p.ToolCallID)
-		out = appendOptString(out, "name", p.Name)
-		content, err := MarshalData(nonNil(p.Content))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, `,"content":`...)
-		out = append(out, content...)
-		if p.IsError {
-			out = append(out, `,"isError":true`...)
-		} else {
-			out = append(out, `,"isError":false`...)
-		}
-	default:
-		out = append(out, `,"text":`...)
-		out = jsonscan.AppendString(out, p.Text)
-	}
-	return append(out, '}'), nil
-}
-
-func nonNil(p []Part) []Part {
-	if p == nil {
-		return []Part{}
-	}
-	return p
-}
+func (p Part) MarshalJSON() ([]byte, error) { return appendPart(nil, &p), nil }
 
 // UnmarshalJSON decodes a part of any type.
 func (p *Part) UnmarshalJSON(b []byte) error {

@@ -122,7 +122,7 @@ func validValue(key string, v json.RawMessage) error {
 	if v == nil {
 		return nil
 	}
-	end, err := jsonscan.SkipValue(v, 0)
+	end, err := jsonscan.SkipMember(v, 0) // nested in its line
 	switch {
 	case err != nil:
 	case end != len(v):

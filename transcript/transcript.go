@@ -7,6 +7,7 @@
 package transcript
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -101,19 +102,35 @@ func inheritedTurns(seed []session.Event) string {
 
 // writer renders events with indentation by nesting: turn > step > content.
 type writer struct {
-	b *strings.Builder
+	b   *strings.Builder
+	buf []byte // the line being written, reused
 }
 
 // line writes text under a label, continuation lines aligned after the
 // label. Trailing spaces are cut from every line, so editors that strip
 // them cannot break a golden; the session logs still hold the exact text.
 func (w *writer) line(indent int, label, text string) {
-	pad := strings.Repeat("  ", indent)
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	fmt.Fprintf(w.b, "%s\n", strings.TrimRight(pad+label+lines[0], " \t"))
-	cont := pad + strings.Repeat(" ", len(label))
-	for _, l := range lines[1:] {
-		fmt.Fprintf(w.b, "%s\n", strings.TrimRight(cont+l, " \t"))
+	text = strings.TrimRight(text, "\n")
+	for i := 0; ; i++ {
+		l, rest, more := strings.Cut(text, "\n")
+		buf := w.buf[:0]
+		for range indent {
+			buf = append(buf, "  "...)
+		}
+		if i == 0 {
+			buf = append(buf, label...)
+		} else {
+			for range len(label) {
+				buf = append(buf, ' ')
+			}
+		}
+		buf = bytes.TrimRight(append(buf, l...), " \t")
+		w.b.Write(append(buf, '\n'))
+		w.buf = buf
+		if !more {
+			return
+		}
+		text = rest
 	}
 }
 
@@ -177,6 +194,9 @@ func (w *writer) event(e *session.Event) {
 // chunk shows only model calls that did not end normally: the rest of the
 // stream is in the assistant message.
 func (w *writer) chunk(e *session.Event) {
+	if !mayFinish(e.Data) {
+		return // most chunks: decoding them would find a delta
+	}
 	d, err := session.DecodeChunkData(e.Data)
 	if err != nil || !d.Chunk.IsFinish() || d.Chunk.Reason == nil {
 		return
@@ -198,6 +218,13 @@ func (w *writer) chunk(e *session.Event) {
 	case session.FinishMaxTokens:
 		w.line(2, "", "model call hit the token limit"+attempt)
 	}
+}
+
+// mayFinish reports whether a chunk payload could be a finish chunk: its
+// type, "finish", is in it as is or spelled with a \u escape (no other
+// escape stands for a letter).
+func mayFinish(data []byte) bool {
+	return bytes.Contains(data, []byte(session.ChunkFinish)) || bytes.Contains(data, []byte(`\u`))
 }
 
 func (w *writer) message(m *session.Message) {

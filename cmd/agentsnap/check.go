@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N]",
+		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N] [--max-growth SHARE --baseline DIR] [--schedules N] [--schedule-seed S]",
 		summary: "replay scenarios and compare them with their fixtures and goldens",
 		order:   30,
 		detail: `
@@ -41,7 +41,11 @@ is replayed by that team's tests, not here.
 --update rewrites transcript.golden from the replay, for scenarios whose
 replay matched its recording — only goldens, never session logs, and not
 under CI unless AGENTSNAP_FORCE_UPDATE=1. Without it check never writes a
-fixture.
+fixture: a scenario whose replay matches but whose transcript differs from
+its golden gets the transcript as a proposal beside it,
+transcript.golden.new (listed after the table), for "agentsnap review" to
+accept or reject; a matching transcript removes a stale one. Under CI no
+proposal is written or removed.
 
 --store replays through a JSONL folder (jsonl:DIR) or a SQLite database file
 (sqlite:PATH) instead of memory, kept for inspection; each scenario's
@@ -67,6 +71,26 @@ CATEGORY/NAME, mod N, is K-1, so it always lands in the same shard and
 adding a scenario moves no other. The suites split the same way with
 AGENTSNAP_SHARD=K/N.
 
+--max-growth SHARE --baseline DIR fails a scenario whose recording spends
+more than SHARE (0.2 or 20%) over the same scenario in DIR: the tree's
+cost when its scenario.json has prices, else its total tokens, from the
+recorded usage (see "agentsnap help inspect"). DIR is the fixtures to
+compare with, typically the main branch checked out beside the work tree
+(git worktree add ../base origin/main; --baseline ../base); each scenario
+is compared with the one at the same path under DIR, else with the only
+one of its CATEGORY/NAME there. A scenario DIR lacks is noted, not
+failed. Both trees are priced with the scenario's prices.
+
+--schedules N replays each scenario N times instead of once, each under a
+seeded schedule (seeds 1..N, or from --schedule-seed on): the replay driver
+times every model call of every session by the seed, so concurrent
+subagents answer and finish in another order under each. Every schedule
+must match the recording and write the same bytes; a failure names the two
+schedules that differ, their first differing event and the command that
+replays the failing schedule alone. A scenario.json "schedules" member asks
+the same of one scenario. --schedule-seed S without --schedules replays
+each scenario under the one schedule of seed S.
+
 Exit status 0 when every scenario passes, 1 when any fails (or the report
 cannot be written), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(checkFlags).set() },
@@ -81,6 +105,10 @@ type checkFlags struct {
 	format    string
 	report    string
 	shard     string
+	maxGrowth string
+	baseline  string
+	schedules int
+	seed      int64
 }
 
 func (f *checkFlags) set() *flag.FlagSet {
@@ -91,6 +119,10 @@ func (f *checkFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.format, "format", "text", "print `text|json|junit`: the table, one JSON object, or JUnit XML")
 	fs.StringVar(&f.report, "report", "", "also write the HTML report to `FILE`")
 	fs.StringVar(&f.shard, "shard", "", "check only shard `K/N` of the scenarios, split by a hash of CATEGORY/NAME")
+	fs.StringVar(&f.maxGrowth, "max-growth", "", "fail a scenario whose cost, or tokens, grew by more than `SHARE` (0.2 or 20%) over --baseline")
+	fs.StringVar(&f.baseline, "baseline", "", "the fixtures --max-growth compares with: a `DIR` such as a checkout of the main branch")
+	fs.IntVar(&f.schedules, "schedules", 0, "replay each scenario under `N` seeded schedules of its concurrent calls")
+	fs.Int64Var(&f.seed, "schedule-seed", 0, "the first schedule's seed `S`; without --schedules, replay under that one schedule")
 	return fs
 }
 
@@ -103,6 +135,7 @@ type checkResult struct {
 	detail          string
 	notes           []string
 	status          string           // statusPass, statusFail or statusError
+	pending         string           // the golden proposal waiting for review, if any
 	problems        []string         // the full messages: the replay's report, the golden's
 	first           string           // the most telling line; see firstDifference
 	fix             string           // the command that fixes it
@@ -119,8 +152,13 @@ const (
 
 // checkOptions say what checkOne does besides comparing.
 type checkOptions struct {
-	update bool // rewrite goldens from passing replays
-	page   bool // keep what the HTML report shows
+	update   bool         // rewrite goldens from passing replays
+	page     bool         // keep what the HTML report shows
+	readOnly bool         // write no golden proposal (the report command)
+	growth   *growthCheck // --max-growth, or nil
+	// schedules and seed are --schedules and --schedule-seed.
+	schedules int
+	seed      int64
 }
 
 func runCheck(ctx context.Context, e *env, args []string) int {
@@ -137,6 +175,10 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e, "check", "--shard: %v", err)
 	}
+	growth, err := parseGrowthFlags(e, f.maxGrowth, f.baseline)
+	if err != nil {
+		return usageError(e, "check", "%v", err)
+	}
 	store, cleanup, err := replayStore(ctx, e, f.storeSpec)
 	if err != nil {
 		return usageError(e, "check", "--store: %v", err)
@@ -152,7 +194,10 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 			return fail(e, "check", fmt.Errorf("%s", why))
 		}
 	}
-	opts := checkOptions{update: f.update, page: f.report != ""}
+	if f.schedules < 0 {
+		return usageError(e, "check", "--schedules %d: want a number of schedules such as 50", f.schedules)
+	}
+	opts := checkOptions{update: f.update, page: f.report != "", growth: growth, schedules: f.schedules, seed: f.seed}
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
 		return checkOne(ctx, dir, store(dir), opts)
 	})
@@ -299,7 +344,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		return r
 	}
 	r.sessions = len(fx.Logs)
-	o, err := harness.Replay(ctx, fx, harness.Options{Store: store, FromCLI: true})
+	o, err := harness.Replay(ctx, fx, harness.Options{Store: store, FromCLI: true, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
 		r.setError(err, fx, opts.page)
 		return r
@@ -314,19 +359,32 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		problems = append(problems, o.Report())
 	}
 	var g harness.GoldenResult
-	if opts.update && o.Passed() {
+	switch {
+	case opts.update && o.Passed():
 		g = harness.UpdateGolden(o)
-	} else {
+	case opts.readOnly:
+		g = harness.DiffGolden(o)
+	default:
 		g = harness.CompareGolden(o)
 	}
+	r.pending = g.Pending
 	if g.Message != "" {
 		problems = append(problems, g.Message)
+	}
+	growth, note := opts.growth.check(fx)
+	if growth != "" {
+		problems = append(problems, growth)
+	}
+	if note != "" {
+		r.notes = append(r.notes, note)
 	}
 	switch {
 	case len(problems) == 0 && g.Updated:
 		r.verdict = "ok, golden updated"
 	case len(problems) == 0:
 		r.verdict = "ok"
+	case o.Passed() && g.Message == "":
+		r.verdict, r.detail = "FAIL budget", strings.Join(problems, "\n")
 	case o.Passed():
 		r.verdict, r.detail = "FAIL golden", strings.Join(problems, "\n")
 	default:
@@ -339,6 +397,9 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 			golden = new(string(b))
 		}
 		r.status, r.first, r.fix = statusFail, firstDifference(o, g, golden), fixCommand(o)
+		if r.first == "" { // only the budget failed: nothing to re-record
+			r.first, r.fix = firstLine(growth), ""
+		}
 	}
 	if opts.page {
 		r.page = pageScenario(&r, fx, o)
@@ -379,6 +440,11 @@ func printCheck(e *env, results []checkResult) int {
 	for _, r := range results {
 		for _, n := range r.notes {
 			fmt.Fprintf(e.stdout, "note: %s: %s\n", r.name, n)
+		}
+	}
+	for _, r := range results {
+		if r.pending != "" {
+			fmt.Fprintf(e.stdout, "golden pending: %s (review it with: go tool agentsnap review %s)\n", r.pending, r.dir)
 		}
 	}
 	for _, r := range results {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -44,6 +45,14 @@ tool call that created it. Then, for each session:
   turns     one line per turn: steps, model calls (finish chunks), how the
             turn ended, [inherited] for a turn in the seed, the tools
             called and the last assistant text
+  usage     the session's own model calls and tokens (input, of them from
+            cache; output, of them reasoning), and its cost when the
+            scenario.json beside the logs has prices; a folder or a
+            database also gets a table of every session and the tree
+
+Usage is each call's assistant/message usage, else the last usage chunk
+of its stream (a failed call), else none ("without usage"). A fork
+child's inherited seed is its parent's and counts there.
 
 Exit status is 0, or 1 with "file:line: what is wrong" on bad input.`,
 		flags: func() *flag.FlagSet { return newFlagSet("inspect") },
@@ -63,14 +72,17 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "inspect", err)
 	}
+	prices, note := inspectPrices(e.path(pos[0]))
 	if len(logs) > 1 {
 		printTree(e.stdout, logs)
+		fmt.Fprintln(e.stdout)
+		printUsage(e.stdout, logs, prices, note)
 	}
 	for i, l := range logs {
 		if i > 0 || len(logs) > 1 {
 			fmt.Fprintln(e.stdout)
 		}
-		printLog(e.stdout, l)
+		printLog(e.stdout, l, prices)
 	}
 	return exitOK
 }
@@ -187,7 +199,7 @@ func seqRange(n int) string {
 	return fmt.Sprintf("0-%d", n-1)
 }
 
-func printLog(w io.Writer, l *session.Log) {
+func printLog(w io.Writer, l *session.Log, prices budget.Prices) {
 	h := l.Header
 	fmt.Fprintf(w, "%s\n", displayName(l))
 	fmt.Fprintf(w, "  session   %s\n", h.ID)
@@ -201,6 +213,7 @@ func printLog(w io.Writer, l *session.Log) {
 	fmt.Fprintf(w, "  lineage   %s\n", lineage(&h))
 	fmt.Fprintf(w, "  seed      %s\n", seedLine(l))
 	fmt.Fprintf(w, "  events    %d (%d own)\n", len(l.Events), len(l.Events)-h.SeedLength)
+	fmt.Fprintf(w, "  usage     %s\n", sessionUsage(l, prices))
 	if l.Torn != nil {
 		fmt.Fprintf(w, "  torn      line %d (%d bytes) is incomplete and was skipped: a crash mid-write; a store repairs it on load\n", l.Torn.Line, l.Torn.Bytes)
 	}

@@ -37,6 +37,7 @@ type command struct {
 
 // env is what a command may touch; tests replace it.
 type env struct {
+	stdin          io.Reader // nil reads as empty
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	dir            string // working folder; "" means the process's
@@ -69,7 +70,7 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

@@ -13,12 +13,11 @@ import (
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/report"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // proposalFile is a pending golden proposal beside transcript.golden: a
 // new transcript waiting for a reviewer to accept or reject it.
-const proposalFile = scenario.GoldenFile + ".new"
+const proposalFile = harness.ProposalFile
 
 func init() {
 	register(&command{
@@ -73,7 +72,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
-		return checkOne(ctx, dir, nil, checkOptions{page: true})
+		return checkOne(ctx, dir, nil, checkOptions{page: true, readOnly: true})
 	})
 	if err := writeReport(e, f.out, "agentsnap report", results); err != nil {
 		return fail(e, "report", err)
@@ -134,6 +133,7 @@ func pageScenario(r *checkResult, fx *harness.Fixture, o *harness.Outcome) *repo
 	proposal := filepath.Join(r.dir, proposalFile)
 	if b, err := os.ReadFile(proposal); err == nil && o.Passed() {
 		sc.Status, sc.ReplayTranscript = report.StatusPending, string(b)
+		sc.FixCommand = "go tool agentsnap review " + r.dir
 		note := fmt.Sprintf("a golden proposal waits for review: %s (shown as the replay side of the transcript)", proposal)
 		sc.Problems = append([]string{note}, sc.Problems...)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentsnap/agentsnap/internal/columns"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,37 +18,8 @@ func count(n int, noun string) string {
 	return s
 }
 
-// alignColumns lays rows out as columns two spaces apart, each as wide as
-// its widest cell, with no trailing spaces; a column empty in every row is
-// left out. Put variable-width columns last: a long cell widens its whole
-// column.
-func alignColumns(rows [][]string) []string {
-	var widths []int
-	for _, r := range rows {
-		for i, cell := range r {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	out := make([]string, len(rows))
-	for k, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			if widths[i] == 0 {
-				continue
-			}
-			if b.Len() > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(cell)
-			b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)))
-		}
-		out[k] = strings.TrimRight(b.String(), " ")
-	}
-	return out
-}
+// alignColumns lays rows out as columns two spaces apart; see columns.Align.
+func alignColumns(rows [][]string) []string { return columns.Align(rows) }
 
 // wrap breaks text into lines of at most width runes at spaces; a word
 // longer than width gets a line of its own. It returns at least one line.

@@ -33,12 +33,16 @@
 //	but root made:
 //	    1. lookup {"key":"order:A-1042"} (call_order)
 //	    2. lookup {"key":"policy:refunds"} (call_policy)
-//	    3. subagent_spawn {"description":"Draft the refund reply","prompt":"…"} (call_draft)
+//	    3. subagent_spawn {"description":"Draft the refund reply","prompt":"Draft a one-sentence reply telling a customer that order A-1042 (58.00 EUR) will be refunded in full."} (call_draft)
 //	call 1 does not match wanted call 1: the arguments of lookup {"key":"order:A-1042"} (call_order) do not match:
 //	      Expected
-//	          <map[string]interface {} | len:1>: {"key": <string>"order:A-1042"}
+//	          <map[string]interface {} | len:1>: {
+//	              "key": <string>"order:A-1042",
+//	          }
 //	      to have {key: value}
-//	          <map[interface {}]interface {} | len:1>: {<string>"key": <string>"release"}
+//	          <map[interface {}]interface {} | len:1>: {
+//	              <string>"key": <string>"release",
+//	          }
 //
 //	the agent tree (path, created, depth, seedLength, model calls, tool calls):
 //	  root             root                  depth 0  seed 0  3 model calls  tools lookup(call_order) lookup(call_policy) subagent_spawn(call_draft)
@@ -46,5 +50,5 @@
 //
 // The matchers only read the logs; they do not judge the replay, so pair
 // them with harness.MatchRecording. They are safe to use from parallel
-// specs; a matcher value holds no state between matches.
+// specs: a matcher value keeps no state of its own between matches.
 package tree

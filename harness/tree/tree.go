@@ -251,7 +251,7 @@ func WithinBudget(l budget.Limit) types.GomegaMatcher {
 				return false, "", err
 			}
 			if err := u.Check(limit(v)); err != nil {
-				return false, "it does not:\n  " + strings.ReplaceAll(err.Error(), "budget: ", ""), nil
+				return false, "it does not:\n  " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "budget: "), "\nbudget: ", "\n  "), nil
 			}
 			return true, fmt.Sprintf("it is: %s", u.Tokens), nil
 		},

@@ -3,9 +3,9 @@ package tree
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentsnap/agentsnap/internal/columns"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/harness"
@@ -204,28 +204,4 @@ func count(n int, noun string) string {
 	return s
 }
 
-// alignColumns lays rows out as columns two spaces apart, with no trailing
-// spaces.
-func alignColumns(rows [][]string) []string {
-	var widths []int
-	for _, r := range rows {
-		for i, cell := range r {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	out := make([]string, len(rows))
-	for k, r := range rows {
-		var b strings.Builder
-		for i, cell := range r {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			b.WriteString(cell + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)))
-		}
-		out[k] = strings.TrimRight(b.String(), " ")
-	}
-	return out
-}
+func alignColumns(rows [][]string) []string { return columns.Align(rows) }

@@ -160,3 +160,87 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// AppendStdString appends s as encoding/json writes a string with HTML
+// escaping off. It differs from AppendString only in writing \b and \f as
+// such rather than as \u0008 and \u000c.
+func AppendStdString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendCompact appends the JSON text src to dst without the spaces between
+// its tokens, as encoding/json's Compact does (strings kept byte for
+// byte). src must be one value, with space around it allowed; otherwise it
+// returns dst unchanged and the error.
+func AppendCompact(dst, src []byte) ([]byte, error) {
+	i := SkipSpace(src, 0)
+	end, err := SkipValue(src, i)
+	if err == nil {
+		if j := SkipSpace(src, end); j != len(src) {
+			err = errAt(j, "unexpected %s after the value", Describe(src, j))
+		}
+	}
+	if err != nil {
+		return dst, err
+	}
+	for i < end {
+		switch c := src[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			// Valid: the string ends where SkipString says.
+			stop, _, _ := SkipString(src, i)
+			dst = append(dst, src[i:stop]...)
+			i = stop
+		default:
+			dst = append(dst, c)
+			i++
+		}
+	}
+	return dst, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/persistence"
@@ -29,17 +30,24 @@ func Open(b *Backend) *Store {
 	return &Store{c}
 }
 
-// Backend keeps session logs as JSONL bytes in memory. It is safe for
+// Backend keeps session logs in memory as their JSONL bytes read back: a
+// log is kept as the events that reading its bytes gives, so Read decodes
+// nothing, and as the bytes themselves once they hold what no event stands
+// for (a torn tail, an event that would read back otherwise than written).
+// Either way Read returns what decoding the bytes returns. It is safe for
 // concurrent use; Close keeps the logs, so the Backend outlives its stores.
 type Backend struct {
 	mu    sync.Mutex
 	logs  map[string]*memLog
 	order []string
+	data  arena // the data of every kept event
 }
 
 type memLog struct {
-	header session.Header
-	buf    []byte // the log's bytes, header line first
+	header session.Header // as written, for Sessions
+	read   session.Header // as its line reads back
+	raw    []byte         // the log's bytes, once kept as bytes; nil while kept as events
+	events eventLog       // while raw is nil
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -68,15 +76,27 @@ func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
 func (b *Backend) Read(ctx context.Context, id string) (*session.Log, error) {
 	b.mu.Lock()
 	l, ok := b.logs[id]
-	var buf []byte
-	if ok {
-		buf = bytes.Clone(l.buf)
+	var out *session.Log
+	var raw []byte
+	switch {
+	case !ok:
+	case l.raw == nil && l.read.SeedLength <= l.events.count:
+		h := l.read
+		h.Extra = maps.Clone(h.Extra)
+		out = &session.Log{Path: "memory:" + id, Header: h, Events: l.events.all(&b.data)}
+	default:
+		// Bytes, or a seedLength past the events, which the reader
+		// refuses in its words.
+		raw = l.bytes(&b.data)
 	}
 	b.mu.Unlock()
-	if !ok {
+	switch {
+	case !ok:
 		return nil, fmt.Errorf("memory: read session %s: %w", id, persistence.ErrUnknownSession)
+	case out != nil:
+		return out, nil
 	}
-	return session.Read(bytes.NewReader(buf), "memory:"+id)
+	return session.Read(bytes.NewReader(raw), "memory:"+id)
 }
 
 // Write implements persistence.Backend.
@@ -85,25 +105,51 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 	defer b.mu.Unlock()
 	id := w.Header.ID
 	l, ok := b.logs[id]
+	shared := 0
 	switch {
 	case w.New && ok:
 		return fmt.Errorf("memory: write session %s: %w", id, persistence.ErrSessionExists)
 	case w.New:
-		l = &memLog{header: *w.Header, buf: session.AppendHeader(nil, w.Header)}
+		l = &memLog{header: *w.Header}
+		line := session.AppendHeader(nil, w.Header)
+		if l.read.UnmarshalJSON(line[:len(line)-1]) != nil {
+			l.raw = line // Read reports it, as it reads the bytes
+		}
 		b.logs[id] = l
 		b.order = append(b.order, id)
+		if p := b.logs[w.Header.ParentSession]; p != nil && p.raw == nil && l.raw == nil {
+			// A fork's seed is its parent's first events: share what is.
+			shared = l.events.share(&p.events, &b.data, w.Events)
+		}
 	case !ok:
 		return fmt.Errorf("memory: write session %s: %w", id, persistence.ErrUnknownSession)
+	case l.raw == nil:
+		// Events end every line: nothing is torn or unterminated.
 	case w.Torn != nil:
 		// Cut the torn line: it follows the last newline.
-		l.buf = l.buf[:bytes.LastIndexByte(l.buf, '\n')+1]
-	case len(l.buf) > 0 && l.buf[len(l.buf)-1] != '\n':
-		l.buf = append(l.buf, '\n')
+		l.raw = l.raw[:bytes.LastIndexByte(l.raw, '\n')+1]
+	case len(l.raw) > 0 && l.raw[len(l.raw)-1] != '\n':
+		l.raw = append(l.raw, '\n')
 	}
-	for i := range w.Events {
-		l.buf = session.AppendEvent(l.buf, &w.Events[i])
+	for i := shared; i < len(w.Events); i++ {
+		e := &w.Events[i]
+		if l.raw == nil && !l.events.keep(e, &b.data) {
+			l.raw = l.bytes(&b.data)
+			l.events = eventLog{}
+		}
+		if l.raw != nil {
+			l.raw = session.AppendEvent(l.raw, e)
+		}
 	}
 	return nil
+}
+
+// bytes returns the log's bytes: what a JSONL backend holds.
+func (l *memLog) bytes(data *arena) []byte {
+	if l.raw != nil {
+		return bytes.Clone(l.raw)
+	}
+	return session.Encode(&l.header, l.events.all(data))
 }
 
 // Close implements persistence.Source. It keeps the logs.

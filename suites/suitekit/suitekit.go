@@ -136,9 +136,10 @@ func Replay(dir string, opts ...harness.Options) *harness.Outcome {
 	return o
 }
 
-// ReportGoldens prints, after the suite, the goldens it added or changed
-// and, on an unfiltered run, the obsolete ones. Call it at the top level of
-// a suite file.
+// ReportGoldens prints, after the suite, the goldens it added or changed,
+// the golden proposals waiting for "agentsnap review" under its categories
+// ("golden pending:  PATH") and, on an unfiltered run, the obsolete
+// goldens. Call it at the top level of a suite file.
 func ReportGoldens(categories ...string) bool {
 	return ReportAfterSuite("goldens: "+strings.Join(categories, ", "), func(r Report) {
 		if r.SuiteConfig.DryRun {

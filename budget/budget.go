@@ -1,0 +1,204 @@
+package budget
+
+import (
+	"fmt"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Tokens counts the tokens of one or more model calls. CacheRead is part of
+// Input and Reasoning part of Output (see the package doc).
+type Tokens struct {
+	Input     int
+	Output    int
+	CacheRead int
+	Reasoning int
+}
+
+// Total returns Input + Output: every token the calls were billed for.
+func (t Tokens) Total() int { return t.Input + t.Output }
+
+// Plus returns the sum of t and u.
+func (t Tokens) Plus(u Tokens) Tokens {
+	return Tokens{t.Input + u.Input, t.Output + u.Output, t.CacheRead + u.CacheRead, t.Reasoning + u.Reasoning}
+}
+
+// String returns "298 tokens (181 input, 117 output)", with the cache
+// reads and reasoning when there are any.
+func (t Tokens) String() string {
+	s := fmt.Sprintf("%d tokens (%d input", t.Total(), t.Input)
+	if t.CacheRead > 0 {
+		s += fmt.Sprintf(", %d from cache", t.CacheRead)
+	}
+	s += fmt.Sprintf(", %d output", t.Output)
+	if t.Reasoning > 0 {
+		s += fmt.Sprintf(", %d reasoning", t.Reasoning)
+	}
+	return s + ")"
+}
+
+func tokensOf(u *session.Usage) Tokens {
+	t := Tokens{Input: u.InputTokens, Output: u.OutputTokens}
+	if u.CacheReadTokens != nil {
+		t.CacheRead = *u.CacheReadTokens
+	}
+	if u.ReasoningTokens != nil {
+		t.Reasoning = *u.ReasoningTokens
+	}
+	return t
+}
+
+// Call is one model call (one attempt) of a session.
+type Call struct {
+	Turn, Step, Attempt int
+	// Model is the model member of the call's request/header; "" when the
+	// log has none (dsh logs).
+	Model  string
+	Tokens Tokens
+	// Reported is false when the log records no usage for the call.
+	Reported bool
+	// Finish is the kind of the call's finish chunk ("stop", "error", ...);
+	// "" when the stream has none.
+	Finish string
+}
+
+// Session is the usage of one session's own model calls.
+type Session struct {
+	// Path names the session by its place in the tree, as
+	// session.LineageKeys does ("root", "root/call_f"); a session counted
+	// alone (OfSession) is named by its id.
+	Path   string
+	ID     string
+	Mode   session.Mode // "" for a root
+	Depth  int
+	Calls  []Call
+	Tokens Tokens // the sum over Calls
+}
+
+// Unreported returns how many of the session's calls record no usage.
+func (s *Session) Unreported() int {
+	n := 0
+	for _, c := range s.Calls {
+		if !c.Reported {
+			n++
+		}
+	}
+	return n
+}
+
+// Usage is the usage of one agent tree: every session in lineage order.
+type Usage struct {
+	Sessions []*Session
+	Tokens   Tokens // the sum over Sessions
+}
+
+// Of counts the usage of the tree the logs form (in any order). It fails
+// when they are not one tree.
+func Of(logs []*session.Log) (*Usage, error) {
+	ordered, err := session.LineageOrder(logs)
+	if err != nil {
+		return nil, fmt.Errorf("budget: %w", err)
+	}
+	keys := session.LineageKeys(ordered)
+	u := &Usage{}
+	for _, l := range ordered {
+		s := OfSession(l)
+		s.Path = keys[l.Header.ID]
+		u.Sessions = append(u.Sessions, s)
+		u.Tokens = u.Tokens.Plus(s.Tokens)
+	}
+	return u, nil
+}
+
+// OfSession counts the usage of one session's own model calls; Path is
+// the session's id.
+func OfSession(l *session.Log) *Session {
+	s := &Session{Path: l.Header.ID, ID: l.Header.ID, Mode: l.Header.Mode, Depth: l.Header.DelegationDepth}
+	own := l.Own()
+	for i := range own {
+		s.event(&own[i])
+	}
+	for _, c := range s.Calls {
+		s.Tokens = s.Tokens.Plus(c.Tokens)
+	}
+	return s
+}
+
+// event folds one of the session's own events into its calls.
+func (s *Session) event(e *session.Event) {
+	switch e.Type {
+	case session.TypeRequestHeader:
+		var d session.RequestHeaderData
+		if e.Decode(&d) == nil {
+			s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Attempt: d.Attempt, Model: d.Model})
+		}
+	case session.TypeAssistantChunk:
+		d, err := session.DecodeChunkData(e.Data)
+		if err != nil {
+			return
+		}
+		c := s.call(d.Turn, d.Step, d.Attempt)
+		switch {
+		case d.Chunk.Type == session.ChunkUsage && d.Chunk.Usage != nil:
+			c.Tokens, c.Reported = tokensOf(d.Chunk.Usage), true
+		case d.Chunk.IsFinish() && d.Chunk.Reason != nil:
+			c.Finish = d.Chunk.Reason.Kind
+		}
+	case session.TypeAssistantMessage:
+		var d session.AssistantMessageData
+		if e.Decode(&d) != nil || d.Usage == nil {
+			return
+		}
+		// The message follows the finish of the attempt it closes: the
+		// latest call of its turn and step.
+		for i := len(s.Calls) - 1; i >= 0; i-- {
+			if c := &s.Calls[i]; c.Turn == d.Turn && c.Step == d.Step {
+				c.Tokens, c.Reported = tokensOf(d.Usage), true
+				return
+			}
+		}
+		s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Tokens: tokensOf(d.Usage), Reported: true})
+	}
+}
+
+// call returns the open call of (turn, step, attempt): the latest one with
+// that key, or a new one when the log wrote no request/header for it. A
+// finished call is not reopened: a chunk after a finish starts a new call.
+func (s *Session) call(turn, step, attempt int) *Call {
+	if n := len(s.Calls); n > 0 {
+		c := &s.Calls[n-1]
+		if c.Turn == turn && c.Step == step && c.Attempt == attempt && c.Finish == "" {
+			return c
+		}
+	}
+	s.Calls = append(s.Calls, Call{Turn: turn, Step: step, Attempt: attempt})
+	return &s.Calls[len(s.Calls)-1]
+}
+
+// Session returns the session at a lineage path, or nil.
+func (u *Usage) Session(path string) *Session {
+	for _, s := range u.Sessions {
+		if s.Path == path {
+			return s
+		}
+	}
+	return nil
+}
+
+// Calls returns the number of model calls of the tree.
+func (u *Usage) Calls() int {
+	n := 0
+	for _, s := range u.Sessions {
+		n += len(s.Calls)
+	}
+	return n
+}
+
+// Unreported returns how many calls of the tree record no usage.
+func (u *Usage) Unreported() int {
+	n := 0
+	for _, s := range u.Sessions {
+		n += s.Unreported()
+	}
+	return n
+}

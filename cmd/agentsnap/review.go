@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+func init() {
+	register(&command{
+		name:    "review",
+		args:    "[DIR...] [--accept | --reject] [--force] [--format json|markdown]",
+		summary: "review golden proposals (transcript.golden.new): accept or reject each",
+		order:   32,
+		detail: `
+A replay that matches its recording but whose transcript differs from
+transcript.golden leaves the transcript beside the golden as a proposal,
+transcript.golden.new (the suites and "agentsnap check" write it; never
+under CI). review walks the proposals under the given folders (default
+./fixtures/...), in natural order, and shows for each the diff golden ->
+proposal [diff -golden +proposal], one diff per session that changed,
+headed by its session line; a session only one side has shows whole as
+added or removed.
+
+In a terminal it asks for each: a accepts (the proposal replaces the
+golden, atomically), r rejects (the proposal is deleted), s skips (it
+stays pending), A accepts all remaining, q quits. Input that is not a
+terminal is read a line at a time, by the line's first letter. Diffs are
+coloured when stdout is a terminal and NO_COLOR is not set.
+
+--accept accepts every proposal and --reject rejects every one, without
+asking. --format json prints the proposals as a JSON array
+([{"scenario", "dir", "golden", "proposal", "sessions": [{"session",
+"status" (changed, added or removed), "diff"}], "warnings"}]) and
+--format markdown as one section per scenario with diff blocks, for a pull
+request comment; neither changes anything unless --accept or --reject is
+given too.
+
+review does not accept silently what is likely a mistake: a proposal in
+which a session disappeared, a child's mode changed (spawn <-> fork) or a
+fork's inherited prefix changed is listed with a warning and accepted only
+with --force (in a terminal: a asks to confirm with y). Accepting writes
+goldens, so it is refused under CI unless AGENTSNAP_FORCE_UPDATE=1.
+
+Exit status 0 when done, 1 when a proposal refused as a likely mistake was
+left pending (or a file could not be changed), 2 on bad usage.`,
+		flags: func() *flag.FlagSet { return new(reviewFlags).set() },
+		run:   runReview,
+	})
+}
+
+type reviewFlags struct {
+	accept, reject, force bool
+	format                string
+}
+
+func (f *reviewFlags) set() *flag.FlagSet {
+	fs := newFlagSet("review")
+	fs.BoolVar(&f.accept, "accept", false, "accept every proposal without asking")
+	fs.BoolVar(&f.reject, "reject", false, "reject (delete) every proposal without asking")
+	fs.BoolVar(&f.force, "force", false, "accept proposals that drop a session or change a child's mode or fork seed")
+	fs.StringVar(&f.format, "format", "", "print the proposals as `json|markdown` instead of asking")
+	return fs
+}
+
+// proposal is one pending golden proposal; the member order is --format
+// json's.
+type proposal struct {
+	Scenario string        `json:"scenario"`
+	Dir      string        `json:"dir"`
+	Golden   string        `json:"golden"`
+	Proposal string        `json:"proposal"`
+	Sessions []sessionDiff `json:"sessions"`
+	Warnings []string      `json:"warnings"`
+}
+
+func runReview(ctx context.Context, e *env, args []string) int {
+	var f reviewFlags
+	pos, err := parseFlags(f.set(), args)
+	if err != nil {
+		return usageError(e, "review", "%v", err)
+	}
+	if f.accept && f.reject {
+		return usageError(e, "review", "--accept and --reject exclude each other")
+	}
+	switch f.format {
+	case "", "json", "markdown":
+	default:
+		return usageError(e, "review", "--format %q: want json or markdown", f.format)
+	}
+	dirs, code := findScenarios(e, "review", pos)
+	if code != exitOK {
+		return code
+	}
+	props, err := loadProposals(dirs)
+	if err != nil {
+		return fail(e, "review", err)
+	}
+	interactive := f.format == "" && !f.accept && !f.reject
+	if len(props) == 0 {
+		if f.format == "json" {
+			fmt.Fprintln(e.stdout, "[]")
+		} else {
+			fmt.Fprintf(e.stdout, "no golden proposals (%s) pending review\n", harness.ProposalFile)
+		}
+		return exitOK
+	}
+	if f.accept || interactive {
+		if why := harness.UpdateRefusal(); why != "" {
+			return fail(e, "review", errors.New(why))
+		}
+	}
+	log := e.stdout
+	switch f.format {
+	case "json":
+		if err := printProposalsJSON(e.stdout, props); err != nil {
+			return fail(e, "review", err)
+		}
+		log = e.stderr // stdout holds the JSON
+	case "markdown":
+		printProposalsMarkdown(e.stdout, props)
+		log = e.stderr
+	}
+	switch {
+	case f.accept || f.reject:
+		return settleAll(e, log, props, f.accept, f.force)
+	case interactive:
+		return reviewInteractive(ctx, e, props, f.force)
+	}
+	return exitOK
+}
+
+// loadProposals reads the proposal of every scenario folder that has one,
+// with its golden ("" when the golden is missing: every session is added).
+func loadProposals(dirs []string) ([]proposal, error) {
+	var out []proposal
+	for _, dir := range dirs {
+		golden := filepath.Join(dir, scenario.GoldenFile)
+		path := harness.ProposalPath(golden)
+		next, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		old, err := os.ReadFile(golden)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		p := proposal{Scenario: harness.Name(dir), Dir: dir, Golden: golden, Proposal: path}
+		p.Sessions, p.Warnings = diffSessions(string(old), string(next))
+		p.Sessions = append([]sessionDiff{}, p.Sessions...)
+		p.Warnings = append([]string{}, p.Warnings...)
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// acceptProposal renames the proposal over its golden: atomic, so the
+// golden is always whole.
+func acceptProposal(p *proposal) error {
+	if err := os.Rename(p.Proposal, p.Golden); err != nil {
+		return fmt.Errorf("accepting %s: %w", p.Proposal, err)
+	}
+	return atomicfile.SyncDir(filepath.Dir(p.Golden))
+}
+
+func rejectProposal(p *proposal) error {
+	if err := os.Remove(p.Proposal); err != nil {
+		return fmt.Errorf("rejecting %s: %w", p.Proposal, err)
+	}
+	return nil
+}
+
+// settleAll accepts or rejects every proposal, except that a likely
+// mistake is only accepted with force; it reports each to w.
+func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
+	code := exitOK
+	for i := range props {
+		p := &props[i]
+		var err error
+		switch {
+		case !accept:
+			if err = rejectProposal(p); err == nil {
+				fmt.Fprintf(w, "rejected %s: removed %s\n", p.Scenario, p.Proposal)
+			}
+		case len(p.Warnings) > 0 && !force:
+			fmt.Fprintf(w, "left pending %s: %s looks like a mistake:\n", p.Scenario, p.Proposal)
+			for _, warn := range p.Warnings {
+				fmt.Fprintf(w, "  warning: %s\n", warn)
+			}
+			fmt.Fprintf(w, "  read its diff (go tool agentsnap review %s), then accept it with --force if it is intended\n", p.Dir)
+			code = exitFail
+		default:
+			if err = acceptProposal(p); err == nil {
+				fmt.Fprintf(w, "accepted %s: %s now holds the proposal\n", p.Scenario, p.Golden)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "agentsnap review: %v\n", err)
+			code = exitFail
+		}
+	}
+	return code
+}
+
+func printProposalsJSON(w io.Writer, props []proposal) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(props)
+}
+
+// printProposalsMarkdown prints the proposals for a pull request comment:
+// a section per scenario, a diff block per session.
+func printProposalsMarkdown(w io.Writer, props []proposal) {
+	fmt.Fprintf(w, "# Golden proposals\n\n%s pending review. Accept them with `go tool agentsnap review --accept`, or one at a time with `go tool agentsnap review`.\n", count(len(props), "proposal"))
+	for _, p := range props {
+		fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
+		for _, warn := range p.Warnings {
+			fmt.Fprintf(w, "\n> **Warning:** %s (accepted only with `--force`)\n", warn)
+		}
+		if len(p.Sessions) == 0 {
+			fmt.Fprintf(w, "\nThe proposal is the same as the golden.\n")
+		}
+		for _, s := range p.Sessions {
+			fence := codeFence(s.Diff)
+			fmt.Fprintf(w, "\n**%s** (%s)\n\n%sdiff\n%s%s\n", s.Session, s.Status, fence, s.Diff, fence)
+		}
+	}
+}
+
+// codeFence returns a backtick fence longer than any backtick run in text,
+// so a transcript quoting Markdown cannot close the block.
+func codeFence(text string) string {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}

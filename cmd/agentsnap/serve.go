@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/wire"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
+		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
+		order:   40,
+		detail: `
+Serves the scenario in DIR as an OpenAI-compatible model endpoint (POST
+.../chat/completions, streamed or whole) on a loopback address, so an agent
+in another process — in any language, on any OpenAI SDK — replays its
+fixture. The first line of the output is the base URL to point the SDK at,
+such as http://127.0.0.1:41234/v1. Then run the agent, and stop serve with
+SIGINT (Ctrl-C) or SIGTERM when it is done: serve writes the session logs
+from what crossed the wire, compares them with the fixture and the
+transcript with transcript.golden as check does, and prints the verdict.
+
+An agent with subagents names each call's session in headers:
+Agentsnap-Session (an id of its choosing, the same on every call of the
+session), and for a child also Agentsnap-Parent (the parent's id),
+Agentsnap-Call (the id of the parent's tool call that created it) and
+Agentsnap-Mode (spawn or fork). A call without them is the root's. A fork
+child's first request sends its parent's conversation up to the parent's
+last completed turn, then its own prompt.
+
+--runtime names the agent: a fixture is replayed only under the name that
+recorded it (scenario.json recorded.runtime).
+
+--record records DIR instead: the answers come from DIR/playbook.json, or
+from a live model with --live (--base-url, --model and the key as for
+record; every call goes to --model, whatever model the agent names). On
+SIGINT the fixture is written all or nothing, as record writes it: a
+request that did not fit its session, an unused playbook answer or a live
+failure leaves the fixture unchanged.
+
+Exit status 0 when the replay matched its recording and its golden and
+every recorded call was replayed (or the recording was written), 1
+otherwise, 2 on bad usage.`,
+		flags: func() *flag.FlagSet { return new(serveFlags).set() },
+		run:   runServe,
+	})
+}
+
+// serveFlags are the flags of serve.
+type serveFlags struct {
+	addr, runtime string
+	record        bool
+	rec           recordFlags // the recording's flags, shared with record
+}
+
+func (f *serveFlags) set() *flag.FlagSet {
+	fs := newFlagSet("serve")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "the loopback `address` to listen on (port 0: any free port)")
+	fs.StringVar(&f.runtime, "runtime", "external", "the agent's runtime `name`, recorded in scenario.json; a replay needs the name that recorded it")
+	fs.BoolVar(&f.record, "record", false, "record DIR from its playbook (or a live model, with --live) instead of replaying it")
+	fs.BoolVar(&f.rec.live, "live", false, "with --record: answer from a live OpenAI-compatible model instead of playbook.json")
+	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
+	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
+	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
+	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	return fs
+}
+
+// shutdownGrace is how long serve waits, once stopped, for answers still
+// streaming before it cuts their connections.
+const shutdownGrace = 5 * time.Second
+
+// runServe serves DIR until ctx is done. main cancels ctx on SIGINT and
+// SIGTERM, so ctx.Done() is serve's stop signal — and only that: the
+// replay or recording itself runs on context.WithoutCancel(ctx). A
+// cancelled context would make the run "cancelled" (the recorder refuses
+// to save, model calls abort), while stopping serve is how a run ends
+// normally.
+func runServe(ctx context.Context, e *env, args []string) int {
+	var f serveFlags
+	pos, err := parseFlags(f.set(), args)
+	if err != nil {
+		return usageError(e, "serve", "%v", err)
+	}
+	if len(pos) != 1 {
+		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
+	}
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0) {
+		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures and --pace only apply with --record")
+	}
+	if f.runtime == "" {
+		return usageError(e, "serve", "--runtime is empty; name the agent (the name is recorded, and a replay needs the same one)")
+	}
+	if err := loopback(f.addr); err != nil {
+		return usageError(e, "serve", "%v", err)
+	}
+	dir := e.path(pos[0])
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fail(e, "serve", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fail(e, "serve", fmt.Errorf("listening on %s: %w; give another --addr, or port 0 for any free one", f.addr, err))
+	}
+	if err := loopbackListener(ln); err != nil {
+		ln.Close()
+		return usageError(e, "serve", "%v", err)
+	}
+	rt := &serveRuntime{name: f.runtime, ln: ln, stdout: e.stdout, stop: ctx.Done()}
+	defer rt.closeListener()
+	work := context.WithoutCancel(ctx)
+	if f.record {
+		return serveRecord(work, e, pos[0], dir, &f, rt)
+	}
+	return serveReplay(work, e, pos[0], dir, rt)
+}
+
+// serveReplay replays dir through rt and prints the verdict as check does.
+func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
+	fx, err := harness.LoadFixture(dir)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" && rec.Runtime != rt.name {
+		return usageError(e, "serve", "%s was recorded with the runtime %q, and this serves %q; give --runtime %s", fx.Name, rec.Runtime, rt.name, rec.Runtime)
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
+	}
+	o, err := harness.Replay(ctx, fx, harness.Options{Runtime: rt, FromCLI: true, Logf: logf,
+		RecordCommand: fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s (and run the agent against the URL it prints)", arg, rt.name)})
+	if err == nil && rt.calls.Load() == 0 {
+		// The replay then only lists every recorded session as missing.
+		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed; run the agent against the URL serve prints first, then stop serve", fx.Name)
+	}
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	g := harness.CompareGolden(o)
+	fmt.Fprintln(e.stdout, strings.TrimRight(o.Report(), "\n"))
+	if g.Message != "" {
+		fmt.Fprintf(e.stdout, "\n%s\n", strings.TrimRight(g.Message, "\n"))
+	}
+	if !o.Passed() || g.Message != "" {
+		return exitFail
+	}
+	return exitOK
+}
+
+// serveRecord records dir through rt, as record does with its runtime.
+func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, rt *serveRuntime) int {
+	var opts recorder.Options
+	var err error
+	if f.rec.live {
+		if opts, err = liveOptions(e, &f.rec); err != nil {
+			return usageError(e, "serve", "%v", err)
+		}
+		opts.Driver = fixedModel{Driver: opts.Driver, model: opts.Model}
+	} else if opts, err = recorder.PlaybookOptions(dir, f.rec.pace); err != nil {
+		return fail(e, "serve", err)
+	}
+	opts.Runtime, opts.By, opts.Progress = rt, version, e.stderr
+	opts.Secrets = map[string]string{}
+	for _, v := range keyVars {
+		if val := e.getenv(v); val != "" {
+			opts.Secrets[v] = strings.TrimSpace(val)
+		}
+	}
+	opts.Logf = func(format string, args ...any) {
+		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
+	}
+	res, err := recorder.Record(ctx, dir, opts)
+	if err != nil {
+		return fail(e, "serve", err)
+	}
+	printRecorded(e, name, res)
+	return exitOK
+}
+
+// serveRuntime is the agent in another process as a runtime: its Run
+// serves the model over HTTP on ln until stop, and the agent drives the
+// prompts.
+type serveRuntime struct {
+	name   string
+	ln     net.Listener
+	stdout io.Writer
+	stop   <-chan struct{}
+	served bool         // Run took the listener over
+	calls  atomic.Int64 // requests served
+}
+
+func (r *serveRuntime) Name() string { return r.name }
+
+func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
+	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Logf: env.Logf})
+	if err != nil {
+		return err
+	}
+	r.served = true
+	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.calls.Add(1)
+		h.ServeHTTP(w, req)
+	})
+	srv := &http.Server{Handler: count, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(r.ln) }()
+	// The first line of the output: what the agent's SDK points at.
+	fmt.Fprintf(r.stdout, "http://%s/v1\n", r.ln.Addr())
+	var serveErr error
+	select {
+	case <-r.stop:
+	case <-ctx.Done():
+	case serveErr = <-done:
+		serveErr = fmt.Errorf("serve: the server stopped: %w", serveErr)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close() // answers still streaming after the grace: cut them; their turns end aborted
+	}
+	return errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+}
+
+// closeListener closes the listener when no run took it over (a fixture
+// that could not be loaded, a recording refused before it started).
+func (r *serveRuntime) closeListener() {
+	if !r.served {
+		r.ln.Close()
+	}
+}
+
+// loopback refuses an --addr that is not a loopback address: serve hands
+// out recorded (or live) answers to whoever connects.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %v; give HOST:PORT, such as 127.0.0.1:0", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--addr %q is not a loopback address; serve listens on this machine only (127.0.0.1, [::1] or localhost), such as --addr 127.0.0.1:8080", addr)
+}
+
+// loopbackListener checks where a listener landed ("localhost" resolves).
+func loopbackListener(ln net.Listener) error {
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--addr resolved to %s, which is not a loopback address; give 127.0.0.1:PORT", ln.Addr())
+}
+
+// fixedModel sends every call to one model, whatever model the agent
+// names: the agent's own name stays in the logs, as it sent it, so a
+// replay compares what the agent sends.
+type fixedModel struct {
+	llm.Driver
+	model string
+}
+
+func (d fixedModel) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	r := *req
+	r.Model = d.model
+	return d.Driver.Stream(ctx, &r)
+}

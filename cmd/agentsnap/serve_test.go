@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// serveFixture is a fixture recorded by serve --record from goAgent: a
+// fact in turn 1, then a fork, a lookup and a spawn in one step, the
+// children at once.
+const serveFixture = "testdata/serve/mixed/go-agent"
+
+// goAgent is an agent in "another process": an openai-go client on a base
+// URL, naming its sessions in headers only (no in-process tags).
+type goAgent struct {
+	client openai.Client
+	system string
+}
+
+// goSession is one session's conversation and header identity.
+type goSession struct {
+	id, parent, call, mode string
+	msgs                   []openai.ChatCompletionMessageParamUnion
+	completed              int // messages in its completed turns: what a fork inherits
+}
+
+func newGoAgent(baseURL, system string) *goAgent {
+	return &goAgent{client: openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey("unused"), option.WithMaxRetries(0)), system: system}
+}
+
+// runGoAgent runs the prompts of the scenario in dir as the root's turns.
+func runGoAgent(ctx context.Context, baseURL, dir string) error {
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return err
+	}
+	var cfg struct{ System string }
+	_ = json.Unmarshal(sc.Agent, &cfg)
+	a := newGoAgent(baseURL, cfg.System)
+	root := &goSession{id: "root"}
+	for _, p := range sc.Prompts {
+		if _, err := a.turn(ctx, root, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *goSession) headers() []option.RequestOption {
+	opts := []option.RequestOption{option.WithHeader(wire.HeaderSession, s.id)}
+	if s.parent != "" {
+		opts = append(opts, option.WithHeader(wire.HeaderParent, s.parent), option.WithHeader(wire.HeaderCall, s.call), option.WithHeader(wire.HeaderMode, s.mode))
+	}
+	return opts
+}
+
+func (a *goAgent) tools() []openai.ChatCompletionToolUnionParam {
+	obj := func(field string) shared.FunctionParameters {
+		return shared.FunctionParameters{"type": "object", "properties": map[string]any{field: map[string]string{"type": "string"}}, "required": []string{field}}
+	}
+	fn := func(name, desc string, params shared.FunctionParameters) openai.ChatCompletionToolUnionParam {
+		return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: name, Description: openai.String(desc), Parameters: params})
+	}
+	return []openai.ChatCompletionToolUnionParam{
+		fn("lookup", "Look up a fact by key.", obj("key")),
+		fn("subagent_spawn", "Delegate to a fresh subagent.", obj("prompt")),
+		fn("subagent_fork", "Delegate to a subagent that knows this conversation.", obj("prompt")),
+	}
+}
+
+// turn runs one user turn of s: stream, run the tools (children at once),
+// send the results back in call order, until an answer without calls.
+func (a *goAgent) turn(ctx context.Context, s *goSession, prompt string) (string, error) {
+	s.msgs = append(s.msgs, openai.UserMessage(prompt))
+	for {
+		params := openai.ChatCompletionNewParams{
+			Model:    "go-agent-model",
+			Messages: append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}, s.msgs...),
+			Tools:    a.tools(),
+		}
+		stream := a.client.Chat.Completions.NewStreaming(ctx, params, s.headers()...)
+		var acc openai.ChatCompletionAccumulator
+		for stream.Next() {
+			acc.AddChunk(stream.Current())
+		}
+		if err := stream.Err(); err != nil {
+			return "", err
+		}
+		msg := acc.Choices[0].Message
+		s.msgs = append(s.msgs, msg.ToParam())
+		if len(msg.ToolCalls) == 0 {
+			s.completed = len(s.msgs)
+			return msg.Content, nil
+		}
+		results := make([]string, len(msg.ToolCalls))
+		var wg sync.WaitGroup
+		for i, tc := range msg.ToolCalls {
+			var args struct{ Prompt, Key string }
+			_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+			switch tc.Function.Name {
+			case "lookup":
+				results[i] = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}[args.Key]
+			case "subagent_spawn", "subagent_fork":
+				child := &goSession{id: s.id + "/" + tc.ID, parent: s.id, call: tc.ID, mode: "spawn"}
+				if tc.Function.Name == "subagent_fork" {
+					child.mode = "fork"
+					child.msgs = append(child.msgs, s.msgs[:s.completed]...)
+				}
+				wg.Go(func() {
+					text, err := a.turn(ctx, child, args.Prompt)
+					if err != nil {
+						text = fmt.Sprintf("the subagent failed: %v", err)
+					}
+					results[i] = text
+				})
+			default:
+				results[i] = "unknown tool " + tc.Function.Name
+			}
+		}
+		wg.Wait()
+		for i, tc := range msg.ToolCalls {
+			s.msgs = append(s.msgs, openai.ToolMessage(results[i], tc.ID))
+		}
+	}
+}
+
+// serving is a serve command running in process, stopped by cancelling
+// its context: what SIGINT does to the real one.
+type serving struct {
+	url    string
+	cancel context.CancelFunc
+	code   chan int
+	copied chan struct{}
+	out    bytes.Buffer // stdout after the URL line; read after stop
+	errb   bytes.Buffer // stderr; read after stop
+}
+
+// startServe runs "agentsnap ARGS" and waits for the URL line.
+func startServe(environ map[string]string, args ...string) *serving {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &serving{cancel: cancel, code: make(chan int, 1), copied: make(chan struct{})}
+	e := &env{stdout: pw, stderr: &s.errb, getenv: func(k string) string { return environ[k] }}
+	go func() {
+		code := run(ctx, e, args)
+		pw.Close()
+		s.code <- code
+	}()
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	go func() {
+		io.Copy(&s.out, br)
+		close(s.copied)
+	}()
+	if err != nil {
+		code, stdout, stderr := s.stop()
+		Fail(fmt.Sprintf("serve printed no URL line (exit %d):\n%s%s", code, stdout, stderr))
+	}
+	s.url = strings.TrimSuffix(line, "\n")
+	return s
+}
+
+// stop cancels serve (SIGINT) and returns its exit code and output.
+func (s *serving) stop() (int, string, string) {
+	s.cancel()
+	var code int
+	Eventually(s.code).WithTimeout(30 * time.Second).Should(Receive(&code))
+	<-s.copied
+	return code, s.out.String(), s.errb.String()
+}
+
+// copyFixture copies the committed Go fixture (all files, or only those
+// named) into a new folder CATEGORY/NAME.
+func copyFixture(only ...string) string {
+	dst := filepath.Join(GinkgoT().TempDir(), "mixed", "go-agent")
+	Expect(os.MkdirAll(dst, 0o755)).To(Succeed())
+	if len(only) == 0 {
+		Expect(os.CopyFS(dst, os.DirFS(serveFixture))).To(Succeed())
+		return dst
+	}
+	for _, name := range only {
+		b, err := os.ReadFile(filepath.Join(serveFixture, name))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dst, name), b, 0o644)).To(Succeed())
+	}
+	return dst
+}
+
+var _ = Describe("agentsnap serve", func() {
+	It("replays a fixture to an openai-go agent over HTTP, children at once, and exits 0 when stopped", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		Expect(s.url).To(MatchRegexp(`^http://127\.0\.0\.1:\d+/v1$`))
+		Expect(runGoAgent(context.Background(), s.url, serveFixture)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		Expect(out).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
+	})
+
+	It("exits 1 and names the drift when the agent sends another system prompt", func() {
+		agentDir := copyFixture(scenario.File)
+		b, err := os.ReadFile(filepath.Join(agentDir, scenario.File))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(agentDir, scenario.File), bytes.Replace(b, []byte("You are a Go agent."), []byte("You are a changed Go agent."), 1), 0o644)).To(Succeed())
+
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		_ = runGoAgent(context.Background(), s.url, agentDir) // what it gets back is the replay's business
+		code, out, _ := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(out).To(MatchRegexp(`request drift: .*the system prompt changed`))
+		Expect(out).To(ContainSubstring("go tool agentsnap serve " + serveFixture + " --record --runtime go-agent"))
+	})
+
+	It("exits 1 when stopped before the agent called, saying so", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(out).To(BeEmpty())
+		Expect(stderr).To(Equal("agentsnap serve: mixed/go-agent: no model call reached serve before it stopped, so nothing was replayed; run the agent against the URL serve prints first, then stop serve\n"))
+	})
+
+	It("exits 1 when stopped after some of the recorded calls, naming what was not replayed", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		sc, err := scenario.Load(serveFixture)
+		Expect(err).NotTo(HaveOccurred())
+		var cfg struct{ System string }
+		Expect(json.Unmarshal(sc.Agent, &cfg)).To(Succeed())
+		_, err = newGoAgent(s.url, cfg.System).turn(context.Background(), &goSession{id: "root"}, sc.Prompts[0])
+		Expect(err).NotTo(HaveOccurred())
+		code, out, _ := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(out).To(ContainSubstring("mixed/go-agent: the replay does not match the recording"))
+		Expect(out).To(ContainSubstring("replay driver:"))
+	})
+
+	It("records the agent's fixture from the playbook, byte for byte as committed", func() {
+		dir := copyFixture(scenario.File, scenario.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		Expect(out).To(HavePrefix("recorded " + dir + ": 3 sessions, 6 model calls\n"))
+		for _, name := range []string{scenario.File, "session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+			Expect(string(mustReadFile(filepath.Join(dir, name)))).To(Equal(string(mustReadFile(filepath.Join(serveFixture, name)))), name)
+		}
+	})
+
+	It("records nothing when stopped before the agent used the playbook", func() {
+		dir := copyFixture()
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(stderr).To(ContainSubstring("the fixture is unchanged"))
+		for _, name := range []string{scenario.File, "session.jsonl", scenario.GoldenFile} {
+			Expect(mustReadFile(filepath.Join(dir, name))).To(Equal(mustReadFile(filepath.Join(serveFixture, name))), name)
+		}
+	})
+
+	It("records from a live model: every call goes to --model, the logs keep what the agent sent, the key never", func() {
+		const key = "sk-serve-test-0123456789"
+		var mu sync.Mutex
+		var models, auth []string
+		live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct{ Model string }
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			mu.Lock()
+			models, auth = append(models, req.Model), append(auth, r.Header.Get("Authorization"))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"OK\"}}]}\n\n")
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		}))
+		DeferCleanup(live.Close)
+		dir := filepath.Join(GinkgoT().TempDir(), "billing", "live")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(`{"prompts": ["Reply OK."], "agent": {"system": "You are terse."}}`), 0o644)).To(Succeed())
+
+		s := startServe(map[string]string{"AGENTSNAP_API_KEY": key}, "serve", dir, "--record", "--runtime", "go-agent", "--live", "--base-url", live.URL+"/v1", "--model", "real-model")
+		Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		mu.Lock()
+		Expect(models).To(Equal([]string{"real-model"}))
+		Expect(auth).To(Equal([]string{"Bearer " + key}))
+		mu.Unlock()
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Scenario.Recorded).To(HaveField("Model", "real-model"))
+		Expect(fx.Scenario.Recorded).To(HaveField("Runtime", "go-agent"))
+		Expect(fx.Logs[0].Events).To(ContainElement(HaveField("Type", session.TypeRequestHeader)))
+		Expect(string(mustReadFile(filepath.Join(dir, "session.jsonl")))).To(And(ContainSubstring(`"model":"go-agent-model"`), Not(ContainSubstring(key))))
+	})
+
+	DescribeTable("refuses an address off this machine",
+		func(addr string) {
+			// Stopped before it starts: were the address taken, serve would not hang the spec.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var out, errb bytes.Buffer
+			code := run(ctx, &env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}, []string{"serve", serveFixture, "--runtime", "go-agent", "--addr", addr})
+			Expect(code).To(Equal(2))
+			Expect(errb.String()).To(HavePrefix(fmt.Sprintf("agentsnap serve: --addr %q is not a loopback address;", addr)))
+			Expect(out.String()).To(BeEmpty())
+		},
+		Entry("every interface", ":0"),
+		Entry("every IPv4 interface", "0.0.0.0:0"),
+		Entry("a private address", "192.168.1.10:8080"),
+		Entry("a host name", "example.com:8080"),
+	)
+
+	It("refuses to replay under another runtime name, naming the one that recorded it", func() {
+		r := cli("", nil, "serve", serveFixture)
+		Expect(r.code).To(Equal(2))
+		Expect(r.stderr).To(HavePrefix(`agentsnap serve: mixed/go-agent was recorded with the runtime "go-agent", and this serves "external"; give --runtime go-agent`))
+	})
+
+	It("explains itself: the URL line, the headers, the stop, the recording", func() {
+		r := cli("", nil, "help", "serve")
+		Expect(r.code).To(Equal(0))
+		Expect(r.stdout).To(HavePrefix("usage: agentsnap serve DIR [--addr 127.0.0.1:0] [--runtime NAME] [--record [--live --base-url URL --model M]"))
+		for _, s := range []string{"first line of the output is the base URL", "Agentsnap-Session", "Agentsnap-Parent", "Agentsnap-Call", "Agentsnap-Mode", "SIGINT", "--runtime name", "all or nothing"} {
+			Expect(r.stdout).To(ContainSubstring(s))
+		}
+		Expect(r.stdout).To(MatchRegexp(`\(default\s+external\)`))
+		Expect(cli("", nil).stderr).To(MatchRegexp(`(?m)^  serve +serve a scenario as an OpenAI-compatible endpoint`))
+	})
+})
+
+func mustReadFile(path string) []byte {
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
