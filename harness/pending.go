@@ -26,7 +26,7 @@ import (
 const ProposalSuffix = ".new"
 
 // ProposalFile is the name of a scenario's golden proposal.
-const ProposalFile = scenario.GoldenFile + ProposalSuffix
+const ProposalFile = scenario.ProposalFile
 
 // ProposalPath returns the proposal beside the golden at path.
 func ProposalPath(golden string) string { return golden + ProposalSuffix }

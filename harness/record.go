@@ -73,6 +73,9 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		return err
 	}
 	opts.Runtime, opts.By = rt, "agentsnap (go test)"
+	// -record with -update accepts the new transcript at once; -record
+	// alone leaves it beside the golden for review.
+	opts.ReplaceGolden = UpdateRequested() || truthy(os.Getenv("AGENTSNAP_UPDATE"))
 	opts.Logf = t.Logf
 	m, _ := recordMu.LoadOrStore(dir, &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
@@ -86,6 +89,9 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		what = "recorded (unchanged)"
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
+	if res.Proposal != "" {
+		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (go tool agentsnap review %s), or record with -update to replace the golden", Name(dir), res.Proposal, commands{cli: true}.dir(dir))
+	}
 	for _, e := range res.ToolErrors {
 		t.Logf("harness: %s: %s", Name(dir), e)
 	}

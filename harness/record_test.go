@@ -39,7 +39,7 @@ func (f *fatalTB) Fatalf(format string, args ...any) {
 // CI) do not leak in.
 func recordEnv(set map[string]string) {
 	for _, v := range []string{"AGENTSNAP_RECORD", "CI", "AGENTSNAP_FORCE_UPDATE", "AGENTSNAP_BASE_URL", "AGENTSNAP_MODEL",
-		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "AGENTSNAP_KEEP_LIVE_FAILURES"} {
+		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "AGENTSNAP_KEEP_LIVE_FAILURES", "AGENTSNAP_UPDATE"} {
 		GinkgoT().Setenv(v, set[v])
 	}
 }
@@ -72,9 +72,9 @@ func everyFile(dir string) map[string]string {
 }
 
 var _ = Describe("recording from the user's own tests", func() {
-	It("re-records a scenario AGENTSNAP_RECORD matches, then replays it green", func() {
+	It("re-records a scenario AGENTSNAP_RECORD matches and, with an update asked too, replays it green", func() {
 		dir := newChildAnswer()
-		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$"})
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": "1"})
 		o := harness.Run(GinkgoTB(), dir)
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))
@@ -84,6 +84,22 @@ var _ = Describe("recording from the user's own tests", func() {
 		sc, err := scenario.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(sc.Recorded.By).To(Equal("agentsnap (go test)"))
+	})
+
+	It("without an update, keeps the golden and leaves the new transcript beside it for review", func() {
+		dir := newChildAnswer()
+		golden := filepath.Join(dir, scenario.GoldenFile)
+		before, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": ""})
+		o := harness.Run(GinkgoTB(), dir)
+		Expect(o).To(harness.MatchRecording(), "the logs were re-recorded")
+		Expect(os.ReadFile(golden)).To(Equal(before), "the golden is untouched")
+		proposal, err := os.ReadFile(filepath.Join(dir, scenario.ProposalFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(proposal)).To(Equal(o.Transcript))
+		Expect(string(proposal)).To(ContainSubstring("remembered by the fork"))
+		Expect(harness.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review"))
 	})
 
 	It("refuses to record under CI, changing nothing", func() {
@@ -112,7 +128,7 @@ var _ = Describe("recording from the user's own tests", func() {
 		dir := newChildAnswer()
 		recordEnv(map[string]string{
 			"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_BASE_URL": srv.URL + "/v1",
-			"AGENTSNAP_MODEL": "m", "AGENTSNAP_API_KEY": key,
+			"AGENTSNAP_MODEL": "m", "AGENTSNAP_API_KEY": key, "AGENTSNAP_UPDATE": "1",
 		})
 		o := harness.Run(GinkgoTB(), dir)
 		Expect(o).To(harness.MatchRecording())

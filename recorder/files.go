@@ -50,7 +50,12 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 	if err != nil {
 		return nil, nil, err
 	}
+	// A golden that exists and differs is kept: the new transcript waits
+	// beside it for review, unless the recording may replace it.
 	files[scenario.GoldenFile] = []byte(text)
+	if old, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile)); err == nil && string(old) != text && !opts.ReplaceGolden {
+		files[scenario.GoldenFile], files[scenario.ProposalFile] = old, []byte(text)
+	}
 	rec := &scenario.Recorded{
 		Provider: opts.Provider,
 		Model:    opts.Model,
@@ -92,7 +97,7 @@ func unchanged(dir string, files map[string][]byte) bool {
 		return false
 	}
 	for _, e := range entries {
-		if _, ok := files[e.Name()]; !ok && isRecordedLog(e.Name()) {
+		if _, ok := files[e.Name()]; !ok && isRecorded(e.Name()) {
 			return false
 		}
 	}
@@ -246,7 +251,7 @@ func save(dir string, files map[string][]byte) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if _, regenerated := files[name]; regenerated || isRecordedLog(name) {
+		if _, regenerated := files[name]; regenerated || isRecorded(name) {
 			continue
 		}
 		if err := copyEntry(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
@@ -269,6 +274,12 @@ func save(dir string, files map[string][]byte) error {
 	}
 	done = true
 	return nil
+}
+
+// isRecorded reports whether a recording writes name: a session log, or a
+// golden proposal (a recording that writes none drops an old one).
+func isRecorded(name string) bool {
+	return name == scenario.ProposalFile || isRecordedLog(name)
 }
 
 // isRecordedLog reports whether name is a session log a recording writes.

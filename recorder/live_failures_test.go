@@ -133,7 +133,7 @@ var _ = Describe("a live recording whose model calls fail outside the model", fu
 	It("keeps them with KeepLiveFailures: the fixture shows the failure and replays", func() {
 		var n int
 		e := statusServer(http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided: KEY"}}`, &n)
-		_, err := recordLive(dir, e, func(o *recorder.Options) { o.KeepLiveFailures = true })
+		_, err := recordLive(dir, e, func(o *recorder.Options) { o.KeepLiveFailures, o.ReplaceGolden = true, true })
 		Expect(err).NotTo(HaveOccurred())
 		after := tree(dir)
 		Expect(after).NotTo(Equal(before))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -72,6 +73,12 @@ type Options struct {
 	Placeholders []placeholder.Pair
 	// Logf receives the scenario's and the runtime's warnings.
 	Logf func(format string, args ...any)
+	// ReplaceGolden lets a recording replace a transcript.golden that its
+	// transcript differs from. Without it the golden is kept and the new
+	// transcript is written beside it as transcript.golden.new, a proposal
+	// to review (agentsnap review): a changed behaviour is looked at before
+	// it becomes the golden.
+	ReplaceGolden bool
 }
 
 // Result describes a finished recording.
@@ -83,6 +90,9 @@ type Result struct {
 	// Unchanged is true when the recording came out byte for byte as the
 	// fixture already was; nothing was written then.
 	Unchanged bool
+	// Proposal is the path of the transcript.golden.new written because
+	// the golden differs from the new transcript, or "".
+	Proposal string
 	// ToolErrors lists the tool calls whose result was an error (an unknown
 	// tool, bad arguments, the depth limit), one sentence each: recorded
 	// behaviour, but usually worth a look.
@@ -163,6 +173,9 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	}
 	for name := range files {
 		res.Files = append(res.Files, name)
+	}
+	if _, ok := files[scenario.ProposalFile]; ok {
+		res.Proposal = filepath.Join(dir, scenario.ProposalFile)
 	}
 	res.ToolErrors = toolErrors(rendered)
 	return res, nil

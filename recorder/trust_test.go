@@ -32,6 +32,7 @@ func recordPlaybook(dir string) (*recorder.Result, error) {
 		return nil, err
 	}
 	opts.By = "agentsnap test"
+	opts.ReplaceGolden = true // these specs look at the logs; proposals have their own
 	return recorder.Record(context.Background(), dir, opts)
 }
 
@@ -203,6 +204,45 @@ var _ = Describe("re-recording", func() {
 		Expect(filepath.Join(dir, session.ChildFile(1))).NotTo(BeAnExistingFile())
 		Expect(filepath.Join(dir, session.RootFile)).To(BeARegularFile())
 		replayPasses(dir)
+	})
+})
+
+var _ = Describe("a re-recording whose transcript changed", func() {
+	It("keeps the golden and writes the new transcript beside it, for review", func() {
+		dir := committed("fork/codeword")
+		golden := filepath.Join(dir, scenario.GoldenFile)
+		before, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		res, err := recorder.Record(context.Background(), dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Proposal).To(Equal(filepath.Join(dir, scenario.ProposalFile)))
+		Expect(os.ReadFile(golden)).To(Equal(before))
+		proposal, err := os.ReadFile(res.Proposal)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(proposal)).To(ContainSubstring("MARMALADE, as agreed."))
+
+		By("a re-recording that matches the golden again drops the proposal")
+		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE, as agreed."`, `"text": "MARMALADE"`)
+		opts, err = recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		res, err = recorder.Record(context.Background(), dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Proposal).To(BeEmpty())
+		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		replayPasses(dir)
+	})
+
+	It("replaces the golden when asked to", func() {
+		dir := committed("fork/codeword")
+		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
+		res, err := recordPlaybook(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Proposal).To(BeEmpty())
+		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		Expect(replayPasses(dir).Transcript).To(ContainSubstring("MARMALADE, as agreed."))
 	})
 })
 

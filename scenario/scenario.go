@@ -22,6 +22,9 @@ const (
 	File         = "scenario.json"
 	PlaybookFile = "playbook.json"
 	GoldenFile   = "transcript.golden"
+	// ProposalFile is a golden's pending proposal: a transcript that
+	// differs from it, waiting for review (agentsnap review).
+	ProposalFile = GoldenFile + ".new"
 	OverrideFile = "replay.override.json"
 )
 

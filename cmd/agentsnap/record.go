@@ -49,6 +49,10 @@ the retries — and that the agent did not recover from fails the recording;
 --keep-live-failures records such failures on purpose. A recording that
 would contain the value of one of the key variables is refused.
 
+A recording whose transcript differs from the transcript.golden there keeps
+the golden and writes the new transcript beside it, transcript.golden.new,
+for "agentsnap review" (or --replace-golden replaces it at once).
+
 When to use record versus -update: record re-runs the agent against the
 model and rewrites the session logs, the replay's source; -update (or
 "agentsnap check --update") rewrites only transcript.golden from a replay of
@@ -60,7 +64,7 @@ the logs you have.`,
 
 // recordFlags are the flags of record.
 type recordFlags struct {
-	live, keep           bool
+	live, keep, replace  bool
 	baseURL, model, prov string
 	storeSpec            string
 	pace                 time.Duration
@@ -72,6 +76,7 @@ func (f *recordFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.baseURL, "base-url", "", "the endpoint's base `URL`, such as https://api.openai.com/v1 (with --live; default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.model, "model", "", "the `model` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls that failed outside the model (network, key, server) in the fixture")
+	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
 	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file)")
 	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
@@ -105,7 +110,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			return fail(e, "record", err)
 		}
 	}
-	opts.By, opts.Progress = version, e.stderr
+	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
 	opts.Secrets = map[string]string{}
 	for _, v := range keyVars {
 		if val := e.getenv(v); val != "" {
@@ -172,6 +177,9 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
 	} else {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n  wrote %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"), strings.Join(res.Files, ", "))
+	}
+	if res.Proposal != "" {
+		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", res.Proposal, name)
 	}
 	if len(res.ToolErrors) > 0 {
 		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", count(len(res.ToolErrors), "tool call"))
