@@ -52,7 +52,8 @@ var _ = Describe("agentsnap record --live against an endpoint that fails", func(
 		r := cli(dir, map[string]string{"AGENTSNAP_API_KEY": key}, "record", "fixtures/fork/x", "--live", "--keep-live-failures", "--base-url", refused, "--model", "m")
 		Expect(r.code).To(Equal(0), r.stderr)
 		after := filesOf(fixture)
-		Expect(after[scenario.GoldenFile]).To(ContainSubstring("TRANSPORT"))
+		Expect(after[scenario.GoldenFile]).NotTo(ContainSubstring("TRANSPORT"), "the golden is kept")
+		Expect(after[scenario.ProposalFile]).To(ContainSubstring("TRANSPORT"), "the new transcript waits for review")
 		Expect(after).NotTo(HaveKey(session.ChildFile(1)), "the root never got to fork")
 	})
 
