@@ -29,7 +29,11 @@
 // and its test:
 //
 //	func TestMyAgent(t *testing.T) {
-//		for _, dir := range harness.MustDiscover("testdata/fixtures") {
+//		dirs, err := harness.Discover("testdata/fixtures")
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		for _, dir := range dirs {
 //			t.Run(harness.Name(dir), func(t *testing.T) {
 //				harness.Check(t, dir, harness.Options{Runtime: MyAgent})
 //			})

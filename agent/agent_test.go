@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/llm"
@@ -163,6 +164,23 @@ var _ = Describe("a turn", func() {
 		Entry("missing required member", call("c1", "echo", `{}`), `missing required "text"`),
 		Entry("wrong member type", call("c1", "echo", `{"text":3}`), `"text" must be string, got integer`),
 	)
+
+	It("ends a turn whose model keeps calling tools after Config.MaxSteps steps", func() {
+		d := newScripted()
+		for i := range 4 {
+			d.calls("root", call(fmt.Sprintf("c%d", i), "echo", `{"text":"again"}`))
+		}
+		echo := &agent.FuncTool{Name: "echo", Description: "echo", Parameters: `{"type":"object"}`,
+			Fn: func(_ context.Context, args json.RawMessage) (string, error) { return string(args), nil }}
+		r := newRig(d, func(c *agent.Config) { c.Tools, c.MaxSteps = agent.NewRegistry(echo), 3 })
+		s, err := r.rt.NewSession(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		res, err := s.Turn(ctx, "go")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Reason).To(Equal(session.EndReason{Kind: session.TurnError, Message: "the model kept calling tools for 3 steps (Config.MaxSteps)"}))
+		Expect(eventsOf(r.log(s.ID()), session.TypeStepStart)).To(HaveLen(3))
+		Expect(d.requestsOf("root")).To(HaveLen(3))
+	})
 
 	It("writes byte-identical logs for the same run", func() {
 		run := func() []byte {

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap/journal"
-	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -26,6 +25,3 @@ func (s *Session) Header() session.Header { return s.j.Header() }
 
 // Events returns a copy of the session's log so far.
 func (s *Session) Events() []session.Event { return s.j.Events() }
-
-// ref returns the lineage the session's model calls carry.
-func (s *Session) ref() llm.SessionRef { return s.j.Ref() }

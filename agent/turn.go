@@ -57,7 +57,7 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 	res.Turn = turn
 	t := &turnRun{s: s, turn: turn}
 	if on := s.rt.cfg.OnTurn; on != nil {
-		on(TurnEvent{Session: s.ref(), Turn: turn})
+		on(TurnEvent{Session: s.j.Ref(), Turn: turn})
 	}
 	reason, runErr := t.steps(ctx)
 	if err := s.j.EndTurn(ctx, reason); err != nil {
@@ -65,7 +65,7 @@ func (s *Session) runTurn(ctx context.Context, prompt, trigger string) (res Turn
 	}
 	res.Reason, res.Text, res.Errors = reason, t.lastText, t.childErrors
 	if on := s.rt.cfg.OnTurn; on != nil {
-		on(TurnEvent{Session: s.ref(), Turn: turn, Ended: true, Reason: reason})
+		on(TurnEvent{Session: s.j.Ref(), Turn: turn, Ended: true, Reason: reason})
 	}
 	s.rt.cfg.Logger.Debug("turn ended", "session", s.ID(), "turn", turn, "reason", reason.Kind)
 	return res, runErr
@@ -84,11 +84,11 @@ type turnRun struct {
 // out is closed by EndTurn.
 func (t *turnRun) steps(ctx context.Context) (session.EndReason, error) {
 	s := t.s
-	for step := 1; ; step++ {
-		if step > s.rt.cfg.MaxSteps {
+	for {
+		if s.j.Step() >= s.rt.cfg.MaxSteps {
 			return session.EndReason{Kind: session.TurnError, Message: fmt.Sprintf("the model kept calling tools for %d steps (Config.MaxSteps)", s.rt.cfg.MaxSteps)}, nil
 		}
-		s.j.StartStep()
+		step := s.j.StartStep()
 		msg, finish, err := t.call(ctx, step)
 		if err != nil {
 			return session.EndReason{Kind: session.TurnError, Message: err.Error()}, err
@@ -99,10 +99,10 @@ func (t *turnRun) steps(ctx context.Context) (session.EndReason, error) {
 		case session.FinishError:
 			return session.EndReason{Kind: session.TurnError, Message: failureText(finish)}, nil
 		}
-		if text := msg.Text(); text != "" || len(msg.ToolCalls()) == 0 {
+		calls := msg.ToolCalls()
+		if text := msg.Text(); text != "" || len(calls) == 0 {
 			t.lastText = text
 		}
-		calls := msg.ToolCalls()
 		if len(calls) > 0 {
 			if err := t.runTools(ctx, calls); err != nil {
 				return session.EndReason{Kind: session.TurnError, Message: err.Error()}, err

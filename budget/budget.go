@@ -37,7 +37,8 @@ func (t Tokens) String() string {
 	return s + ")"
 }
 
-func tokensOf(u *session.Usage) Tokens {
+// TokensOf returns the tokens of one usage record, as a log stores it.
+func TokensOf(u *session.Usage) Tokens {
 	t := Tokens{Input: u.InputTokens, Output: u.OutputTokens}
 	if u.CacheReadTokens != nil {
 		t.CacheRead = *u.CacheReadTokens
@@ -140,7 +141,7 @@ func (s *Session) event(e *session.Event) {
 		c := s.call(d.Turn, d.Step, d.Attempt)
 		switch {
 		case d.Chunk.Type == session.ChunkUsage && d.Chunk.Usage != nil:
-			c.Tokens, c.Reported = tokensOf(d.Chunk.Usage), true
+			c.Tokens, c.Reported = TokensOf(d.Chunk.Usage), true
 		case d.Chunk.IsFinish() && d.Chunk.Reason != nil:
 			c.Finish = d.Chunk.Reason.Kind
 		}
@@ -153,11 +154,11 @@ func (s *Session) event(e *session.Event) {
 		// latest call of its turn and step.
 		for i := len(s.Calls) - 1; i >= 0; i-- {
 			if c := &s.Calls[i]; c.Turn == d.Turn && c.Step == d.Step {
-				c.Tokens, c.Reported = tokensOf(d.Usage), true
+				c.Tokens, c.Reported = TokensOf(d.Usage), true
 				return
 			}
 		}
-		s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Tokens: tokensOf(d.Usage), Reported: true})
+		s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Tokens: TokensOf(d.Usage), Reported: true})
 	}
 }
 

@@ -1,8 +1,9 @@
 package budget
 
 import (
-	"github.com/agentsnap/agentsnap/internal/columns"
 	"strconv"
+
+	"github.com/agentsnap/agentsnap/internal/columns"
 )
 
 // Table lays the usage out as aligned lines: a header, one row per session

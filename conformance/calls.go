@@ -20,9 +20,8 @@ const (
 // call is one model call seen in a step: its request/header and chunks.
 type call struct {
 	key       [3]int // turn, step, attempt of its chunks
-	header    bool   // a request/header opened it
-	headerSeq int64
-	firstSeq  int64 // its first chunk
+	headerSeq int64  // the seq of the request/header that opened it, if one did
+	firstSeq  int64  // its first chunk
 	chunks    int
 	finishes  int
 	late      int // chunks after the finish
@@ -94,7 +93,7 @@ func (s *stepCheck) header(i int) {
 	e := &s.c.l.Events[i]
 	var h session.RequestHeaderData
 	_ = e.Decode(&h)
-	s.cur = &call{header: true, headerSeq: e.Seq, key: [3]int{h.Turn, h.Step, h.Attempt}}
+	s.cur = &call{headerSeq: e.Seq, key: [3]int{h.Turn, h.Step, h.Attempt}}
 	conv := journal.Conversation(s.c.l.Events[:i])
 	want := llm.RequestHeader("", &llm.Request{Messages: conv})
 	if h.MessageCount == want.MessageCount && h.MessagesDigest == want.MessagesDigest {

@@ -248,6 +248,33 @@ var _ = Describe("the conformance kit", func() {
 		}
 	})
 
+	It("takes a call cut short without a finish for a user's cancel when its turn ends aborted", func(ctx SpecContext) {
+		// A runtime that records a cancelled call's chunks but no aborted
+		// finish (journal.Call.Abandon): the turn's aborted end explains it.
+		cfg := only(reference(), "hang-timeout")
+		aborted := func(e *session.Event) bool {
+			d, err := session.DecodeChunkData(e.Data)
+			return e.Type == session.TypeAssistantChunk && err == nil && d.Chunk.IsFinish() && d.Chunk.Reason.Kind == session.FinishAborted
+		}
+		cfg.New = broken(mutation{drop: aborted})
+		res, err := conformance.Check(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Violations).To(BeEmpty(), func() string { return res.Err().Error() })
+		Expect(res.Passed).To(Equal([]string{"hang-timeout"}))
+
+		root, err := session.ReadFile(filepath.Join(cfg.Dir, "errors", "hang-timeout", session.RootFile))
+		Expect(err).NotTo(HaveOccurred())
+		cut := 0
+		for i := range root.Events {
+			e := &root.Events[i]
+			Expect(aborted(e)).To(BeFalse(), "the spec's premise: no aborted finish recorded (seq %d)", e.Seq)
+			if d, err := session.DecodeChunkData(e.Data); e.Type == session.TypeAssistantChunk && err == nil && d.Turn == 1 {
+				cut++
+			}
+		}
+		Expect(cut).To(BeNumerically(">", 0), "the spec's premise: the hanging call streamed chunks before the cancel")
+	})
+
 	It("removes its temporary folder when every rule holds", func(ctx SpecContext) {
 		cfg := only(reference(), "spawn")
 		cfg.Dir = ""

@@ -134,8 +134,7 @@ func checkRoot(r *report, l *session.Log) {
 // creator finds the parent's tool/call that created a child: its index in
 // the parent's events and its payload.
 func creator(parent *session.Log, callID string) (int, *session.ToolCallData) {
-	own := parent.Header.SeedLength
-	for i := max(own, 0); i < len(parent.Events); i++ {
+	for i := len(parent.Seed()); i < len(parent.Events); i++ {
 		e := &parent.Events[i]
 		if e.Type != session.TypeToolCall {
 			continue

@@ -19,7 +19,6 @@ type builtin struct {
 	prompts        []string
 	maxDepth       int
 	turnTimeout    time.Duration
-	usesTool       bool // calls Config.Tool
 	// sessions builds the playbook: answers per session key.
 	sessions func(cfg *Config) map[string][]*playbook.Turn
 	// rootEnds is the reason kind the root's first turn must end with
@@ -89,7 +88,7 @@ var builtins = []*builtin{
 		},
 	},
 	{
-		name: "fork-after-tool-call", category: "fork", usesTool: true,
+		name: "fork-after-tool-call", category: "fork",
 		description: "Turn 1 calls a tool; turn 2 calls it again, then forks: the child inherits turn 1 with its tool/call and tool/result, not the running turn 2.",
 		prompts: []string{
 			"Use your tool once, then reply OK.",

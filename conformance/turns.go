@@ -21,9 +21,10 @@ var stepTypes = map[string]bool{
 // turnCheck walks a log's own events turn by turn, step by step. Event
 // types it does not know (a runtime's own) are allowed anywhere.
 type turnCheck struct {
-	r    *report
-	l    *session.Log
-	next int // the number the next turn must have
+	r         *report
+	l         *session.Log
+	inherited int // the last turn of the seed
+	next      int // the number the next turn must have
 	// cut holds the calls of the running turn that stopped after some
 	// chunks without a finish: a user's cancel when the turn then ends
 	// aborted (they replay as a hang), a violation otherwise.
@@ -42,7 +43,8 @@ func (c *turnCheck) endCut(kind string) {
 }
 
 func newTurnCheck(r *report, l *session.Log) *turnCheck {
-	return &turnCheck{r: r, l: l, next: journal.LastTurn(l.Seed()) + 1}
+	inherited := journal.LastTurn(l.Seed())
+	return &turnCheck{r: r, l: l, inherited: inherited, next: inherited + 1}
 }
 
 // contractType reports whether the contract defines events of type typ.
@@ -53,7 +55,7 @@ func contractType(typ string) bool {
 
 func (c *turnCheck) run() {
 	ev := c.l.Events
-	i := min(max(c.l.Header.SeedLength, 0), len(ev))
+	i := len(c.l.Seed())
 	for i < len(ev) {
 		e := &ev[i]
 		if e.Type == session.TypeTurnStart {
@@ -131,8 +133,7 @@ func (c *turnCheck) number(seq int64, turn int) {
 	if turn == want {
 		return
 	}
-	inherited := journal.LastTurn(c.l.Seed())
-	switch {
+	switch inherited := c.inherited; {
 	case inherited > 0 && want == inherited+1 && turn <= inherited:
 		c.r.log(c.l, ruleTurnNumbering, fixTurnNumbers, "the fork child's first own turn (turn/start at seq %d) is numbered %d; it must continue after the %d inherited turn(s): turn %d", seq, turn, inherited, want)
 	default:

@@ -111,8 +111,7 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 	if opts.IgnoreSeed {
 		skip = 0
 	}
-	seen := 0 // seed events passed
-	for {
+	for i := 0; ; i++ {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -122,9 +121,8 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 			// the end surfaces here too, as session.ErrSeedPastEnd.
 			return nil, err
 		}
-		if seen < skip {
-			seen++
-			if seen == skip { // the last inherited event
+		if i < skip { // inherited
+			if i == skip-1 {
 				if err := session.CheckSeedEnd(&e, skip); err != nil {
 					return nil, seedError(rd.Name(), true, err)
 				}

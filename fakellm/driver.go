@@ -45,10 +45,10 @@ type replay struct {
 	live   string // the live session bound to it; "" until its first call
 	cursor int    // entries replayed so far
 
-	// createdTurn and createdStep place the parent's recorded call that
-	// created this child (0 when unknown), so children of a call id the
-	// parent reused in several steps are told apart.
-	createdTurn, createdStep int
+	// created is the parent's recorded tool call that created this child
+	// (nil when unknown), so children of a call id the parent reused in
+	// several steps are told apart.
+	created *toolCall
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -178,27 +178,19 @@ func (d *Driver) name(r *replay, lineage string) int {
 	// in creation order.
 	slices.SortStableFunc(r.children, func(a, b *replay) int { return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt) })
 	calls := callSteps(r.script)
-	used := map[string]int{}
-	pos := map[*replay]int{}
 	for _, c := range r.children {
 		id := c.script.Header.ParentCallID
-		if at := calls[id]; id != "" && used[id] < len(at) {
-			call := at[used[id]]
-			c.createdTurn, c.createdStep = call.turn, call.step
-			pos[c] = call.pos
-			used[id]++
+		if at := calls[id]; id != "" && len(at) > 0 {
+			c.created, calls[id] = &at[0], at[1:]
 		}
 	}
 	slices.SortStableFunc(r.children, func(a, b *replay) int {
-		pa, oka := pos[a]
-		pb, okb := pos[b]
 		switch {
-		case oka && okb:
-			return cmp.Compare(pa, pb)
-		case oka != okb:
-			if oka {
-				return -1
-			}
+		case a.created != nil && b.created != nil:
+			return cmp.Compare(a.created.pos, b.created.pos)
+		case a.created != nil:
+			return -1
+		case b.created != nil:
 			return 1
 		}
 		return 0
@@ -207,12 +199,12 @@ func (d *Driver) name(r *replay, lineage string) int {
 	seen := map[string]int{}
 	for i, c := range r.children {
 		id := c.script.Header.ParentCallID
-		seen[id]++
-		step := session.ChildID("", id, seen[id])[1:]
-		if id == "" {
-			step = fmt.Sprintf("#%d", i+1)
+		child := fmt.Sprintf("%s/#%d", lineage, i+1)
+		if id != "" {
+			seen[id]++
+			child = session.ChildID(lineage, id, seen[id])
 		}
-		n += d.name(c, lineage+"/"+step)
+		n += d.name(c, child)
 	}
 	return n
 }
@@ -222,12 +214,18 @@ func (d *Driver) name(r *replay, lineage string) int {
 type toolCall struct{ turn, step, pos int }
 
 // callSteps lists, per tool call id, every recorded tool call with that id
-// in order: a parent that reuses an id in later steps has one per step.
+// in order: a parent that reuses an id in later steps has one per step. An
+// id counts once per step, however many attempts of the step stream it.
 func callSteps(s *Script) map[string][]toolCall {
 	out := map[string][]toolCall{}
 	n := 0
+	var at callKey
+	seen := map[string]bool{} // the ids of the step at
 	for _, e := range s.Entries {
-		seen := map[string]bool{}
+		if k := (callKey{e.Turn, e.Step, 0}); k != at || k == (callKey{}) { // an authored entry may have no step
+			at = k
+			clear(seen)
+		}
 		for _, c := range e.Chunks {
 			id := c.ID // a tool-call-delta names the call first
 			if c.Type == session.ChunkBlockEnd && c.Block != nil && c.Block.Type == session.BlockToolCall {

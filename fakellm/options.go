@@ -51,7 +51,7 @@ func WithScheduleOf(s Schedule) Option {
 	return func(o *options) {
 		o.schedule = nil
 		if s != nil {
-			o.schedule = &schedule{plan: s, flying: &flight{calls: map[*timing]bool{}}}
+			o.schedule = &schedule{plan: s, flying: map[*timing]bool{}}
 		}
 	}
 }

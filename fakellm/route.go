@@ -100,7 +100,7 @@ func pickCreated(parent *replay, candidates []*replay) *replay {
 	if parent.cursor > 0 {
 		last := parent.script.Entries[parent.cursor-1]
 		for _, c := range candidates {
-			if c.createdTurn == last.Turn && c.createdStep == last.Step {
+			if c.created != nil && c.created.turn == last.Turn && c.created.step == last.Step {
 				return c
 			}
 		}

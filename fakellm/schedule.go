@@ -110,16 +110,10 @@ func (s seeded) Plan(lineage string, call, chunks int) Plan {
 
 // timing is one call's plan as a scheduled replay runs it.
 type timing struct {
-	waits  []time.Duration
-	total  time.Duration
-	done   chan struct{} // closed when the call's stream ends
-	flying *flight
-}
-
-// flight is the set of calls whose streams have not ended, of one driver.
-type flight struct {
-	mu    sync.Mutex
-	calls map[*timing]bool
+	waits []time.Duration
+	total time.Duration
+	done  chan struct{} // closed when the call's stream ends
+	sched *schedule
 }
 
 // plan returns the timing of r's call just claimed, in flight from now,
@@ -130,10 +124,10 @@ func (d *Driver) plan(r *replay, e Entry) *timing {
 		return nil
 	}
 	p := s.plan.Plan(r.lineage, r.cursor, len(e.Chunks))
-	t := &timing{waits: p.Waits, total: p.Total(), done: make(chan struct{}), flying: s.flying}
-	s.flying.mu.Lock()
-	s.flying.calls[t] = true
-	s.flying.mu.Unlock()
+	t := &timing{waits: p.Waits, total: p.Total(), done: make(chan struct{}), sched: s}
+	s.mu.Lock()
+	s.flying[t] = true
+	s.mu.Unlock()
 	return t
 }
 
@@ -143,10 +137,10 @@ func (t *timing) end() {
 	if t == nil {
 		return
 	}
-	t.flying.mu.Lock()
-	defer t.flying.mu.Unlock()
-	if t.flying.calls[t] {
-		delete(t.flying.calls, t)
+	t.sched.mu.Lock()
+	defer t.sched.mu.Unlock()
+	if t.sched.flying[t] {
+		delete(t.sched.flying, t)
 		close(t.done)
 	}
 }
@@ -188,13 +182,13 @@ const HoldMax = 10 * time.Millisecond
 // or HoldMax; false when ctx ended first.
 func (t *timing) hold(ctx context.Context) bool {
 	var before []chan struct{}
-	t.flying.mu.Lock()
-	for c := range t.flying.calls {
+	t.sched.mu.Lock()
+	for c := range t.sched.flying {
 		if c != t && c.total < t.total {
 			before = append(before, c.done)
 		}
 	}
-	t.flying.mu.Unlock()
+	t.sched.mu.Unlock()
 	if len(before) == 0 {
 		return true
 	}
@@ -212,8 +206,11 @@ func (t *timing) hold(ctx context.Context) bool {
 	return true
 }
 
-// schedule is a driver's schedule and the calls it has in flight.
+// schedule is a driver's schedule and the calls it has in flight: those
+// whose streams have not ended.
 type schedule struct {
-	plan   Schedule
-	flying *flight
+	plan Schedule
+
+	mu     sync.Mutex
+	flying map[*timing]bool
 }

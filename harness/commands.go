@@ -28,43 +28,52 @@ type commands struct {
 	recordCmd string
 }
 
-// commandsFor returns the commands for a replay of rt.
-func commandsFor(rt agentsnap.Runtime, tb testing.TB, cli bool) commands {
+// commands returns the commands the messages of a replay with opts end
+// with.
+func (opts Options) commands() commands {
+	rt := opts.runtime()
 	user := rt != agent.Reference && agentsnap.NameOf(rt) != agent.ReferenceName
-	return commands{tb: tb, cli: cli, user: user}
+	return commands{tb: opts.tb, cli: opts.FromCLI, user: user, recordCmd: opts.RecordCommand}
+}
+
+// tool returns the agentsnap CLI command with args for the fixture folder
+// (or folder of fixtures) dir: "go tool agentsnap record fixtures/fork/x".
+func (c commands) tool(args, dir string) string {
+	return "go tool agentsnap " + args + " " + c.dir(dir)
 }
 
 // dir returns fixture folder dir relative to the module root, when the
 // process runs inside a module; else dir as given.
 func (c commands) dir(dir string) string {
-	root := moduleRoot()
-	abs, err := filepath.Abs(dir)
-	if root == "" || err != nil {
-		return dir
+	if rel, ok := fromModuleRoot(dir); ok {
+		return rel
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return dir
-	}
-	return rel
+	return dir
 }
 
 // pkg returns the test's package folder relative to the module root, as
 // the go command takes it ("./suites/fork").
 func (c commands) pkg() string {
-	cwd, err := os.Getwd()
-	root := moduleRoot()
-	if err != nil || root == "" {
-		return "."
-	}
-	rel, err := filepath.Rel(root, cwd)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return "."
-	}
-	if rel == "." {
+	rel, ok := fromModuleRoot(".")
+	if !ok || rel == "." {
 		return "."
 	}
 	return "./" + filepath.ToSlash(rel)
+}
+
+// fromModuleRoot returns path relative to the root of the module the
+// process runs in; false outside a module, or for a path outside it.
+func fromModuleRoot(path string) (string, bool) {
+	root := moduleRoot()
+	abs, err := filepath.Abs(path)
+	if root == "" || err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return rel, true
 }
 
 // record returns the command that re-records fx.
@@ -73,7 +82,7 @@ func (c commands) record(fx *Fixture) string {
 		return c.recordCmd
 	}
 	if !c.user || c.cli {
-		return "go tool agentsnap record " + c.dir(fx.Dir)
+		return c.tool("record", fx.Dir)
 	}
 	return c.testCommand(fx, "-record="+shellQuote("^"+regexp.QuoteMeta(fx.Name)+"$"))
 }
@@ -84,7 +93,7 @@ func (c commands) update(fx *Fixture) string {
 		return c.recordCmd // only a recording writes the golden of such a fixture
 	}
 	if c.cli || c.tb == nil {
-		return "go tool agentsnap check --update " + c.dir(fx.Dir)
+		return c.tool("check --update", fx.Dir)
 	}
 	return c.testCommand(fx, "-update")
 }
@@ -112,9 +121,12 @@ func underGinkgo(tb testing.TB) bool {
 	return ok
 }
 
+// shellSafe matches the words a POSIX shell takes as they are.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@-]+$`)
+
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
-	if regexp.MustCompile(`^[A-Za-z0-9_./:=@-]+$`).MatchString(s) {
+	if shellSafe.MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
@@ -137,5 +149,3 @@ func moduleRoot() string {
 		dir = parent
 	}
 }
-
-func runtimeName(rt agentsnap.Runtime) string { return agentsnap.NameOf(rt) }

@@ -123,6 +123,37 @@ func lineage(l *session.Log, tree []*session.Log) string {
 	return fmt.Sprintf("%s of %s via %s", mode, parent, call)
 }
 
+// sessionDiff is the first difference of a pair of sessions.
+type sessionDiff struct {
+	pair
+	diff *Difference
+}
+
+// diffTrees pairs the sessions of two trees by lineage, normalises what
+// legitimately differs (times, machine paths, session ids the trees name
+// differently) and returns the first difference of each pair that
+// differs, in golden's lineage order. The replay's comparison and
+// CompareLogs both use it.
+func diffTrees(golden, replay []*session.Log) []sessionDiff {
+	pairs := pairSessions(golden, replay)
+	// Only ids that differ need rewriting; with lineage ids (recorder and
+	// replay both use them) there are none, and events compare as encoded.
+	ids := map[string]string{}
+	for _, p := range pairs {
+		if p.golden != nil && p.replay != nil && p.replay.Header.ID != p.golden.Header.ID {
+			ids[p.replay.Header.ID] = p.golden.Header.ID
+		}
+	}
+	n := newNormalizer(ids)
+	var out []sessionDiff
+	for _, p := range pairs {
+		if d := compareSession(p, n); d != nil {
+			out = append(out, sessionDiff{p, d})
+		}
+	}
+	return out
+}
+
 // compareSession returns the first difference of one pair, or nil.
 func compareSession(p pair, n *normalizer) *Difference {
 	d := &Difference{Session: p.label, Lineage: p.lineage, Seq: -1}

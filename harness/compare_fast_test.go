@@ -20,9 +20,9 @@ var _ = Describe("comparing a replayed log with its recording", func() {
 			Header: session.Header{ID: "root", CreatedAt: 1, Cwd: "/w", AgentPreset: "default"},
 			Events: []session.Event{
 				{Type: session.TypeTurnStart, Seq: 0, Time: 5, Data: json.RawMessage(`{"turn":1}`)},
-				{Type: "x/odd", Seq: 1, Time: 6, Data: json.RawMessage(`[1]`), SourceEventSeqs: []int64{0}, SurfaceOp: json.RawMessage(`"append"`),
-					Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}},
+				{Type: "x/odd", Seq: 1, Time: 6, Data: json.RawMessage(`[1]`), SourceEventSeqs: []int64{0}, SurfaceOp: json.RawMessage(`"append"`)},
 				{Type: "x/plain", Seq: 2, Time: 7},
+				{Type: "x/extra", Seq: 3, Time: 8, Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}},
 			},
 		}
 	}
@@ -42,7 +42,7 @@ var _ = Describe("comparing a replayed log with its recording", func() {
 		Entry("event times", func(l *session.Log) { l.Events[0].Time, l.Events[1].Time = 100, 200 }),
 		Entry("createdAt", func(l *session.Log) { l.Header.CreatedAt = 99 }),
 		Entry("an equal extra map of its own", func(l *session.Log) {
-			l.Events[1].Extra = map[string]json.RawMessage{"k": json.RawMessage(`1`)}
+			l.Events[3].Extra = map[string]json.RawMessage{"k": json.RawMessage(`1`)}
 		}),
 	)
 
@@ -62,9 +62,20 @@ var _ = Describe("comparing a replayed log with its recording", func() {
 		Entry("sourceEventSeqs empty rather than absent", func(l *session.Log) { l.Events[2].SourceEventSeqs = []int64{} }, int64(2), "sourceEventSeqs"),
 		Entry("surfaceOp", func(l *session.Log) { l.Events[1].SurfaceOp = json.RawMessage(`"replace"`) }, int64(1), "surfaceOp"),
 		Entry("an extra member", func(l *session.Log) {
-			l.Events[1].Extra = map[string]json.RawMessage{"k": json.RawMessage(`2`)}
-		}, int64(1), "k"),
+			l.Events[3].Extra = map[string]json.RawMessage{"k": json.RawMessage(`2`)}
+		}, int64(3), "k"),
+		Entry("an extra member where there was none", func(l *session.Log) {
+			l.Events[2].Extra = map[string]json.RawMessage{"k": json.RawMessage(`1`)}
+		}, int64(2), "k"),
+		Entry("the seq", func(l *session.Log) { l.Events[2].Seq = 3 }, int64(2), "seq"),
+		Entry("the header's id", func(l *session.Log) { l.Header.ID = "other" }, int64(-1), "id"),
 		Entry("the header's cwd", func(l *session.Log) { l.Header.Cwd = "/elsewhere" }, int64(-1), "cwd"),
+		Entry("the header's parentSession", func(l *session.Log) { l.Header.ParentSession = "p" }, int64(-1), "parentSession"),
+		Entry("the header's seedLength", func(l *session.Log) { l.Header.SeedLength = 1 }, int64(-1), "seedLength"),
+		Entry("the header's origin", func(l *session.Log) { l.Header.Origin = "subagent" }, int64(-1), "origin"),
+		Entry("the header's delegationDepth", func(l *session.Log) { l.Header.DelegationDepth = 1 }, int64(-1), "delegationDepth"),
+		Entry("the header's agentPreset", func(l *session.Log) { l.Header.AgentPreset = "other" }, int64(-1), "agentPreset"),
+		Entry("the header's parentCallId", func(l *session.Log) { l.Header.ParentCallID = "call_1" }, int64(-1), "parentCallId"),
 		Entry("the header's mode", func(l *session.Log) { l.Header.Mode = session.ModeFork }, int64(-1), "mode"),
 		Entry("a header member of its own", func(l *session.Log) {
 			l.Header.Extra = map[string]json.RawMessage{"x": json.RawMessage(`1`)}

@@ -1,9 +1,19 @@
 package harness
 
-// SetUpdate forces the update request for a test and returns the restore.
+import "os"
+
+// SetUpdate forces the update request for a test, AGENTSNAP_UPDATE
+// unset, and returns the restore.
 func SetUpdate(v bool) func() {
 	UpdateRequested()
-	old := updateWanted
-	updateWanted = v
-	return func() { updateWanted = old }
+	old := updateFlag
+	env, set := os.LookupEnv("AGENTSNAP_UPDATE")
+	updateFlag = v
+	os.Unsetenv("AGENTSNAP_UPDATE")
+	return func() {
+		updateFlag = old
+		if set {
+			os.Setenv("AGENTSNAP_UPDATE", env)
+		}
+	}
 }

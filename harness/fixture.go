@@ -86,7 +86,7 @@ func recordedLogs(dir string) ([]string, error) {
 		return nil, err
 	}
 	if len(all) != len(paths) {
-		return nil, fmt.Errorf("harness: %w: %s holds %d session logs but only %s..%s are numbered without a gap; re-record with: go tool agentsnap record %s", ErrFixture, dir, len(all), session.RootFile, filepath.Base(paths[len(paths)-1]), commands{}.dir(dir))
+		return nil, fmt.Errorf("harness: %w: %s holds %d session logs but only %s..%s are numbered without a gap; re-record with: %s", ErrFixture, dir, len(all), session.RootFile, filepath.Base(paths[len(paths)-1]), commands{}.tool("record", dir))
 	}
 	return paths, nil
 }

@@ -22,31 +22,38 @@ import (
 // goldens, only when the replay itself matched the recording, atomically,
 // and never under CI unless forced.
 var (
-	takeOver     sync.Once
-	updateWanted bool
+	takeOver   sync.Once
+	updateFlag bool // goldie's -update, as this process was started with
 )
 
-// UpdateRequested reports whether this run was asked to rewrite goldens.
+// UpdateRequested reports whether this run was asked to rewrite goldens:
+// -update as the test binary was started, or AGENTSNAP_UPDATE as it is
+// set now.
 func UpdateRequested() bool {
 	takeOver.Do(func() {
 		if f := flag.Lookup("update"); f != nil {
-			updateWanted = f.Value.String() == "true"
+			updateFlag = f.Value.String() == "true"
 			// From here on goldie only compares; the harness writes.
 			_ = f.Value.Set("false")
 		}
-		if truthy(os.Getenv("AGENTSNAP_UPDATE")) {
-			updateWanted = true
-		}
 	})
-	return updateWanted
+	return updateFlag || truthy(os.Getenv("AGENTSNAP_UPDATE"))
 }
 
 // UpdateRefusal returns why an update must not happen here, or "".
 func UpdateRefusal() string {
-	if ci := os.Getenv("CI"); truthy(ci) && !truthy(os.Getenv("AGENTSNAP_FORCE_UPDATE")) {
+	if ci, refused := ciRefusesWrites(); refused {
 		return fmt.Sprintf("refusing to update goldens with CI=%s: CI checks goldens, it does not write them; update locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", ci)
 	}
 	return ""
+}
+
+// ciRefusesWrites reports whether CI is set (returning its value) and
+// AGENTSNAP_FORCE_UPDATE is not: CI then writes no fixture file, no
+// recording, golden or proposal.
+func ciRefusesWrites() (ci string, refused bool) {
+	ci = os.Getenv("CI")
+	return ci, truthy(ci) && !truthy(os.Getenv("AGENTSNAP_FORCE_UPDATE"))
 }
 
 func truthy(v string) bool {
@@ -223,7 +230,7 @@ func GoldenSummary(unfiltered bool, roots ...string) string {
 		for _, p := range pending {
 			fmt.Fprintf(&b, "golden pending:  %s\n", p)
 		}
-		fmt.Fprintf(&b, "  (replays that differ from their golden; accept or reject them with: go tool agentsnap review %s)\n", (commands{cli: true}).dir(commonFolder(pending)))
+		fmt.Fprintf(&b, "  (replays that differ from their golden; accept or reject them with: %s)\n", commands{cli: true}.tool("review", commonFolder(pending)))
 	}
 	if unfiltered {
 		for _, p := range obsoleteGoldens(roots, goldens.seen) {
@@ -234,23 +241,9 @@ func GoldenSummary(unfiltered bool, roots ...string) string {
 }
 
 func obsoleteGoldens(roots []string, seen map[string]bool) []string {
-	var out []string
-	for _, root := range roots {
-		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".golden") && !seen[filepath.Clean(path)] {
-				out = append(out, path)
-			}
-			return nil
-		})
-	}
-	slices.Sort(out)
-	return out
+	return findFiles(roots, func(path string) bool {
+		return strings.HasSuffix(path, ".golden") && !seen[filepath.Clean(path)]
+	})
 }
 
 // CompareGolden compares o's transcript with transcript.golden without a

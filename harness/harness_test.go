@@ -15,15 +15,20 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// copyInto copies the committed fixture src (CATEGORY/NAME) into the
+// fixtures tree root as dst (CATEGORY/NAME: the category is the folder it
+// is in) and returns the copy's folder.
+func copyInto(root, src, dst string) string {
+	GinkgoHelper()
+	dir := filepath.Join(root, dst)
+	Expect(os.MkdirAll(filepath.Dir(dir), 0o755)).To(Succeed())
+	Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", src)))).To(Succeed())
+	return dir
+}
+
 // copyFixture copies a committed fixture into a temporary fixtures tree and
 // returns the copy's folder.
-func copyFixture(name string) string {
-	root := GinkgoT().TempDir()
-	dst := filepath.Join(root, name)
-	Expect(os.MkdirAll(filepath.Dir(dst), 0o755)).To(Succeed())
-	Expect(os.CopyFS(dst, os.DirFS(filepath.Join("..", "fixtures", name)))).To(Succeed())
-	return dst
-}
+func copyFixture(name string) string { return copyInto(GinkgoT().TempDir(), name, name) }
 
 func replay(dir string) *harness.Outcome {
 	fx, err := harness.LoadFixture(dir)
@@ -195,9 +200,7 @@ var _ = Describe("the inventory check", func() {
 	It("fails on a scenario missing a file, in any category", func() {
 		root := GinkgoT().TempDir()
 		for _, name := range []string{"spawn/one-child", "fork/codeword"} {
-			dst := filepath.Join(root, name)
-			Expect(os.MkdirAll(filepath.Dir(dst), 0o755)).To(Succeed())
-			Expect(os.CopyFS(dst, os.DirFS(filepath.Join("..", "fixtures", name)))).To(Succeed())
+			copyInto(root, name, name)
 		}
 		Expect(harness.Inventory(root)).To(BeEmpty())
 

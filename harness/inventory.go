@@ -67,7 +67,7 @@ func fixFor(file, dir string) string {
 	case scenario.File:
 		return "every scenario folder needs one (go tool agentsnap new CATEGORY/NAME scaffolds it)"
 	case scenario.GoldenFile:
-		return "create it with: go tool agentsnap check --update " + c.dir(dir)
+		return "create it with: " + c.tool("check --update", dir)
 	}
-	return "record the scenario with: go tool agentsnap record " + c.dir(dir)
+	return "record the scenario with: " + c.tool("record", dir)
 }

@@ -33,7 +33,7 @@ func ProposalPath(golden string) string { return golden + ProposalSuffix }
 
 // ReviewCommand returns the command that reviews o's golden proposal.
 func ReviewCommand(o *Outcome) string {
-	return "go tool agentsnap review " + o.commands.dir(o.Fixture.Dir)
+	return o.commands.tool("review", o.Fixture.Dir)
 }
 
 // settleProposal keeps o's proposal in step with the comparison: it writes
@@ -88,6 +88,13 @@ func proposalNote(o *Outcome, pending, problem string) string {
 // FindProposals returns the golden proposals (files named ProposalFile)
 // under roots, sorted. Folders starting with "." are skipped.
 func FindProposals(roots ...string) []string {
+	return findFiles(roots, func(path string) bool { return filepath.Base(path) == ProposalFile })
+}
+
+// findFiles returns the files under roots that keep reports true for,
+// sorted and without repeats. Folders starting with "." (a recording's
+// temporary folders) are skipped.
+func findFiles(roots []string, keep func(path string) bool) []string {
 	var out []string
 	for _, root := range roots {
 		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -97,7 +104,7 @@ func FindProposals(roots ...string) []string {
 			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && d.Name() == ProposalFile {
+			if !d.IsDir() && keep(path) {
 				out = append(out, path)
 			}
 			return nil

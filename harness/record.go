@@ -51,7 +51,7 @@ func recordPattern() (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("harness: -record=%q is not a regular expression: %w", expr, err)
+		return nil, fmt.Errorf("harness: -record (or AGENTSNAP_RECORD) %q is not a regular expression: %w; give one that matches CATEGORY/NAME, such as '^fork/codeword$'", expr, err)
 	}
 	return re, nil
 }
@@ -59,14 +59,25 @@ func recordPattern() (*regexp.Regexp, error) {
 // recordMu keeps two tests from recording one folder at once.
 var recordMu sync.Map // dir -> *sync.Mutex
 
-// recordIfAsked re-records dir with rt when -record matches its name.
-func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
+// RecordAsked reports whether -record (or AGENTSNAP_RECORD) asks to
+// re-record the scenario in dir, for a test that records it its own way
+// (an agent in another process, through agentsnap serve). The error is a
+// bad pattern, or CI refusing a recording that was asked for.
+func RecordAsked(dir string) (bool, error) {
 	re, err := recordPattern()
 	if err != nil || re == nil || !re.MatchString(Name(dir)) {
-		return err
+		return false, err
 	}
-	if ci := os.Getenv("CI"); truthy(ci) && !truthy(os.Getenv("AGENTSNAP_FORCE_UPDATE")) {
-		return fmt.Errorf("harness: refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", Name(dir), ci)
+	if ci, refused := ciRefusesWrites(); refused {
+		return false, fmt.Errorf("harness: refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", Name(dir), ci)
+	}
+	return true, nil
+}
+
+// recordIfAsked re-records dir with rt when -record matches its name.
+func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
+	if asked, err := RecordAsked(dir); !asked {
+		return err
 	}
 	opts, err := recordOptions(dir)
 	if err != nil {
@@ -75,7 +86,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	opts.Runtime, opts.By = rt, "agentsnap (go test)"
 	// -record with -update accepts the new transcript at once; -record
 	// alone leaves it beside the golden for review.
-	opts.ReplaceGolden = UpdateRequested() || truthy(os.Getenv("AGENTSNAP_UPDATE"))
+	opts.ReplaceGolden = UpdateRequested()
 	opts.Logf = t.Logf
 	m, _ := recordMu.LoadOrStore(dir, &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
@@ -90,7 +101,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
 	if res.Proposal != "" {
-		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (go tool agentsnap review %s), or record with -update to replace the golden", Name(dir), res.Proposal, commands{cli: true}.dir(dir))
+		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, commands{cli: true}.tool("review", dir))
 	}
 	for _, e := range res.ToolErrors {
 		t.Logf("harness: %s: %s", Name(dir), e)

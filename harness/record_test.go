@@ -76,6 +76,8 @@ var _ = Describe("recording from the user's own tests", func() {
 		dir := newChildAnswer()
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": "1"})
 		o := harness.Run(GinkgoTB(), dir)
+		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal([]byte(o.Transcript)), "the recording replaced the golden")
+		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))
 		child, err := os.ReadFile(filepath.Join(dir, session.ChildFile(1)))
@@ -109,6 +111,18 @@ var _ = Describe("recording from the user's own tests", func() {
 		t := &fatalTB{TB: GinkgoTB()}
 		Expect(harness.Run(t, dir)).To(BeNil())
 		Expect(t.fatals).To(HaveExactElements(ContainSubstring("harness: refusing to record fork/codeword with CI=true: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force")))
+		Expect(everyFile(dir)).To(Equal(before))
+	})
+
+	It("refuses a pattern that is not a regular expression, saying what it wants", func() {
+		dir := newChildAnswer()
+		before := everyFile(dir)
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "fork/("})
+		t := &fatalTB{TB: GinkgoTB()}
+		Expect(harness.Run(t, dir)).To(BeNil())
+		Expect(t.fatals).To(HaveExactElements(SatisfyAll(
+			HavePrefix(`harness: -record (or AGENTSNAP_RECORD) "fork/(" is not a regular expression`),
+			HaveSuffix("give one that matches CATEGORY/NAME, such as '^fork/codeword$'"))))
 		Expect(everyFile(dir)).To(Equal(before))
 	})
 

@@ -54,10 +54,13 @@ type Options struct {
 	schedule *int64     // set by a schedule search for its own replays
 }
 
-// ReplayEpoch is the replay's clock: times are normalised away, and a
-// fixed clock keeps replayed logs byte-stable. Playbook recordings use it
-// too, so re-recording an unchanged playbook changes no byte.
-var ReplayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+// runtime returns the runtime under test.
+func (opts Options) runtime() agentsnap.Runtime {
+	if opts.Runtime == nil {
+		return agent.Reference
+	}
+	return opts.Runtime
+}
 
 // Replay runs the fixture's prompts through the runtime under test against
 // a fakellm driver built from the fixture's logs, then compares every
@@ -66,12 +69,7 @@ var ReplayEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // another runtime, settings the runtime refuses, a replay that would wait
 // forever); mismatches are in the Outcome.
 func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
-	rt := opts.Runtime
-	if rt == nil {
-		rt = agent.Reference
-	}
-	cmds := commandsFor(rt, opts.tb, opts.FromCLI)
-	cmds.recordCmd = opts.RecordCommand
+	rt, cmds := opts.runtime(), opts.commands()
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
@@ -141,7 +139,9 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("harness: %s: reading the replayed logs: %w", fx.Name, err)
 	}
 	o.compare()
-	o.Stale = stalePlaybook(fx, cmds)
+	if opts.schedule == nil {
+		o.Stale = stalePlaybook(fx, cmds) // a search's own replays share schedule 0's
+	}
 	if err := sched.search(ctx, fx, opts, o); err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func stalePlaybook(fx *Fixture, cmds commands) string {
 // one that recorded it: every difference would be noise.
 func fitsRuntime(fx *Fixture, rt agentsnap.Runtime, cmds commands) error {
 	rec := fx.Scenario.Recorded
-	name := runtimeName(rt)
+	name := agentsnap.NameOf(rt)
 	if rec == nil || rec.Runtime == "" || name == "" || rec.Runtime == name {
 		return nil
 	}
@@ -210,32 +210,18 @@ func collect(ctx context.Context, store persistence.Store) ([]*session.Log, erro
 // compare fills the verdict: drift, per-session differences, category
 // rules, consumption and the transcript.
 func (o *Outcome) compare() {
-	pairs := pairSessions(o.Fixture.Logs, o.Replayed)
-	// Only ids that differ need rewriting; with lineage ids (recorder and
-	// replay both use them) there are none, and events compare as encoded.
-	ids := map[string]string{}
-	for _, p := range pairs {
-		if p.golden != nil && p.replay != nil && p.replay.Header.ID != p.golden.Header.ID {
-			ids[p.replay.Header.ID] = p.golden.Header.ID
-		}
-	}
-	n := newNormalizer(ids)
-	for _, p := range pairs {
-		d := compareSession(p, n)
-		if d == nil {
-			continue
-		}
+	for _, sd := range diffTrees(o.Fixture.Logs, o.Replayed) {
 		// A session whose first difference is a request/header drifted:
 		// the agent sent something else before anything else went wrong.
 		// A request that differs after an earlier difference is a
 		// consequence and stays a plain difference.
-		if d.Type == session.TypeRequestHeader && o.Drift == nil {
-			if drift := driftAt(p, d.Seq); drift != nil {
+		if sd.diff.Type == session.TypeRequestHeader && o.Drift == nil {
+			if drift := driftAt(sd.pair, sd.diff.Seq); drift != nil {
 				o.Drift = drift
 				continue
 			}
 		}
-		o.Differences = append(o.Differences, *d)
+		o.Differences = append(o.Differences, *sd.diff)
 	}
 	o.RuleViolations = CheckCategory(o.Fixture)
 	o.Consumption = o.driver.Check()

@@ -11,15 +11,9 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// copyAs copies the committed fixture src (CATEGORY/NAME) into a temporary
-// fixtures tree as dst (CATEGORY/NAME): the category is the folder it is in.
-func copyAs(src, dst string) string {
-	GinkgoHelper()
-	dir := filepath.Join(GinkgoT().TempDir(), dst)
-	Expect(os.MkdirAll(filepath.Dir(dir), 0o755)).To(Succeed())
-	Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", src)))).To(Succeed())
-	return dir
-}
+// copyAs copies the committed fixture src into a temporary fixtures tree
+// as dst (see copyInto).
+func copyAs(src, dst string) string { return copyInto(GinkgoT().TempDir(), src, dst) }
 
 // ruleOf returns the built-in rule of category.
 func ruleOf(category string) harness.CategoryRule {
@@ -78,10 +72,40 @@ var _ = Describe("category rules", func() {
 			Expect(o.Report()).To(ContainSubstring("\ncategory " + category + ":\n  " + want))
 		},
 		Entry("a fork child under spawn/", "fork/codeword", "spawn/codeword"),
+		Entry("spawn/ without any child", "errors/playbook-error", "spawn/playbook-error"),
 		Entry("parallel/ children created in different steps", "spawn/two-sequential", "parallel/two-sequential"),
+		Entry("parallel/ with two tool calls in one step that create no child", "billing/refund-flow", "parallel/refund-flow"),
 		Entry("fork/ without a fork child", "spawn/one-child", "fork/one-child"),
 		Entry("mixed/ with spawn children only", "spawn/two-sequential", "mixed/two-sequential"),
+		Entry("mixed/ with a fork child only", "fork/codeword", "mixed/codeword"),
 		Entry("errors/ where no model call failed", "spawn/one-child", "errors/one-child"),
+	)
+
+	// An errors/ recording may show its failure in a model call's finish,
+	// in a turn's end, or both; each alone is enough.
+	DescribeTable("take an errors/ scenario's failure from a finish or a turn/end alone",
+		func(src string, edits ...[3]string) {
+			dir := copyAs(src, "errors/edited")
+			for _, e := range edits {
+				path := filepath.Join(dir, e[0])
+				b, err := os.ReadFile(path)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(strings.Count(string(b), e[1])).To(Equal(1), "%s holds %s once", e[0], e[1])
+				Expect(os.WriteFile(path, []byte(strings.Replace(string(b), e[1], e[2], 1)), 0o644)).To(Succeed())
+			}
+			fx, err := harness.LoadFixture(dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(harness.CheckCategory(fx)).To(BeEmpty())
+		},
+		Entry("a finish with an error", "errors/playbook-error",
+			[3]string{"session.jsonl", `"reason":{"kind":"error","message":"OVERLOADED: the model is overloaded; try again later"}`, `"reason":{"kind":"completed"}`}),
+		Entry("a turn that ended with an error", "errors/playbook-error",
+			[3]string{"session.jsonl", `"reason":{"kind":"error","failure":{"message":"the model is overloaded; try again later","code":"OVERLOADED"}}`, `"reason":{"kind":"stop"}`}),
+		Entry("an aborted finish", "errors/hang-timeout",
+			[3]string{"session.jsonl", `"reason":{"kind":"aborted","message":"cancelled between steps"}`, `"reason":{"kind":"completed"}`},
+			[3]string{"session.1.jsonl", `"reason":{"kind":"aborted","message":"the model call was aborted"}`, `"reason":{"kind":"completed"}`}),
+		Entry("a turn that was aborted", "errors/hang-timeout",
+			[3]string{"session.1.jsonl", `"chunk":{"type":"finish","reason":{"kind":"aborted"}}`, `"chunk":{"type":"finish","reason":{"kind":"stop"}}`}),
 	)
 
 	It("check every fork child's seed boundary, in any category", func() {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/onsi/ginkgo/v2"
@@ -191,11 +190,14 @@ func SearchSchedules(ctx context.Context, fx *Fixture, opts Options, n int) (*Sc
 // searchSeeds resolves the seeds SearchSchedules replays.
 func searchSeeds(opts Options, n int) ([]int64, error) {
 	if !opts.FromCLI {
-		if seed, err := namedSeed(); err != nil || seed != 0 {
-			return []int64{seed}, err
-		}
-		if v, ok, err := envSchedules(); err != nil || ok {
-			return seedsFrom(opts.ScheduleSeed, v), err
+		s, err := fromEnv(opts.ScheduleSeed)
+		switch {
+		case err != nil:
+			return nil, err
+		case s != nil && s.named:
+			return []int64{s.seed}, nil
+		case s != nil:
+			return s.seeds, nil
 		}
 	}
 	if n < 0 {
@@ -207,11 +209,14 @@ func searchSeeds(opts Options, n int) ([]int64, error) {
 // search replays fx under each seed; first, if set, is schedule 0's
 // outcome already.
 func search(ctx context.Context, fx *Fixture, opts Options, seeds []int64, first0 *Outcome) (*ScheduleResult, error) {
-	rt := opts.Runtime
-	if rt == nil {
-		rt = agent.Reference
+	r := &ScheduleResult{Fixture: fx, Seeds: seeds, Diverged: -1, Unmatched: -1, commands: opts.commands()}
+	// The playbook is read once: every schedule shares its verdict.
+	var stale string
+	if first0 != nil {
+		stale = first0.Stale
+	} else {
+		stale = stalePlaybook(fx, r.commands)
 	}
-	r := &ScheduleResult{Fixture: fx, Seeds: seeds, Diverged: -1, Unmatched: -1, commands: commandsFor(rt, opts.tb, opts.FromCLI)}
 	var first []*session.Log
 	var firstBytes string
 	for i, seed := range seeds {
@@ -224,6 +229,7 @@ func search(ctx context.Context, fx *Fixture, opts Options, seeds []int64, first
 			if o, err = Replay(ctx, fx, scheduled(opts, seed, i)); err != nil {
 				return nil, fmt.Errorf("harness: %s: schedule %d (seed %d): %w", fx.Name, i, seed, err)
 			}
+			o.Stale = stale
 		}
 		if !o.Passed() {
 			if r.Unmatched < 0 {
@@ -272,19 +278,9 @@ func encodeLogs(logs []*session.Log) string {
 // the first difference of each session that differs, in a's lineage order
 // (Golden holds a's value, Replay b's).
 func CompareLogs(a, b []*session.Log) []Difference {
-	pairs := pairSessions(a, b)
-	ids := map[string]string{}
-	for _, p := range pairs {
-		if p.golden != nil && p.replay != nil && p.replay.Header.ID != p.golden.Header.ID {
-			ids[p.replay.Header.ID] = p.golden.Header.ID
-		}
-	}
-	n := newNormalizer(ids)
 	var out []Difference
-	for _, p := range pairs {
-		if d := compareSession(p, n); d != nil {
-			out = append(out, *d)
-		}
+	for _, sd := range diffTrees(a, b) {
+		out = append(out, *sd.diff)
 	}
 	return out
 }
@@ -321,9 +317,29 @@ type scheduling struct {
 // searching returns the scheduling of a search of seeds.
 func searching(seeds []int64) scheduling {
 	if len(seeds) == 0 {
-		return scheduling{}
+		return scheduling{seeds: seeds}
 	}
 	return scheduling{seed: seeds[0], seeds: seeds}
+}
+
+// fromEnv is what a test's flags and environment ask of its replays: the
+// one schedule of -schedule-seed (or AGENTSNAP_SCHEDULE_SEED), else a
+// search of AGENTSNAP_SCHEDULES seeds from base; nil when they ask
+// nothing.
+func fromEnv(base int64) (*scheduling, error) {
+	seed, err := namedSeed()
+	if err != nil {
+		return nil, err
+	}
+	if seed != 0 {
+		return &scheduling{seed: seed, named: true}, nil
+	}
+	n, ok, err := envSchedules()
+	if err != nil || !ok {
+		return nil, err
+	}
+	s := searching(seedsFrom(base, n))
+	return &s, nil
 }
 
 // scheduling resolves, in order: a search's own replay; -schedule-seed or
@@ -336,12 +352,12 @@ func (opts Options) scheduling(fx *Fixture) (scheduling, error) {
 	}
 	n := opts.Schedules
 	if !opts.FromCLI {
-		seed, err := namedSeed()
-		if err != nil || seed != 0 {
-			return scheduling{seed: seed, named: true}, err
+		s, err := fromEnv(opts.ScheduleSeed)
+		if err != nil {
+			return scheduling{}, err
 		}
-		if v, ok, err := envSchedules(); err != nil || ok {
-			return searching(seedsFrom(opts.ScheduleSeed, v)), err
+		if s != nil {
+			return *s, nil
 		}
 	}
 	if opts.ScheduleSeed != 0 && n == 0 {
@@ -446,7 +462,7 @@ func seedRange(seeds []int64) string {
 // seed.
 func (c commands) schedule(fx *Fixture, seed int64) string {
 	if c.cli {
-		return fmt.Sprintf("go tool agentsnap check --schedule-seed=%d %s", seed, c.dir(fx.Dir))
+		return c.tool(fmt.Sprintf("check --schedule-seed=%d", seed), fx.Dir)
 	}
 	return c.testCommand(fx, fmt.Sprintf("-schedule-seed=%d", seed))
 }

@@ -10,9 +10,11 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/journal"
@@ -342,6 +344,42 @@ var _ = Describe("schedule search", func() {
 			Expect(res.Err()).NotTo(HaveOccurred())
 			Expect(res.Report()).To(Equal("parallel/fan-out: the replay matches the recording, byte for byte, under 20 schedules (seeds 1..20)"))
 		})
+	})
+
+	It("goes red for logs that differ only in what the comparison with the recording normalises", func(ctx SpecContext) {
+		// Each replay stamps its logs a millisecond later than the last:
+		// every one matches the recording, no two write the same bytes.
+		var replays atomic.Int64
+		ticking := agentsnap.RuntimeFunc(func(ctx context.Context, env *agentsnap.Env) error {
+			e := *env
+			at := agentsnap.Epoch.Add(time.Duration(replays.Add(1)) * time.Millisecond)
+			e.Clock = func() time.Time { return at }
+			return agent.Reference.Run(ctx, &e)
+		})
+		fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+		Expect(err).NotTo(HaveOccurred())
+		res, err := harness.SearchSchedules(ctx, fx, harness.Options{Runtime: ticking}, 2)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Unmatched).To(Equal(-1), "each replay matches the recording")
+		Expect(res.Diverged).To(Equal(1))
+		Expect(res.Passed()).To(BeFalse())
+		Expect(res.Report()).To(ContainSubstring("differs only in what the comparison with the recording normalises"))
+	})
+
+	It("gives every schedule the replay's verdict on a stale playbook, which is no dependence on the schedule", func(ctx SpecContext) {
+		dir := copyFixture("fork/codeword")
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.ReplaceGolden = true
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		editLine(filepath.Join(dir, scenario.PlaybookFile), 1, func(l string) string { return l + " " })
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := harness.Replay(ctx, fx, harness.Options{Schedules: 3})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Stale).To(ContainSubstring("changed since the recording"))
+		Expect(o.RunErrors).To(BeEmpty(), "every schedule fails alike, on the playbook")
 	})
 
 	It("skips seed 0, which means no schedule to -schedule-seed", func(ctx SpecContext) {

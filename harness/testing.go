@@ -3,9 +3,6 @@ package harness
 import (
 	"context"
 	"testing"
-
-	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/agent"
 )
 
 // Run loads and replays the fixture in dir for a test: it fails the test if
@@ -17,11 +14,11 @@ import (
 // AssertReplay and AssertGolden, or to the Gomega matchers.
 func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 	t.Helper()
-	var rt agentsnap.Runtime = agent.Reference
-	if len(opts) > 0 && opts[0].Runtime != nil {
-		rt = opts[0].Runtime
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
 	}
-	if err := recordIfAsked(t, dir, rt); err != nil {
+	if err := recordIfAsked(t, dir, o.runtime()); err != nil {
 		t.Fatalf("%v", err)
 		return nil
 	}
@@ -29,10 +26,6 @@ func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 	if err != nil {
 		t.Fatalf("%v", err)
 		return nil
-	}
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
 	}
 	if o.Logf == nil {
 		o.Logf = t.Logf

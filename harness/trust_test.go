@@ -199,13 +199,28 @@ var _ = Describe("a child log whose header lost parentCallId", func() {
 	})
 })
 
+var _ = Describe("two child logs of one parent whose headers lost parentCallId", func() {
+	It("pair with the replayed children in order, each reported as its own header difference", func() {
+		dir := copyFixture("spawn/two-sequential")
+		for i, call := range []string{"call_france", "call_japan"} {
+			editLine(filepath.Join(dir, session.ChildFile(i+1)), 1, func(l string) string {
+				Expect(l).To(ContainSubstring(`"parentCallId":"` + call + `",`))
+				return strings.Replace(l, `"parentCallId":"`+call+`",`, "", 1)
+			})
+		}
+		o := replay(dir)
+		Expect(o.Differences).To(HaveExactElements(
+			SatisfyAll(HaveField("Session", "session 1"), HaveField("Field", "parentCallId"), HaveField("Replay", `"call_france"`)),
+			SatisfyAll(HaveField("Session", "session 2"), HaveField("Field", "parentCallId"), HaveField("Replay", `"call_japan"`)),
+		))
+	})
+})
+
 var _ = Describe("obsolete goldens", func() {
 	It("are goldens of scenarios never replayed, not of scenarios that failed", func() {
 		root := GinkgoT().TempDir()
 		for _, name := range []string{"spawn/one-child", "fork/codeword"} {
-			dst := filepath.Join(root, name)
-			Expect(os.MkdirAll(filepath.Dir(dst), 0o755)).To(Succeed())
-			Expect(os.CopyFS(dst, os.DirFS(filepath.Join("..", "fixtures", name)))).To(Succeed())
+			copyInto(root, name, name)
 		}
 		drifted := filepath.Join(root, "spawn/one-child")
 		editLine(filepath.Join(drifted, "session.1.jsonl"), 3, func(l string) string { return strings.Replace(l, "largest", "smallest", 1) })

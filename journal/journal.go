@@ -75,7 +75,6 @@ type Journal struct {
 	turn    int // the turn running, or the last one
 	step    int // the step running, or the last one of the turn
 	attempt int // model calls made in this step
-	inTurn  bool
 	inStep  bool
 
 	arena []byte // holds the payloads of chunk events; see encodeChunk
@@ -94,7 +93,10 @@ func NewRoot(ctx context.Context, cfg Config) (*Journal, error) {
 		Cwd:         c.Cwd,
 		AgentPreset: c.Preset,
 	}
-	return create(ctx, c, h, nil)
+	if err := c.Store.Create(ctx, h, nil); err != nil {
+		return nil, fmt.Errorf("journal: create session %s: %w", h.ID, err)
+	}
+	return &Journal{cfg: c, header: h}, nil
 }
 
 // Resume loads the session id from the store so it can take more turns.
@@ -113,9 +115,7 @@ func Resume(ctx context.Context, cfg Config, id string) (*Journal, error) {
 	if open, turn := openTurn(l.Events); open {
 		return nil, fmt.Errorf("journal: resume %s: the log ends inside turn %d (no turn/end); load it through a store that repairs interrupted turns", id, turn)
 	}
-	j := newJournal(c, l.Header, l.Events)
-	j.stored = len(l.Events)
-	return j, nil
+	return resumed(c, l.Header, l.Events), nil
 }
 
 // Child creates the session that this session's tool call callID delegates
@@ -184,18 +184,10 @@ func (j *Journal) createChild(ctx context.Context, h *session.Header, seed []ses
 	return fmt.Errorf("journal: create a child of %s for call %s: every id tried exists already", j.header.ID, h.ParentCallID)
 }
 
-func create(ctx context.Context, c Config, h session.Header, seed []session.Event) (*Journal, error) {
-	if err := c.Store.Create(ctx, h, seed); err != nil {
-		return nil, fmt.Errorf("journal: create session %s: %w", h.ID, err)
-	}
-	j := newJournal(c, h, seed)
-	j.stored = len(seed)
-	return j, nil
-}
-
-// newJournal continues a log: its conversation is rebuilt from the events.
-func newJournal(c Config, h session.Header, events []session.Event) *Journal {
-	j := &Journal{cfg: c, header: h, events: newEventList(events)}
+// resumed continues a stored log: its conversation is rebuilt from the
+// events.
+func resumed(c Config, h session.Header, events []session.Event) *Journal {
+	j := &Journal{cfg: c, header: h, events: newEventList(events), stored: len(events)}
 	j.completed = session.CompletedPrefix(events)
 	for i, m := range conversation(events) {
 		j.addMessage(m.msg)

@@ -20,7 +20,6 @@ const (
 func (j *Journal) StartTurn(trigger string, user session.Message) int {
 	j.turn++
 	j.step = 0
-	j.inTurn = true
 	j.emit(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
 	j.emit(session.TypeUserMessage, user)
 	j.addMessage(user)
@@ -50,6 +49,7 @@ type Call struct {
 	asm                 llm.Assembler
 	finished            bool
 	abandoned           bool
+	ended               bool // End recorded the message; a second End records nothing
 }
 
 // BeginCall records the start of a model call of the current step: it
@@ -94,7 +94,8 @@ func (c *Call) Chunk(ch llm.Chunk) {
 // how it finished. A stream that gave no finish gets an error finish
 // (llm.CodeNoFinish), so the log closes every call. Unless the call failed
 // or was aborted, the message is recorded (assistant/message, with the
-// usage) and joins the conversation.
+// usage) and joins the conversation — once: End again returns the same
+// and records nothing.
 func (c *Call) End() (session.Message, *session.FinishReason) {
 	if c.abandoned {
 		return c.asm.Message(), &session.FinishReason{Kind: session.FinishAborted}
@@ -103,10 +104,11 @@ func (c *Call) End() (session.Message, *session.FinishReason) {
 		c.Chunk(session.ErrorFinish(llm.CodeNoFinish, "the model stream ended without a finish chunk"))
 	}
 	msg, finish := c.asm.Message(), c.asm.Finish()
-	if finish.Kind != session.FinishError && finish.Kind != session.FinishAborted {
+	if !c.ended && finish.Kind != session.FinishError && finish.Kind != session.FinishAborted {
 		c.j.emit(session.TypeAssistantMessage, session.AssistantMessageData{Turn: c.turn, Step: c.step, Message: msg, Usage: c.asm.Usage()})
 		c.j.addMessage(msg)
 	}
+	c.ended = true
 	return msg, finish
 }
 
@@ -161,7 +163,6 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 		j.inStep = false
 		j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	}
-	j.inTurn = false
 	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
 	j.completed, j.completedMsgs = j.events.len(), len(j.messages)

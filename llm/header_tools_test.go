@@ -24,7 +24,7 @@ var _ = Describe("RequestHeader's tools digest", func() {
 			{Name: "add", Description: "Adds a and b.", Parameters: json.RawMessage(`{"type":"object"}`)},
 			{Name: "lookup", Description: "Looks <key> up & returns it.", Parameters: json.RawMessage(`{"properties":{"key":{"type":"string"}}}`)},
 		}),
-		Entry("awkward text", []llm.ToolSpec{{Name: "n\b\f\x01\"\\", Description: "bad \xff utf-8, \u2028", Parameters: json.RawMessage(`{}`)}}),
+		Entry("awkward text", []llm.ToolSpec{{Name: "n\b\f\x01\"\\", Description: "bad \xff utf-8, \u2028 \b\f", Parameters: json.RawMessage(`{}`)}}),
 		Entry("spaced parameters, compacted", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage(" {\n  \"type\" : \"object\",\t\"x\": [ 1, 2 ] }\n")}}),
 		Entry("parameters with HTML characters", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage(`{"d":"<a> & \u003c"}`)}}),
 		Entry("parameters with invalid UTF-8 and U+2028 in strings", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage("{\"d\": \"bad \xff \u2028\"}")}}),
@@ -34,19 +34,44 @@ var _ = Describe("RequestHeader's tools digest", func() {
 	)
 })
 
-var _ = Describe("DigestChain", func() {
-	It("gives the messagesDigest of the digests added so far, as RequestHeaderDigests computes it", func() {
+var _ = Describe("RequestHeader's message digests", func() {
+	conversation := func(n int) []llm.Message {
+		var out []llm.Message
+		for i := range n {
+			out = append(out, llm.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(strings.Repeat("x", i))}})
+		}
+		return out
+	}
+
+	It("digests each message's JSON and the conversation as the contract says", func() {
+		msgs := conversation(3)
+		h := llm.RequestHeader("p", &llm.Request{Messages: msgs})
+		var lines strings.Builder
+		for i, m := range msgs {
+			b, err := session.MarshalData(m)
+			Expect(err).NotTo(HaveOccurred())
+			d := llm.Digest(b)
+			Expect(llm.MessageDigest(&msgs[i])).To(Equal(d))
+			Expect(h.MessageDigests[i]).To(Equal(d[:12]))
+			lines.WriteString(d + "\n")
+		}
+		Expect(h.MessageDigests).To(HaveLen(3))
+		Expect(h.MessageCount).To(Equal(3))
+		Expect(h.MessagesDigest).To(Equal(llm.Digest([]byte(lines.String()))))
+		Expect(llm.RequestHeader("p", &llm.Request{}).MessagesDigest).To(Equal(llm.Digest(nil)))
+	})
+
+	It("comes out the same from digests kept as the conversation grew (DigestChain)", func() {
 		var chain llm.DigestChain
 		Expect(chain.Sum()).To(Equal(llm.Digest(nil)))
+		msgs := conversation(5)
 		var digests []string
-		for i := range 5 {
-			m := llm.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(strings.Repeat("x", i))}}
-			digests = append(digests, llm.MessageDigest(&m))
+		for i := range msgs {
+			digests = append(digests, llm.MessageDigest(&msgs[i]))
 			chain.Add(digests[i])
-			want := llm.Digest([]byte(strings.Join(digests, "\n") + "\n"))
-			Expect(chain.Sum()).To(Equal(want))
-			req := &llm.Request{Messages: make([]llm.Message, i+1)}
-			Expect(llm.RequestHeaderChain("p", req, digests, &chain)).To(Equal(llm.RequestHeaderDigests("p", req, digests)))
+			req := &llm.Request{Messages: msgs[:i+1]}
+			Expect(llm.RequestHeaderChain("p", req, digests, &chain)).To(Equal(llm.RequestHeader("p", req)))
+			Expect(llm.RequestHeaderDigests("p", req, digests)).To(Equal(llm.RequestHeader("p", req)))
 		}
 	})
 })

@@ -27,12 +27,13 @@ func pairs(opts *Options) []placeholder.Pair {
 
 // render returns every file of the new fixture by name: the logs with
 // placeholders, the transcript golden and scenario.json with the recording
-// metadata. A recording that comes out as the fixture already is keeps
-// its recorded.at, so it changes no byte.
-func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Options) (map[string][]byte, []*session.Log, error) {
-	files := map[string][]byte{}
+// metadata, and whether dir holds them already. A recording that comes
+// out as the fixture already is keeps its recorded.at, so it changes no
+// byte.
+func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Options) (files map[string][]byte, rendered []*session.Log, same bool, err error) {
+	files = map[string][]byte{}
 	ps := pairs(opts)
-	rendered := make([]*session.Log, len(logs))
+	rendered = make([]*session.Log, len(logs))
 	for i, l := range logs {
 		b := placeholder.Apply(session.Encode(&l.Header, l.Events), ps)
 		name := session.RootFile
@@ -41,14 +42,14 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 		}
 		back, err := session.Read(bytes.NewReader(b), name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("recorder: the recorded %s does not read back: %w", name, err)
+			return nil, nil, false, fmt.Errorf("recorder: the recorded %s does not read back: %w", name, err)
 		}
 		rendered[i] = back
 		files[name] = b
 	}
 	text, err := transcript.Render(rendered)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	// A golden that exists and differs is kept: the new transcript waits
 	// beside it for review, unless the recording may replace it.
@@ -64,23 +65,25 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 		Runtime:  agentsnap.NameOf(opts.Runtime),
 		Playbook: opts.Playbook,
 	}
-	if old := sc.Recorded; old != nil && unchanged(dir, files) {
-		same := *old
-		same.At = rec.At
-		if same == *rec {
-			rec.At = old.At
+	// Every other file as it was: only scenario.json can differ now.
+	same = sc.Recorded != nil && unchanged(dir, files)
+	if same {
+		old := *sc.Recorded
+		old.At = rec.At
+		if old == *rec {
+			rec.At = sc.Recorded.At
 		}
 	}
 	src, err := os.ReadFile(filepath.Join(dir, scenario.File))
 	if err != nil {
-		return nil, nil, fmt.Errorf("recorder: %w", err)
+		return nil, nil, false, fmt.Errorf("recorder: %w", err)
 	}
 	js, err := scenario.WithRecorded(src, rec)
 	if err != nil {
-		return nil, nil, fmt.Errorf("recorder: %s: %w", filepath.Join(dir, scenario.File), err)
+		return nil, nil, false, fmt.Errorf("recorder: %s: %w", filepath.Join(dir, scenario.File), err)
 	}
 	files[scenario.File] = js
-	return files, rendered, nil
+	return files, rendered, same && bytes.Equal(src, js), nil
 }
 
 // unchanged reports whether dir holds exactly files among its recorded
@@ -170,7 +173,7 @@ func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]s
 		}
 		for _, st := range streams {
 			if strings.Contains(st.text, value) {
-				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written", ErrSecret, name, st.file, st.turn, st.step)
+				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, st.file, st.turn, st.step)
 			}
 		}
 	}

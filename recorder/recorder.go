@@ -152,7 +152,7 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, rendered, err := render(dir, logs, sc, &opts)
+	files, rendered, same, err := render(dir, logs, sc, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +162,11 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged", dir, err)
 	}
-	if unchanged(dir, files) {
-		res.Unchanged = true
-	} else if err := save(dir, files); err != nil {
-		return nil, err
+	res.Unchanged = same
+	if !same {
+		if err := save(dir, files); err != nil {
+			return nil, err
+		}
 	}
 	res.Sessions = len(logs)
 	for _, l := range logs {
@@ -192,9 +193,10 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 		}
 	}
 	defer store.Close()
-	watch := &liveWatch{inner: opts.Driver, failure: opts.LiveFailure}
 	driver := opts.Driver
+	var watch *liveWatch
 	if opts.Live {
+		watch = &liveWatch{inner: opts.Driver, failure: opts.LiveFailure}
 		driver = watch
 	}
 	cwd, _ := os.Getwd()

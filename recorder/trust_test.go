@@ -132,11 +132,31 @@ var _ = Describe("re-recording", func() {
 		Expect(err).NotTo(HaveOccurred())
 		editFile(dir, scenario.File, `"at": "`+sc.Recorded.At+`"`, `"at": "2026-01-02T03:04:05Z"`)
 		first := tree(dir)
+		folder, err := os.Stat(dir)
+		Expect(err).NotTo(HaveOccurred())
 
 		res, err = recordPlaybook(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unchanged).To(BeTrue())
 		Expect(tree(dir)).To(Equal(first))
+		after, err := os.Stat(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.SameFile(folder, after)).To(BeTrue(), "nothing was written: a recording swaps in a new folder")
+	})
+
+	It("writes scenario.json when only its recording metadata changed", func() {
+		dir := committed("fork/codeword")
+		_, err := recordPlaybook(dir)
+		Expect(err).NotTo(HaveOccurred())
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.By, opts.ReplaceGolden = "someone else", true
+		res, err := recorder.Record(context.Background(), dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Unchanged).To(BeFalse())
+		sc, err := scenario.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sc.Recorded.By).To(Equal("someone else"))
 	})
 
 	It("is asked for by the replay once the playbook changed, and clears that", func() {

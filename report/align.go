@@ -23,7 +23,6 @@ type row struct {
 // pairView is one session of the golden tree next to the same session of
 // the replay; either may be missing.
 type pairView struct {
-	Key            string
 	Label          string
 	Level          int
 	Anchor         string
@@ -296,7 +295,7 @@ func keys(ss []*sessionView) []string {
 func pairSessions(g, r *sessionView) *pairView {
 	p := &pairView{Golden: g, Replay: r}
 	s := p.Either()
-	p.Key, p.Label, p.Level = s.Key, s.Label, s.Level
+	p.Label, p.Level = s.Label, s.Level
 	var gSeed, gOwn, rSeed, rOwn []*block
 	if g != nil {
 		gSeed, gOwn = g.Seed, g.Own

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
 )
@@ -56,10 +57,10 @@ type block struct {
 	callsShown map[string]bool
 }
 
-// usage sums token counts.
+// usage sums token counts; Known says some usage was recorded.
 type usage struct {
-	In, Out, CacheRead, Reasoning int
-	Known                         bool // some usage was recorded
+	budget.Tokens
+	Known bool
 }
 
 func (u *usage) add(v *session.Usage) {
@@ -67,22 +68,12 @@ func (u *usage) add(v *session.Usage) {
 		return
 	}
 	u.Known = true
-	u.In += v.InputTokens
-	u.Out += v.OutputTokens
-	if v.CacheReadTokens != nil {
-		u.CacheRead += *v.CacheReadTokens
-	}
-	if v.ReasoningTokens != nil {
-		u.Reasoning += *v.ReasoningTokens
-	}
+	u.Tokens = u.Tokens.Plus(budget.TokensOf(v))
 }
 
 func (u *usage) plus(o usage) {
 	u.Known = u.Known || o.Known
-	u.In += o.In
-	u.Out += o.Out
-	u.CacheRead += o.CacheRead
-	u.Reasoning += o.Reasoning
+	u.Tokens = u.Tokens.Plus(o.Tokens)
 }
 
 // String is the compact form shown on the page.
@@ -90,7 +81,7 @@ func (u usage) String() string {
 	if !u.Known {
 		return ""
 	}
-	s := fmt.Sprintf("in %s · out %s", thousands(u.In), thousands(u.Out))
+	s := fmt.Sprintf("in %s · out %s", thousands(u.Input), thousands(u.Output))
 	if u.CacheRead > 0 {
 		s += " · cache " + thousands(u.CacheRead)
 	}
@@ -116,7 +107,7 @@ type sessionView struct {
 	Label, ParentLabel string
 	Anchor             string
 	Header             session.Header
-	Key                string // lineage path, equal for the same session of two runs
+	Key                string // lineage key (session.LineageKeys), equal for the same session of two runs
 	Level              int    // 0 for a root, parent's + 1
 	Seed, Own          []*block
 	SeedSummary        string
@@ -159,19 +150,14 @@ func buildTree(logs []*session.Log) *tree {
 		t.Note = "report: " + err.Error() + "; sessions are shown in the order given"
 		ordered = logs
 	}
-	labels := transcript.Labels(ordered)
+	labels, keys := transcript.Labels(ordered), session.LineageKeys(ordered)
 	byID := map[string]*sessionView{}
 	for _, l := range ordered {
-		s := &sessionView{Label: labels[l.Header.ID], Header: l.Header, Events: len(l.Events)}
+		s := &sessionView{Label: labels[l.Header.ID], Key: keys[l.Header.ID], Header: l.Header, Events: len(l.Events)}
 		if p := byID[l.Header.ParentSession]; p != nil {
 			s.ParentLabel, s.Level = p.Label, p.Level+1
-			s.Key = p.Key + "/" + l.Header.ParentCallID
 			p.Children = append(p.Children, s)
 		} else {
-			s.Key = "root"
-			if len(t.Roots) > 0 {
-				s.Key = "root:" + s.Label
-			}
 			t.Roots = append(t.Roots, s)
 		}
 		if _, dup := byID[l.Header.ID]; !dup {
@@ -196,8 +182,8 @@ func buildTree(logs []*session.Log) *tree {
 	return t
 }
 
-// uniqueKeys numbers repeated lineage keys (a call id reused by a parent),
-// so each session of a run has its own key.
+// uniqueKeys numbers repeated keys, so each session of a run has its own
+// key even when the logs are not one tree (two roots, a repeated id).
 func uniqueKeys(ss []*sessionView) {
 	seen := map[string]int{}
 	for _, s := range ss {

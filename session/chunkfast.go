@@ -24,21 +24,8 @@ func CanonicalChunkData(data []byte) bool {
 }
 
 func (d *ChunkData) canonical(p *cursor) bool {
-	b := p.b
-	var ok bool
-	if !p.lit(`{"turn":`) {
+	if !p.turnStep(&d.Turn, &d.Step) || (p.lit(`,"attempt":`) && !p.num(&d.Attempt)) {
 		return false
-	}
-	if d.Turn, ok = p.int(); !ok || !p.lit(`,"step":`) {
-		return false
-	}
-	if d.Step, ok = p.int(); !ok {
-		return false
-	}
-	if p.lit(`,"attempt":`) {
-		if d.Attempt, ok = p.int(); !ok {
-			return false
-		}
 	}
 	c := &d.Chunk
 	switch {
@@ -55,12 +42,10 @@ func (d *ChunkData) canonical(p *cursor) bool {
 	default:
 		return false
 	}
-	if !p.lit(`,"index":`) {
+	if !p.lit(`,"index":`) || !p.num(&c.Index) {
 		return false
 	}
-	if c.Index, ok = p.int(); !ok {
-		return false
-	}
+	var ok bool
 	switch c.Type {
 	case ChunkTextDelta, ChunkReasoningDelta:
 		ok = p.lit(`,"text":`) && p.str(&c.Text)
@@ -70,7 +55,7 @@ func (d *ChunkData) canonical(p *cursor) bool {
 		ok = (!p.lit(`,"id":`) || p.str(&c.ID)) && (!p.lit(`,"name":`) || p.str(&c.Name)) &&
 			p.lit(`,"argumentsDelta":`) && p.str(&c.ArgumentsDelta)
 	}
-	return ok && p.lit(`}}`) && p.i == len(b)
+	return ok && p.lit(`}}`) && p.i == len(p.b)
 }
 
 // cursor reads a JSON text from left to right. With check set it only
@@ -90,51 +75,39 @@ func (p *cursor) lit(s string) bool {
 	return true
 }
 
-// int consumes an integer written as JSON writes it: an optional minus,
-// no leading zero, at most 18 digits (so it cannot overflow).
-func (p *cursor) int() (int, bool) {
+// num consumes an integer written as JSON writes it into n: an optional
+// minus, no leading zero, at most 18 digits (so it cannot overflow).
+func (p *cursor) num(n *int) bool {
 	neg := p.i < len(p.b) && p.b[p.i] == '-'
 	if neg {
 		p.i++
 	}
-	start, n := p.i, 0
+	start, v := p.i, 0
 	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		n = n*10 + int(p.b[p.i]-'0')
+		v = v*10 + int(p.b[p.i]-'0')
 		p.i++
 	}
 	digits := p.i - start
 	if digits == 0 || digits > 18 || (digits > 1 && p.b[start] == '0') {
-		return 0, false
+		return false
 	}
 	if neg {
-		n = -n
+		v = -v
 	}
-	return n, true
-}
-
-// str consumes a valid JSON string and decodes it into s.
-func (p *cursor) str(s *string) bool {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return false
-	}
-	end, _, err := jsonscan.SkipString(p.b, p.i)
-	if err != nil {
-		return false
-	}
-	if p.check {
-		p.i = end
-		return true
-	}
-	v, err := jsonscan.String(p.b[p.i:end])
-	if err != nil {
-		return false
-	}
-	*s, p.i = v, end
+	*n = v
 	return true
 }
 
-// interned is str for a string that is usually a known chunk or block type.
-func (p *cursor) interned(s *string) bool {
+// str consumes a valid JSON string and decodes it into s.
+func (p *cursor) str(s *string) bool { return p.text(s, nil) }
+
+// interned is str for a string that is usually a known chunk or block
+// type, which it then gives without allocating.
+func (p *cursor) interned(s *string) bool { return p.text(s, knownChunkTypes) }
+
+// text consumes a valid JSON string and, unless p only checks, decodes it
+// into s, interning the strings of known when known is not nil.
+func (p *cursor) text(s *string, known map[string]string) bool {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
 		return false
 	}
@@ -142,14 +115,18 @@ func (p *cursor) interned(s *string) bool {
 	if err != nil {
 		return false
 	}
-	if p.check {
-		p.i = end
-		return true
+	if !p.check {
+		var v string
+		if known != nil {
+			v, err = internString(known, p.b[p.i:end])
+		} else {
+			v, err = jsonscan.String(p.b[p.i:end])
+		}
+		if err != nil {
+			return false
+		}
+		*s = v
 	}
-	v, err := internString(knownChunkTypes, p.b[p.i:end])
-	if err != nil {
-		return false
-	}
-	*s, p.i = v, end
+	p.i = end
 	return true
 }

@@ -11,12 +11,14 @@ import (
 
 var _ = Describe("DecodeChunkData's one-pass layout", func() {
 	// same checks that DecodeChunkData agrees with the member-by-member
-	// decoder, in value and in failing.
+	// decoder, in value and in failing, and that CanonicalChunkData (which
+	// lets a store skip validating the data) takes what the one pass takes.
 	same := func(data string) {
 		got, err := session.DecodeChunkData([]byte(data))
 		want, wantErr := session.DecodeChunkDataMembers([]byte(data))
 		Expect(err != nil).To(Equal(wantErr != nil), "%s: one pass %v, members %v", data, err, wantErr)
 		Expect(got).To(Equal(want), data)
+		Expect(session.CanonicalChunkData([]byte(data))).To(Equal(session.DecodesCanonically([]byte(data))), data)
 	}
 
 	It("reads what AppendJSON writes for deltas and block starts in one pass, as the member decoder does", func() {

@@ -9,54 +9,34 @@ package session
 // order, spaces, unknown or repeated members, numbers that are not plain
 // integers) is left to encoding/json. The tests compare the two.
 func decodeCanonical(data []byte, v any) bool {
-	p := cursor{b: data}
+	p := &cursor{b: data}
 	switch x := v.(type) {
 	case *TurnStartData:
-		var d TurnStartData
-		if *x != d || !p.turnStart(&d) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, *x == TurnStartData{}, (*cursor).turnStart)
 	case *StepData:
-		var d StepData
-		if *x != d || !p.turnStep(&d.Turn, &d.Step) || !p.lit(`}`) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, *x == StepData{}, (*cursor).step)
 	case *TurnEndData:
-		var d TurnEndData
-		if *x != d || !p.turnEnd(&d) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, *x == TurnEndData{}, (*cursor).turnEnd)
 	case *ToolCallData:
-		var d ToolCallData
-		if *x != d || !p.toolCall(&d) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, *x == ToolCallData{}, (*cursor).toolCall)
 	case *Message:
-		var d Message
-		if !zeroMessage(x) || !p.message(&d, 0) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, zeroMessage(x), func(p *cursor, m *Message) bool { return p.message(m, 0) })
 	case *ToolResultData:
-		var d ToolResultData
-		if x.Turn != 0 || x.Step != 0 || !zeroMessage(&x.Message) ||
-			!p.turnStep(&d.Turn, &d.Step) || !p.lit(`,"message":`) || !p.message(&d.Message, 0) || !p.lit(`}`) || p.i != len(data) {
-			return false
-		}
-		*x = d
+		return fill(p, x, x.Turn == 0 && x.Step == 0 && zeroMessage(&x.Message), (*cursor).toolResult)
 	case *AssistantMessageData:
-		var d AssistantMessageData
-		if x.Turn != 0 || x.Step != 0 || !zeroMessage(&x.Message) || x.Usage != nil || !p.assistantMessage(&d) || p.i != len(data) {
-			return false
-		}
-		*x = d
-	default:
+		return fill(p, x, x.Turn == 0 && x.Step == 0 && zeroMessage(&x.Message) && x.Usage == nil, (*cursor).assistantMessage)
+	}
+	return false
+}
+
+// fill reads the whole of p's text with read into a new T and stores it in
+// dst, if dst was zero (empty).
+func fill[T any](p *cursor, dst *T, empty bool, read func(*cursor, *T) bool) bool {
+	var d T
+	if !empty || !read(p, &d) || p.i != len(p.b) {
 		return false
 	}
+	*dst = d
 	return true
 }
 
@@ -64,37 +44,17 @@ func zeroMessage(m *Message) bool { return m.Role == "" && m.Content == nil && m
 
 // turnStep reads `{"turn":N,"step":N` (and nothing after).
 func (p *cursor) turnStep(turn, step *int) bool {
-	var ok bool
-	if !p.lit(`{"turn":`) {
-		return false
-	}
-	if *turn, ok = p.int(); !ok || !p.lit(`,"step":`) {
-		return false
-	}
-	*step, ok = p.int()
-	return ok
+	return p.lit(`{"turn":`) && p.num(turn) && p.lit(`,"step":`) && p.num(step)
 }
 
+func (p *cursor) step(d *StepData) bool { return p.turnStep(&d.Turn, &d.Step) && p.lit(`}`) }
+
 func (p *cursor) turnStart(d *TurnStartData) bool {
-	var ok bool
-	if !p.lit(`{"turn":`) {
-		return false
-	}
-	if d.Turn, ok = p.int(); !ok {
-		return false
-	}
-	return (!p.lit(`,"trigger":`) || p.str(&d.Trigger)) && p.lit(`}`)
+	return p.lit(`{"turn":`) && p.num(&d.Turn) && (!p.lit(`,"trigger":`) || p.str(&d.Trigger)) && p.lit(`}`)
 }
 
 func (p *cursor) turnEnd(d *TurnEndData) bool {
-	var ok bool
-	if !p.lit(`{"turn":`) {
-		return false
-	}
-	if d.Turn, ok = p.int(); !ok {
-		return false
-	}
-	return p.lit(`,"reason":{"kind":`) && p.str(&d.Reason.Kind) &&
+	return p.lit(`{"turn":`) && p.num(&d.Turn) && p.lit(`,"reason":{"kind":`) && p.str(&d.Reason.Kind) &&
 		(!p.lit(`,"message":`) || p.str(&d.Reason.Message)) && p.lit(`}}`)
 }
 
@@ -103,6 +63,10 @@ func (p *cursor) toolCall(d *ToolCallData) bool {
 		p.lit(`,"callId":`) && p.str(&d.CallID) &&
 		p.lit(`,"name":`) && p.str(&d.Name) &&
 		p.lit(`,"arguments":`) && p.str(&d.Arguments) && p.lit(`}`)
+}
+
+func (p *cursor) toolResult(d *ToolResultData) bool {
+	return p.turnStep(&d.Turn, &d.Step) && p.lit(`,"message":`) && p.message(&d.Message, 0) && p.lit(`}`)
 }
 
 func (p *cursor) assistantMessage(d *AssistantMessageData) bool {
@@ -119,29 +83,19 @@ func (p *cursor) assistantMessage(d *AssistantMessageData) bool {
 }
 
 func (p *cursor) usage(u *Usage) bool {
-	var ok bool
-	if !p.lit(`{"inputTokens":`) {
-		return false
+	return p.lit(`{"inputTokens":`) && p.num(&u.InputTokens) && p.lit(`,"outputTokens":`) && p.num(&u.OutputTokens) &&
+		p.optNum(`,"cacheReadTokens":`, &u.CacheReadTokens) && p.optNum(`,"reasoningTokens":`, &u.ReasoningTokens) && p.lit(`}`)
+}
+
+// optNum reads the integer member key, if the text continues with it, into
+// a new int that n points to.
+func (p *cursor) optNum(key string, n **int) bool {
+	if !p.lit(key) {
+		return true
 	}
-	if u.InputTokens, ok = p.int(); !ok || !p.lit(`,"outputTokens":`) {
-		return false
-	}
-	if u.OutputTokens, ok = p.int(); !ok {
-		return false
-	}
-	for _, m := range []struct {
-		key string
-		dst **int
-	}{{`,"cacheReadTokens":`, &u.CacheReadTokens}, {`,"reasoningTokens":`, &u.ReasoningTokens}} {
-		if p.lit(m.key) {
-			n, ok := p.int()
-			if !ok {
-				return false
-			}
-			*m.dst = &n
-		}
-	}
-	return p.lit(`}`)
+	v := new(int)
+	*n = v
+	return p.num(v)
 }
 
 // maxPartDepth bounds tool results nested in tool results; deeper content

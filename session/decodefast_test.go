@@ -76,6 +76,7 @@ var _ = Describe("Event.Decode's one-pass layout", func() {
 		Entry("a broken string", reflect.TypeFor[session.Message](), `{"role":"us\qer","content":[]}`),
 		Entry("a raw control character", reflect.TypeFor[session.Message](), "{\"role\":\"a\tb\",\"content\":[]}"),
 		Entry("a usage with a fraction", reflect.TypeFor[session.AssistantMessageData](), `{"turn":1,"step":1,"message":{"role":"assistant","content":[]},"usage":{"inputTokens":1.5,"outputTokens":2}}`),
+		Entry("a usage member without a value", reflect.TypeFor[session.AssistantMessageData](), `{"turn":1,"step":1,"message":{"role":"assistant","content":[]},"usage":{"inputTokens":1,"outputTokens":2,"cacheReadTokens":}}`),
 		Entry("a usage with an unknown member", reflect.TypeFor[session.AssistantMessageData](), `{"turn":1,"step":1,"message":{"role":"assistant","content":[]},"usage":{"inputTokens":1,"outputTokens":2,"x":3}}`),
 		Entry("tool results nested too deep", reflect.TypeFor[session.Message](), nested(20)),
 		Entry("cut short", reflect.TypeFor[session.ToolCallData](), `{"turn":1,"step":1,"callId":"c","name":"n","arguments":"{}"`),

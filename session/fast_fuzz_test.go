@@ -27,6 +27,10 @@ func FuzzChunkDataOnePass(f *testing.F) {
 		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: one pass %+v, %v; members %+v, %v", data, got, err, want, wantErr)
 		}
+		// A store takes what CanonicalChunkData accepts without validating it.
+		if session.CanonicalChunkData(data) && (!json.Valid(data) || bytes.ContainsAny(data, "\n\r") || !session.DecodesCanonically(data)) {
+			t.Fatalf("%q: CanonicalChunkData accepts what is not one valid line in the one-pass layout", data)
+		}
 	})
 }
 

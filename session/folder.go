@@ -85,9 +85,9 @@ var ErrLineage = errors.New("logs do not form one session tree")
 // the parent's tool calls that created them. A call id that a parent reuses
 // in a later step creates one child per occurrence: children of one id are
 // matched to its occurrences in creation order (createdAt, then the order
-// given, which for logs loaded from a store is creation order). Children without a parentCallId (dsh logs)
-// follow in createdAt order, then by id. It fails
-// when there is not exactly one root or a parent is missing.
+// given, which for logs loaded from a store is creation order). Children
+// without a parentCallId (dsh logs) follow in createdAt order, then by id.
+// It fails when there is not exactly one root or a parent is missing.
 func LineageOrder(logs []*Log) ([]*Log, error) {
 	byID := map[string]*Log{}
 	var roots []*Log

@@ -244,10 +244,7 @@ func (chatCompletions) finish(w http.ResponseWriter, send func(any) error, frame
 	case session.FinishAborted:
 		return nil
 	case session.FinishError:
-		code, msg := "", "the model call failed"
-		if r.Failure != nil {
-			code, msg = r.Failure.Code, r.Failure.Message
-		}
+		code, msg := failure(r)
 		return send(map[string]any{"error": map[string]any{"message": msg, "type": "agentsnap_replay_error", "code": code}})
 	}
 	reason := finishReason(r.Kind)
@@ -291,10 +288,7 @@ func usageJSON(u *session.Usage) json.RawMessage {
 
 func (f chatCompletions) WriteMessage(w http.ResponseWriter, req *Request, msg session.Message, usage *session.Usage, finish *session.FinishReason) error {
 	if finish != nil && finish.Kind == session.FinishError {
-		code, text := "", "the model call failed"
-		if finish.Failure != nil {
-			code, text = finish.Failure.Code, finish.Failure.Message
-		}
+		code, text := failure(finish)
 		f.WriteError(w, statusFor(code), code, text)
 		return nil
 	}
@@ -340,6 +334,14 @@ func (chatCompletions) WriteError(w http.ResponseWriter, status int, code, messa
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": message, "type": "agentsnap_error", "code": code}})
+}
+
+// failure returns the code and message of a failed call's finish.
+func failure(r *session.FinishReason) (code, message string) {
+	if r.Failure == nil {
+		return "", "the model call failed"
+	}
+	return r.Failure.Code, r.Failure.Message
 }
 
 // statusFor maps a failure code to the HTTP status a provider would send.

@@ -23,7 +23,7 @@ type wireSession struct {
 	name     string // for messages: root, root/call_1, ...
 
 	mu       sync.Mutex
-	j        *journal.Journal
+	j        *journal.Journal      // also set under Handler.mu: a child's first call reads its parent's
 	seen     int                   // wire messages accounted for (system prompt aside)
 	inTurn   bool                  // a turn is open
 	inStep   bool                  // a step is open
@@ -38,21 +38,9 @@ type wireSession struct {
 func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error {
 	msgs := req.Messages
 	if s.j == nil {
-		j, err := h.newJournal(ctx, s)
-		if err != nil {
+		if err := s.start(ctx, h, msgs); err != nil {
 			return err
 		}
-		h.mu.Lock()
-		s.j = j
-		h.mu.Unlock()
-		inherited := s.j.Messages()
-		if err := s.checkInherited(inherited, msgs); err != nil {
-			return err
-		}
-		if s.parent != nil && len(msgs) != len(inherited)+1 {
-			return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), so its first request sends those and its prompt, %d messages; it sends %d — the %s after them are not part of what a %s child starts with (a fork inherits the turns its parent completed, not the running one)", s.mode, s.name, len(inherited), s.parent.name, len(inherited)+1, len(msgs), roles(msgs[len(inherited):]), s.mode)
-		}
-		s.seen = len(inherited)
 	}
 	if len(msgs) < s.seen {
 		return fmt.Errorf("wire: session %s sends %d messages, fewer than the %d it has had: a session's conversation only grows", s.name, len(msgs), s.seen)
@@ -96,10 +84,21 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 	return nil
 }
 
-// checkInherited checks that a new session's first request starts with
-// the conversation it inherits: its fork seed (none for a spawn child or a
-// root).
-func (s *wireSession) checkInherited(inherited, msgs []session.Message) error {
+// start creates the journal of s at its first request, msgs, and checks
+// that a child's first request sends what the child inherits — nothing
+// for a spawn child, its fork seed for a fork child — then its prompt.
+func (s *wireSession) start(ctx context.Context, h *Handler, msgs []session.Message) error {
+	j, err := h.newJournal(ctx, s)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	s.j = j
+	h.mu.Unlock()
+	if s.parent == nil {
+		return nil
+	}
+	inherited := j.Messages()
 	if len(msgs) < len(inherited) {
 		return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), but its first request sends %d messages in all; send the parent's conversation up to its last completed turn, then the child's prompt", s.mode, s.name, len(inherited), s.parent.name, len(msgs))
 	}
@@ -108,6 +107,10 @@ func (s *wireSession) checkInherited(inherited, msgs []session.Message) error {
 			return fmt.Errorf("wire: %s child %s inherits %d messages of %s, but its first request differs at message %d: %s; a fork child sends its parent's conversation up to the parent's last completed turn, unchanged", s.mode, s.name, len(inherited), s.parent.name, i+1, d)
 		}
 	}
+	if len(msgs) != len(inherited)+1 {
+		return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), so its first request sends those and its prompt, %d messages; it sends %d — the %s after them are not part of what a %s child starts with (a fork inherits the turns its parent completed, not the running one)", s.mode, s.name, len(inherited), s.parent.name, len(inherited)+1, len(msgs), roles(msgs[len(inherited):]), s.mode)
+	}
+	s.seen = len(inherited)
 	return nil
 }
 
@@ -129,7 +132,7 @@ func (s *wireSession) results(ctx context.Context, fresh []session.Message) (int
 				return 0, fmt.Errorf("wire: session %s sends a tool result for call %q, which the last answer did not make (its calls: %s)", s.name, p.ToolCallID, callIDs(s.awaiting))
 			}
 			delete(want, p.ToolCallID)
-			s.j.ToolResult(p.ToolCallID, c.Name, partsText(p.Content), p.IsError)
+			s.j.ToolResult(p.ToolCallID, c.Name, resultText(p), p.IsError)
 		}
 		n++
 	}
@@ -250,31 +253,28 @@ func differs(want, got *session.Message) string {
 			return fmt.Sprintf("tool call %d is %s %s %s, want %s %s %s", i+1, gc[i].ID, gc[i].Name, gc[i].Arguments, wc[i].ID, wc[i].Name, wc[i].Arguments)
 		}
 	}
-	wr, gr := results(want), results(got)
+	wr, gr := toolResults(want), toolResults(got)
 	if wr != gr {
 		return fmt.Sprintf("tool result %q, want %q", abbrev(gr), abbrev(wr))
 	}
 	return ""
 }
 
-func results(m *session.Message) string {
+// toolResults is the tool results of m in one string, to compare.
+func toolResults(m *session.Message) string {
 	var b strings.Builder
 	for _, p := range m.Content {
 		if p.Type == session.PartToolResult {
-			b.WriteString(p.ToolCallID + ":" + partsText(p.Content) + ";")
+			b.WriteString(p.ToolCallID + ":" + resultText(p) + ";")
 		}
 	}
 	return b.String()
 }
 
-func partsText(parts []session.Part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == session.PartText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
+// resultText is the text a tool-result part carries.
+func resultText(p session.Part) string {
+	m := session.Message{Content: p.Content}
+	return m.Text()
 }
 
 func callIDs(calls []session.Part) string {

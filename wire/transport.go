@@ -40,19 +40,21 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        rw.header,
+		Header:        rw.sent,
 		Body:          pr,
 		ContentLength: -1,
 		Request:       req,
 	}, nil
 }
 
-// pipeWriter is the handler's http.ResponseWriter: the status and headers
-// are handed over at the first write, the body goes through a pipe.
+// pipeWriter is the handler's http.ResponseWriter: the status and a copy
+// of the headers are handed over at the first write (later changes are
+// not sent, as with net/http), the body goes through a pipe.
 type pipeWriter struct {
 	header http.Header
 	pw     *io.PipeWriter
 	status int
+	sent   http.Header // the headers as of the first write
 	once   sync.Once
 	ready  chan struct{}
 }
@@ -63,8 +65,7 @@ func (w *pipeWriter) WriteHeader(status int) { w.start(status) }
 
 func (w *pipeWriter) start(status int) {
 	w.once.Do(func() {
-		w.status = status
-		w.header = w.header.Clone()
+		w.status, w.sent = status, w.header.Clone()
 		close(w.ready)
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -171,7 +172,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		opts.Runtime = sdkRuntimeWith(func(a *sdkAgent) { a.forkAll = true })
+		opts.Runtime = sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).To(MatchError(recorder.ErrRecording))
 		Expect(err.Error()).To(ContainSubstring("wire: fork child root/call_f inherits 2 messages of root (its completed turns), so its first request sends those and its prompt, 3 messages; it sends 5 — the 3 messages (user, assistant, user) after them are not part of what a fork child starts with"))
@@ -183,7 +184,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		whole := sdkRuntimeWith(func(a *sdkAgent) { a.whole = true })
+		whole := sdkRuntimeWith(func(a *sdktest.Agent) { a.Whole = true })
 		opts.Runtime = whole
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())

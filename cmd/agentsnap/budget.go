@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -241,7 +242,7 @@ func growthTable(base, now *budget.Usage, prices budget.Prices) []string {
 			rows = append(rows, []string{s.Path, measure(s), "-"})
 		}
 	}
-	return alignColumns(rows)
+	return columns.Align(rows)
 }
 
 // parseGrowthFlags builds check's growth check from --max-growth (a share,

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -17,7 +16,6 @@ import (
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/report"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func init() {
@@ -132,7 +130,6 @@ type checkResult struct {
 	name, dir       string
 	sessions, calls int
 	verdict         string
-	detail          string
 	notes           []string
 	status          string           // statusPass, statusFail or statusError
 	pending         string           // the golden proposal waiting for review, if any
@@ -175,6 +172,9 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e, "check", "--shard: %v", err)
 	}
+	if f.schedules < 0 {
+		return usageError(e, "check", "--schedules %d: want a number of schedules such as 50", f.schedules)
+	}
 	growth, err := parseGrowthFlags(e, f.maxGrowth, f.baseline)
 	if err != nil {
 		return usageError(e, "check", "%v", err)
@@ -194,9 +194,6 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 			return fail(e, "check", fmt.Errorf("%s", why))
 		}
 	}
-	if f.schedules < 0 {
-		return usageError(e, "check", "--schedules %d: want a number of schedules such as 50", f.schedules)
-	}
 	opts := checkOptions{update: f.update, page: f.report != "", growth: growth, schedules: f.schedules, seed: f.seed}
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
 		return checkOne(ctx, dir, store(dir), opts)
@@ -209,28 +206,6 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	return code
-}
-
-// findScenarios resolves the DIR arguments (default ./fixtures/...) to
-// scenario folders in natural order, or returns the exit code of a failure
-// it has reported.
-func findScenarios(e *env, name string, pos []string) ([]string, int) {
-	if len(pos) == 0 {
-		pos = []string{"./fixtures/..."}
-	}
-	var dirs []string
-	for _, p := range pos {
-		found, err := scenarioDirs(e.path(p))
-		if err != nil {
-			return nil, fail(e, name, err)
-		}
-		dirs = append(dirs, found...)
-	}
-	if len(dirs) == 0 {
-		return nil, fail(e, name, fmt.Errorf("no scenarios under %s; create one with: go tool agentsnap new CATEGORY/NAME", strings.Join(pos, " ")))
-	}
-	slices.SortFunc(dirs, naturalCompare)
-	return dirs, exitOK
 }
 
 // replayAll runs one per scenario folder, jobs at once, and returns the
@@ -304,38 +279,6 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 	}, closeAll, nil
 }
 
-// scenarioDirs resolves one argument to scenario folders.
-func scenarioDirs(arg string) ([]string, error) {
-	root := strings.TrimSuffix(strings.TrimSuffix(arg, "..."), string(filepath.Separator))
-	if root == "" || root == "." {
-		root = "."
-	}
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; give a scenario folder, a category folder or a fixtures folder", arg)
-	}
-	if _, err := os.Stat(filepath.Join(root, scenario.File)); err == nil {
-		return []string{root}, nil
-	}
-	var out []string
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Name() == scenario.File {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	return out, err
-}
-
 func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
 	r := checkResult{name: harness.Name(dir), dir: dir}
 	fx, err := harness.LoadFixture(dir)
@@ -354,13 +297,10 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 	if o.Passed() { // a failing scenario's report lists its notes
 		r.notes = append(r.notes, o.Notes...)
 	}
-	var problems []string
-	if !o.Passed() {
-		problems = append(problems, o.Report())
-	}
+	updated := opts.update && o.Passed()
 	var g harness.GoldenResult
 	switch {
-	case opts.update && o.Passed():
+	case updated:
 		g = harness.UpdateGolden(o)
 	case opts.readOnly:
 		g = harness.DiffGolden(o)
@@ -368,49 +308,61 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		g = harness.CompareGolden(o)
 	}
 	r.pending = g.Pending
-	if g.Message != "" {
-		problems = append(problems, g.Message)
-	}
 	growth, note := opts.growth.check(fx)
-	if growth != "" {
-		problems = append(problems, growth)
-	}
 	if note != "" {
 		r.notes = append(r.notes, note)
 	}
-	switch {
-	case len(problems) == 0 && g.Updated:
-		r.verdict = "ok, golden updated"
-	case len(problems) == 0:
-		r.verdict = "ok"
-	case o.Passed() && g.Message == "":
-		r.verdict, r.detail = "FAIL budget", strings.Join(problems, "\n")
-	case o.Passed():
-		r.verdict, r.detail = "FAIL golden", strings.Join(problems, "\n")
-	default:
-		r.verdict, r.detail = "FAIL replay", strings.Join(problems, "\n")
-	}
-	r.status, r.problems = statusPass, problems
-	if len(problems) > 0 {
-		var golden *string // the golden's text, to diff; nil for an update's message
-		if b, err := os.ReadFile(fx.Golden); err == nil && !(opts.update && o.Passed()) {
-			golden = new(string(b))
-		}
-		r.status, r.first, r.fix = statusFail, firstDifference(o, g, golden), fixCommand(o)
-		if r.first == "" { // only the budget failed: nothing to re-record
-			r.first, r.fix = firstLine(growth), ""
-		}
-	}
+	r.judge(o, g, growth, updated)
 	if opts.page {
 		r.page = pageScenario(&r, fx, o)
 	}
 	return r
 }
 
+// judge sets the verdict of a replayed scenario from the replay o, its
+// golden comparison g (updated: --update applied to a passing replay) and
+// the growth check's problem: the table's word, the status, the problems
+// in full, the most telling line and the command that fixes it.
+func (r *checkResult) judge(o *harness.Outcome, g harness.GoldenResult, growth string, updated bool) {
+	var problems []string
+	if !o.Passed() {
+		problems = append(problems, o.Report())
+	}
+	if g.Message != "" {
+		problems = append(problems, g.Message)
+	}
+	if growth != "" {
+		problems = append(problems, growth)
+	}
+	r.problems, r.status = problems, statusFail
+	switch {
+	case len(problems) == 0:
+		r.status, r.verdict = statusPass, "ok"
+		if g.Updated {
+			r.verdict = "ok, golden updated"
+		}
+		return
+	case o.Passed() && g.Message == "":
+		r.verdict = "FAIL budget"
+	case o.Passed():
+		r.verdict = "FAIL golden"
+	default:
+		r.verdict = "FAIL replay"
+	}
+	var golden *string // the golden's text, to diff; nil for an update's message
+	if b, err := os.ReadFile(o.Fixture.Golden); err == nil && !updated {
+		golden = new(string(b))
+	}
+	r.first, r.fix = firstDifference(o, g, golden), fixCommand(o)
+	if r.first == "" { // only the budget failed: nothing to re-record
+		r.first, r.fix = firstLine(growth), ""
+	}
+}
+
 // setError records a scenario that could not be loaded or replayed; fx is
 // nil when it could not be loaded.
 func (r *checkResult) setError(err error, fx *harness.Fixture, page bool) {
-	r.verdict, r.detail = "ERROR", err.Error()
+	r.verdict = "ERROR"
 	r.status, r.problems, r.first = statusError, []string{err.Error()}, firstLine(err.Error())
 	if page {
 		r.page = pageScenario(r, fx, nil)
@@ -427,14 +379,11 @@ func fixCommand(o *harness.Outcome) string {
 }
 
 func printCheck(e *env, results []checkResult) int {
+	code, failed := exitFor(results)
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSESSIONS\tMODEL CALLS\tRESULT")
-	failed := 0
 	for _, r := range results {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", r.name, r.sessions, r.calls, r.verdict)
-		if !strings.HasPrefix(r.verdict, "ok") {
-			failed++
-		}
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -448,45 +397,10 @@ func printCheck(e *env, results []checkResult) int {
 		}
 	}
 	for _, r := range results {
-		if r.detail != "" {
-			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", r.name, r.dir, strings.TrimRight(r.detail, "\n"))
+		if len(r.problems) > 0 {
+			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", r.name, r.dir, strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))
 		}
 	}
 	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", count(len(results), "scenario"), len(results)-failed, failed)
-	if failed > 0 {
-		return exitFail
-	}
-	return exitOK
-}
-
-// naturalCompare orders paths with their digit runs compared as numbers,
-// so fan-out-2 comes before fan-out-10.
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := digitPrefix(a), digitPrefix(b)
-		if da != "" && db != "" {
-			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
-			if len(na) != len(nb) {
-				return len(na) - len(nb)
-			}
-			if c := strings.Compare(na, nb); c != 0 {
-				return c
-			}
-			a, b = a[len(da):], b[len(db):]
-			continue
-		}
-		if a[0] != b[0] {
-			return int(a[0]) - int(b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return len(a) - len(b)
-}
-
-func digitPrefix(s string) string {
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	return s[:i]
+	return code
 }

@@ -3,18 +3,22 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
-// replaceIn rewrites the first occurrence of old in a file of a fixture copy.
+// replaceIn rewrites the first occurrence of old, which must be there, in
+// a file of a fixture copy.
 func replaceIn(path, old, new string) {
+	GinkgoHelper()
 	b, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(b)).To(ContainSubstring(old), path)
@@ -301,5 +305,44 @@ var _ = Describe("xmlText", func() {
 	It("keeps what XML holds and replaces the rest", func() {
 		Expect(xmlText("a\tb\nc é 😀")).To(Equal("a\tb\nc é 😀"))
 		Expect(xmlText("a\x1bb\x00c\uFFFE")).To(Equal("a\uFFFDb\uFFFDc\uFFFD"))
+	})
+})
+
+var _ = Describe("firstDifference", func() {
+	It("names the most telling problem first: drift, the replay driver, a replay error, a log difference, a stale recording, a category rule, then the transcript", func() {
+		fx := &harness.Fixture{Dir: "fixtures/fork/x", Name: "fork/x", Golden: "fixtures/fork/x/" + scenario.GoldenFile}
+		o := &harness.Outcome{
+			Fixture:     fx,
+			Transcript:  "a\nB\nc\n",
+			Drift:       &harness.Drift{Session: "root", Lineage: "root session", Call: 1, Turn: 1, Step: 1, Changes: []string{"the system prompt changed"}},
+			Consumption: errors.New("fakellm: 1 recorded call never replayed\nthe details"),
+			RunErrors:   []error{errors.New("agent: the tool failed\nthe details"), errors.New("agent: a second error")},
+			Differences: []harness.Difference{
+				{Session: "root", Lineage: "root session", Seq: 3, Type: "assistant/message", Note: "the first"},
+				{Session: "session 1", Lineage: "fork of root via call_f", Seq: 4, Type: "tool/result", Note: "the second"},
+			},
+			Stale:          "playbook.json changed since the recording\nre-record",
+			RuleViolations: []string{"a fork/ scenario needs a fork child\nmore", "a second rule"},
+		}
+		g := harness.GoldenResult{Path: fx.Golden, Message: "the transcript differs from the golden\nthe diff"}
+		golden := "a\nb\nc\n"
+		steps := []struct {
+			want string
+			fix  func()
+		}{
+			{"request drift: root (root session), model call 1 (turn 1 step 1): the system prompt changed", func() { o.Drift = nil }},
+			{"replay driver: fakellm: 1 recorded call never replayed", func() { o.Consumption = nil }},
+			{"replay error: agent: the tool failed", func() { o.RunErrors = nil }},
+			{"log difference: " + o.Differences[0].String(), func() { o.Differences = nil }},
+			{"stale recording: playbook.json changed since the recording", func() { o.Stale = "" }},
+			{"category fork: a fork/ scenario needs a fork child", func() { o.RuleViolations = nil }},
+			{"the transcript differs from " + fx.Golden + " at golden line 2, replay line 2: -b", func() {}},
+		}
+		for _, s := range steps {
+			Expect(firstDifference(o, g, &golden)).To(Equal(s.want))
+			s.fix()
+		}
+		Expect(firstDifference(o, g, nil)).To(Equal("the transcript differs from the golden"), "without the golden's text, the message's first line")
+		Expect(firstDifference(o, harness.GoldenResult{Path: fx.Golden}, &golden)).To(BeEmpty(), "nothing differs")
 	})
 })

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -27,7 +28,7 @@ func reportTree() string {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(b)).To(ContainSubstring("Release note: Version v2.4.1 is out now."))
 	proposal := strings.Replace(string(b), "Release note: Version v2.4.1 is out now.", "Release note: PROPOSED-WORDING", 1)
-	Expect(os.WriteFile(filepath.Join(dir, proposalFile), []byte(proposal), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, harness.ProposalFile), []byte(proposal), 0o644)).To(Succeed())
 	// The golden differs from the replay too, so check keeps a proposal
 	// (it removes one beside a golden that matches: a stale proposal).
 	golden := strings.Replace(string(b), "Release note: Version v2.4.1 is out now.", "Release note: GOLDEN-WORDING", 1)
@@ -55,16 +56,18 @@ func divergences(page string) []string {
 	return out
 }
 
-// treeDigest lists every file under root with its content, to prove a
-// command wrote nothing there.
+// treeDigest lists every file under root, by its path relative to root,
+// with its content, to prove a command wrote nothing there.
 func treeDigest(root string) map[string]string {
+	GinkgoHelper()
 	out := map[string]string{}
 	Expect(filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		b, err := os.ReadFile(p)
-		out[p] = string(b)
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = string(b)
 		return err
 	})).To(Succeed())
 	return out
@@ -101,7 +104,7 @@ var _ = Describe("agentsnap report", func() {
 		// s1 after-tool-call, s2 codeword, s3 spawn-then-fork, s4 one-child, s5 two-sequential.
 		Expect(divergences(page)).To(ConsistOf("s1", "s2", "s4"))
 		Expect(page).To(ContainSubstring("PROPOSED-WORDING"), "the proposal is the replay side of a pending scenario")
-		Expect(page).To(ContainSubstring("a golden proposal waits for review: " + filepath.Join(root, "fixtures/fork/after-tool-call", proposalFile)))
+		Expect(page).To(ContainSubstring("a golden proposal waits for review: " + filepath.Join(root, "fixtures/fork/after-tool-call", harness.ProposalFile)))
 		Expect(page).To(ContainSubstring("go tool agentsnap record " + filepath.Join(root, "fixtures/spawn/one-child")))
 		Expect(page).To(ContainSubstring("go tool agentsnap check --update " + filepath.Join(root, "fixtures/fork/codeword")))
 		Expect(page).To(ContainSubstring("log difference: root (root session): seq 39"), "the most telling line leads")

@@ -11,33 +11,6 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// trustTree copies committed fixtures into a temporary module-less folder
-// as root/fixtures/<dst>, each from its src: "dst=src", or "name" for a
-// copy under the same name.
-func trustTree(copies ...string) string {
-	GinkgoHelper()
-	root := GinkgoT().TempDir()
-	for _, c := range copies {
-		dst, src, ok := strings.Cut(c, "=")
-		if !ok {
-			src = dst
-		}
-		dir := filepath.Join(root, "fixtures", dst)
-		Expect(os.MkdirAll(filepath.Dir(dir), 0o755)).To(Succeed())
-		Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", src)))).To(Succeed())
-	}
-	return root
-}
-
-// trustEdit replaces the first old in a file with new, which must be there.
-func trustEdit(path, old, new string) {
-	GinkgoHelper()
-	b, err := os.ReadFile(path)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(string(b)).To(ContainSubstring(old), path)
-	Expect(os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644)).To(Succeed())
-}
-
 var _ = Describe("agentsnap check, as a new user meets it", func() {
 	BeforeEach(func() {
 		// UpdateRefusal reads the process environment.
@@ -46,7 +19,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("fails a fork child under spawn/, naming the category's rule", func() {
-		root := trustTree("spawn/codeword=fork/codeword", "spawn/one-child")
+		root := fixtureCopy("spawn/codeword=fork/codeword", "spawn/one-child")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL replay$`))
@@ -62,7 +35,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("passes a custom category with the common checks only", func() {
-		root := trustTree("billing/refund-flow", "billing/codeword=fork/codeword")
+		root := fixtureCopy("billing/refund-flow", "billing/codeword=fork/codeword")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout)
 		Expect(r.stdout).To(MatchRegexp(`(?m)^billing/codeword\s+2\s+4\s+ok$`))
@@ -70,8 +43,8 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("says once that a child's header lost parentCallId, and prints the driver's note", func() {
-		root := trustTree("fork/codeword")
-		trustEdit(filepath.Join(root, "fixtures/fork/codeword/session.1.jsonl"), `"parentCallId":"call_fork_1",`, "")
+		root := fixtureCopy("fork/codeword")
+		replaceIn(filepath.Join(root, "fixtures/fork/codeword/session.1.jsonl"), `"parentCallId":"call_fork_1",`, "")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+4\s+FAIL replay$`))
@@ -83,17 +56,17 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("prints the warnings of a scenario that passes: a misspelt member, with the closest name", func() {
-		root := trustTree("fork/codeword")
-		trustEdit(filepath.Join(root, "fixtures/fork/codeword/scenario.json"), `"maxDepth": 2`, `"maxDeph": 2`)
+		root := fixtureCopy("fork/codeword")
+		replaceIn(filepath.Join(root, "fixtures/fork/codeword/scenario.json"), `"maxDepth": 2`, `"maxDeph": 2`)
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout)
 		Expect(r.stdout).To(MatchRegexp(`(?m)^note: fork/codeword: .*scenario\.json:\d+: unknown member "maxDeph" is kept but not used; did you mean "maxDepth"\?$`))
 	})
 
 	It("refuses a fork child whose seedLength lands inside a model call, naming file and seq", func() {
-		root := trustTree("fork/codeword")
+		root := fixtureCopy("fork/codeword")
 		child := filepath.Join(root, "fixtures/fork/codeword/session.1.jsonl")
-		trustEdit(child, `"seedLength":12`, `"seedLength":6`)
+		replaceIn(child, `"seedLength":12`, `"seedLength":6`)
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+\d+\s+(ERROR|FAIL replay)$`))
@@ -101,9 +74,9 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("ends a replay failure with the CLI command that re-records it", func() {
-		root := trustTree("spawn/one-child")
+		root := fixtureCopy("spawn/one-child")
 		dir := filepath.Join(root, "fixtures/spawn/one-child")
-		trustEdit(filepath.Join(dir, "session.1.jsonl"), "largest", "smallest")
+		replaceIn(filepath.Join(dir, "session.1.jsonl"), "largest", "smallest")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+2\s+3\s+FAIL replay$`))
@@ -113,7 +86,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("lists scenarios in natural order, fan-out-2 before fan-out-10", func() {
-		root := trustTree("parallel/fan-out-10=parallel/fan-out", "parallel/fan-out-2=parallel/fan-out")
+		root := fixtureCopy("parallel/fan-out-10=parallel/fan-out", "parallel/fan-out-2=parallel/fan-out")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout)
 		two, ten := strings.Index(r.stdout, "parallel/fan-out-2 "), strings.Index(r.stdout, "parallel/fan-out-10 ")
@@ -123,7 +96,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 	})
 
 	It("counts one scenario in the singular", func() {
-		root := trustTree("spawn/one-child")
+		root := fixtureCopy("spawn/one-child")
 		r := cli(root, nil, "check", "fixtures/spawn/one-child")
 		Expect(r.code).To(Equal(0), r.stdout)
 		Expect(r.stdout).To(HaveSuffix("\n1 scenario, 1 passed, 0 failed\n"))
@@ -133,12 +106,12 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 		var root, golden string
 		var committed, changed []byte
 		BeforeEach(func() {
-			root = trustTree("spawn/one-child")
+			root = fixtureCopy("spawn/one-child")
 			golden = filepath.Join(root, "fixtures/spawn/one-child", scenario.GoldenFile)
 			var err error
 			committed, err = os.ReadFile(golden)
 			Expect(err).NotTo(HaveOccurred())
-			trustEdit(golden, "Jupiter", "Saturn")
+			replaceIn(golden, "Jupiter", "Saturn")
 			changed, _ = os.ReadFile(golden)
 		})
 
@@ -150,7 +123,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 		})
 
 		It("leaves the golden alone when the replay does not match", func() {
-			trustEdit(filepath.Join(root, "fixtures/spawn/one-child/session.1.jsonl"), "largest", "smallest")
+			replaceIn(filepath.Join(root, "fixtures/spawn/one-child/session.1.jsonl"), "largest", "smallest")
 			r := cli(root, nil, "check", "--update", "fixtures")
 			Expect(r.code).To(Equal(1))
 			Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+2\s+3\s+FAIL replay$`))

@@ -27,13 +27,20 @@ func cli(dir string, environ map[string]string, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
-// fixtureCopy copies committed fixtures into a temporary fixtures tree.
-func fixtureCopy(names ...string) string {
+// fixtureCopy copies committed fixtures into a temporary module-less
+// folder as root/fixtures/<dst>, each from its src: "dst=src", or "name"
+// for a copy under the same name.
+func fixtureCopy(copies ...string) string {
+	GinkgoHelper()
 	root := GinkgoT().TempDir()
-	for _, name := range names {
-		dst := filepath.Join(root, "fixtures", name)
-		Expect(os.MkdirAll(filepath.Dir(dst), 0o755)).To(Succeed())
-		Expect(os.CopyFS(dst, os.DirFS(filepath.Join("..", "..", "fixtures", name)))).To(Succeed())
+	for _, c := range copies {
+		dst, src, ok := strings.Cut(c, "=")
+		if !ok {
+			src = dst
+		}
+		dir := filepath.Join(root, "fixtures", dst)
+		Expect(os.MkdirAll(filepath.Dir(dir), 0o755)).To(Succeed())
+		Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", src)))).To(Succeed())
 	}
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -64,13 +65,19 @@ func printJSON(e *env, results []checkResult) int {
 			Problems: append([]string{}, r.problems...), Notes: append([]string{}, r.notes...),
 		})
 	}
-	enc := json.NewEncoder(e.stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := writeJSON(e.stdout, out); err != nil {
 		return fail(e, "check", err)
 	}
 	return code
+}
+
+// writeJSON writes v to w as indented JSON that keeps <, > and & as they
+// are: what check and review print for tools and people alike.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // The JUnit XML of --format junit: the common subset Jenkins, GitLab and

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentsnap/agentsnap/internal/columns"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -114,7 +115,7 @@ var _ = Describe("text helpers", func() {
 	)
 
 	It("aligns columns, leaves out empty ones, and trims the line ends", func() {
-		Expect(alignColumns([][]string{
+		Expect(columns.Align([][]string{
 			{"a", "", "xx", "1"},
 			{"bbb", "", "", "22"},
 			{"cc", "", "y", ""},

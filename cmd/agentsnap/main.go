@@ -27,10 +27,10 @@ type command struct {
 	detail  string // paragraphs for "agentsnap help NAME"
 	order   int    // position in the command list
 	// flags returns a new flag set holding the command's flags with their
-	// defaults and descriptions: "agentsnap help NAME" lists them and a
-	// --help among the arguments is told from a flag value with them. A
-	// command's run parses with a set built the same way, so the two
-	// cannot drift. nil lists no flags.
+	// defaults and descriptions (an empty set for a command without
+	// flags): "agentsnap help NAME" lists them and a --help among the
+	// arguments is told from a flag value with them. A command's run
+	// parses with a set built the same way, so the two cannot drift.
 	flags func() *flag.FlagSet
 	run   func(ctx context.Context, env *env, args []string) int
 }
@@ -99,24 +99,11 @@ func run(ctx context.Context, e *env, args []string) int {
 }
 
 // helpAsked reports whether args ask for the command's help with -h, -help
-// or --help (before any "--"). With the command's flag set a value such
-// as "--model -h" is not mistaken for it; without one every argument is
-// looked at.
+// or --help (before any "--"). Parsing with the command's flag set tells
+// a value such as "--model -h" from a call for help.
 func helpAsked(c *command, args []string) bool {
-	if c.flags != nil {
-		_, err := parseFlags(c.flags(), args)
-		return errors.Is(err, flag.ErrHelp)
-	}
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if strings.HasPrefix(a, "-") && (name == "h" || name == "help") {
-			return true
-		}
-	}
-	return false
+	_, err := parseFlags(c.flags(), args)
+	return errors.Is(err, flag.ErrHelp)
 }
 
 func sorted() []*command {
@@ -209,9 +196,7 @@ func printHelp(w io.Writer, c *command) {
 	if c.detail != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.detail))
 	}
-	if c.flags != nil {
-		printFlags(w, c.flags())
-	}
+	printFlags(w, c.flags())
 }
 
 // printFlags lists a flag set the way the usage lines spell flags

@@ -111,12 +111,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
-	opts.Secrets = map[string]string{}
-	for _, v := range keyVars {
-		if val := e.getenv(v); val != "" {
-			opts.Secrets[v] = strings.TrimSpace(val)
-		}
-	}
+	opts.Secrets = keySecrets(e)
 	if f.prov != "" {
 		opts.Provider = f.prov
 	}
@@ -137,6 +132,18 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	printRecorded(e, pos[0], res)
 	return exitOK
+}
+
+// keySecrets returns the values of the key variables, which a recording
+// must never contain.
+func keySecrets(e *env) map[string]string {
+	out := map[string]string{}
+	for _, v := range keyVars {
+		if val := strings.TrimSpace(e.getenv(v)); val != "" {
+			out[v] = val
+		}
+	}
+	return out
 }
 
 // liveOptions builds the live model from the flags and the environment.

@@ -10,19 +10,6 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// filesOf returns every file of dir with its bytes.
-func filesOf(dir string) map[string]string {
-	out := map[string]string{}
-	entries, err := os.ReadDir(dir)
-	Expect(err).NotTo(HaveOccurred())
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		Expect(err).NotTo(HaveOccurred())
-		out[e.Name()] = string(b)
-	}
-	return out
-}
-
 var _ = Describe("agentsnap record --live against an endpoint that fails", func() {
 	const key = "sk-cli-live-0123456789abcdef"
 	// Nothing listens on port 1: every call is refused at once.
@@ -37,7 +24,7 @@ var _ = Describe("agentsnap record --live against an endpoint that fails", func(
 	})
 
 	It("exits 1, names the endpoint, and leaves the recorded fixture byte-identical", func() {
-		before := filesOf(fixture)
+		before := treeDigest(fixture)
 		Expect(before).To(HaveKey(session.ChildFile(1)))
 		r := cli(dir, map[string]string{"AGENTSNAP_API_KEY": key}, "record", "fixtures/fork/x", "--live", "--base-url", refused, "--model", "m")
 		Expect(r.code).To(Equal(1))
@@ -45,24 +32,24 @@ var _ = Describe("agentsnap record --live against an endpoint that fails", func(
 		Expect(r.stderr).To(ContainSubstring("session root turn 1 step 1: TRANSPORT: "))
 		Expect(r.stderr).To(ContainSubstring("nothing was saved, the fixture is unchanged"))
 		Expect(r.stderr + r.stdout).NotTo(ContainSubstring(key))
-		Expect(filesOf(fixture)).To(Equal(before), "no session.1.jsonl deleted, no byte changed")
+		Expect(treeDigest(fixture)).To(Equal(before), "no session.1.jsonl deleted, no byte changed")
 	})
 
 	It("records the failures on purpose with --keep-live-failures", func() {
 		r := cli(dir, map[string]string{"AGENTSNAP_API_KEY": key}, "record", "fixtures/fork/x", "--live", "--keep-live-failures", "--base-url", refused, "--model", "m")
 		Expect(r.code).To(Equal(0), r.stderr)
-		after := filesOf(fixture)
+		after := treeDigest(fixture)
 		Expect(after[scenario.GoldenFile]).NotTo(ContainSubstring("TRANSPORT"), "the golden is kept")
 		Expect(after[scenario.ProposalFile]).To(ContainSubstring("TRANSPORT"), "the new transcript waits for review")
 		Expect(after).NotTo(HaveKey(session.ChildFile(1)), "the root never got to fork")
 	})
 
 	It("refuses --keep-live-failures without --live as a usage error", func() {
-		before := filesOf(fixture)
+		before := treeDigest(fixture)
 		r := cli(dir, nil, "record", "fixtures/fork/x", "--keep-live-failures")
 		Expect(r.code).To(Equal(2))
 		Expect(r.stderr).To(ContainSubstring("--base-url, --model and --keep-live-failures only apply with --live"))
-		Expect(filesOf(fixture)).To(Equal(before))
+		Expect(treeDigest(fixture)).To(Equal(before))
 	})
 })
 

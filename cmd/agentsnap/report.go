@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -14,10 +13,6 @@ import (
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/report"
 )
-
-// proposalFile is a pending golden proposal beside transcript.golden: a
-// new transcript waiting for a reviewer to accept or reject it.
-const proposalFile = harness.ProposalFile
 
 func init() {
 	register(&command{
@@ -130,7 +125,7 @@ func pageScenario(r *checkResult, fx *harness.Fixture, o *harness.Outcome) *repo
 		sc.GoldenTranscript = string(b)
 	}
 	sc.Replayed, sc.ReplayTranscript = o.Replayed, o.Transcript
-	proposal := filepath.Join(r.dir, proposalFile)
+	proposal := harness.ProposalPath(fx.Golden)
 	if b, err := os.ReadFile(proposal); err == nil && o.Passed() {
 		sc.Status, sc.ReplayTranscript = report.StatusPending, string(b)
 		sc.FixCommand = "go tool agentsnap review " + r.dir

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -124,7 +123,7 @@ func runReview(ctx context.Context, e *env, args []string) int {
 	log := e.stdout
 	switch f.format {
 	case "json":
-		if err := printProposalsJSON(e.stdout, props); err != nil {
+		if err := writeJSON(e.stdout, props); err != nil {
 			return fail(e, "review", err)
 		}
 		log = e.stderr // stdout holds the JSON
@@ -214,13 +213,6 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 		}
 	}
 	return code
-}
-
-func printProposalsJSON(w io.Writer, props []proposal) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(props)
 }
 
 // printProposalsMarkdown prints the proposals for a pull request comment:

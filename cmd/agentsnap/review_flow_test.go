@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
@@ -14,17 +13,18 @@ import (
 // changes, the scenario is recorded again, the golden stays and a proposal
 // waits; check fails until review accepts it.
 var _ = Describe("changing a playbook answer", func() {
-	It("leaves the golden untouched and a pending proposal, which review --accept makes the golden", func() {
+	BeforeEach(func() {
+		// Recordings propose and replace goldens only outside CI.
 		GinkgoT().Setenv("CI", "")
+	})
+
+	It("leaves the golden untouched and a pending proposal, which review --accept makes the golden", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")
 		golden := filepath.Join(dir, scenario.GoldenFile)
 		before, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
-		pb := filepath.Join(dir, scenario.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, []byte(strings.Replace(string(b), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`, 1)), 0o644)).To(Succeed())
+		replaceIn(filepath.Join(dir, scenario.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
 
 		r := cli(root, nil, "record", "fixtures/fork/codeword")
 		Expect(r.code).To(Equal(0), r.stderr)
@@ -41,7 +41,7 @@ var _ = Describe("changing a playbook answer", func() {
 		r = cli(root, nil, "review", "--accept", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout+r.stderr)
 		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
-		Expect(string(must(os.ReadFile(golden)))).To(ContainSubstring("assistant: It is MARMALADE."))
+		Expect(readFile(golden)).To(ContainSubstring("assistant: It is MARMALADE."))
 
 		r = cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout)
@@ -50,18 +50,10 @@ var _ = Describe("changing a playbook answer", func() {
 	It("replaces the golden at once with --replace-golden", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")
-		pb := filepath.Join(dir, scenario.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, []byte(strings.Replace(string(b), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`, 1)), 0o644)).To(Succeed())
+		replaceIn(filepath.Join(dir, scenario.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
 		r := cli(root, nil, "record", "fixtures/fork/codeword", "--replace-golden")
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(cli(root, nil, "check", "fixtures").code).To(Equal(0))
 	})
 })
-
-func must(b []byte, err error) []byte {
-	Expect(err).NotTo(HaveOccurred())
-	return b
-}

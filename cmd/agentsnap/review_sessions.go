@@ -114,7 +114,7 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 			diffs = append(diffs, sessionDiff{p.name(), sessionChanged, changedDiff(g, p)})
 		}
 		if g.mode != p.mode {
-			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.name(), orDash(g.mode), orDash(p.mode), p.header))
+			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.name(), modeOrRoot(g.mode), modeOrRoot(p.mode), p.header))
 		}
 		if g.seed != p.seed {
 			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.name(), orNoSeed(g.seed), orNoSeed(p.seed)))
@@ -129,7 +129,8 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 	return diffs, warnings
 }
 
-func orDash(mode string) string {
+// modeOrRoot names how a session was created: its mode, or root.
+func modeOrRoot(mode string) string {
 	if mode == "" {
 		return "root"
 	}

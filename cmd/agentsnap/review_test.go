@@ -255,9 +255,8 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 
 	It("check writes one beside a golden that differs and lists it after the table", func() {
 		root := fixtureCopy("fork/codeword", "spawn/one-child")
-		golden := filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile)
-		committed := readFile(golden)
-		Expect(os.WriteFile(golden, []byte(strings.Replace(committed, "assistant: OK", "assistant: Okay", 1)), 0o644)).To(Succeed())
+		committed := readFile(filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile))
+		golden := breakGolden(root)
 		r := cli(root, nil, "check")
 		Expect(r.code).To(Equal(exitFail))
 		dir := filepath.Join(root, "fixtures/fork/codeword")
@@ -267,6 +266,21 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 		r = cli(root, nil, "review", "--accept")
 		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
 		Expect(cli(root, nil, "check").code).To(Equal(exitOK), "accepting the proposal fixes the check")
+	})
+
+	It("check writes no proposal under CI, and removes none", func() {
+		GinkgoT().Setenv("CI", "true")
+		root := fixtureCopy("fork/codeword", "spawn/one-child")
+		golden := breakGolden(root)
+		stale := filepath.Join(root, "fixtures/spawn/one-child", harness.ProposalFile)
+		Expect(os.WriteFile(stale, []byte("stale\n"), 0o644)).To(Succeed())
+		before := treeDigest(filepath.Join(root, "fixtures"))
+		r := cli(root, nil, "check")
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+4\s+FAIL golden$`))
+		Expect(r.stdout).NotTo(ContainSubstring("golden pending"))
+		Expect(harness.ProposalPath(golden)).NotTo(BeAnExistingFile())
+		Expect(treeDigest(filepath.Join(root, "fixtures"))).To(Equal(before), "CI checks goldens; it writes no file, proposals included")
 	})
 
 	It("new adds the proposal pattern to the fixtures folder's .gitignore, once, keeping what is there", func() {

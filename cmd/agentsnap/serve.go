@@ -177,12 +177,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		return fail(e, "serve", err)
 	}
 	opts.Runtime, opts.By, opts.Progress = rt, version, e.stderr
-	opts.Secrets = map[string]string{}
-	for _, v := range keyVars {
-		if val := e.getenv(v); val != "" {
-			opts.Secrets[v] = strings.TrimSpace(val)
-		}
-	}
+	opts.Secrets = keySecrets(e)
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}

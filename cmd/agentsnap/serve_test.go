@@ -16,14 +16,12 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // serveFixture is a fixture recorded by serve --record from goAgent: a
@@ -31,118 +29,21 @@ import (
 // children at once.
 const serveFixture = "testdata/serve/mixed/go-agent"
 
-// goAgent is an agent in "another process": an openai-go client on a base
-// URL, naming its sessions in headers only (no in-process tags).
-type goAgent struct {
-	client openai.Client
-	system string
-}
-
-// goSession is one session's conversation and header identity.
-type goSession struct {
-	id, parent, call, mode string
-	msgs                   []openai.ChatCompletionMessageParamUnion
-	completed              int // messages in its completed turns: what a fork inherits
-}
-
-func newGoAgent(baseURL, system string) *goAgent {
-	return &goAgent{client: openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey("unused"), option.WithMaxRetries(0)), system: system}
+// goAgent is an agent in "another process": internal/sdktest's openai-go
+// agent on a base URL, naming its sessions in headers only (no in-process
+// tags), configured by the scenario in dir.
+func goAgent(baseURL, dir string) (*sdktest.Agent, []string) {
+	sc, err := scenario.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	a := sdktest.New(sc.Agent, option.WithBaseURL(baseURL))
+	a.Headers = true
+	return a, sc.Prompts
 }
 
 // runGoAgent runs the prompts of the scenario in dir as the root's turns.
 func runGoAgent(ctx context.Context, baseURL, dir string) error {
-	sc, err := scenario.Load(dir)
-	if err != nil {
-		return err
-	}
-	var cfg struct{ System string }
-	_ = json.Unmarshal(sc.Agent, &cfg)
-	a := newGoAgent(baseURL, cfg.System)
-	root := &goSession{id: "root"}
-	for _, p := range sc.Prompts {
-		if _, err := a.turn(ctx, root, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *goSession) headers() []option.RequestOption {
-	opts := []option.RequestOption{option.WithHeader(wire.HeaderSession, s.id)}
-	if s.parent != "" {
-		opts = append(opts, option.WithHeader(wire.HeaderParent, s.parent), option.WithHeader(wire.HeaderCall, s.call), option.WithHeader(wire.HeaderMode, s.mode))
-	}
-	return opts
-}
-
-func (a *goAgent) tools() []openai.ChatCompletionToolUnionParam {
-	obj := func(field string) shared.FunctionParameters {
-		return shared.FunctionParameters{"type": "object", "properties": map[string]any{field: map[string]string{"type": "string"}}, "required": []string{field}}
-	}
-	fn := func(name, desc string, params shared.FunctionParameters) openai.ChatCompletionToolUnionParam {
-		return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: name, Description: openai.String(desc), Parameters: params})
-	}
-	return []openai.ChatCompletionToolUnionParam{
-		fn("lookup", "Look up a fact by key.", obj("key")),
-		fn("subagent_spawn", "Delegate to a fresh subagent.", obj("prompt")),
-		fn("subagent_fork", "Delegate to a subagent that knows this conversation.", obj("prompt")),
-	}
-}
-
-// turn runs one user turn of s: stream, run the tools (children at once),
-// send the results back in call order, until an answer without calls.
-func (a *goAgent) turn(ctx context.Context, s *goSession, prompt string) (string, error) {
-	s.msgs = append(s.msgs, openai.UserMessage(prompt))
-	for {
-		params := openai.ChatCompletionNewParams{
-			Model:    "go-agent-model",
-			Messages: append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}, s.msgs...),
-			Tools:    a.tools(),
-		}
-		stream := a.client.Chat.Completions.NewStreaming(ctx, params, s.headers()...)
-		var acc openai.ChatCompletionAccumulator
-		for stream.Next() {
-			acc.AddChunk(stream.Current())
-		}
-		if err := stream.Err(); err != nil {
-			return "", err
-		}
-		msg := acc.Choices[0].Message
-		s.msgs = append(s.msgs, msg.ToParam())
-		if len(msg.ToolCalls) == 0 {
-			s.completed = len(s.msgs)
-			return msg.Content, nil
-		}
-		results := make([]string, len(msg.ToolCalls))
-		var wg sync.WaitGroup
-		for i, tc := range msg.ToolCalls {
-			var args struct{ Prompt, Key string }
-			_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
-			switch tc.Function.Name {
-			case "lookup":
-				results[i] = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}[args.Key]
-			case "subagent_spawn", "subagent_fork":
-				child := &goSession{id: s.id + "/" + tc.ID, parent: s.id, call: tc.ID, mode: "spawn"}
-				if tc.Function.Name == "subagent_fork" {
-					child.mode = "fork"
-					child.msgs = append(child.msgs, s.msgs[:s.completed]...)
-				}
-				wg.Go(func() {
-					text, err := a.turn(ctx, child, args.Prompt)
-					if err != nil {
-						text = fmt.Sprintf("the subagent failed: %v", err)
-					}
-					results[i] = text
-				})
-			default:
-				results[i] = "unknown tool " + tc.Function.Name
-			}
-		}
-		wg.Wait()
-		for i, tc := range msg.ToolCalls {
-			s.msgs = append(s.msgs, openai.ToolMessage(results[i], tc.ID))
-		}
-	}
+	a, prompts := goAgent(baseURL, dir)
+	return a.Run(ctx, prompts)
 }
 
 // serving is a serve command running in process, stopped by cancelling
@@ -241,12 +142,8 @@ var _ = Describe("agentsnap serve", func() {
 
 	It("exits 1 when stopped after some of the recorded calls, naming what was not replayed", func() {
 		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
-		sc, err := scenario.Load(serveFixture)
-		Expect(err).NotTo(HaveOccurred())
-		var cfg struct{ System string }
-		Expect(json.Unmarshal(sc.Agent, &cfg)).To(Succeed())
-		_, err = newGoAgent(s.url, cfg.System).turn(context.Background(), &goSession{id: "root"}, sc.Prompts[0])
-		Expect(err).NotTo(HaveOccurred())
+		a, prompts := goAgent(s.url, serveFixture)
+		Expect(a.Run(context.Background(), prompts[:1])).To(Succeed())
 		code, out, _ := s.stop()
 		Expect(code).To(Equal(1))
 		Expect(out).To(ContainSubstring("mixed/go-agent: the replay does not match the recording"))
@@ -261,7 +158,7 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(code).To(Equal(0), out+stderr)
 		Expect(out).To(HavePrefix("recorded " + dir + ": 3 sessions, 6 model calls\n"))
 		for _, name := range []string{scenario.File, "session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
-			Expect(string(mustReadFile(filepath.Join(dir, name)))).To(Equal(string(mustReadFile(filepath.Join(serveFixture, name)))), name)
+			Expect(readFile(filepath.Join(dir, name))).To(Equal(readFile(filepath.Join(serveFixture, name))), name)
 		}
 	})
 
@@ -272,7 +169,7 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(code).To(Equal(1))
 		Expect(stderr).To(ContainSubstring("the fixture is unchanged"))
 		for _, name := range []string{scenario.File, "session.jsonl", scenario.GoldenFile} {
-			Expect(mustReadFile(filepath.Join(dir, name))).To(Equal(mustReadFile(filepath.Join(serveFixture, name))), name)
+			Expect(readFile(filepath.Join(dir, name))).To(Equal(readFile(filepath.Join(serveFixture, name))), name)
 		}
 	})
 
@@ -308,7 +205,7 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(fx.Scenario.Recorded).To(HaveField("Model", "real-model"))
 		Expect(fx.Scenario.Recorded).To(HaveField("Runtime", "go-agent"))
 		Expect(fx.Logs[0].Events).To(ContainElement(HaveField("Type", session.TypeRequestHeader)))
-		Expect(string(mustReadFile(filepath.Join(dir, "session.jsonl")))).To(And(ContainSubstring(`"model":"go-agent-model"`), Not(ContainSubstring(key))))
+		Expect(readFile(filepath.Join(dir, "session.jsonl"))).To(And(ContainSubstring(`"model":"`+sdktest.Model+`"`), Not(ContainSubstring(key))))
 	})
 
 	DescribeTable("refuses an address off this machine",
@@ -345,9 +242,3 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(cli("", nil).stderr).To(MatchRegexp(`(?m)^  serve +serve a scenario as an OpenAI-compatible endpoint`))
 	})
 })
-
-func mustReadFile(path string) []byte {
-	b, err := os.ReadFile(path)
-	Expect(err).NotTo(HaveOccurred())
-	return b
-}

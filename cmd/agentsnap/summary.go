@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -55,7 +56,7 @@ func turnTable(turns []turnSummary) []string {
 		}
 		rows[i] = r
 	}
-	return alignColumns(rows)
+	return columns.Align(rows)
 }
 
 func digits(n int) int { return len(strconv.Itoa(n)) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/agentsnap/agentsnap/internal/columns"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,9 +16,6 @@ func count(n int, noun string) string {
 	}
 	return s
 }
-
-// alignColumns lays rows out as columns two spaces apart; see columns.Align.
-func alignColumns(rows [][]string) []string { return columns.Align(rows) }
 
 // wrap breaks text into lines of at most width runes at spaces; a word
 // longer than width gets a line of its own. It returns at least one line.

@@ -133,12 +133,10 @@ func agent(ctx context.Context, url, dir string) (string, error) {
 // AGENTSNAP_BASE_URL and AGENTSNAP_MODEL are set) when AGENTSNAP_RECORD
 // matches its CATEGORY/NAME, as the harness's -record does for a Go runtime.
 func recordIfAsked(ctx context.Context, dir string) {
-	expr := os.Getenv("AGENTSNAP_RECORD")
-	if expr == "" || !regexp.MustCompile(expr).MatchString(harness.Name(dir)) {
+	asked, err := harness.RecordAsked(dir)
+	Expect(err).NotTo(HaveOccurred())
+	if !asked {
 		return
-	}
-	if os.Getenv("CI") != "" && os.Getenv("AGENTSNAP_FORCE_UPDATE") != "1" {
-		Fail("refusing to record under CI: CI replays fixtures; record locally, or set AGENTSNAP_FORCE_UPDATE=1")
 	}
 	args := []string{dir, "--record", "--runtime", runtimeName}
 	if os.Getenv("AGENTSNAP_BASE_URL") != "" && os.Getenv("AGENTSNAP_MODEL") != "" {

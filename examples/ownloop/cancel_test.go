@@ -1,10 +1,20 @@
 package ownloop_test
 
 import (
+	"context"
+	"encoding/json"
+	"iter"
 	"path/filepath"
+	"time"
 
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/examples/ownloop"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -51,4 +61,56 @@ var _ = Describe("a user's cancel (errors/user-cancel)", func() {
 		Expect(o).To(harness.MatchRecording())
 		Expect(o.Transcript).To(ContainSubstring("ended aborted: cancelled while the model was answering"))
 	})
+})
+
+// silentModel answers nothing until the call's context ends; then its
+// stream yields only an aborted finish (as fakellm's does), or, with
+// refuse, the call fails to start with the context's error.
+type silentModel struct{ refuse bool }
+
+func (m silentModel) Stream(ctx context.Context, _ *llm.Request) (iter.Seq[llm.Chunk], error) {
+	if m.refuse {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return func(yield func(llm.Chunk) bool) {
+		<-ctx.Done()
+		yield(session.Finish(session.FinishAborted))
+	}, nil
+}
+
+var _ = Describe("a cancel before the model's first chunk", func() {
+	DescribeTable("records the call's aborted finish, which a replay can serve, and ends the turn aborted",
+		func(m silentModel) {
+			store := memory.New()
+			DeferCleanup(store.Close)
+			env := &agentsnap.Env{
+				Scenario: &scenario.Scenario{
+					Prompts:     []string{"Write me a long packing list."},
+					Agent:       json.RawMessage(`{"persona": "You are a test agent.", "tools": ["wordcount"]}`),
+					TurnTimeout: scenario.Duration(20 * time.Millisecond), // the cancel
+				},
+				Driver: m, Store: store, Provider: "p", Model: "m",
+				Clock: func() time.Time { return agentsnap.Epoch },
+				Logf:  GinkgoT().Logf,
+			}
+			Expect(ownloop.Runtime{}.Run(context.Background(), env)).To(Succeed())
+			logs, err := persistence.LoadAll(context.Background(), store)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(logs).To(HaveLen(1))
+
+			script, err := fakellm.DeriveLog(logs[0], fakellm.DeriveOptions{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(script.Entries).To(HaveLen(1))
+			Expect(script.Entries[0].Kind).To(Equal(fakellm.KindChunks), "not a hang: there is no answer to cut short")
+			Expect(script.Entries[0].Chunks).To(Equal([]session.Chunk{session.Finish(session.FinishAborted)}))
+			var end session.TurnEndData
+			last := logs[0].Events[len(logs[0].Events)-1]
+			Expect(last.Type).To(Equal(session.TypeTurnEnd))
+			Expect(last.Decode(&end)).To(Succeed())
+			Expect(end.Reason.Kind).To(Equal(session.TurnAborted))
+		},
+		Entry("the stream yields nothing before the cancel", silentModel{}),
+		Entry("the call cannot start because of the cancel", silentModel{refuse: true}),
+	)
 })

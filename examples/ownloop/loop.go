@@ -213,10 +213,10 @@ func (s *sess) offered(name string) bool {
 
 // runTool runs a plain tool.
 func (s *sess) runTool(name string, args json.RawMessage) result {
-	if _, deleg := delegationMode(name); deleg && s.a.set.has(name) && !s.offered(name) {
-		return errorf("%s: helpers at depth %d may not delegate further (agent.maxDepth %d); do the task yourself", name, s.j.Header().DelegationDepth, s.a.set.MaxDepth)
-	}
 	if !s.offered(name) {
+		if _, deleg := delegationMode(name); deleg && s.a.set.has(name) {
+			return errorf("%s: helpers at depth %d may not delegate further (agent.maxDepth %d); do the task yourself", name, s.j.Header().DelegationDepth, s.a.set.MaxDepth)
+		}
 		var names []string
 		for _, t := range s.a.set.toolSpecs(s.j.Header().DelegationDepth) {
 			names = append(names, t.Name)

@@ -45,8 +45,9 @@
 //     sets it to wire.Fork / wire.Spawn. We chose the hook over importing
 //     wire in the agent: the agent keeps no dependency on a test tool, and
 //     the tagging is one function in the test. Importing wire for the two
-//     calls works as well (wire/agent_test.go does it) and costs nothing
-//     at run time: untagged contexts are the root session.
+//     calls works as well (internal/sdktest, the agent of agentsnap's own
+//     wire tests, does it) and costs nothing at run time: untagged
+//     contexts are the root session.
 //
 // A fork child must send its parent's conversation up to the end of the
 // parent's last completed turn, then its own prompt — what Session does.

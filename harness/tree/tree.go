@@ -176,8 +176,9 @@ func countMatcher(n any, noun string) (types.GomegaMatcher, string) {
 //	)))
 func ToolCalls(path string, calls types.GomegaMatcher) types.GomegaMatcher {
 	desc := "to match " + describe(calls)
-	if s, ok := calls.(*sequence); ok {
-		desc = "to be " + s.describe()
+	seq, isSeq := calls.(*sequence)
+	if isSeq {
+		desc = "to be " + seq.describe()
 	}
 	return &matcher{
 		name:    "ToolCalls",
@@ -195,8 +196,8 @@ func ToolCalls(path string, calls types.GomegaMatcher) types.GomegaMatcher {
 			found := fmt.Sprintf("%s made:%s", path, listCalls(s.calls))
 			switch {
 			case ok:
-			case isSequence(calls):
-				found += "\n" + calls.(*sequence).problem(calls.(*sequence).want, s.calls)
+			case isSeq:
+				found += "\n" + seq.problem(seq.want, s.calls)
 			default:
 				found += "\n" + calls.FailureMessage(s.calls)
 			}
@@ -216,8 +217,6 @@ func pastTense(mode string) string {
 	}
 	return "created"
 }
-
-func isSequence(m types.GomegaMatcher) bool { _, ok := m.(*sequence); return ok }
 
 // WithinBudget succeeds when the tree's recorded usage is within l (see
 // budget.Limit): tokens per tree or per session, cost, growth over a

@@ -3,12 +3,12 @@ package tree
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/agentsnap/agentsnap/internal/columns"
 	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -126,16 +126,6 @@ func (n *node) scan() {
 	}
 }
 
-// child returns the child that parentPath's call callID created first.
-func (v *view) child(parentPath, callID string) *node {
-	for _, n := range v.nodes {
-		if n.parentPath == parentPath && n.log.Header.ParentCallID == callID {
-			return n
-		}
-	}
-	return nil
-}
-
 // mode says how a session was created: root, spawn, fork, or child when
 // its log does not say (dsh logs).
 func (n *node) mode() string {
@@ -172,7 +162,7 @@ func (v *view) render() string {
 			"seed " + strconv.Itoa(h.SeedLength), count(n.modelCalls, "model call"), calls,
 		})
 	}
-	return "the agent tree (path, created, depth, seedLength, model calls, tool calls):\n" + strings.Join(alignColumns(rows), "\n")
+	return "the agent tree (path, created, depth, seedLength, model calls, tool calls):\n" + strings.Join(columns.Align(rows), "\n")
 }
 
 // paths lists the sessions' paths, for "no such session" messages.
@@ -203,5 +193,3 @@ func count(n int, noun string) string {
 	}
 	return s
 }
-
-func alignColumns(rows [][]string) []string { return columns.Align(rows) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -20,7 +21,7 @@ var _ = Describe("AppendStdString", func() {
 		return string(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 	}
 
-	It("writes every string as encoding/json does with HTML escaping off", func() {
+	It("writes every string as encoding/json does with HTML escaping off, and AppendString alike but for backspace and form feed", func() {
 		var all []byte
 		for c := range 0x80 {
 			all = append(all, byte(c))
@@ -34,8 +35,12 @@ var _ = Describe("AppendStdString", func() {
 			}
 			cases = append(cases, string(b))
 		}
+		// AppendString, which writes every log line, is the same but for
+		// \b and \f, which logs have always held as \u0008 and \u000c.
+		logForm := strings.NewReplacer(`\\`, `\\`, `\b`, `\u0008`, `\f`, `\u000c`)
 		for _, s := range cases {
 			Expect(string(jsonscan.AppendStdString([]byte("x"), s))).To(Equal("x"+std(s)), "%q", s)
+			Expect(string(jsonscan.AppendString([]byte("x"), s))).To(Equal("x"+logForm.Replace(std(s))), "%q", s)
 		}
 	})
 })

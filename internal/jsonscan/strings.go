@@ -110,61 +110,16 @@ func hex4(h []byte) rune {
 
 // AppendString appends s as a JSON string. Unlike encoding/json it does not
 // escape <, > and &, so logs stay readable; the output is still valid JSON
-// and decodes to the same string.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			if r == '\u2028' || r == '\u2029' {
-				dst = append(dst, s[start:i]...)
-				dst = fmt.Appendf(dst, `\u%04x`, r)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, `\"`...)
-		case '\\':
-			dst = append(dst, `\\`...)
-		case '\n':
-			dst = append(dst, `\n`...)
-		case '\r':
-			dst = append(dst, `\r`...)
-		case '\t':
-			dst = append(dst, `\t`...)
-		default:
-			dst = fmt.Appendf(dst, `\u%04x`, c)
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// and decodes to the same string. It writes \b and \f as \u0008 and
+// \u000c, as logs always have; otherwise it is AppendStdString.
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
 
 // AppendStdString appends s as encoding/json writes a string with HTML
-// escaping off. It differs from AppendString only in writing \b and \f as
-// such rather than as \u0008 and \u000c.
-func AppendStdString(dst []byte, s string) []byte {
+// escaping off.
+func AppendStdString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// appendString is AppendStdString, or AppendString when std is false.
+func appendString(dst []byte, s string, std bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -175,19 +130,19 @@ func AppendStdString(dst []byte, s string) []byte {
 				continue
 			}
 			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
+			switch {
+			case c == '"' || c == '\\':
 				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
+			case c == '\n':
 				dst = append(dst, '\\', 'n')
-			case '\r':
+			case c == '\r':
 				dst = append(dst, '\\', 'r')
-			case '\t':
+			case c == '\t':
 				dst = append(dst, '\\', 't')
+			case std && c == '\b':
+				dst = append(dst, '\\', 'b')
+			case std && c == '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}

@@ -173,3 +173,16 @@ var _ = Describe("Load", func() {
 		Expect(err.Error()).To(HavePrefix("playbook: "))
 	})
 })
+
+var _ = DescribeTable("FirstHang names the first hang answer, sessions in key order, or nothing",
+	func(sessions map[string][]*playbook.Turn, want string) {
+		Expect((&playbook.Playbook{Sessions: sessions}).FirstHang()).To(Equal(want))
+	},
+	Entry("none", map[string][]*playbook.Turn{"root": {{Text: "a"}}, "call_b": {{Text: "b"}}}, ""),
+	Entry("in the root", map[string][]*playbook.Turn{"root": {{Text: "a"}, {Text: "b", Hang: true}}}, "sessions.root[1]"),
+	Entry("in a child, whatever the map's order", map[string][]*playbook.Turn{
+		"root": {{Text: "a"}}, "call_b": {{Text: "b"}, {Text: "b", Hang: true}}, "call_c": {{Hang: true}}, "call_d": {{Hang: true}},
+		"call_e": {{Hang: true}}, "call_f": {{Hang: true}}, "call_g": {{Hang: true}}, "call_z": {{Text: "z", Hang: true}},
+	}, "sessions.call_b[1]"),
+	Entry("past a missing turn", map[string][]*playbook.Turn{"root": {nil, {Text: "b", Hang: true}}}, "sessions.root[1]"),
+)

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/session"
@@ -35,6 +37,14 @@ var _ = Describe("memory backend's read without decoding", func() {
 		Expect(err).NotTo(HaveOccurred())
 		return l
 	}
+	// written is the log as the session reader reads what a JSONL backend
+	// holds of h and the events written, whatever the backend kept of them.
+	written := func(h session.Header, seed []session.Event, batches ...[]session.Event) *session.Log {
+		events := slices.Concat(append([][]session.Event{seed}, batches...)...)
+		l, err := session.Read(bytes.NewReader(session.Encode(&h, events)), "memory:"+h.ID)
+		Expect(err).NotTo(HaveOccurred())
+		return l
+	}
 
 	DescribeTable("reads back what decoding the bytes reads",
 		func(cached bool, h session.Header, seed []session.Event, batches ...[]session.Event) {
@@ -42,6 +52,7 @@ var _ = Describe("memory backend's read without decoding", func() {
 			Expect(b.Cached(h.ID)).To(Equal(cached))
 			l, err := b.Read(ctx, h.ID)
 			Expect(err).NotTo(HaveOccurred())
+			Expect(l).To(Equal(written(h, seed, batches...)))
 			Expect(l).To(Equal(decoded(b, h.ID)))
 		},
 		Entry("completed turns in batches", true, storetest.RootHeader("root"), nil,
@@ -74,9 +85,11 @@ var _ = Describe("memory backend's read without decoding", func() {
 			store := memory.Open(b)
 			h := storetest.ForkHeader("root", "call_1", len(seed))
 			Expect(store.Create(ctx, h, seed)).To(Succeed())
-			Expect(store.Append(ctx, h.ID, storetest.CompletedTurn(int64(len(seed)), 3, "q", "b"))).To(Succeed())
+			batch := storetest.CompletedTurn(int64(len(seed)), 3, "q", "b")
+			Expect(store.Append(ctx, h.ID, batch)).To(Succeed())
 			l, err := b.Read(ctx, h.ID)
 			Expect(err).NotTo(HaveOccurred())
+			Expect(l).To(Equal(written(h, seed, batch)))
 			Expect(l).To(Equal(decoded(b, h.ID)))
 			return l
 		}
@@ -115,10 +128,24 @@ var _ = Describe("memory backend's read without decoding", func() {
 		Expect(l.Torn).To(BeNil())
 	})
 
-	It("gives each Read events of its own to change", func() {
-		b := stored(storetest.RootHeader("root"), nil, storetest.OddEvents(0))
+	It("refuses a seedLength past the events as the reader does", func() {
+		b := memory.NewBackend()
+		h := storetest.ForkHeader("root", "call_1", 9)
+		events := storetest.CompletedTurn(0, 1, "p", "a")
+		Expect(b.Write(ctx, &persistence.Batch{Header: &h, New: true, Events: events})).To(Succeed())
+		_, want := session.Read(bytes.NewReader(session.Encode(&h, events)), "memory:"+h.ID)
+		Expect(want).To(HaveOccurred())
+		_, err := b.Read(ctx, h.ID)
+		Expect(err).To(MatchError(want.Error()))
+	})
+
+	It("gives each Read a header and events of its own to change", func() {
+		h := storetest.RootHeader("root")
+		h.Extra = map[string]json.RawMessage{"zz": json.RawMessage(`1`)}
+		b := stored(h, nil, storetest.OddEvents(0))
 		l, err := b.Read(ctx, "root")
 		Expect(err).NotTo(HaveOccurred())
+		l.Header.Extra["zz"] = json.RawMessage(`"changed"`)
 		l.Events[0].Type = "changed"
 		l.Events[3].SourceEventSeqs[0] = 99
 		l.Events[1].Extra["alpha"] = json.RawMessage(`"changed"`)

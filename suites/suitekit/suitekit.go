@@ -93,18 +93,11 @@ func inShard() func(dir string) bool {
 // CATEGORY/NAME (so --focus=fork/codeword selects one) and labelled with
 // the category; under AGENTSNAP_SHARD only the shard's.
 func Entries(category string) []TableEntry {
-	keep := inShard()
-	dirs := Fixtures(category)
-	var out []TableEntry
-	for _, d := range dirs {
-		if keep(d) {
-			out = append(out, Entry(harness.Name(d), Label(category), d))
-		}
-	}
+	keep, dirs := inShard(), Fixtures(category)
 	if len(dirs) == 0 {
-		out = append(out, Entry(fmt.Sprintf("%s (no fixtures)", category), Label(category), ""))
+		return []TableEntry{Entry(fmt.Sprintf("%s (no fixtures)", category), Label(category), "")}
 	}
-	return out
+	return entries(keep, category, dirs)
 }
 
 // OtherEntries returns one table entry per scenario of the categories no
@@ -114,10 +107,18 @@ func OtherEntries() []TableEntry {
 	keep := inShard()
 	var out []TableEntry
 	for _, c := range OtherCategories() {
-		for _, d := range Fixtures(c) {
-			if keep(d) {
-				out = append(out, Entry(harness.Name(d), Label(c), d))
-			}
+		out = append(out, entries(keep, c, Fixtures(c))...)
+	}
+	return out
+}
+
+// entries returns the table entries of the scenario folders dirs of
+// category that keep keeps.
+func entries(keep func(dir string) bool, category string, dirs []string) []TableEntry {
+	var out []TableEntry
+	for _, d := range dirs {
+		if keep(d) {
+			out = append(out, Entry(harness.Name(d), Label(category), d))
 		}
 	}
 	return out
