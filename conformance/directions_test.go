@@ -42,6 +42,9 @@ var _ = Describe("the conformance kit, a rule broken in every direction", func()
 		Entry("seed-stamped: the running turn handed over too, closed with a turn/end", "seed-stamped", "fork-after-tool-call",
 			mutation{seedFrom: withRunningTurn, restamp: true},
 			"seedLength is 57, but its parent root had completed 1 turn(s) in 24 events (through the turn/end at seq 23) when it called subagent_fork (call call_fork at seq 55): it must be 24", "session.CompletedPrefix"),
+		Entry("seed-stamped: a fork in the first turn handed the running turn", "seed-stamped", "fork-first-turn",
+			mutation{seedFrom: withRunningTurn, restamp: true},
+			"seedLength is 18, but its parent root had completed no turn when it called subagent_fork (call call_fork at seq 16), so it inherits nothing: it must be 0", "session.CompletedPrefix"),
 		Entry("seed-stamped: a spawn child handed its parent's completed turns", "seed-stamped", "concurrent",
 			mutation{seedFrom: spawnInherits, restamp: true},
 			"a spawn child (call call_count) inherits nothing: it must be 0", "a spawn child gets no seed"),
@@ -200,7 +203,7 @@ func inherited(f func(seed []session.Event)) func([]session.Event) []session.Eve
 // running turn up to the fork's tool/call — closed with a turn/end, as if
 // the running turn had completed.
 func withRunningTurn(h *session.Header, parent, seed []session.Event) []session.Event {
-	if h.Mode != session.ModeFork || len(seed) == 0 {
+	if h.Mode != session.ModeFork {
 		return seed
 	}
 	out := slices.Clone(parent)
