@@ -105,10 +105,8 @@ func checkTree(r *report, logs []*session.Log) {
 	}
 }
 
-// Fixes of the lineage rules.
-const (
-	fixParent = "set parentSession to the id of the session whose tool call created the child (journal.Journal.Child does)"
-)
+// fixParent is the fix of a child whose parentSession names no creator.
+const fixParent = "set parentSession to the id of the session whose tool call created the child (journal.Journal.Child does)"
 
 // checkLineage names the headers that keep the sessions a recording
 // created, in the order created, from forming one tree: a child without
