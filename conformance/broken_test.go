@@ -25,8 +25,20 @@ import (
 type mutation struct {
 	header func(h *session.Header)                    // the header at Create
 	seed   func(seed []session.Event) []session.Event // the seed at Create (a copy)
-	drop   func(e *session.Event) bool                // events left out, seeds included; seqs renumbered densely
-	events func(s *created, events []session.Event)   // every appended batch (a copy)
+	// seedFrom replaces a child's seed at Create, given what its parent
+	// had stored by then.
+	seedFrom func(h *session.Header, parent, seed []session.Event) []session.Event
+	// restamp sets a child's seedLength to the length of the seed the
+	// mutations left: a runtime that stamps what it hands over.
+	restamp bool
+	// drop leaves events out, seeds included.
+	drop func(e *session.Event) bool
+	// insert returns an appended batch with events added or taken out
+	// (a copy). Appended events are renumbered densely after drop and
+	// insert, from the end of the seed as stored.
+	insert func(s *created, events []session.Event) []session.Event
+	// events rewrites every appended batch (a copy), after renumbering.
+	events func(s *created, events []session.Event)
 	// replayOnly applies the mutation in replays only, never while
 	// recording: a runtime that behaves otherwise when replayed.
 	replayOnly bool
@@ -43,7 +55,8 @@ type brokenStore struct {
 	m        mutation
 	mu       sync.Mutex
 	sessions map[string]*created
-	next     map[string]int64 // the next seq, when events are dropped
+	next     map[string]int64 // the next seq to store: events are renumbered densely
+	stored   map[string][]session.Event
 }
 
 func (b *brokenStore) Create(ctx context.Context, h session.Header, seed []session.Event) error {
@@ -62,12 +75,22 @@ func (b *brokenStore) Create(ctx context.Context, h session.Header, seed []sessi
 	if b.m.seed != nil {
 		seed = b.m.seed(seed)
 	}
+	if b.m.seedFrom != nil && h.ParentSession != "" {
+		b.mu.Lock()
+		parent := slices.Clone(b.stored[h.ParentSession])
+		b.mu.Unlock()
+		seed = b.m.seedFrom(&h, parent, seed)
+	}
+	if b.m.restamp && h.ParentSession != "" {
+		h.SeedLength = len(seed)
+	}
 	if b.m.header != nil {
 		b.m.header(&h)
 	}
 	b.mu.Lock()
 	b.sessions[c.header.ID] = c
 	b.next[c.header.ID] = int64(len(seed))
+	b.stored[c.header.ID] = slices.Clone(seed)
 	b.mu.Unlock()
 	return b.Store.Create(ctx, h, seed)
 }
@@ -78,15 +101,22 @@ func (b *brokenStore) Append(ctx context.Context, id string, events []session.Ev
 	c := b.sessions[id]
 	if b.m.drop != nil {
 		events = slices.DeleteFunc(events, func(e session.Event) bool { return b.m.drop(&e) })
-		for i := range events {
-			events[i].Seq = b.next[id]
-			b.next[id]++
-		}
+	}
+	if b.m.insert != nil {
+		events = b.m.insert(c, events)
+	}
+	// Dense from the end of the seed as stored, which may have changed.
+	for i := range events {
+		events[i].Seq = b.next[id]
+		b.next[id]++
 	}
 	b.mu.Unlock()
 	if b.m.events != nil {
 		b.m.events(c, events)
 	}
+	b.mu.Lock()
+	b.stored[id] = append(b.stored[id], events...)
+	b.mu.Unlock()
 	return b.Store.Append(ctx, id, events)
 }
 
@@ -96,7 +126,7 @@ func broken(m mutation) func() agentsnap.Runtime {
 		return agentsnap.RuntimeFunc(func(ctx context.Context, env *agentsnap.Env) error {
 			e := *env
 			if !m.replayOnly || !env.Recording {
-				e.Store = &brokenStore{Store: env.Store, m: m, sessions: map[string]*created{}, next: map[string]int64{}}
+				e.Store = &brokenStore{Store: env.Store, m: m, sessions: map[string]*created{}, next: map[string]int64{}, stored: map[string][]session.Event{}}
 			}
 			return agent.Reference.Run(ctx, &e)
 		})

@@ -271,6 +271,9 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 	if err != nil {
 		if ctx.Err() == nil {
 			r.add(ruleRecords, fixRecords, fmt.Sprintf("recording failed: %v", err))
+			// A tree that does not hold together fails the recording;
+			// name the header that broke it.
+			checkLineage(r, store.headers())
 		}
 		return false
 	}
@@ -356,11 +359,13 @@ func lineAt(lines []string, k int) string {
 }
 
 // watchStore keeps every write its store refused, which a runtime may
-// have swallowed (a child's failure becomes its parent's tool result).
+// have swallowed (a child's failure becomes its parent's tool result), and
+// the header of every session created, in order.
 type watchStore struct {
 	persistence.Store
-	mu   sync.Mutex
-	errs []error
+	mu      sync.Mutex
+	errs    []error
+	created []session.Header
 }
 
 func (w *watchStore) keep(err error) error {
@@ -373,7 +378,19 @@ func (w *watchStore) keep(err error) error {
 }
 
 func (w *watchStore) Create(ctx context.Context, h session.Header, seed []session.Event) error {
-	return w.keep(w.Store.Create(ctx, h, seed))
+	err := w.Store.Create(ctx, h, seed)
+	if err == nil {
+		w.mu.Lock()
+		w.created = append(w.created, h)
+		w.mu.Unlock()
+	}
+	return w.keep(err)
+}
+
+func (w *watchStore) headers() []session.Header {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.created)
 }
 
 func (w *watchStore) Append(ctx context.Context, id string, events []session.Event) error {

@@ -105,6 +105,54 @@ func checkTree(r *report, logs []*session.Log) {
 	}
 }
 
+// fixParent is the fix of a child whose parentSession names no creator.
+const fixParent = "set parentSession to the id of the session whose tool call created the child (journal.Journal.Child does)"
+
+// checkLineage names the headers that keep the sessions a recording
+// created, in the order created, from forming one tree: a child without
+// parentSession, or with one that names no session. The recording fails
+// on them before any log can be checked.
+func checkLineage(r *report, created []session.Header) {
+	ids := map[string]bool{}
+	for _, h := range created {
+		ids[h.ID] = true
+	}
+	root := ""
+	for i := range created {
+		h := &created[i]
+		switch {
+		case h.ParentSession == "" && root == "":
+			root = h.ID // the first session without a parent is the root
+		case h.ParentSession == "":
+			r.once(h.ID, ruleHeaderChild, fixParent, fmt.Sprintf("session %s has no parentSession, but it is not the root (%s was created first)%s; only the root has none, a child's parentSession is its creator's id",
+				h.ID, root, childMarks(h)))
+		case !ids[h.ParentSession] || h.ParentSession == h.ID:
+			r.once(h.ID, ruleHeaderChild, fixParent, fmt.Sprintf("session %s: parentSession %q names no other recorded session; a child's parentSession is its creator's id", h.ID, h.ParentSession))
+		}
+	}
+}
+
+// childMarks lists what in a header says the session is a child.
+func childMarks(h *session.Header) string {
+	var marks []string
+	if h.ParentCallID != "" {
+		marks = append(marks, fmt.Sprintf("parentCallId %q", h.ParentCallID))
+	}
+	if h.Mode != "" {
+		marks = append(marks, fmt.Sprintf("mode %q", h.Mode))
+	}
+	if h.Origin != "" {
+		marks = append(marks, fmt.Sprintf("origin %q", h.Origin))
+	}
+	if h.DelegationDepth != 0 {
+		marks = append(marks, fmt.Sprintf("delegationDepth %d", h.DelegationDepth))
+	}
+	if len(marks) == 0 {
+		return ""
+	}
+	return ": its header has " + strings.Join(marks, ", ")
+}
+
 func checkRoot(r *report, l *session.Log) {
 	h := &l.Header
 	var wrong []string
@@ -151,7 +199,7 @@ func checkChild(r *report, l *session.Log, byID map[string]*session.Log, depth m
 	h := &l.Header
 	parent := byID[h.ParentSession]
 	if parent == nil || parent == l {
-		r.log(l, ruleHeaderChild, "set parentSession to the id of the session whose tool call created the child (journal.Journal.Child does)",
+		r.log(l, ruleHeaderChild, fixParent,
 			"parentSession %q names no other recorded session; a child's parentSession is its creator's id", h.ParentSession)
 		return
 	}

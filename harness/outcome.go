@@ -109,8 +109,12 @@ func (o *Outcome) Report() string {
 			fmt.Fprintf(&b, "  %s\n", indent(n))
 		}
 	}
-	if o.onlyScheduleDependent() {
-		b.WriteString("\nThe recording is not at fault: the agent writes its logs in an order that depends on when its\nconcurrent work finishes. Record tool results in the order of the calls, whatever order they finish in.\n")
+	if diverged, only := o.onlyScheduleDependent(); only {
+		if diverged {
+			b.WriteString("\nThe recording is not at fault: the agent writes its logs in an order that depends on when its\nconcurrent work finishes. Record tool results in the order of the calls, whatever order they finish in.\n")
+		} else {
+			b.WriteString("\nThe recording is not at fault: the agent fails under some orders of its concurrent work only.\nReplay the failing schedule alone, with the command above, to see why.\n")
+		}
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
@@ -118,17 +122,20 @@ func (o *Outcome) Report() string {
 }
 
 // onlyScheduleDependent reports whether the one thing wrong is that
-// replays under different schedules wrote different logs.
-func (o *Outcome) onlyScheduleDependent() bool {
+// replays under other schedules than the replay's own failed, and whether
+// they wrote other logs than it (diverged) or only failed otherwise.
+func (o *Outcome) onlyScheduleDependent() (diverged, only bool) {
 	if o.Drift != nil || len(o.Differences) > 0 || o.Consumption != nil || len(o.RuleViolations) > 0 || o.Stale != "" || len(o.RunErrors) == 0 {
-		return false
+		return false, false
 	}
 	for _, e := range o.RunErrors {
-		if !errors.Is(e, ErrScheduleDependent) {
-			return false
+		var se *scheduleError
+		if !errors.As(e, &se) {
+			return false, false
 		}
+		diverged = diverged || se.diverged
 	}
-	return true
+	return diverged, true
 }
 
 // servedBy reports whether a runtime's error is a replay driver's refusal

@@ -81,8 +81,22 @@ func (r *ScheduleResult) Err() error {
 	if r.Passed() {
 		return nil
 	}
-	return fmt.Errorf("harness: %w: %s", ErrScheduleDependent, strings.TrimRight(r.Report(), "\n"))
+	// The message is made now: schedule 0's outcome, which this result
+	// may report, is about to hold the error.
+	msg := fmt.Sprintf("harness: %s: %s", ErrScheduleDependent, strings.TrimRight(r.Report(), "\n"))
+	return &scheduleError{msg: msg, diverged: r.Diverged >= 0}
 }
+
+// scheduleError is ScheduleResult.Err's error; an Outcome's report reads
+// from it whether the schedules wrote different logs.
+type scheduleError struct {
+	msg      string
+	diverged bool
+}
+
+func (e *scheduleError) Error() string { return e.msg }
+
+func (e *scheduleError) Unwrap() error { return ErrScheduleDependent }
 
 // Reproduce returns the seed of the schedule to replay alone with
 // -schedule-seed: the first that does not match the recording, else the
@@ -124,8 +138,11 @@ func (r *ScheduleResult) Report() string {
 			fmt.Fprintf(&b, "  %s\n", indent(l))
 		}
 	}
-	if len(r.Seeds) > 1 {
+	switch {
+	case len(r.Seeds) > 1 && r.Diverged >= 0:
 		b.WriteString("\nThe runtime lets the order in which concurrent calls finish into its logs (tool results appended as subagents finish, say); write them in call order. Re-recording does not help: the next run may finish in another order.\n")
+	case len(r.Seeds) > 1:
+		b.WriteString("\nEvery schedule wrote the same logs, but the replay fails under some of them only: what the runtime does depends on the order in which concurrent calls finish (state shared between subagents, a timeout). Re-recording does not help: the next run may finish in another order.\n")
 	}
 	seed := r.Reproduce()
 	fmt.Fprintf(&b, "Replay that schedule alone, the same way every time, with:\n  %s\n", r.commands.schedule(r.Fixture, seed))
