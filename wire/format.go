@@ -51,4 +51,10 @@ type Request struct {
 	// JSON (members in name order), or nil when there are none. They reach a live
 	// model of the same API as sent, and a change is drift.
 	Settings json.RawMessage
+	// Key names the model call, the same in the recording and in every
+	// replay: the session's lineage, turn, step and attempt. The handler
+	// sets it before the answer is written; a format derives the ids its
+	// API hands out (response and item ids) from it, so an agent that
+	// sends them back names the same ones in every run.
+	Key string
 }

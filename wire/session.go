@@ -172,6 +172,7 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	if err != nil {
 		return err
 	}
+	req.Key = fmt.Sprintf("%s:%d:%d:%d", lreq.Session.ID, lreq.Turn, lreq.Step, lreq.Attempt)
 	stream, err := h.cfg.Driver.Stream(ctx, lreq)
 	if err != nil {
 		s.failed = session.ErrorFinish("NOT_STARTED", err.Error()).Reason
