@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -41,9 +41,13 @@ An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
 session), and for a child also Agentsnap-Parent (the parent's id),
 Agentsnap-Call (the id of the parent's tool call that created it) and
-Agentsnap-Mode (spawn or fork). A call without them is the root's. A fork
-child's first request sends its parent's conversation up to the parent's
-last completed turn, then its own prompt.
+Agentsnap-Mode (spawn or fork). A call without them is the root's (a
+child of such a root names its parent "root"). Every call is recorded as
+the agent sent it: a conversation it rewrote, truncated or compacted is
+kept as sent, and a fork child's seed is its parent's completed turns,
+however the child renders them. An agent that names no sessions can be
+recorded with --lineage=infer: a call that continues no session is the
+child of the one open tool call whose arguments hold its prompt.
 
 --runtime names the agent: a fixture is replayed only under the name that
 recorded it (scenario.json recorded.runtime).
