@@ -186,6 +186,18 @@ var _ = Describe("the conformance kit, a rule broken in every direction", func()
 		Entry("one-finish: a second finish", "one-finish", "spawn",
 			mutation{insert: chunkAfterFinish(func(d session.ChunkData) session.ChunkData { return d })},
 			"has 2 finish chunk(s) and 1 chunk(s) after its first finish", "exactly one finish chunk"),
+
+		// turn-shape: a replaced history in its place only.
+		Entry("turn-shape: a history/replace inside a step", "turn-shape", "spawn",
+			mutation{insert: after(session.TypeRequestHeader, historyReplace)},
+			"history/replace at seq 4 inside the step; it comes before the step/start of the call whose request sends it", "ReplaceHistory"),
+		Entry("turn-shape: a history/replace followed by no step/start", "turn-shape", "spawn",
+			mutation{insert: after(session.TypeStepEnd, historyReplace)},
+			"is followed by turn/end, not by the step/start of the call that sends it", "ReplaceHistory"),
+		Entry("turn-shape: a user/message after the turn's steps began", "turn-shape", "spawn",
+			mutation{insert: after(session.TypeStepEnd, func(e *session.Event) session.Event {
+				return session.Event{Type: session.TypeUserMessage, Data: encode(session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("late")}})}
+			})}, "after the turn's steps began; a turn's user messages come right after its turn/start", "the user/message(s) that start it"),
 	)
 })
 
@@ -270,4 +282,24 @@ func repeatEach(evs []session.Event, match func(*session.Event) bool) []session.
 		}
 	}
 	return out
+}
+
+// after adds the event make returns after every event of type typ.
+func after(typ string, make func(e *session.Event) session.Event) func(*created, []session.Event) []session.Event {
+	return func(_ *created, evs []session.Event) []session.Event {
+		var out []session.Event
+		for i := range evs {
+			out = append(out, evs[i])
+			if evs[i].Type == typ {
+				out = append(out, make(&evs[i]))
+			}
+		}
+		return out
+	}
+}
+
+// historyReplace is a history/replace of e's turn that keeps everything.
+func historyReplace(e *session.Event) session.Event {
+	turn, _, _ := session.TurnStep(e)
+	return session.Event{Type: session.TypeHistoryReplace, Data: encode(session.HistoryReplaceData{Turn: turn, Keep: 0, Messages: []session.Message{}})}
 }

@@ -8,7 +8,7 @@ import (
 // Fixes of the turn and step rules.
 const (
 	fixTurnNumbers = "number turns from 1 in a root or spawn child, and in a fork child continue after the last inherited turn (journal.LastTurn of the seed, plus one); turn/start, turn/end and every event inside carry the turn's number (journal.Journal.StartTurn does)"
-	fixTurnShape   = "write each turn as turn/start {turn, trigger}, the user/message that starts it, its steps, then turn/end {turn, reason: {kind: completed|error|aborted|interrupted}} — also when the turn fails or is cancelled (journal.Journal.StartTurn and EndTurn)"
+	fixTurnShape   = "write each turn as turn/start {turn, trigger}, the user/message(s) that start it, its steps (each a history/replace first when its request sends another conversation), then turn/end {turn, reason: {kind: completed|error|aborted|interrupted}} — also when the turn fails or is cancelled (journal.Journal.StartTurn, ReplaceHistory and EndTurn)"
 	fixStepNumbers = "number a turn's steps 1, 2, … and write each as step/start {turn, step} … step/end {turn, step}, every event in between carrying the same turn and step (journal.Journal.StartStep and EndStep)"
 )
 
@@ -50,7 +50,7 @@ func newTurnCheck(r *report, l *session.Log) *turnCheck {
 // contractType reports whether the contract defines events of type typ.
 func contractType(typ string) bool {
 	return stepTypes[typ] || typ == session.TypeTurnStart || typ == session.TypeTurnEnd ||
-		typ == session.TypeUserMessage || typ == session.TypeStepStart
+		typ == session.TypeUserMessage || typ == session.TypeStepStart || typ == session.TypeHistoryReplace
 }
 
 func (c *turnCheck) run() {
@@ -85,8 +85,9 @@ func (c *turnCheck) turn(i int) int {
 	i++
 	if i >= len(ev) || ev[i].Type != session.TypeUserMessage {
 		c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: turn/start at seq %d is followed by %s, not by the user/message that starts the turn", turn, ev[i-1].Seq, typeAt(ev, i))
-	} else {
-		i++
+	}
+	for i < len(ev) && ev[i].Type == session.TypeUserMessage {
+		i++ // a turn may start with several messages
 	}
 	wantStep := 1
 	for i < len(ev) {
@@ -115,7 +116,10 @@ func (c *turnCheck) turn(i int) int {
 			c.r.log(c.l, ruleStepNumbering, fixStepNumbers, "turn %d: %s at seq %d is outside a step (no open step/start)", turn, e.Type, e.Seq)
 			i++
 		case e.Type == session.TypeUserMessage:
-			c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: a second user/message at seq %d; a turn starts with one user/message", turn, e.Seq)
+			c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: a user/message at seq %d after the turn's steps began; a turn's user messages come right after its turn/start (a request that adds messages later is a history/replace)", turn, e.Seq)
+			i++
+		case e.Type == session.TypeHistoryReplace:
+			c.history(i, turn)
 			i++
 		default:
 			i++
@@ -124,6 +128,23 @@ func (c *turnCheck) turn(i int) int {
 	c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d has no turn/end: the log ends at seq %d", turn, ev[len(ev)-1].Seq)
 	c.endCut("")
 	return i
+}
+
+// history checks the history/replace at index i of turn: its turn, and
+// that a step/start follows (it says what that step's request sends).
+func (c *turnCheck) history(i, turn int) {
+	ev := c.l.Events
+	var d session.HistoryReplaceData
+	if err := ev[i].Decode(&d); err != nil {
+		c.r.log(c.l, ruleTurnShape, fixTurnShape, "history/replace at seq %d: %v", ev[i].Seq, err)
+		return
+	}
+	if d.Turn != turn {
+		c.r.log(c.l, ruleTurnNumbering, fixTurnNumbers, "history/replace at seq %d says turn %d inside turn %d", ev[i].Seq, d.Turn, turn)
+	}
+	if next := typeAt(ev, i+1); next != session.TypeStepStart {
+		c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: history/replace at seq %d is followed by %s, not by the step/start of the call that sends it", turn, ev[i].Seq, next)
+	}
 }
 
 // number checks a turn/start's number.
@@ -171,6 +192,9 @@ func (c *turnCheck) step(i, turn int, want *int) int {
 			c.r.log(c.l, ruleStepNumbering, fixStepNumbers, "turn %d step %d (step/start at seq %d) has no step/end before the %s at seq %d", turn, step, start, e.Type, e.Seq)
 			sc.end(nil)
 			return j
+		}
+		if e.Type == session.TypeHistoryReplace || e.Type == session.TypeUserMessage {
+			c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d step %d: %s at seq %d inside the step; it comes before the step/start of the call whose request sends it", turn, step, e.Type, e.Seq)
 		}
 		if t, s, ok := session.TurnStep(e); ok && stepTypes[e.Type] {
 			if t != turn {

@@ -176,7 +176,7 @@ func compareSession(p pair, n *normalizer) *Difference {
 		if sameBut(&ge[i], &re[i]) {
 			continue // equal encodings normalise alike
 		}
-		g, r := n.event(ge[i]), n.event(re[i])
+		g, r := n.event(ge[i]), n.event(olderRequest(&ge[i], re[i]))
 		if bytes.Equal(g, r) {
 			continue
 		}
@@ -199,6 +199,26 @@ func compareSession(p pair, n *normalizer) *Difference {
 		return d
 	}
 	return nil
+}
+
+// olderRequest returns replay as a recording made before request/header
+// held the API and the request settings would have written it, when golden
+// is such a recording: what it never recorded is not a difference (it
+// shows once the fixture is recorded again).
+func olderRequest(golden *session.Event, replay session.Event) session.Event {
+	if golden.Type != session.TypeRequestHeader || replay.Type != session.TypeRequestHeader ||
+		bytes.Contains(golden.Data, []byte(`"api":`)) || !bytes.Contains(replay.Data, []byte(`"api":`)) {
+		return replay
+	}
+	var d session.RequestHeaderData
+	if replay.Decode(&d) != nil {
+		return replay
+	}
+	d.API, d.Settings = "", nil
+	if b, err := session.MarshalData(d); err == nil {
+		replay.Data = b
+	}
+	return replay
 }
 
 // sameBut reports whether two events encode to the same line once their

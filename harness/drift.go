@@ -1,16 +1,19 @@
 package harness
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/session"
 )
 
 // Drift is the first model call whose request differs from the recording's:
-// the prompt, the tools or the conversation the agent sent changed, so the
-// recorded answers no longer belong to it.
+// the prompt, the tools, the conversation or the settings the agent sent
+// changed, so the recorded answers no longer belong to it.
 type Drift struct {
 	Session string // lineage label
 	Lineage string
@@ -24,24 +27,109 @@ func (d *Drift) String() string {
 	return fmt.Sprintf("%s (%s), model call %d (turn %d step %d): %s", d.Session, d.Lineage, d.Call, d.Turn, d.Step, strings.Join(d.Changes, "; "))
 }
 
-// driftAt explains the request/header at seq of a pair's replay: which
-// model call of the session it is and what changed against the recording.
+// conversationEvent reports whether events of type typ make the
+// conversation a model call sends: a session whose first difference is one
+// of them sent another request at its next call.
+func conversationEvent(typ string) bool {
+	switch typ {
+	case session.TypeRequestHeader, session.TypeUserMessage, session.TypeHistoryReplace:
+		return true
+	}
+	return false
+}
+
+// driftAt explains the first model call at or after the replay's event
+// seq whose request differs from the recording's same call: which call of
+// the session it is and what changed. It returns nil when that call's
+// request is the recorded one (the difference is not the request's).
 func driftAt(p pair, seq int64) *Drift {
-	call := 0
-	for i := range p.replay.Events[:seq+1] {
-		if p.replay.Events[i].Type == session.TypeRequestHeader {
-			call++
-		}
+	call, rs := nextCall(p.replay.Events, int(seq))
+	if rs < 0 {
+		return nil
+	}
+	gs := nthCall(p.golden.Events, call)
+	if gs < 0 {
+		return nil
 	}
 	var g, r session.RequestHeaderData
-	if p.golden.Events[seq].Decode(&g) != nil || p.replay.Events[seq].Decode(&r) != nil {
+	if p.golden.Events[gs].Decode(&g) != nil || p.replay.Events[rs].Decode(&r) != nil {
 		return nil
+	}
+	if g.API == "" {
+		r.API, r.Settings = "", g.Settings // recorded before they were (see olderRequest)
 	}
 	changes := requestChanges(&g, &r)
 	if len(changes) == 0 {
 		return nil
 	}
+	if g.MessagesDigest != r.MessagesDigest {
+		if m := firstMessage(p.golden.Events[:gs], p.replay.Events[:rs]); m != "" {
+			changes = append(changes, m)
+		}
+	}
 	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: r.Turn, Step: r.Step, Changes: changes}
+}
+
+// nextCall returns the number (1-based) and index of the first
+// request/header at or after from in events, or -1.
+func nextCall(events []session.Event, from int) (int, int) {
+	n := 0
+	for i := range events {
+		if events[i].Type == session.TypeRequestHeader {
+			n++
+			if i >= from {
+				return n, i
+			}
+		}
+	}
+	return n, -1
+}
+
+// nthCall returns the index of the n-th request/header in events, or -1.
+func nthCall(events []session.Event, n int) int {
+	for i := range events {
+		if events[i].Type == session.TypeRequestHeader {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// firstMessage shows the first message that differs between the
+// conversations two logs send at their next call, or "".
+func firstMessage(golden, replay []session.Event) string {
+	g, r := journal.Conversation(golden), journal.Conversation(replay)
+	for i := 0; i < len(g) || i < len(r); i++ {
+		switch {
+		case i >= len(g):
+			return fmt.Sprintf("message %d is new: %s", i+1, summary(&r[i]))
+		case i >= len(r):
+			return fmt.Sprintf("message %d is gone (recorded: %s)", i+1, summary(&g[i]))
+		}
+		if a, b := summary(&g[i]), summary(&r[i]); a != b {
+			return fmt.Sprintf("message %d was %s, now %s", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+// summary shows a message in one line: its role and what it says.
+func summary(m *session.Message) string {
+	var parts []string
+	for _, p := range m.Content {
+		switch p.Type {
+		case session.PartText:
+			parts = append(parts, fmt.Sprintf("%q", p.Text))
+		case session.PartToolCall:
+			parts = append(parts, fmt.Sprintf("call %s %s %s", p.ID, p.Name, p.Arguments))
+		case session.PartToolResult:
+			text := session.Message{Content: p.Content}
+			parts = append(parts, fmt.Sprintf("result %s %q", p.ToolCallID, text.Text()))
+		}
+	}
+	return abbrev(m.Role + " " + strings.Join(parts, " "))
 }
 
 // requestChanges says in sentences what differs between two requests.
@@ -49,6 +137,9 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 	var out []string
 	if g.Provider != r.Provider || g.Model != r.Model {
 		out = append(out, fmt.Sprintf("the model changed from %s/%s to %s/%s", g.Provider, g.Model, r.Provider, r.Model))
+	}
+	if g.API != r.API {
+		out = append(out, fmt.Sprintf("the agent calls another API: %s recorded, %s now", orNone(g.API), orNone(r.API)))
 	}
 	switch {
 	case g.SystemDigest == r.SystemDigest:
@@ -67,6 +158,9 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 			out = append(out, "a tool's description or parameters changed")
 		}
 	}
+	if !bytes.Equal(g.Settings, r.Settings) {
+		out = append(out, "the request settings changed: "+settingsChanges(g.Settings, r.Settings))
+	}
 	if g.MessagesDigest != r.MessagesDigest {
 		first := -1
 		for i := 0; i < len(g.MessageDigests) && i < len(r.MessageDigests); i++ {
@@ -83,6 +177,49 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 		}
 	}
 	return out
+}
+
+// settingsChanges names each setting that differs, with both values.
+func settingsChanges(g, r json.RawMessage) string {
+	var gm, rm map[string]json.RawMessage
+	_ = json.Unmarshal(g, &gm)
+	_ = json.Unmarshal(r, &rm)
+	keys := map[string]bool{}
+	for k := range gm {
+		keys[k] = true
+	}
+	for k := range rm {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	var out []string
+	for _, k := range sorted {
+		a, inG := gm[k]
+		b, inR := rm[k]
+		switch {
+		case !inG:
+			out = append(out, fmt.Sprintf("%s added (%s)", k, abbrev(string(b))))
+		case !inR:
+			out = append(out, fmt.Sprintf("%s removed (was %s)", k, abbrev(string(a))))
+		case !bytes.Equal(a, b):
+			out = append(out, fmt.Sprintf("%s %s → %s", k, abbrev(string(a)), abbrev(string(b))))
+		}
+	}
+	if len(out) == 0 {
+		return "(the same members, written differently)"
+	}
+	return strings.Join(out, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none: a runtime on llm.Driver)"
+	}
+	return s
 }
 
 func setDiff(a, b []string) []string {

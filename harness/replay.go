@@ -49,6 +49,10 @@ type Options struct {
 	// AGENTSNAP_SCHEDULES override both; see schedule.go.
 	Schedules    int
 	ScheduleSeed int64
+	// Once replays the scenario one time, whatever Schedules and
+	// scenario.json's schedules say: an agent in another process (agentsnap
+	// serve) runs once per serve, so there is no schedule to search.
+	Once bool
 
 	tb       testing.TB // the test Run serves, for the commands messages print
 	schedule *int64     // set by a schedule search for its own replays
@@ -211,11 +215,12 @@ func collect(ctx context.Context, store persistence.Store) ([]*session.Log, erro
 // rules, consumption and the transcript.
 func (o *Outcome) compare() {
 	for _, sd := range diffTrees(o.Fixture.Logs, o.Replayed) {
-		// A session whose first difference is a request/header drifted:
-		// the agent sent something else before anything else went wrong.
-		// A request that differs after an earlier difference is a
+		// A session whose first difference is in what its next model call
+		// sends — the request, or the messages that make its conversation —
+		// drifted: the agent sent something else before anything else went
+		// wrong. A request that differs after an earlier difference is a
 		// consequence and stays a plain difference.
-		if sd.diff.Type == session.TypeRequestHeader && o.Drift == nil {
+		if conversationEvent(sd.diff.Type) && o.Drift == nil {
 			if drift := driftAt(sd.pair, sd.diff.Seq); drift != nil {
 				o.Drift = drift
 				continue

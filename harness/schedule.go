@@ -367,6 +367,9 @@ func (opts Options) scheduling(fx *Fixture) (scheduling, error) {
 	if opts.schedule != nil {
 		return scheduling{seed: *opts.schedule}, nil
 	}
+	if opts.Once {
+		return scheduling{}, nil
+	}
 	n := opts.Schedules
 	if !opts.FromCLI {
 		s, err := fromEnv(opts.ScheduleSeed)

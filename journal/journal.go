@@ -67,9 +67,13 @@ type Journal struct {
 	messages []session.Message // the conversation so far, seed included
 	digests  []string          // MessageDigest of each message
 	chain    llm.DigestChain   // the digests, hashed as each message came (session goroutine only)
-	// completed and completedMsgs mark the end of the last completed turn in
-	// events and messages: what a fork child inherits.
-	completed, completedMsgs int
+	// completed is the end of the last completed turn in events, and
+	// completedMsgs and completedDigests the conversation there: what a fork
+	// child inherits. The slices are capped views nothing writes through
+	// (a history replaced later gets new slices), so children share them.
+	completed        int
+	completedMsgs    []session.Message
+	completedDigests []string
 
 	stored  int // events already appended to the store
 	turn    int // the turn running, or the last one
@@ -147,11 +151,10 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 	var digests []string
 	if mode == session.ModeFork {
 		// The prefix ends at the last turn/end; the conversation and
-		// digests up to there are the parent's, copied rather than rebuilt.
+		// digests up to there are the parent's, shared rather than rebuilt.
 		j.mu.Lock()
 		seed = j.events.appendTo(nil, 0, j.completed)
-		msgs = append([]session.Message(nil), j.messages[:j.completedMsgs]...)
-		digests = append([]string(nil), j.digests[:j.completedMsgs]...)
+		msgs, digests = j.completedMsgs, j.completedDigests
 		j.mu.Unlock()
 		h.SeedLength = len(seed)
 	}
@@ -162,7 +165,7 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 	for _, d := range digests {
 		c.chain.Add(d)
 	}
-	c.completed, c.completedMsgs = len(seed), len(msgs)
+	c.completed, c.completedMsgs, c.completedDigests = len(seed), msgs, digests
 	c.turn = LastTurn(seed)
 	return c, nil
 }
@@ -189,11 +192,12 @@ func (j *Journal) createChild(ctx context.Context, h *session.Header, seed []ses
 func resumed(c Config, h session.Header, events []session.Event) *Journal {
 	j := &Journal{cfg: c, header: h, events: newEventList(events), stored: len(events)}
 	j.completed = session.CompletedPrefix(events)
-	for i, m := range conversation(events) {
-		j.addMessage(m.msg)
-		if m.seq < j.completed {
-			j.completedMsgs = i + 1
-		}
+	for _, m := range Conversation(events[:j.completed]) {
+		j.addMessage(m)
+	}
+	j.markCompleted()
+	for _, m := range Conversation(events)[len(j.messages):] {
+		j.addMessage(m)
 	}
 	j.turn = LastTurn(events)
 	return j
@@ -299,6 +303,30 @@ func (j *Journal) Flush(ctx context.Context) error {
 	}
 	j.stored += len(batch)
 	return nil
+}
+
+// markCompleted notes the conversation so far as the one a fork child
+// inherits. The caller holds j.mu, or owns j alone.
+func (j *Journal) markCompleted() {
+	j.completedMsgs = j.messages[:len(j.messages):len(j.messages)]
+	j.completedDigests = j.digests[:len(j.digests):len(j.digests)]
+}
+
+// replaceMessages keeps the first keep messages and appends history, in
+// new slices: a fork child may share the old ones.
+func (j *Journal) replaceMessages(keep int, history []session.Message) {
+	msgs := append(j.messages[:keep:keep], history...)
+	digests := j.digests[:keep:keep]
+	for i := range history {
+		digests = append(digests, llm.MessageDigest(&history[i]))
+	}
+	j.chain = llm.DigestChain{}
+	for _, d := range digests {
+		j.chain.Add(d)
+	}
+	j.mu.Lock()
+	j.messages, j.digests = msgs, digests
+	j.mu.Unlock()
 }
 
 func (j *Journal) addMessage(m session.Message) {

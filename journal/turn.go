@@ -14,16 +14,41 @@ const (
 	TriggerSubagent = "subagent" // the delegation that created the session
 )
 
-// StartTurn begins the next turn with the user message that starts it and
-// returns the turn's number. Turns are numbered from 1; a fork child's
-// first own turn continues after the turns it inherited.
-func (j *Journal) StartTurn(trigger string, user session.Message) int {
+// StartTurn begins the next turn with the user messages that start it —
+// usually one: the prompt; an agent may open a turn with several, such as
+// a context message and the question — and returns the turn's number.
+// Turns are numbered from 1; a fork child's first own turn continues after
+// the turns it inherited.
+func (j *Journal) StartTurn(trigger string, user ...session.Message) int {
 	j.turn++
 	j.step = 0
 	j.emit(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
-	j.emit(session.TypeUserMessage, user)
-	j.addMessage(user)
+	for _, m := range user {
+		j.emit(session.TypeUserMessage, m)
+		j.addMessage(m)
+	}
 	return j.turn
+}
+
+// ReplaceHistory records that the next model call of the turn sends a
+// conversation other than the log's: an agent that rewrites, reorders,
+// splits, merges, truncates or compacts its history. The conversation
+// keeps its first keep messages and goes on with history, as sent (a
+// history/replace event). Call it between StartTurn or EndStep and the
+// next StartStep.
+func (j *Journal) ReplaceHistory(keep int, history []session.Message) error {
+	if j.inStep {
+		return fmt.Errorf("journal: session %s: ReplaceHistory inside step %d; call it before StartStep", j.header.ID, j.step)
+	}
+	if keep < 0 || keep > len(j.messages) {
+		return fmt.Errorf("journal: session %s: ReplaceHistory keeps %d messages of %d", j.header.ID, keep, len(j.messages))
+	}
+	if history == nil {
+		history = []session.Message{}
+	}
+	j.emit(session.TypeHistoryReplace, session.HistoryReplaceData{Turn: j.turn, Keep: keep, Messages: history})
+	j.replaceMessages(keep, history)
+	return nil
 }
 
 // UserText is the user message of a plain text prompt.
@@ -165,51 +190,42 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 	}
 	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
-	j.completed, j.completedMsgs = j.events.len(), len(j.messages)
+	j.completed = j.events.len()
+	j.markCompleted()
 	j.mu.Unlock()
 	return j.Flush(ctx)
 }
 
-// seqMessage is a conversation message and the seq of its event.
-type seqMessage struct {
-	seq int
-	msg session.Message
-}
-
-// conversation rebuilds the messages a model saw from a session's events.
-func conversation(events []session.Event) []seqMessage {
-	var out []seqMessage
+// Conversation returns the messages a session's events hold, in order:
+// user messages, assistant messages and tool results, with every
+// history/replace applied where it stands — what its next model call
+// sends.
+func Conversation(events []session.Event) []session.Message {
+	var out []session.Message
 	for i := range events {
 		e := &events[i]
 		switch e.Type {
 		case session.TypeUserMessage:
 			var m session.Message
 			if e.Decode(&m) == nil {
-				out = append(out, seqMessage{i, m})
+				out = append(out, m)
 			}
 		case session.TypeAssistantMessage:
 			var d session.AssistantMessageData
 			if e.Decode(&d) == nil {
-				out = append(out, seqMessage{i, d.Message})
+				out = append(out, d.Message)
 			}
 		case session.TypeToolResult:
 			var d session.ToolResultData
 			if e.Decode(&d) == nil {
-				out = append(out, seqMessage{i, d.Message})
+				out = append(out, d.Message)
+			}
+		case session.TypeHistoryReplace:
+			var d session.HistoryReplaceData
+			if e.Decode(&d) == nil && d.Keep >= 0 && d.Keep <= len(out) {
+				out = append(out[:d.Keep:d.Keep], d.Messages...)
 			}
 		}
-	}
-	return out
-}
-
-// Conversation returns the messages a session's events hold, in order:
-// user messages, assistant messages and tool results — what its next model
-// call sends.
-func Conversation(events []session.Event) []session.Message {
-	cs := conversation(events)
-	out := make([]session.Message, len(cs))
-	for i, c := range cs {
-		out[i] = c.msg
 	}
 	return out
 }

@@ -52,6 +52,8 @@ func RequestHeaderChain(provider string, req *Request, digests []string, chain *
 		SystemChars:  utf8.RuneCountInString(req.System), // as len([]rune(s)), without the copy
 		ToolCount:    len(req.Tools),
 		MessageCount: len(req.Messages),
+		API:          req.API,
+		Settings:     req.Settings,
 	}
 	h.ToolsDigest = Digest(marshalTools(req.Tools))
 	for _, t := range req.Tools {

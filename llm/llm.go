@@ -43,6 +43,13 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []ToolSpec
+	// API names the model API the call came in, for a call the wire layer
+	// decoded from an agent's HTTP request ("openai-chat",
+	// "anthropic-messages", …); "" for a runtime's own call. Settings is
+	// that request's settings as sent (see session.RequestHeaderData): a
+	// live driver of the same API sends them on as they are.
+	API      string
+	Settings json.RawMessage
 }
 
 // Driver streams model responses.

@@ -64,6 +64,7 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 		By:       opts.By,
 		Runtime:  agentsnap.NameOf(opts.Runtime),
 		Playbook: opts.Playbook,
+		Lineage:  opts.Lineage,
 	}
 	// Every other file as it was: only scenario.json can differ now.
 	same = sc.Recorded != nil && unchanged(dir, files)

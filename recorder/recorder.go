@@ -39,6 +39,10 @@ type Options struct {
 	// (PlaybookDigest), recorded so a later edit of it asks for a new
 	// recording; "" for a live recording.
 	Playbook string
+	// Lineage is recorded as scenario.json's recorded.lineage: "infer"
+	// when the runtime tells sessions apart by what their calls send
+	// (wire.Infer), so a replay does the same.
+	Lineage string
 
 	// Live says Driver is a live endpoint. A live call that fails for a
 	// reason outside the model — the network, the key, an unknown model, a

@@ -72,6 +72,10 @@ type Recorded struct {
 	// Playbook is the digest of playbook.json when the recording came from
 	// it, so a playbook edited since asks for a new recording.
 	Playbook string `json:"playbook,omitempty"`
+	// Lineage is "infer" when the wire layer told the agent's sessions
+	// apart by what their calls sent (agentsnap serve --lineage=infer), so
+	// its replay does the same.
+	Lineage string `json:"lineage,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("500ms").

@@ -170,6 +170,18 @@ func appendRequestHeader(dst []byte, d *RequestHeaderData) []byte {
 	if len(d.MessageDigests) > 0 {
 		dst = appendStrings(appendMember(dst, false, "messageDigests"), d.MessageDigests)
 	}
+	if d.API != "" {
+		dst = appendStringMember(dst, "api", d.API)
+	}
+	if len(d.Settings) > 0 {
+		// Compacted, as encoding/json writes a json.RawMessage.
+		dst = appendMember(dst, false, "settings")
+		if out, err := jsonscan.AppendCompact(dst, d.Settings); err == nil {
+			dst = out
+		} else {
+			dst = append(dst, d.Settings...)
+		}
+	}
 	return append(dst, '}')
 }
 

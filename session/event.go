@@ -22,6 +22,10 @@ const (
 	TypeToolResult       = "tool/result"
 	TypeStepEnd          = "step/end"
 	TypeTurnEnd          = "turn/end"
+	// TypeHistoryReplace comes right before the step/start of a model call
+	// whose request sends a conversation other than the log's; see
+	// HistoryReplaceData.
+	TypeHistoryReplace = "history/replace"
 )
 
 // Packed row types: one line standing for a run of assistant/chunk deltas.
@@ -219,7 +223,7 @@ var knownTypes = map[string]string{}
 func init() {
 	for _, t := range []string{TypeTurnStart, TypeUserMessage, TypeStepStart, TypeRequestHeader,
 		TypeAssistantChunk, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeStepEnd,
-		TypeTurnEnd, TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks} {
+		TypeTurnEnd, TypeHistoryReplace, TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks} {
 		knownTypes[t] = t
 	}
 }

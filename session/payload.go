@@ -155,6 +155,26 @@ type RequestHeaderData struct {
 	// MessageDigests holds a short digest per message sent, so drift names
 	// the first message that differs.
 	MessageDigests []string `json:"messageDigests,omitempty"`
+	// API names the model API the request came in (the wire layer's
+	// formats: "openai-chat", "openai-responses", "anthropic-messages",
+	// "gemini"); "" for a runtime on llm.Driver.
+	API string `json:"api,omitempty"`
+	// Settings holds the request's settings as sent — temperature,
+	// max_tokens, tool_choice, response_format, … in the API's own names —
+	// as compact JSON with object members in name order; absent when the
+	// request sets none.
+	Settings json.RawMessage `json:"settings,omitempty"`
+}
+
+// HistoryReplaceData is the payload of history/replace: the conversation
+// the next model call sends is not the one the log's messages make (an
+// agent rewrote, reordered, split, merged, truncated or compacted its
+// history). The conversation keeps its first Keep messages and goes on
+// with Messages, as sent.
+type HistoryReplaceData struct {
+	Turn     int       `json:"turn"`
+	Keep     int       `json:"keep"`
+	Messages []Message `json:"messages"`
 }
 
 // AssistantMessageData is the payload of assistant/message.

@@ -161,20 +161,7 @@ func (w *writer) event(e *session.Event) {
 	case session.TypeToolResult:
 		var d session.ToolResultData
 		_ = e.Decode(&d)
-		for _, p := range d.Message.Content {
-			if p.Type != session.PartToolResult {
-				continue
-			}
-			label := "result " + p.ToolCallID + ": "
-			if p.IsError {
-				label = "result " + p.ToolCallID + " (error): "
-			}
-			var text []string
-			for _, c := range p.Content {
-				text = append(text, c.Text)
-			}
-			w.line(2, label, strings.Join(text, ""))
-		}
+		w.results(&d.Message)
 	case session.TypeTurnEnd:
 		var d session.TurnEndData
 		_ = e.Decode(&d)
@@ -183,6 +170,10 @@ func (w *writer) event(e *session.Event) {
 			msg += ": " + d.Reason.Message
 		}
 		w.line(1, "ended ", msg)
+	case session.TypeHistoryReplace:
+		var d session.HistoryReplaceData
+		_ = e.Decode(&d)
+		w.history(&d)
 	case session.TypeRequestHeader, session.TypeToolCall, session.TypeStepEnd:
 		// request/header has its own drift check; tool calls show in the
 		// assistant message; step/end adds nothing a reader needs.
@@ -225,6 +216,52 @@ func (w *writer) chunk(e *session.Event) {
 // escape stands for a letter).
 func mayFinish(data []byte) bool {
 	return bytes.Contains(data, []byte(session.ChunkFinish)) || bytes.Contains(data, []byte(`\u`))
+}
+
+// history shows a conversation an agent replaced: what it kept, and the
+// messages it sent instead.
+func (w *writer) history(d *session.HistoryReplaceData) {
+	kept := fmt.Sprintf("the first %d messages", d.Keep)
+	switch d.Keep {
+	case 0:
+		kept = "no message"
+	case 1:
+		kept = "the first message"
+	}
+	if len(d.Messages) == 0 {
+		w.line(1, "", "history replaced: "+kept+" kept, nothing after")
+		return
+	}
+	w.line(1, "", "history replaced: "+kept+" kept, then:")
+	for i := range d.Messages {
+		m := &d.Messages[i]
+		switch m.Role {
+		case session.RoleUser:
+			w.line(2, "user: ", m.Text())
+		case session.RoleTool:
+			w.results(m)
+		default:
+			w.message(m)
+		}
+	}
+}
+
+// results shows the tool results of a message.
+func (w *writer) results(m *session.Message) {
+	for _, p := range m.Content {
+		if p.Type != session.PartToolResult {
+			continue
+		}
+		label := "result " + p.ToolCallID + ": "
+		if p.IsError {
+			label = "result " + p.ToolCallID + " (error): "
+		}
+		var text []string
+		for _, c := range p.Content {
+			text = append(text, c.Text)
+		}
+		w.line(2, label, strings.Join(text, ""))
+	}
 }
 
 func (w *writer) message(m *session.Message) {

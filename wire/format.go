@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"iter"
 	"net/http"
 
@@ -8,18 +9,21 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// Format is one wire format of a model API: how a request reads and how an
-// answer is written. OpenAI's Chat Completions is the one agentsnap ships
-// (ChatCompletions); a second one, such as Anthropic's Messages, is one
-// more implementation in a file of its own — the handler, the sessions,
-// the logs and the replay do not change.
+// Format is one model API on the wire: which requests are its calls, how a
+// request reads and how an answer is written. The handler, the sessions,
+// the logs and the replay are the same for every format.
 type Format interface {
-	// Name names the format in messages ("openai chat completions").
+	// Name names the API in messages ("OpenAI Chat Completions").
 	Name() string
-	// Match reports whether r is a model call in this format.
+	// API names the API in the logs (request/header's api member), such
+	// as "openai-chat"; a replay through another API is drift.
+	API() string
+	// Match reports whether r is a model call of this API (its method and
+	// path).
 	Match(r *http.Request) bool
-	// DecodeRequest reads a request body.
-	DecodeRequest(body []byte) (*Request, error)
+	// DecodeRequest reads a call: its body, and where an API puts part of
+	// the call in the URL (Gemini: the model, whether to stream), r.
+	DecodeRequest(r *http.Request, body []byte) (*Request, error)
 	// WriteStream writes a streamed answer: the chunks of one model call,
 	// which end with exactly one finish. It writes the status and headers.
 	WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error
@@ -27,7 +31,8 @@ type Format interface {
 	// stream): the assembled message, its usage and how it finished.
 	WriteMessage(w http.ResponseWriter, req *Request, msg session.Message, usage *session.Usage, finish *session.FinishReason) error
 	// WriteError writes a failure that is not the model's: a request the
-	// handler cannot serve (an unknown session, a broken body).
+	// handler cannot serve (an unknown session, a broken body), in the
+	// API's error shape.
 	WriteError(w http.ResponseWriter, status int, code, message string)
 }
 
@@ -41,4 +46,15 @@ type Request struct {
 	Messages []session.Message
 	Tools    []llm.ToolSpec
 	Stream   bool
+	// Settings holds the request's other members — temperature,
+	// max_tokens, tool_choice, … in the API's own names — as canonical
+	// JSON (members in name order), or nil when there are none. They reach a live
+	// model of the same API as sent, and a change is drift.
+	Settings json.RawMessage
+	// Key names the model call, the same in the recording and in every
+	// replay: the session's lineage, turn, step and attempt. The handler
+	// sets it before the answer is written; a format derives the ids its
+	// API hands out (response and item ids) from it, so an agent that
+	// sends them back names the same ones in every run.
+	Key string
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,21 +25,46 @@ type Config struct {
 	Provider string
 	Clock    func() time.Time // default time.Now
 	Cwd      string           // recorded in headers
-	Format   Format           // default ChatCompletions
-	Logf     func(format string, args ...any)
+	// Formats are the model APIs served, each on its own paths; default
+	// ChatCompletions.
+	Formats []Format
+	// Lineage says how a call's session is told: Explicit (the default)
+	// or Infer.
+	Lineage Lineage
+	Logf    func(format string, args ...any)
 }
 
-// Handler is an OpenAI-compatible model endpoint (http.Handler) that
-// serves every call from Config.Driver — routed by the calling session —
-// and writes each session's log from what crosses the wire, to the same
-// contract as any runtime: turns start at a user message and end when the
-// model answers without tool calls, steps follow the tool results the next
-// request brings, a fork child's seed is its parent's completed turns.
+// Lineage says how the handler tells which session makes a call.
+type Lineage int
+
+const (
+	// Explicit names every child session: in process with Spawn or Fork
+	// on the child's context, over HTTP with the Agentsnap-* headers. A
+	// call that names none is the root's.
+	Explicit Lineage = iota
+	// Infer is for agents that name no sessions. A call that names none
+	// continues the session whose conversation it extends; one that
+	// continues none, while a session waits for the results of its tool
+	// calls, is the child of the one open call whose arguments hold its
+	// prompt. What was inferred is recorded in the log's headers like any
+	// lineage; a call that fits no session, or more than one, is refused,
+	// naming the headers to send.
+	Infer
+)
+
+// Handler is a model endpoint (http.Handler) that speaks the APIs of
+// Config.Formats, serves every call from Config.Driver — routed by the
+// calling session — and writes each session's log from what crosses the
+// wire, to the same contract as any runtime: every call as it was sent;
+// turns start at the user messages a request ends with after a finished
+// turn and end when the model answers without tool calls; steps follow
+// the tool results the next request brings; a fork child's seed is its
+// parent's completed turns.
 //
 // A Handler is safe for concurrent use: sessions may call at the same
 // time; one session's calls are served one after another. Call Close when
 // the agent is done: it ends the turns left open and reports every
-// protocol problem met on the way.
+// problem met on the way.
 type Handler struct {
 	cfg  Config
 	jcfg journal.Config
@@ -59,8 +85,8 @@ func NewHandler(cfg Config) (*Handler, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
 	}
-	if cfg.Format == nil {
-		cfg.Format = ChatCompletions
+	if len(cfg.Formats) == 0 {
+		cfg.Formats = []Format{ChatCompletions}
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -75,42 +101,71 @@ func NewHandler(cfg Config) (*Handler, error) {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f := h.cfg.Format
-	if !f.Match(r) {
-		f.WriteError(w, http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("wire: %s %s is not a %s call", r.Method, r.URL.Path, f.Name()))
+	f := h.format(r)
+	if f == nil {
+		h.unknown(w, r)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.fail(w, f, http.StatusRequestEntityTooLarge, fmt.Errorf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
+			return
+		}
 		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
 		return
 	}
-	req, err := f.DecodeRequest(body)
+	req, err := f.DecodeRequest(r, body)
 	if err != nil {
-		h.fail(w, http.StatusBadRequest, fmt.Errorf("wire: %w", err))
+		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.Path, err))
 		return
 	}
-	s, err := h.session(r)
+	s, err := h.session(r, req)
 	if err != nil {
-		h.fail(w, http.StatusBadRequest, err)
+		h.fail(w, f, http.StatusBadRequest, err)
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.open(r.Context(), h, req); err != nil {
-		h.fail(w, http.StatusBadRequest, err)
+		h.fail(w, f, http.StatusBadRequest, err)
 		return
 	}
-	if err := s.call(r.Context(), h, w, req); err != nil {
+	if err := s.call(r.Context(), h, f, w, req); err != nil {
 		h.problem(err)
 	}
 }
 
+// format returns the format whose paths r is on, or nil.
+func (h *Handler) format(r *http.Request) Format {
+	for _, f := range h.cfg.Formats {
+		if f.Match(r) {
+			return f
+		}
+	}
+	return nil
+}
+
+// unknown answers a request on a path no format serves, naming the APIs
+// that are, and keeps it for Close: an SDK may hide the 404.
+func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
+	names := make([]string, len(h.cfg.Formats))
+	for i, f := range h.cfg.Formats {
+		names[i] = f.Name()
+	}
+	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); point the agent's SDK at one of those APIs", r.Method, r.URL.Path, strings.Join(names, ", "))
+	h.mu.Lock()
+	h.problems = append([]error{err}, h.problems...) // named first: it explains what follows
+	h.mu.Unlock()
+	h.cfg.Formats[0].WriteError(w, http.StatusNotFound, "NOT_FOUND", err.Error())
+}
+
 // fail answers a request the handler cannot serve and keeps the reason for
 // Close: an agent may swallow the error.
-func (h *Handler) fail(w http.ResponseWriter, status int, err error) {
+func (h *Handler) fail(w http.ResponseWriter, f Format, status int, err error) {
 	h.problem(err)
-	h.cfg.Format.WriteError(w, status, "AGENTSNAP", err.Error())
+	f.WriteError(w, status, "AGENTSNAP", err.Error())
 }
 
 func (h *Handler) problem(err error) {
@@ -119,8 +174,18 @@ func (h *Handler) problem(err error) {
 	h.problems = append(h.problems, err)
 }
 
+// lineageError ends err with what an agent sends to name a session.
+func (h *Handler) lineageError(err error) error {
+	how := "if it is a subagent's call, name its session: in process, make the child's context with wire.Spawn(ctx, callID) or wire.Fork(ctx, callID) from its parent's; over HTTP, send the headers " +
+		HeaderSession + ", " + HeaderParent + ", " + HeaderCall + " and " + HeaderMode
+	if h.cfg.Lineage == Explicit {
+		how += "; or let agentsnap infer children from the calls' arguments (agentsnap serve --lineage=infer, wire.InferLineage())"
+	}
+	return fmt.Errorf("%w; %s", err, how)
+}
+
 // session finds or creates the session a request belongs to.
-func (h *Handler) session(r *http.Request) (*wireSession, error) {
+func (h *Handler) session(r *http.Request, req *Request) (*wireSession, error) {
 	id, byHeaders, err := fromHeaders(r.Header)
 	if err != nil {
 		return nil, fmt.Errorf("wire: %w", err)
@@ -130,7 +195,10 @@ func (h *Handler) session(r *http.Request) (*wireSession, error) {
 	if byHeaders {
 		return h.byHeaderID(id)
 	}
-	return h.byContextTag(tagOf(r.Context()))
+	if t := tagOf(r.Context()); t != nil || h.cfg.Lineage == Explicit {
+		return h.byContextTag(t)
+	}
+	return h.infer(req)
 }
 
 func (h *Handler) rootSession() *wireSession {
@@ -152,16 +220,18 @@ func (h *Handler) byContextTag(t *tag) (*wireSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &wireSession{parent: parent, callID: t.callID, mode: t.mode, name: parent.name + "/" + t.callID}
+	s, err := h.newChild(parent, t.callID, t.mode, "")
+	if err != nil {
+		return nil, err
+	}
 	h.byTag[t] = s
-	h.all = append(h.all, s)
 	return s, nil
 }
 
 func (h *Handler) byHeaderID(id headerIdentity) (*wireSession, error) {
 	if s, ok := h.byHeader[id.id]; ok {
 		if s.callID != id.callID || s.mode != id.mode {
-			return nil, fmt.Errorf("wire: session %q was created by call %q (%s) and now names call %q (%s); a session keeps its lineage", id.id, s.callID, s.mode, id.callID, id.mode)
+			return nil, fmt.Errorf("wire: session %q was created by call %q (%s) and now names call %q (%s); a session keeps its lineage: send the same %s and %s on every call", id.id, s.callID, s.mode, id.callID, id.mode, HeaderCall, HeaderMode)
 		}
 		return s, nil
 	}
@@ -175,20 +245,59 @@ func (h *Handler) byHeaderID(id headerIdentity) (*wireSession, error) {
 		return s, nil
 	}
 	parent, ok := h.byHeader[id.parent]
-	if !ok {
-		return nil, fmt.Errorf("wire: child session %q names parent %q, which has made no call; a parent calls the model before it delegates", id.id, id.parent)
+	if !ok && h.root != nil && h.root.headerID == "" && id.parent == "root" {
+		parent, ok = h.root, true // a root that sends no headers is "root"
 	}
-	s := &wireSession{parent: parent, callID: id.callID, mode: id.mode, headerID: id.id, name: parent.name + "/" + id.callID}
+	if !ok {
+		return nil, fmt.Errorf("wire: child session %q names parent %q, which has made no call; a parent calls the model before it delegates, and its children name it by its %s (a root that sends no headers is %q)", id.id, id.parent, HeaderSession, "root")
+	}
+	s, err := h.newChild(parent, id.callID, id.mode, id.id)
+	if err != nil {
+		return nil, err
+	}
 	h.byHeader[id.id] = s
+	return s, nil
+}
+
+// newChild creates the session parent's tool call callID creates. The
+// call must be one the parent's answers made. The caller holds h.mu.
+func (h *Handler) newChild(parent *wireSession, callID string, mode session.Mode, headerID string) (*wireSession, error) {
+	name := parent.name + "/" + callID
+	m := parent.madeCall(callID)
+	if m == nil {
+		made := make([]string, 0, len(parent.made))
+		for _, c := range parent.made {
+			made = append(made, c.id)
+		}
+		list := strings.Join(made, ", ")
+		if list == "" {
+			list = "none yet"
+		}
+		return nil, fmt.Errorf("wire: %s child %s names call %q, which its parent %s never made (its tool calls so far: %s); name the id of the parent's tool call that creates the child", mode, name, callID, parent.name, list)
+	}
+	m.children++
+	s := &wireSession{parent: parent, callID: callID, mode: mode, headerID: headerID, name: name}
 	h.all = append(h.all, s)
 	return s, nil
+}
+
+// madeCall returns the latest tool call with id that s's answers made, or
+// nil. The caller holds Handler.mu.
+func (s *wireSession) madeCall(id string) *madeCall {
+	for i := len(s.made) - 1; i >= 0; i-- {
+		if s.made[i].id == id {
+			return &s.made[i]
+		}
+	}
+	return nil
 }
 
 // Close ends every turn left open — a failed call nobody retried ends its
 // turn with that failure, tool calls whose results never came end theirs
 // with an error — and flushes every log. It returns every problem met
-// while serving (a request that did not fit its session's conversation, a
-// model call that could not start), or nil.
+// while serving (a request on a path no API is served on, a model call
+// that could not start, a session that stopped in the middle of its
+// work), or nil.
 func (h *Handler) Close(ctx context.Context) error {
 	h.mu.Lock()
 	all := append([]*wireSession(nil), h.all...)
@@ -218,11 +327,6 @@ func (h *Handler) newJournal(ctx context.Context, s *wireSession) (*journal.Jour
 		return nil, fmt.Errorf("wire: session %s calls the model before its parent %s did; a parent calls the model before it delegates", s.name, s.parent.name)
 	}
 	return parent.Child(ctx, s.callID, s.mode)
-}
-
-// requestFor builds the model call of req for s's journal to fill in.
-func requestFor(req *Request) *llm.Request {
-	return &llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools}
 }
 
 // endReason is how a turn ends after a call that finished so.

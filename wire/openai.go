@@ -22,7 +22,9 @@ var ChatCompletions Format = chatCompletions{}
 
 type chatCompletions struct{}
 
-func (chatCompletions) Name() string { return "openai chat completions" }
+func (chatCompletions) Name() string { return "OpenAI Chat Completions (POST /v1/chat/completions)" }
+
+func (chatCompletions) API() string { return "openai-chat" }
 
 func (chatCompletions) Match(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions")
@@ -60,12 +62,24 @@ type ccToolCall struct {
 	} `json:"function"`
 }
 
-func (chatCompletions) DecodeRequest(body []byte) (*Request, error) {
+// ccKnown are the request members the handler reads itself; every other
+// member is a setting. stream_options only shapes the answer's framing.
+var ccKnown = []string{"model", "messages", "tools", "stream", "stream_options"}
+
+func (chatCompletions) DecodeRequest(_ *http.Request, body []byte) (*Request, error) {
 	var in ccRequest
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, fmt.Errorf("the body is not a chat completions request: %w", err)
 	}
-	out := &Request{Model: in.Model, Stream: in.Stream}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	set, err := settings(members, ccKnown...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the request's settings: %w", err)
+	}
+	out := &Request{Model: in.Model, Stream: in.Stream, Settings: set}
 	names := map[string]string{} // tool call id -> tool name, for the results
 	var system []string
 	for i, m := range in.Messages {
@@ -171,6 +185,35 @@ type ccDeltaCall struct {
 
 const frameID = "chatcmpl-agentsnap"
 
+// ccCall is a tool call being streamed. Its deltas wait until its id is
+// known, so the first one the agent reads carries it.
+type ccCall struct {
+	index      int // in tool_calls
+	sentID     bool
+	name, args string // held back until the id
+}
+
+// delta returns the tool_calls entry to send for a chunk of the call, if
+// any yet.
+func (c *ccCall) delta(id, name, args string) (ccDeltaCall, bool) {
+	if !c.sentID && id == "" {
+		c.name += name
+		c.args += args
+		return ccDeltaCall{}, false
+	}
+	dc := ccDeltaCall{Index: c.index, ID: id}
+	if !c.sentID {
+		dc.Type = "function"
+		name, args = c.name+name, c.args+args
+		c.sentID = true
+	}
+	if name != "" {
+		dc.Type = "function"
+	}
+	dc.Function.Name, dc.Function.Arguments = name, args
+	return dc, true
+}
+
 func (f chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -194,7 +237,7 @@ func (f chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks
 	frame := func(d ccDelta, finish *string) ccFrame {
 		return ccFrame{ID: frameID, Object: "chat.completion.chunk", Model: req.Model, Choices: []ccChoice{{Delta: d, FinishReason: finish}}}
 	}
-	calls := map[int]int{} // block index -> tool_calls index
+	calls := map[int]*ccCall{} // by block index
 	var usage *session.Usage
 	role := "assistant"
 	for c := range chunks {
@@ -209,18 +252,26 @@ func (f chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks
 			err = send(frame(ccDelta{Role: role, Reasoning: &text}, nil))
 			role = ""
 		case session.ChunkToolCallDelta:
-			k, seen := calls[c.Index]
-			if !seen {
-				k = len(calls)
-				calls[c.Index] = k
+			tc := calls[c.Index]
+			if tc == nil {
+				tc = &ccCall{index: len(calls)}
+				calls[c.Index] = tc
 			}
-			dc := ccDeltaCall{Index: k, ID: c.ID}
-			if c.ID != "" || c.Name != "" {
-				dc.Type = "function"
+			if dc, ok := tc.delta(c.ID, c.Name, c.ArgumentsDelta); ok {
+				err = send(frame(ccDelta{Role: role, ToolCalls: []ccDeltaCall{dc}}, nil))
+				role = ""
 			}
-			dc.Function.Name, dc.Function.Arguments = c.Name, c.ArgumentsDelta
-			err = send(frame(ccDelta{Role: role, ToolCalls: []ccDeltaCall{dc}}, nil))
-			role = ""
+		case session.ChunkBlockEnd:
+			// A call whose deltas named no id (a recording from a server
+			// that sends none) goes out whole here, with the id the log
+			// gave it: the agent must name the same call as the log.
+			if tc := calls[c.Index]; tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
+				tc.name, tc.args = "", ""
+				if dc, ok := tc.delta(c.Block.ID, c.Block.Name, c.Block.Arguments); ok {
+					err = send(frame(ccDelta{Role: role, ToolCalls: []ccDeltaCall{dc}}, nil))
+					role = ""
+				}
+			}
 		case session.ChunkUsage:
 			usage = c.Usage
 		case session.ChunkFinish:

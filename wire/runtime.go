@@ -24,32 +24,45 @@ type Env struct {
 	BaseURL    string
 }
 
+// Option configures the handler of a Runtime.
+type Option func(*Config)
+
+// InferLineage makes the runtime tell an agent's children from what its
+// calls send rather than from Spawn, Fork or headers; see Infer. Use it
+// for recording and replay alike.
+func InferLineage() Option { return func(c *Config) { c.Lineage = Infer } }
+
 // Runtime makes an agent that only lets you swap its HTTP client the
 // runtime under test. run drives the scenario's prompts (Env.EachPrompt)
 // with model calls through env.HTTPClient; the context it gets is the root
 // session's, and a delegating agent derives each child's context with
 // Spawn or Fork. name is recorded in scenario.json, so a fixture is only
 // replayed with the runtime that recorded it ("" records none).
-func Runtime(name string, run func(ctx context.Context, env *Env) error) agentsnap.Runtime {
-	return &runtime{name: name, run: run}
+func Runtime(name string, run func(ctx context.Context, env *Env) error, opts ...Option) agentsnap.Runtime {
+	return &runtime{name: name, run: run, opts: opts}
 }
 
 type runtime struct {
 	name string
 	run  func(ctx context.Context, env *Env) error
+	opts []Option
 }
 
 func (r *runtime) Name() string { return r.name }
 
 func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := NewHandler(Config{
+	cfg := Config{
 		Driver:   env.Driver,
 		Store:    env.Store,
 		Provider: env.Provider,
 		Clock:    env.Clock,
 		Cwd:      env.Cwd,
 		Logf:     env.Logf,
-	})
+	}
+	for _, o := range r.opts {
+		o(&cfg)
+	}
+	h, err := NewHandler(cfg)
 	if err != nil {
 		return err
 	}

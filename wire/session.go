@@ -14,7 +14,8 @@ import (
 )
 
 // wireSession is one session as the handler follows it over the wire. Its
-// fields are guarded by mu, except the identity, fixed at creation.
+// identity is fixed at creation; the rest is guarded by mu, except the
+// fields the doc comments give to Handler.mu.
 type wireSession struct {
 	parent   *wireSession
 	callID   string
@@ -24,70 +25,85 @@ type wireSession struct {
 
 	mu       sync.Mutex
 	j        *journal.Journal      // also set under Handler.mu: a child's first call reads its parent's
-	seen     int                   // wire messages accounted for (system prompt aside)
 	inTurn   bool                  // a turn is open
 	inStep   bool                  // a step is open
-	awaiting []session.Part        // tool calls whose results the next request brings
+	awaiting []session.Part        // tool calls of the last answer, whose results the next request brings
+	sent     int                   // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason // the last call failed: a retry, or the end of the turn
 	turns    int                   // turns this session started
+
+	// Under Handler.mu: what other sessions' requests are checked against.
+	made []madeCall        // every tool call the session's answers made, as they streamed
+	last []session.Message // the messages of its last request (lineage inference)
 }
 
-// open brings the log up to date with what req sends before the call:
-// the tool results of the last answer, a new turn for a new user message,
-// or a retry of a failed call.
+// madeCall is a tool call an answer made: a child names it as the call
+// that created it.
+type madeCall struct {
+	id, name, args string
+	answered       bool // its result came back (lineage inference skips it)
+	children       int  // sessions it created
+}
+
+// open brings the log up to date with the request before its model call,
+// recording the request as sent: the tool results of the last answer end
+// its step; a request after a finished turn starts a turn with the user
+// messages it ends with; a request that repeats a failed call is another
+// attempt; and a request whose conversation is not the log's — rewritten,
+// reordered, split, merged, truncated or compacted — is recorded as a
+// history/replace, never refused.
 func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error {
-	msgs := req.Messages
 	if s.j == nil {
-		if err := s.start(ctx, h, msgs); err != nil {
+		if err := s.start(ctx, h); err != nil {
 			return err
 		}
 	}
-	if len(msgs) < s.seen {
-		return fmt.Errorf("wire: session %s sends %d messages, fewer than the %d it has had: a session's conversation only grows", s.name, len(msgs), s.seen)
-	}
-	fresh := msgs[s.seen:]
+	msgs := req.Messages
 	if len(s.awaiting) > 0 {
-		n, err := s.results(ctx, fresh)
-		if err != nil {
+		if err := s.results(ctx, h, msgs); err != nil {
 			return err
 		}
-		fresh = fresh[n:]
 	}
-	if s.failed != nil && len(fresh) > 0 {
+	conv := s.j.Messages()
+	p := commonPrefix(conv, msgs)
+	if s.failed != nil {
+		if s.inTurn && p == len(conv) && p == len(msgs) {
+			s.failed = nil
+			return nil // a retry: another attempt of the same step
+		}
 		if err := s.endTurn(ctx, endReason(s.failed)); err != nil {
 			return err
 		}
 	}
-	switch {
-	case len(fresh) == 0 && s.inTurn:
-		if !s.inStep {
-			s.j.StartStep()
-			s.inStep = true
-		}
-		// else: a retry of the failed call, a new attempt of the same step
-		s.failed = nil
-	case len(fresh) == 1 && fresh[0].Role == session.RoleUser && !s.inTurn:
+	if !s.inTurn {
 		trigger := journal.TriggerUser
 		if s.parent != nil && s.turns == 0 {
 			trigger = journal.TriggerSubagent // the prompt its parent's tool call gave it
 		}
 		s.turns++
-		s.j.StartTurn(trigger, fresh[0])
-		s.j.StartStep()
-		s.inTurn, s.inStep, s.failed = true, true, nil
-	case len(fresh) == 0:
-		return fmt.Errorf("wire: session %s sends nothing new after its turn ended; a turn starts with a new user message", s.name)
-	default:
-		return fmt.Errorf("wire: session %s adds %s in one request; a turn starts with one user message, and a step goes on with the tool results of the last answer", s.name, roles(fresh))
+		s.j.StartTurn(trigger, trailingUsers(msgs)...)
+		s.inTurn = true
+		conv = s.j.Messages()
+		p = commonPrefix(conv, msgs)
 	}
-	s.seen = len(msgs)
+	if p != len(conv) || p != len(msgs) {
+		if err := s.j.ReplaceHistory(p, msgs[p:]); err != nil {
+			return err
+		}
+	}
+	s.j.StartStep()
+	s.inStep = true
+	h.mu.Lock()
+	s.last = msgs
+	h.mu.Unlock()
 	return nil
 }
 
-// start creates the journal of s at its first request, msgs, and checks
-// that a child's first request sends what the child inherits — nothing
-// for a spawn child, its fork seed for a fork child — then its prompt.
-func (s *wireSession) start(ctx context.Context, h *Handler, msgs []session.Message) error {
+// start creates the journal of s at its first request: a root, or the
+// child its parent's tool call creates — a fork child with its parent's
+// completed turns as its seed, stamped when it is created, whatever the
+// child's first request looks like (that request is then recorded as sent).
+func (s *wireSession) start(ctx context.Context, h *Handler) error {
 	j, err := h.newJournal(ctx, s)
 	if err != nil {
 		return err
@@ -95,78 +111,85 @@ func (s *wireSession) start(ctx context.Context, h *Handler, msgs []session.Mess
 	h.mu.Lock()
 	s.j = j
 	h.mu.Unlock()
-	if s.parent == nil {
-		return nil
-	}
-	inherited := j.Messages()
-	if len(msgs) < len(inherited) {
-		return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), but its first request sends %d messages in all; send the parent's conversation up to its last completed turn, then the child's prompt", s.mode, s.name, len(inherited), s.parent.name, len(msgs))
-	}
-	for i := range inherited {
-		if d := differs(&inherited[i], &msgs[i]); d != "" {
-			return fmt.Errorf("wire: %s child %s inherits %d messages of %s, but its first request differs at message %d: %s; a fork child sends its parent's conversation up to the parent's last completed turn, unchanged", s.mode, s.name, len(inherited), s.parent.name, i+1, d)
-		}
-	}
-	if len(msgs) != len(inherited)+1 {
-		return fmt.Errorf("wire: %s child %s inherits %d messages of %s (its completed turns), so its first request sends those and its prompt, %d messages; it sends %d — the %s after them are not part of what a %s child starts with (a fork inherits the turns its parent completed, not the running one)", s.mode, s.name, len(inherited), s.parent.name, len(inherited)+1, len(msgs), roles(msgs[len(inherited):]), s.mode)
-	}
-	s.seen = len(inherited)
 	return nil
 }
 
-// results records the tool results that open fresh, for the calls of the
-// last answer, and ends that step. It returns how many messages it took.
-func (s *wireSession) results(ctx context.Context, fresh []session.Message) (int, error) {
-	want := map[string]session.Part{}
-	for _, c := range s.awaiting {
-		want[c.ID] = c
-	}
-	n := 0
-	for n < len(fresh) && fresh[n].Role == session.RoleTool && len(want) > 0 {
-		for _, p := range fresh[n].Content {
-			if p.Type != session.PartToolResult {
-				continue
+// results records the tool results the request brings for the calls of the
+// last answer, in the order of the calls, and ends that step. Results are
+// taken from what the request sends after the part of the last request it
+// repeats, so a call id the session reuses in later steps is matched to
+// this step's result. A call whose result the request does not carry gets
+// an error result saying so (the request's own history then shows as
+// sent); a request that carries none of them is most likely a subagent's
+// call that did not say so, and is refused with what to send.
+func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Message) error {
+	base := s.j.Messages()[:s.sent]
+	var parts []session.Part
+	for _, m := range msgs[commonPrefix(base, msgs):] {
+		for _, p := range m.Content {
+			if p.Type == session.PartToolResult {
+				parts = append(parts, p)
 			}
-			c, ok := want[p.ToolCallID]
-			if !ok {
-				return 0, fmt.Errorf("wire: session %s sends a tool result for call %q, which the last answer did not make (its calls: %s)", s.name, p.ToolCallID, callIDs(s.awaiting))
-			}
-			delete(want, p.ToolCallID)
-			s.j.ToolResult(p.ToolCallID, c.Name, resultText(p), p.IsError)
 		}
-		n++
 	}
-	if len(want) > 0 {
-		return 0, fmt.Errorf("wire: session %s goes on without the results of %d tool calls of the last answer (%s); send one tool message per call", s.name, len(want), callIDs(s.awaiting))
+	found := make([]int, len(s.awaiting))
+	used := make([]bool, len(parts))
+	n := 0
+	for i, c := range s.awaiting {
+		found[i] = -1
+		for k := range parts {
+			if !used[k] && parts[k].ToolCallID == c.ID {
+				used[k], found[i] = true, k
+				n++
+				break
+			}
+		}
 	}
+	if n == 0 {
+		return h.lineageError(fmt.Errorf("wire: a request for session %s, which waits for the results of its tool calls (%s), carries none of them", s.name, callIDs(s.awaiting)))
+	}
+	for i, c := range s.awaiting {
+		if k := found[i]; k >= 0 {
+			s.j.ToolResult(c.ID, c.Name, resultText(parts[k]), parts[k].IsError)
+		} else {
+			s.j.ToolResult(c.ID, c.Name, "agentsnap: the agent's next request sent no result for this call", true)
+		}
+	}
+	h.answered(s, s.awaiting)
 	s.awaiting = nil
 	s.inStep = false
-	return n, s.j.EndStep(ctx)
+	return s.j.EndStep(ctx)
 }
 
-// call makes the model call of the open step and answers it on w.
-func (s *wireSession) call(ctx context.Context, h *Handler, w http.ResponseWriter, req *Request) error {
-	lreq := requestFor(req)
+// call makes the model call of the open step and answers it on w with f.
+func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.ResponseWriter, req *Request) error {
+	// The model gets the messages as the agent sent them — the log's
+	// conversation but for what the agent does not send back (reasoning) —
+	// and request/header digests those.
+	lreq := &llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings}
+	s.sent = len(s.j.Messages())
 	c, err := s.j.BeginCall(ctx, h.cfg.Provider, lreq)
 	if err != nil {
 		return err
 	}
+	req.Key = fmt.Sprintf("%s:%d:%d:%d", lreq.Session.ID, lreq.Turn, lreq.Step, lreq.Attempt)
 	stream, err := h.cfg.Driver.Stream(ctx, lreq)
 	if err != nil {
-		reason := session.ErrorFinish("NOT_STARTED", err.Error()).Reason
-		s.failed = reason
-		h.cfg.Format.WriteError(w, http.StatusInternalServerError, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
+		s.failed = session.ErrorFinish("NOT_STARTED", err.Error()).Reason
+		// A 4xx: SDKs retry a 5xx, and a call the replay cannot serve
+		// would only fail again.
+		f.WriteError(w, http.StatusBadRequest, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
 		return fmt.Errorf("wire: session %s turn %d step %d: the model call could not start: %w", s.name, lreq.Turn, lreq.Step, err)
 	}
-	recorded := tap(llm.Normalize(ctx, stream), c)
+	recorded := h.tap(s, llm.Normalize(ctx, stream), c)
 	if req.Stream {
-		err = h.cfg.Format.WriteStream(w, req, recorded)
+		err = f.WriteStream(w, req, recorded)
 	}
 	for range recorded { // drain what the writer did not read (a whole answer, a client gone)
 	}
 	msg, finish := c.End()
 	if !req.Stream {
-		err = h.cfg.Format.WriteMessage(w, req, msg, c.Usage(), finish)
+		err = f.WriteMessage(w, req, msg, c.Usage(), finish)
 	}
 	if werr := s.answered(ctx, msg, finish); werr != nil {
 		return werr
@@ -184,7 +207,6 @@ func (s *wireSession) answered(ctx context.Context, msg session.Message, finish 
 		s.failed = finish
 		return nil
 	}
-	s.seen++ // the agent sends the answer back in its next request
 	if calls := msg.ToolCalls(); len(calls) > 0 {
 		s.awaiting = calls
 		return s.j.ToolCalls(ctx, calls)
@@ -201,7 +223,9 @@ func (s *wireSession) endTurn(ctx context.Context, reason session.EndReason) err
 	return s.j.EndTurn(ctx, reason)
 }
 
-// close ends what the agent left open when it stopped.
+// close ends what the agent left open when it stopped. A turn that waits
+// for tool results is also a problem: the agent stopped in the middle of
+// its work, and a recording of that would not be what it does.
 func (s *wireSession) close(ctx context.Context) error {
 	if s.j == nil || !s.inTurn {
 		return nil
@@ -210,13 +234,19 @@ func (s *wireSession) close(ctx context.Context) error {
 	case s.failed != nil:
 		return s.endTurn(ctx, endReason(s.failed))
 	case len(s.awaiting) > 0:
-		return s.endTurn(ctx, session.EndReason{Kind: session.TurnError, Message: "the agent stopped before it sent the results of its tool calls (" + callIDs(s.awaiting) + ")"})
+		ids := callIDs(s.awaiting)
+		if err := s.endTurn(ctx, session.EndReason{Kind: session.TurnError, Message: "the agent stopped before it sent the results of its tool calls (" + ids + ")"}); err != nil {
+			return err
+		}
+		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s): the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve or returning from the run", s.name, s.j.Turn(), ids)
 	}
 	return s.endTurn(ctx, session.EndReason{Kind: session.TurnAborted, Message: "the agent stopped in the middle of the turn"})
 }
 
-// tap records every chunk of a stream in c as it passes.
-func tap(stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
+// tap records every chunk of a stream in c as it passes, and the tool
+// calls it makes in s.made before the agent reads them: a child may name
+// its creating call as soon as it has read it.
+func (h *Handler) tap(s *wireSession, stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
 	done := false
 	return func(yield func(llm.Chunk) bool) {
 		if done {
@@ -228,15 +258,103 @@ func tap(stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
 		// call. Ranging over stream again would start it over, and a live
 		// stream can be iterated only once.
 		open := true
+		at := map[int]int{} // block index -> index in s.made
 		for ch := range stream {
 			c.Chunk(ch)
+			h.noteCall(s, at, &ch)
 			open = open && yield(ch)
 		}
 	}
 }
 
+// noteCall keeps the tool call a chunk makes or continues in s.made.
+func (h *Handler) noteCall(s *wireSession, at map[int]int, ch *llm.Chunk) {
+	var id, name, args string
+	whole := false
+	switch {
+	case ch.Type == session.ChunkToolCallDelta:
+		id, name, args = ch.ID, ch.Name, ch.ArgumentsDelta
+	case ch.Type == session.ChunkBlockEnd && ch.Block != nil && ch.Block.Type == session.BlockToolCall:
+		id, name, args, whole = ch.Block.ID, ch.Block.Name, ch.Block.Arguments, true
+	default:
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k, ok := at[ch.Index]
+	if !ok {
+		s.made = append(s.made, madeCall{})
+		k = len(s.made) - 1
+		at[ch.Index] = k
+	}
+	m := &s.made[k]
+	if whole {
+		m.id, m.name, m.args = id, name, args
+		return
+	}
+	if m.id == "" {
+		m.id = id
+	}
+	if m.name == "" {
+		m.name = name
+	}
+	m.args += args
+}
+
+// answered marks calls whose results came back.
+func (h *Handler) answered(s *wireSession, calls []session.Part) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range calls {
+		for i := len(s.made) - 1; i >= 0; i-- {
+			if m := &s.made[i]; m.id == c.ID && !m.answered {
+				m.answered = true
+				break
+			}
+		}
+	}
+}
+
+// commonPrefix returns how many leading messages a and b share, as a model
+// sees them.
+func commonPrefix(a, b []session.Message) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if differs(&a[i], &b[i]) != "" {
+			return i
+		}
+	}
+	return n
+}
+
+// trailingUsers returns the user messages a request ends with: what starts
+// the turn it opens (usually the prompt; a context message and the
+// question; few-shot examples end with the real one).
+func trailingUsers(msgs []session.Message) []session.Message {
+	i := len(msgs)
+	for i > 0 && plainUser(&msgs[i-1]) {
+		i--
+	}
+	return msgs[i:]
+}
+
+// plainUser reports whether m is a user message, not a carrier of tool
+// results.
+func plainUser(m *session.Message) bool {
+	if m.Role != session.RoleUser {
+		return false
+	}
+	for _, p := range m.Content {
+		if p.Type == session.PartToolResult {
+			return false
+		}
+	}
+	return true
+}
+
 // differs says how two messages differ in what a model sees, or "".
-// Reasoning is not compared: SDKs do not send it back.
+// Reasoning is not compared: SDKs do not send it back. Tool-call arguments
+// that are the same JSON value compare equal, however they are spaced.
 func differs(want, got *session.Message) string {
 	if want.Role != got.Role {
 		return fmt.Sprintf("role %s, want %s", got.Role, want.Role)
@@ -249,7 +367,7 @@ func differs(want, got *session.Message) string {
 		return fmt.Sprintf("%d tool calls, want %d", len(gc), len(wc))
 	}
 	for i := range wc {
-		if wc[i].ID != gc[i].ID || wc[i].Name != gc[i].Name || wc[i].Arguments != gc[i].Arguments {
+		if wc[i].ID != gc[i].ID || wc[i].Name != gc[i].Name || !sameJSON(wc[i].Arguments, gc[i].Arguments) {
 			return fmt.Sprintf("tool call %d is %s %s %s, want %s %s %s", i+1, gc[i].ID, gc[i].Name, gc[i].Arguments, wc[i].ID, wc[i].Name, wc[i].Arguments)
 		}
 	}
@@ -265,7 +383,7 @@ func toolResults(m *session.Message) string {
 	var b strings.Builder
 	for _, p := range m.Content {
 		if p.Type == session.PartToolResult {
-			b.WriteString(p.ToolCallID + ":" + resultText(p) + ";")
+			fmt.Fprintf(&b, "%s:%t:%s;", p.ToolCallID, p.IsError, resultText(p))
 		}
 	}
 	return b.String()
@@ -283,14 +401,6 @@ func callIDs(calls []session.Part) string {
 		ids[i] = c.ID
 	}
 	return strings.Join(ids, ", ")
-}
-
-func roles(msgs []session.Message) string {
-	r := make([]string, len(msgs))
-	for i, m := range msgs {
-		r[i] = m.Role
-	}
-	return fmt.Sprintf("%d messages (%s)", len(msgs), strings.Join(r, ", "))
 }
 
 func abbrev(s string) string {

@@ -10,7 +10,7 @@ import (
 // in the same process: no socket is opened and no name is resolved. The
 // response body streams as h writes it, so an SDK reads server-sent events
 // as they come. Closing the body, or cancelling the request's context,
-// stops h.
+// stops h, and the body then reads as the context's error.
 func Transport(h http.Handler) http.RoundTripper { return &transport{h: h} }
 
 type transport struct{ h http.Handler }
@@ -21,7 +21,10 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
 		defer func() {
 			rw.start(http.StatusOK)
-			pw.Close()
+			// An answer cut because the agent's context ended (a turn's
+			// timeout, a cancel) reads as that context's error, as it does
+			// from a real connection: not as a clean end of stream.
+			pw.CloseWithError(req.Context().Err())
 			if req.Body != nil {
 				req.Body.Close()
 			}

@@ -3,9 +3,11 @@ package wire_test
 import (
 	"context"
 	"io"
+	"iter"
 	"net/http"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
@@ -60,5 +62,34 @@ turn 1 (user)
     assistant: hello root
   ended completed
 `))
+	})
+})
+
+var _ = Describe("an answer cut because the agent's context ended", func() {
+	It("reads as the context's error, as from a real connection, not as a clean end of stream", func() {
+		started := make(chan struct{})
+		hang := llm.DriverFunc(func(ctx context.Context, _ *llm.Request) (iter.Seq[llm.Chunk], error) {
+			return func(yield func(llm.Chunk) bool) {
+				if !yield(session.Chunk{Type: session.ChunkBlockStart, Index: 0, BlockType: session.BlockText}) {
+					return
+				}
+				close(started)
+				<-ctx.Done()
+				yield(session.Finish(session.FinishAborted))
+			}, nil
+		})
+		h, err := wire.NewHandler(wire.Config{Driver: hang, Store: memory.New()})
+		Expect(err).NotTo(HaveOccurred())
+		ctx, cancel := context.WithCancel(context.Background())
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, wire.BaseURL+"/chat/completions",
+			strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := (&http.Client{Transport: wire.Transport(h)}).Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		<-started
+		cancel()
+		_, err = io.ReadAll(resp.Body)
+		Expect(err).To(MatchError(context.Canceled))
+		Expect(h.Close(context.Background())).To(Succeed())
 	})
 })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/fakellm"
@@ -168,16 +169,36 @@ func mustRead(path string) []byte {
 }
 
 var _ = Describe("the wire layer's checks", func() {
-	It("names both sides when a fork child does not send its parent's completed turns", func() {
+	It("records a fork child that sends its parent's running turn too as sent, its seed the completed turns", func() {
 		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		opts.Runtime = sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
+		forkAll := sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
+		opts.Runtime = forkAll
 		_, err = recorder.Record(context.Background(), dir, opts)
-		Expect(err).To(MatchError(recorder.ErrRecording))
-		Expect(err.Error()).To(ContainSubstring("wire: fork child root/call_f inherits 2 messages of root (its completed turns), so its first request sends those and its prompt, 3 messages; it sends 5 — the 3 messages (user, assistant, user) after them are not part of what a fork child starts with"))
-		_, statErr := os.Stat(filepath.Join(dir, "session.jsonl"))
-		Expect(statErr).To(MatchError(os.ErrNotExist), "a failed recording writes nothing")
+		Expect(err).NotTo(HaveOccurred())
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		root, fork := fx.Logs[0], fx.Logs[1]
+		turn1 := slices.IndexFunc(root.Events, func(e session.Event) bool { return e.Type == session.TypeTurnEnd }) + 1
+		Expect(fork.Header.SeedLength).To(Equal(turn1), "the completed turn, whatever the child sends")
+		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(ContainSubstring(`turn 2 (subagent)
+  user: What is the codeword?
+  history replaced: the first 2 messages kept, then:
+    user: Fork a child for the codeword and spawn one for the release, at once.
+    call call_f subagent_fork {"prompt":"What is the codeword?"}
+    call call_s subagent_spawn {"prompt":"Look up the release."}
+    user: What is the codeword?
+  step 1`))
+		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		broken, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: forkAll, Deriver: func(l *session.Log) (*fakellm.Script, error) {
+			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
+		}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(broken.Passed()).To(BeFalse(), "without the seed slice the child replays its parent's answers")
+		Expect(broken.Report()).To(ContainSubstring("root/call_f"))
 	})
 
 	It("serves and records whole answers (no stream) the same way as streams", func() {

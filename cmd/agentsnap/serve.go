@@ -24,7 +24,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -41,9 +41,13 @@ An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
 session), and for a child also Agentsnap-Parent (the parent's id),
 Agentsnap-Call (the id of the parent's tool call that created it) and
-Agentsnap-Mode (spawn or fork). A call without them is the root's. A fork
-child's first request sends its parent's conversation up to the parent's
-last completed turn, then its own prompt.
+Agentsnap-Mode (spawn or fork). A call without them is the root's (a
+child of such a root names its parent "root"). Every call is recorded as
+the agent sent it: a conversation it rewrote, truncated or compacted is
+kept as sent, and a fork child's seed is its parent's completed turns,
+however the child renders them. An agent that names no sessions can be
+recorded with --lineage=infer: a call that continues no session is the
+child of the one open tool call whose arguments hold its prompt.
 
 --runtime names the agent: a fixture is replayed only under the name that
 recorded it (scenario.json recorded.runtime).
@@ -66,6 +70,7 @@ otherwise, 2 on bad usage.`,
 // serveFlags are the flags of serve.
 type serveFlags struct {
 	addr, runtime string
+	lineage       string
 	record        bool
 	rec           recordFlags // the recording's flags, shared with record
 }
@@ -74,6 +79,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs := newFlagSet("serve")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "the loopback `address` to listen on (port 0: any free port)")
 	fs.StringVar(&f.runtime, "runtime", "external", "the agent's runtime `name`, recorded in scenario.json; a replay needs the name that recorded it")
+	fs.StringVar(&f.lineage, "lineage", "explicit", "how serve tells the agent's sessions apart: `explicit` (the Agentsnap-* headers; a call without them is the root's) or infer (a call that continues no session is the child of the open tool call whose arguments hold its prompt); a fixture recorded with infer replays with it")
 	fs.BoolVar(&f.record, "record", false, "record DIR from its playbook (or a live model, with --live) instead of replaying it")
 	fs.BoolVar(&f.rec.live, "live", false, "with --record: answer from a live OpenAI-compatible model instead of playbook.json")
 	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
@@ -108,6 +114,14 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if f.runtime == "" {
 		return usageError(e, "serve", "--runtime is empty; name the agent (the name is recorded, and a replay needs the same one)")
 	}
+	lineage := wire.Explicit
+	switch f.lineage {
+	case "explicit":
+	case "infer":
+		lineage = wire.Infer
+	default:
+		return usageError(e, "serve", "--lineage %q: want explicit or infer", f.lineage)
+	}
 	if err := loopback(f.addr); err != nil {
 		return usageError(e, "serve", "%v", err)
 	}
@@ -123,7 +137,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		ln.Close()
 		return usageError(e, "serve", "%v", err)
 	}
-	rt := &serveRuntime{name: f.runtime, ln: ln, stdout: e.stdout, stop: ctx.Done()}
+	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done()}
 	defer rt.closeListener()
 	work := context.WithoutCancel(ctx)
 	if f.record {
@@ -141,10 +155,13 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" && rec.Runtime != rt.name {
 		return usageError(e, "serve", "%s was recorded with the runtime %q, and this serves %q; give --runtime %s", fx.Name, rec.Runtime, rt.name, rec.Runtime)
 	}
+	if rec := fx.Scenario.Recorded; rec != nil && rec.Lineage == "infer" {
+		rt.lineage = wire.Infer // routed as it was recorded
+	}
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
-	o, err := harness.Replay(ctx, fx, harness.Options{Runtime: rt, FromCLI: true, Logf: logf,
+	o, err := harness.Replay(ctx, fx, harness.Options{Runtime: rt, FromCLI: true, Logf: logf, Once: true,
 		RecordCommand: fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s (and run the agent against the URL it prints)", arg, rt.name)})
 	if err == nil && rt.calls.Load() == 0 {
 		// The replay then only lists every recorded session as missing.
@@ -177,6 +194,9 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		return fail(e, "serve", err)
 	}
 	opts.Runtime, opts.By, opts.Progress = rt, version, e.stderr
+	if rt.lineage == wire.Infer {
+		opts.Lineage = "infer"
+	}
 	opts.Secrets = keySecrets(e)
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
@@ -193,18 +213,19 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 // serves the model over HTTP on ln until stop, and the agent drives the
 // prompts.
 type serveRuntime struct {
-	name   string
-	ln     net.Listener
-	stdout io.Writer
-	stop   <-chan struct{}
-	served bool         // Run took the listener over
-	calls  atomic.Int64 // requests served
+	name    string
+	lineage wire.Lineage
+	ln      net.Listener
+	stdout  io.Writer
+	stop    <-chan struct{}
+	served  bool         // Run took the listener over
+	calls   atomic.Int64 // requests served
 }
 
 func (r *serveRuntime) Name() string { return r.name }
 
 func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Logf: env.Logf})
+	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,11 @@ type Agent struct {
 	ForkAll bool
 	// Whole asks for whole answers instead of streams.
 	Whole bool
+	// Untagged runs children on their parent's context, naming no session
+	// (for lineage inference).
+	Untagged bool
+	// Temperature, when set, is sent with every call.
+	Temperature float64
 }
 
 // New returns the agent configured by settings, scenario.json's agent
@@ -104,6 +109,9 @@ func (s *Session) complete(ctx context.Context) (openai.ChatCompletionMessage, e
 		Model:    Model,
 		Messages: append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.system)}, s.msgs...),
 		Tools:    toolParams(),
+	}
+	if a.Temperature != 0 {
+		params.Temperature = openai.Float(a.Temperature)
 	}
 	var opts []option.RequestOption
 	if a.Headers {
@@ -179,7 +187,7 @@ func (s *Session) child(ctx context.Context, callID string, fork bool) (*Session
 		c.completed = len(c.msgs)
 	}
 	switch {
-	case s.agent.Headers:
+	case s.agent.Headers, s.agent.Untagged:
 		return c, ctx
 	case fork:
 		return c, wire.Fork(ctx, callID)

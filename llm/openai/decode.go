@@ -192,9 +192,17 @@ func (d *decoder) toolCall(tc *toolCallDelta) {
 	}
 	d.lastCall, d.hasLast = key, true
 	c := session.Chunk{Type: session.ChunkToolCallDelta, Index: b.index, ArgumentsDelta: tc.Function.Arguments}
-	if b.rawID == "" && tc.ID != "" {
+	switch {
+	case b.rawID == "" && b.id == "" && tc.ID != "":
 		b.rawID = tc.ID
 		b.id = d.claimID(tc.ID, b.index)
+		c.ID = b.id
+	case !ok && tc.ID == "":
+		// A server that sends no ids: the runtime pairs results with calls
+		// by id, so the call gets one unique in the message, on its first
+		// delta — the id a client of the recording reads first (the wire
+		// layer streams these chunks on) is the one the log holds.
+		b.id = d.claimID(fmt.Sprintf("call_%d", b.index), b.index)
 		c.ID = b.id
 	}
 	if b.name == "" && tc.Function.Name != "" {
@@ -257,11 +265,6 @@ func (d *decoder) end() []session.Chunk {
 	for _, b := range d.blocks {
 		blk := &session.Block{Type: b.typ}
 		if b.typ == session.BlockToolCall {
-			if b.id == "" {
-				// The runtime pairs results with calls by id; a server that
-				// sends none still needs one that is unique in the message.
-				b.id = d.claimID(fmt.Sprintf("call_%d", b.index), b.index)
-			}
 			blk.ID, blk.Name, blk.Arguments = b.id, b.name, b.buf.String()
 		} else {
 			blk.Text = b.buf.String()

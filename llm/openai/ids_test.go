@@ -65,7 +65,8 @@ var _ = Describe("tool-call ids within one response", func() {
 			ends, named, args := toolCallIDs(chunks)
 			Expect(ends).To(Equal(wantIDs))
 			Expect(args).To(Equal(wantArgs))
-			By("naming each call in its delta by the id its block-end carries")
+			By("naming every call in a delta — the one a client of the stream reads first — by the id its block-end carries")
+			Expect(named).To(HaveLen(len(wantIDs)))
 			for _, c := range chunks {
 				if c.Type == session.ChunkBlockEnd && c.Block.Type == session.BlockToolCall {
 					if id, ok := named[c.Index]; ok {
@@ -97,9 +98,9 @@ var _ = Describe("tool-call ids within one response", func() {
 		Entry("(d) a rename whose first choice is a real id takes the next free suffix",
 			[]string{callDelta(0, "call_0", "a", `{}`), callDelta(1, "call_0_2", "b", `{}`), callDelta(2, "call_0", "c", `{}`)},
 			[]string{"call_0", "call_0_2", "call_0_2_2"}, []string{`{}`, `{}`, `{}`}),
-		Entry("a call without id does not take the id of a call that has one",
+		Entry("a call without id is named call_<block index> at its first delta; a real id that arrives later and meets it is renamed",
 			[]string{callDelta(0, "", "a", `{}`), callDelta(1, "call_0", "b", `{}`)},
-			[]string{"call_0_0", "call_0"}, []string{`{}`, `{}`}),
+			[]string{"call_0", "call_0_1"}, []string{`{}`, `{}`}),
 		Entry("fragments that repeat the shared id stay with their own call",
 			[]string{callDelta(0, "call_0", "a", `{"x":`), callDelta(1, "call_0", "b", `{"y":`),
 				callDelta(0, "call_0", "", `1}`), callDelta(1, "call_0", "", `2}`)},

@@ -90,7 +90,38 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 	if err := enc.Encode(&body); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return withSettings(buf.Bytes(), req)
+}
+
+// API is the name of the Chat Completions API in llm.Request.API and
+// request/header's api member.
+const API = "openai-chat"
+
+// withSettings adds the settings of a call made in this API (an agent's
+// temperature, max_tokens, tool_choice, …, as the wire layer decoded
+// them) to the body, as sent. What the body says itself — the model, the
+// messages, the tools, streaming — stays.
+func withSettings(body []byte, req *llm.Request) ([]byte, error) {
+	if req.API != API || len(req.Settings) == 0 {
+		return body, nil
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(req.Settings, &set); err != nil {
+		return nil, fmt.Errorf("the request's settings are not a JSON object: %w", err)
+	}
+	for _, k := range []string{"model", "messages", "tools", "stream", "stream_options"} {
+		delete(set, k)
+	}
+	if len(set) == 0 {
+		return body, nil
+	}
+	extra, err := json.Marshal(set) // members in name order
+	if err != nil {
+		return nil, err
+	}
+	body = bytes.TrimRight(body, "\n")
+	out := append(body[:len(body)-1:len(body)-1], ',')
+	return append(append(out, extra[1:]...), '\n'), nil
 }
 
 // appendMessage appends the Chat Completions messages for m. Each

@@ -1,0 +1,172 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// minPrompt is the shortest text lineage inference matches against a
+// call's arguments: shorter ones ("ok", "yes") match too much.
+const minPrompt = 8
+
+// infer finds the session of a call that names none (Lineage Infer): the
+// session whose last request it shares the most leading messages with,
+// unless it is the first call of a child — its prompt is in the arguments
+// of exactly one open tool call (made, not yet answered, no child yet) and
+// it carries none of the results that session waits for. The caller holds
+// h.mu.
+func (h *Handler) infer(req *Request) (*wireSession, error) {
+	if h.root == nil {
+		return h.rootSession(), nil
+	}
+	best, bestLen, ties := (*wireSession)(nil), 0, 0
+	for _, s := range h.all {
+		switch n := commonPrefix(s.last, req.Messages); {
+		case n > bestLen:
+			best, bestLen, ties = s, n, 1
+		case n == bestLen && n > 0:
+			ties++
+		}
+	}
+	parent, call, err := h.openCall(req, best, bestLen)
+	if err != nil {
+		return nil, err
+	}
+	if call != nil {
+		mode := session.ModeSpawn
+		if parent == best && bestLen > 0 {
+			mode = session.ModeFork // it starts with what its parent said
+		}
+		return h.newChild(parent, call.id, mode, "")
+	}
+	switch {
+	case ties > 1:
+		return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request's conversation continues %d sessions alike (its first %d messages), so which one sent it cannot be told", ties, bestLen))
+	case best != nil:
+		return best, nil
+	case !h.waiting():
+		return h.root, nil // an agent without memory: the root again
+	}
+	return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request (%s) continues no session, and no open tool call's arguments hold its prompt", lastUserText(req.Messages)))
+}
+
+// openCall returns the open tool call whose arguments hold the prompt of
+// req — the user messages after the n it shares with best — and its
+// session, or nil when there is none. More than one is an error.
+func (h *Handler) openCall(req *Request, best *wireSession, n int) (*wireSession, *madeCall, error) {
+	prompts := userTexts(req.Messages[n:])
+	for i := len(prompts) - 1; i >= 0; i-- { // the last one: the task, after any context
+		var hits []*madeCall
+		var owners []*wireSession
+		for _, s := range h.all {
+			if s == best && carriesResults(req.Messages[n:], s) {
+				continue // the session's own next step
+			}
+			for k := range s.made {
+				m := &s.made[k]
+				if !m.answered && m.children == 0 && argsHold(m.args, prompts[i]) {
+					hits, owners = append(hits, m), append(owners, s)
+				}
+			}
+		}
+		switch len(hits) {
+		case 0:
+			continue
+		case 1:
+			return owners[0], hits[0], nil
+		}
+		ids := make([]string, len(hits))
+		for k, m := range hits {
+			ids[k] = owners[k].name + " " + m.id
+		}
+		return nil, nil, h.lineageError(fmt.Errorf("wire: lineage inference: the prompt %q of a new session is in the arguments of %d open tool calls (%s)", abbrev(prompts[i]), len(hits), strings.Join(ids, ", ")))
+	}
+	return nil, nil, nil
+}
+
+// waiting reports whether some session waits for tool results. The caller
+// holds h.mu.
+func (h *Handler) waiting() bool {
+	for _, s := range h.all {
+		for _, m := range s.made {
+			if !m.answered {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// carriesResults reports whether msgs hold a result of one of s's open
+// calls.
+func carriesResults(msgs []session.Message, s *wireSession) bool {
+	for _, m := range msgs {
+		for _, p := range m.Content {
+			if p.Type == session.PartToolResult {
+				for _, c := range s.made {
+					if !c.answered && c.id == p.ToolCallID {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// argsHold reports whether a prompt and one of the string values of a
+// call's arguments hold each other (a framework may wrap the task in a
+// template, or pass part of it).
+func argsHold(args, prompt string) bool {
+	prompt = strings.TrimSpace(prompt)
+	if len(prompt) < minPrompt {
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(args), &v) != nil {
+		return strings.Contains(args, prompt)
+	}
+	found := false
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			x = strings.TrimSpace(x)
+			if len(x) >= minPrompt && (strings.Contains(x, prompt) || strings.Contains(prompt, x)) {
+				found = true
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return found
+}
+
+func userTexts(msgs []session.Message) []string {
+	var out []string
+	for i := range msgs {
+		if plainUser(&msgs[i]) {
+			if t := msgs[i].Text(); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+func lastUserText(msgs []session.Message) string {
+	if t := userTexts(msgs); len(t) > 0 {
+		return fmt.Sprintf("last user message %q", abbrev(t[len(t)-1]))
+	}
+	return fmt.Sprintf("%d messages, no user text", len(msgs))
+}
