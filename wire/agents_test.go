@@ -19,9 +19,9 @@ import (
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
-	"github.com/openai/openai-go/v3/option"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // sdkRuntimeOpts is the SDK agent with a change and handler options.
