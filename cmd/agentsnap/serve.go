@@ -177,7 +177,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		return fail(e, "serve", err)
 	}
 	opts.Runtime, opts.By, opts.Progress = rt, version, e.stderr
-	opts.Secrets = keySecrets(e)
+	opts.Secrets = keySecrets(e, f.rec.baseURL)
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -32,6 +33,9 @@ type call struct {
 // run performs one model call and yields its chunks, ending with exactly
 // one finish unless yield stops early.
 func (d *Driver) run(ctx context.Context, body []byte, c call, yield func(session.Chunk) bool) {
+	// A recording that runs this call learns what it must never contain
+	// before anything comes back.
+	secret.FromContext(ctx).Merge(d.creds)
 	resp, fin := d.open(ctx, body, c)
 	if resp == nil {
 		yield(fin)
