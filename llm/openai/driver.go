@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"iter"
@@ -218,6 +219,13 @@ func credentials(cfg Config) *secret.Set {
 	}
 	s.AddHeader(cfg.Header)
 	s.AddURL("the base URL", cfg.BaseURL)
+	// net/http sends the base URL's user info as a Basic Authorization
+	// header when the driver sets none.
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil && cfg.APIKey == "" {
+		pass, _ := u.User.Password()
+		basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+		s.AddHeader(http.Header{"Authorization": {"Basic " + basic}})
+	}
 	return s
 }
 

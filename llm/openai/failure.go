@@ -89,7 +89,14 @@ var (
 // driver's credentials, exactly and in every encoding (see internal/secret),
 // then the patterns above.
 type scrubber struct {
-	set *secret.Set // nil when there are no secrets
+	set   *secret.Set // the driver's: its key and header values
+	extra *secret.Set // the recording's the call runs in, or nil
+}
+
+// with returns sc scrubbing the secrets of extra too.
+func (sc scrubber) with(extra *secret.Set) scrubber {
+	sc.extra = extra
+	return sc
 }
 
 // newScrubber returns a scrubber of these values (shorter ones than
@@ -104,7 +111,7 @@ func newScrubber(secrets []string) scrubber {
 
 // clip scrubs s and bounds its length.
 func (sc scrubber) clip(s string) string {
-	s = sc.set.Redact(s)
+	s = sc.extra.Redact(sc.set.Redact(s))
 	s = bearerRE.ReplaceAllString(s, "Bearer "+redacted)
 	s = skKeyRE.ReplaceAllString(s, "sk-"+redacted)
 	return truncate(s, maxMessage)
