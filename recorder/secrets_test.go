@@ -52,7 +52,9 @@ var placements = []placement{
 	envPlacement("ANTHROPIC_API_KEY", false), envPlacement("GEMINI_API_KEY", false), envPlacement("GOOGLE_API_KEY", false),
 	{"Authorization: Bearer", "the bearer token in the Authorization header", func(cfg *openai.Config, _ map[string]string, key string) { cfg.APIKey = key }},
 	headerPlacement("x-api-key"), headerPlacement("api-key"), headerPlacement("x-goog-api-key"),
-	{"?key= in the base URL", "the key= query parameter of the base URL", func(cfg *openai.Config, _ map[string]string, key string) { cfg.BaseURL += "?key=" + url.QueryEscape(key) }},
+	{"?key= in the base URL", "the key= query parameter of the base URL", func(cfg *openai.Config, _ map[string]string, key string) {
+		cfg.BaseURL += "?key=" + url.QueryEscape(key)
+	}},
 	{"user info in the base URL", "the password in the user info of the base URL", func(cfg *openai.Config, _ map[string]string, key string) {
 		cfg.BaseURL = strings.Replace(cfg.BaseURL, "http://", "http://leaker:"+key+"@", 1)
 	}},

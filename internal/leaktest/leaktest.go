@@ -26,7 +26,7 @@ type Leak string
 
 // The leaks.
 const (
-	Text     Leak = "answer text"             // the answer holds the leak in one chunk
+	Text     Leak = "answer text"              // the answer holds the leak in one chunk
 	Split    Leak = "answer cut across chunks" // the answer holds it cut into 5-byte chunks
 	ToolArgs Leak = "tool call arguments"      // a lookup call's arguments hold it, cut across deltas
 	Auth401  Leak = "401 error body"           // every call gets a 401 whose body echoes it
