@@ -82,17 +82,19 @@ func (s *Set) add(source, value string, extra ...string) bool {
 	s.names[value] = source
 	s.order = append(s.order, value)
 	s.maxLen = max(s.maxLen, len(value))
+	// A new slice: readers may be searching the old one.
+	forms := slices.Clone(s.forms)
 	seen := map[string]bool{}
 	for _, f := range append(encodings(value), extra...) {
 		if len(f) >= MinLen && !seen[f] {
 			seen[f] = true
-			s.forms = append(s.forms, form{f, source})
+			forms = append(forms, form{f, source})
 		}
 	}
 	// Longest first, so a value holding another is found and replaced
 	// whole; the sort is stable, so the first source keeps a tie.
-	slices.SortStableFunc(s.forms, func(a, b form) int { return len(b.text) - len(a.text) })
-	s.repl = nil
+	slices.SortStableFunc(forms, func(a, b form) int { return len(b.text) - len(a.text) })
+	s.forms, s.repl = forms, nil
 	return true
 }
 

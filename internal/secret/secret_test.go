@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -111,19 +112,28 @@ var _ = Describe("a secret set", func() {
 
 	It("is safe for concurrent use: values added while others redact and find", func() {
 		s := secret.New()
+		s.Add("FIRST", "sk-first-0123456789")
 		var wg sync.WaitGroup
 		for i := range 8 {
+			// Each value longer than the last, so adding one reorders
+			// what the others are searching.
+			v := fmt.Sprintf("sk-concurrent-%s-%d", strings.Repeat("x", 8*i), i)
 			wg.Go(func() {
-				v := fmt.Sprintf("sk-concurrent-%04d", i)
 				s.Add(fmt.Sprintf("KEY_%d", i), v)
-				Expect(s.Redact("x " + v)).To(Equal("x [REDACTED]"))
+				Expect(s.Redact("x "+v)).To(Equal("x [REDACTED]"))
 				_, _, ok := s.FindString(v)
 				Expect(ok).To(BeTrue())
 				_ = s.Values()
 			})
+			wg.Go(func() {
+				for range 50 {
+					_, _, ok := s.Find([]byte("sk-first-0123456789"))
+					Expect(ok).To(BeTrue())
+				}
+			})
 		}
 		wg.Wait()
-		Expect(s.Len()).To(Equal(8))
+		Expect(s.Len()).To(Equal(9))
 	})
 })
 
