@@ -134,42 +134,9 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	defer func() { err = set.Error(err) }()
 	ctx = secret.NewContext(ctx, set)
 	redactOutput(&opts, set)
-	if opts.Runtime == nil {
-		opts.Runtime = agent.Reference
-	}
-	if opts.Clock == nil {
-		opts.Clock = func() time.Time { return agentsnap.Epoch }
-		if opts.Live {
-			opts.Clock = time.Now
-		}
-	}
-	if opts.LiveFailure == nil {
-		opts.LiveFailure = openai.InfrastructureFailure
-	}
-	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
-	}
-	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
-		return nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
-	}
-	sc, err := scenario.Load(dir)
+	sc, res, err := prepare(dir, &opts, set)
 	if err != nil {
 		return nil, err
-	}
-	res := &Result{Dir: dir, Warnings: sc.Warnings}
-	warnings, err := agentsnap.Validate(opts.Runtime, sc)
-	if err != nil {
-		return nil, fmt.Errorf("recorder: %s: %w", dir, err)
-	}
-	res.Warnings = append(res.Warnings, warnings...)
-	for _, src := range set.Short() {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the value of %s is shorter than %d bytes, too short to tell from ordinary text: the recording is not checked for it", src, secret.MinLen))
-	}
-	for i, w := range res.Warnings {
-		res.Warnings[i] = set.Redact(w)
-		if opts.Logf != nil {
-			opts.Logf("%s", res.Warnings[i])
-		}
 	}
 	store, side, err := openStore(ctx, &opts, set)
 	if err != nil {
@@ -212,6 +179,50 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	}
 	res.ToolErrors = toolErrors(rendered)
 	return res, nil
+}
+
+// prepare fills the defaults of opts, cleans up after an earlier recording
+// of dir and loads its scenario, and gives every warning (those of the
+// scenario, the runtime and the secrets too short to check) to Logf.
+func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *Result, error) {
+	if opts.Runtime == nil {
+		opts.Runtime = agent.Reference
+	}
+	if opts.Clock == nil {
+		opts.Clock = func() time.Time { return agentsnap.Epoch }
+		if opts.Live {
+			opts.Clock = time.Now
+		}
+	}
+	if opts.LiveFailure == nil {
+		opts.LiveFailure = openai.InfrastructureFailure
+	}
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return nil, nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
+	}
+	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
+		return nil, nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
+	}
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Dir: dir, Warnings: sc.Warnings}
+	warnings, err := agentsnap.Validate(opts.Runtime, sc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recorder: %s: %w", dir, err)
+	}
+	res.Warnings = append(res.Warnings, warnings...)
+	for _, src := range set.Short() {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the value of %s is shorter than %d bytes, too short to tell from ordinary text: the recording is not checked for it", src, secret.MinLen))
+	}
+	for i, w := range res.Warnings {
+		res.Warnings[i] = set.Redact(w)
+		if opts.Logf != nil {
+			opts.Logf("%s", res.Warnings[i])
+		}
+	}
+	return sc, res, nil
 }
 
 // credentialed is a driver that says what it sends as credentials, such as

@@ -89,6 +89,36 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// leakOptions returns the options of a live recording from the endpoint
+// at base with key placed by p, in mode m (side: the side store's path
+// without extension), every line of output going to out.
+func leakOptions(p placement, leak leaktest.Leak, m mode, base, key, side string, out *syncBuffer) recorder.Options {
+	GinkgoHelper()
+	cfg := openai.Config{
+		BaseURL: base, Model: "m", MaxRetries: 1,
+		Sleep:  func(context.Context, time.Duration) error { return nil },
+		Logger: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	if leak == leaktest.NetError {
+		cfg.HTTPClient = leaktest.Client()
+	}
+	secrets := map[string]string{}
+	p.place(&cfg, secrets, key)
+	d, err := openai.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	opts := recorder.LiveOptions(d, openai.RedactURL(cfg.BaseURL), "m")
+	opts.Secrets, opts.Progress, opts.By = secrets, out, "agentsnap test"
+	opts.Logf = func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	opts.KeepLiveFailures = m == keep
+	switch m {
+	case jsonlS:
+		opts.Store = func(ctx context.Context) (persistence.Store, error) { return open.Store(ctx, "jsonl:"+side) }
+	case sqlS:
+		opts.Store = func(ctx context.Context) (persistence.Store, error) { return open.Store(ctx, "sqlite:"+side+".db") }
+	}
+	return opts
+}
+
 // leakRecording records a scenario from an endpoint that leaks key the way
 // leak says, with the key where p puts it, and checks that the key is
 // nowhere — no file under the fixture's tree or the side store, no error,
@@ -101,29 +131,8 @@ func leakRecording(p placement, leak leaktest.Leak, m mode, n int) {
 	Expect(err).NotTo(HaveOccurred())
 	end := leaktest.New(leak, key, DeferCleanup)
 	var out syncBuffer
-	cfg := openai.Config{
-		BaseURL: end.URL + "/v1", Model: "m", MaxRetries: 1,
-		Sleep:  func(context.Context, time.Duration) error { return nil },
-		Logger: slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}
-	if leak == leaktest.NetError {
-		cfg.HTTPClient = leaktest.Client()
-	}
-	secrets := map[string]string{}
-	p.place(&cfg, secrets, key)
-	d, err := openai.New(cfg)
-	Expect(err).NotTo(HaveOccurred())
-	opts := recorder.LiveOptions(d, openai.RedactURL(cfg.BaseURL), "m")
-	opts.Secrets, opts.Progress, opts.By = secrets, &out, "agentsnap test"
-	opts.Logf = func(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
-	opts.KeepLiveFailures = m == keep
 	side := filepath.Join(GinkgoT().TempDir(), "side")
-	switch m {
-	case jsonlS:
-		opts.Store = func(ctx context.Context) (persistence.Store, error) { return open.Store(ctx, "jsonl:"+side) }
-	case sqlS:
-		opts.Store = func(ctx context.Context) (persistence.Store, error) { return open.Store(ctx, "sqlite:"+side+".db") }
-	}
+	opts := leakOptions(p, leak, m, end.URL+"/v1", key, side, &out)
 
 	_, err = recorder.Record(context.Background(), dir, opts)
 	msg := ""
