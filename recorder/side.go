@@ -35,13 +35,15 @@ func newSideStore(own, side persistence.Store, set *secret.Set) *sideStore {
 
 // Create creates the session in the side store, then in the recording's
 // own, so the two hold the same sessions (the journal picks another id
-// when one exists).
+// when one exists). The side store goes first, as the only store would: a
+// store that watches what it refuses (the conformance kit's) sees every
+// write. Its errors name it (a file, a database).
 func (s *sideStore) Create(ctx context.Context, h session.Header, seed []session.Event) error {
 	if err := s.check(h.ID, &h, seed); err != nil {
 		return err
 	}
 	if err := s.side.Create(ctx, h, seed); err != nil {
-		return fmt.Errorf("recorder: the side store: %w", err)
+		return err
 	}
 	if err := s.Store.Create(ctx, h, seed); err != nil {
 		return err
@@ -52,19 +54,16 @@ func (s *sideStore) Create(ctx context.Context, h session.Header, seed []session
 	return nil
 }
 
-// Append appends to the recording's own store, which validates the batch,
-// then to the side store once the guard let the batch through.
+// Append appends to the side store once the guard let the batch through,
+// then to the recording's own store.
 func (s *sideStore) Append(ctx context.Context, id string, events []session.Event) error {
-	if err := s.Store.Append(ctx, id, events); err != nil {
-		return err
-	}
 	if err := s.check(id, nil, events); err != nil {
 		return err
 	}
 	if err := s.side.Append(ctx, id, events); err != nil {
-		return fmt.Errorf("recorder: the side store: %w", err)
+		return err
 	}
-	return nil
+	return s.Store.Append(ctx, id, events)
 }
 
 // check refuses the header and events of session id when they hold a
