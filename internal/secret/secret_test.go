@@ -120,7 +120,7 @@ var _ = Describe("a secret set", func() {
 			v := fmt.Sprintf("sk-concurrent-%s-%d", strings.Repeat("x", 8*i), i)
 			wg.Go(func() {
 				s.Add(fmt.Sprintf("KEY_%d", i), v)
-				Expect(s.Redact("x "+v)).To(Equal("x [REDACTED]"))
+				Expect(s.Redact("x " + v)).To(Equal("x [REDACTED]"))
 				_, _, ok := s.FindString(v)
 				Expect(ok).To(BeTrue())
 				_ = s.Values()
