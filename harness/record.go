@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 )
@@ -112,12 +113,10 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 // recordOptions picks the model: live when the environment names one
 // completely, else the playbook.
 func recordOptions(dir string) (recorder.Options, error) {
-	secrets := map[string]string{}
-	for _, v := range keyVars {
-		if val := strings.TrimSpace(os.Getenv(v)); val != "" {
-			secrets[v] = val
-		}
-	}
+	// Every key variable and the base URL's credentials; the live driver
+	// adds what it sends.
+	creds := secret.FromEnv(os.Getenv)
+	secrets := creds.Values()
 	baseURL, model := os.Getenv("AGENTSNAP_BASE_URL"), os.Getenv("AGENTSNAP_MODEL")
 	key, _ := openai.KeyFromEnv(os.Getenv)
 	switch {
@@ -128,12 +127,12 @@ func recordOptions(dir string) (recorder.Options, error) {
 	case baseURL == "" || model == "" || key == "":
 		return recorder.Options{}, fmt.Errorf("harness: recording %s live needs AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key (%s); unset both AGENTSNAP_BASE_URL and AGENTSNAP_MODEL to record from playbook.json", Name(dir), strings.Join(keyVars, ", "))
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(creds.Writer(os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
 	if err != nil {
 		return recorder.Options{}, err
 	}
-	opts := recorder.LiveOptions(d, openai.RedactURL(baseURL), model)
+	opts := recorder.LiveOptions(d, creds.Redact(openai.RedactURL(baseURL)), model)
 	opts.Secrets = secrets
 	opts.KeepLiveFailures = truthy(os.Getenv("AGENTSNAP_KEEP_LIVE_FAILURES"))
 	return opts, nil

@@ -39,7 +39,8 @@ func (f *fatalTB) Fatalf(format string, args ...any) {
 // CI) do not leak in.
 func recordEnv(set map[string]string) {
 	for _, v := range []string{"AGENTSNAP_RECORD", "CI", "AGENTSNAP_FORCE_UPDATE", "AGENTSNAP_BASE_URL", "AGENTSNAP_MODEL",
-		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "AGENTSNAP_KEEP_LIVE_FAILURES", "AGENTSNAP_UPDATE"} {
+		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+		"AGENTSNAP_KEEP_LIVE_FAILURES", "AGENTSNAP_UPDATE"} {
 		GinkgoT().Setenv(v, set[v])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -46,6 +47,7 @@ type entry struct {
 	next    int64           // the seq the next Append starts at, closers counted
 	closers []session.Event // closers of an interrupted turn, not yet written
 	torn    *session.TornLine
+	deleted bool // Delete removed the session; calls holding e fail
 }
 
 var _ Store = (*Coordinator)(nil)
@@ -178,6 +180,9 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.deleted {
+		return c.fail(op, id, ErrUnknownSession)
+	}
 	if _, err := c.sync(ctx, id, e); err != nil {
 		return err
 	}
@@ -262,6 +267,9 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.deleted {
+		return nil, c.fail(op, id, ErrUnknownSession)
+	}
 	l, err := c.sync(ctx, id, e)
 	if err != nil {
 		return nil, err
@@ -303,6 +311,64 @@ func (c *Coordinator) List(ctx context.Context) ([]session.Header, error) {
 		out[i] = e.header
 	}
 	return out, nil
+}
+
+// Delete implements [Deleter] when the backend does (errors.ErrUnsupported
+// otherwise): it removes the sessions from the backend in one call, then
+// from the store. Calls on those sessions that were waiting fail with
+// ErrUnknownSession.
+func (c *Coordinator) Delete(ctx context.Context, ids ...string) error {
+	const op = "delete"
+	if err := c.enter(ctx); err != nil {
+		return fmt.Errorf("%s: delete sessions: %w", c.b.Kind(), err)
+	}
+	defer c.leave()
+	bd, ok := c.b.(Deleter)
+	if !ok {
+		return fmt.Errorf("%s: delete sessions: the backend cannot delete: %w", c.b.Kind(), errors.ErrUnsupported)
+	}
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	entries := make([]*entry, len(ids))
+	for i, id := range ids {
+		e, err := c.lookup(op, id)
+		if err != nil {
+			return err
+		}
+		entries[i] = e
+	}
+	// In id order, so two Deletes cannot deadlock.
+	for _, e := range entries {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+	}
+	var stored []string
+	for i, e := range entries {
+		if e.deleted {
+			return c.fail(op, ids[i], ErrUnknownSession)
+		}
+		// A failed write may have stored a prefix: the backend decides.
+		if e.stored || !e.known {
+			stored = append(stored, ids[i])
+		}
+	}
+	if len(stored) > 0 {
+		if err := bd.Delete(ctx, stored...); err != nil {
+			// What is stored is unknown now; read it back on next use.
+			for _, e := range entries {
+				e.known = false
+			}
+			return fmt.Errorf("%s: delete sessions %s: %w", c.b.Kind(), strings.Join(stored, ", "), err)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, e := range entries {
+		e.deleted = true
+		delete(c.sessions, ids[i])
+	}
+	return nil
 }
 
 // Close implements [Store]: it waits for calls in progress, then closes the

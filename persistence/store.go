@@ -39,6 +39,19 @@ type Store interface {
 	Close() error
 }
 
+// Deleter is implemented by a Store that can remove sessions, and by a
+// Backend that can, which a [Coordinator] needs for its Delete. A recording
+// that is refused deletes the sessions it stored through one.
+type Deleter interface {
+	// Delete removes the sessions ids with everything stored of them, all
+	// of them or none: a crash in the middle leaves storage that opens as
+	// if all of them were deleted, or none. On a Store an id it does not
+	// know fails the call with ErrUnknownSession and deletes nothing; a
+	// Backend skips the ids it does not hold (the Coordinator checked them).
+	// A deleted id may be created again.
+	Delete(ctx context.Context, ids ...string) error
+}
+
 // Errors every Store returns (wrapped), for errors.Is.
 var (
 	ErrUnknownSession = errors.New("unknown session")

@@ -12,6 +12,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
@@ -154,28 +155,22 @@ func likelyCause(logs []*session.Log) string {
 
 // tripwire refuses to save when a secret's value appears in any file, or in
 // the text a model streamed across several chunks. The message names the
-// variable and the file, never the value.
-func tripwire(files map[string][]byte, logs []*session.Log, secrets map[string]string) error {
-	var streams []stream
-	for _, name := range sortedKeys(secrets) {
-		value := secrets[name]
-		if len(value) < 8 {
-			continue
+// secret's source and the file, never the value; the caller says what was
+// (not) written.
+func tripwire(files map[string][]byte, logs []*session.Log, secrets *secret.Set) error {
+	if secrets.Len() == 0 {
+		return nil
+	}
+	for _, file := range sortedKeys(files) {
+		b := files[file]
+		if src, i, ok := secrets.Find(b); ok {
+			line := 1 + bytes.Count(b[:i], []byte{'\n'})
+			return fmt.Errorf("%w: the value of %s appears in %s line %d", ErrSecret, src, file, line)
 		}
-		for _, file := range sortedKeys(files) {
-			b := files[file]
-			if i := bytes.Index(b, []byte(value)); i >= 0 {
-				line := 1 + bytes.Count(b[:i], []byte{'\n'})
-				return fmt.Errorf("%w: the value of %s appears in %s line %d; nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, file, line)
-			}
-		}
-		if streams == nil {
-			streams = joinStreams(logs)
-		}
-		for _, st := range streams {
-			if strings.Contains(st.text, value) {
-				return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d); nothing was written (check what the model echoed, and never put keys in prompts)", ErrSecret, name, st.file, st.turn, st.step)
-			}
+	}
+	for _, st := range joinStreams(logs) {
+		if src, _, ok := secrets.FindString(st.text); ok {
+			return fmt.Errorf("%w: the value of %s was streamed across chunks in %s (turn %d step %d)", ErrSecret, src, st.file, st.turn, st.step)
 		}
 	}
 	return nil

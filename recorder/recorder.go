@@ -13,6 +13,7 @@ import (
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -57,14 +58,26 @@ type Options struct {
 	// openai.InfrastructureFailure.
 	LiveFailure func(code string) bool
 
-	// Secrets maps a name (an environment variable) to a value that must
-	// never be written; values shorter than 8 bytes are ignored.
+	// Secrets maps a source to a value that must never be written or
+	// shown: an environment variable ("OPENAI_API_KEY"), or a phrase that
+	// completes "the value of ..." ("the key= query parameter of
+	// AGENTSNAP_BASE_URL"). A Driver with a Credentials() map[string]string
+	// method (llm/openai's) adds what it sends, and a live driver adds what
+	// it sends as it sends it (internal/secret's context). Values shorter
+	// than 8 bytes are not secrets: they would match ordinary text; the
+	// recording warns about each. The recording is refused when a file
+	// would contain a secret, also cut across the chunks of a stream, and
+	// every error, warning and progress line is redacted.
 	Secrets map[string]string
 
-	// Store, if set, opens the store the recording persists through as it
-	// runs (e.g. SQLite, to keep a long live recording's sessions even if
-	// the process dies). Default: in memory. The fixture's JSONL files are
-	// written from it at the end either way.
+	// Store, if set, opens a side store the recording also persists
+	// through as it runs (e.g. SQLite, to keep a long live recording's
+	// sessions even if the process dies). The fixture is written from the
+	// recording's own memory store either way. A batch holding a secret
+	// never reaches the side store: the recording is refused at once and
+	// the sessions it created there are deleted (the store must be a
+	// persistence.Deleter, as the jsonl and sqlite stores are; with another
+	// the error names what is left).
 	Store func(ctx context.Context) (persistence.Store, error)
 
 	Progress io.Writer // one line per session turn; nil for none
@@ -101,8 +114,9 @@ type Result struct {
 	// tool, bad arguments, the depth limit), one sentence each: recorded
 	// behaviour, but usually worth a look.
 	ToolErrors []string
-	// Warnings are the scenario's and the runtime's warnings, also given
-	// to Options.Logf as soon as they are known.
+	// Warnings are the scenario's and the runtime's warnings, and the
+	// recorder's about secrets too short to check, also given to
+	// Options.Logf as soon as they are known.
 	Warnings []string
 }
 
@@ -114,45 +128,26 @@ var (
 )
 
 // Record runs the scenario in dir and replaces the fixture's logs, golden
-// and recording metadata. On any error the folder is left as it was.
-func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
+// and recording metadata. On any error the folder is left as it was. No
+// error, warning or progress line it gives holds the value of a secret.
+func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error) {
 	if opts.Driver == nil {
 		return nil, errors.New("recorder: Options.Driver is nil; use PlaybookOptions (offline) or LiveOptions (a live model)")
 	}
-	if opts.Runtime == nil {
-		opts.Runtime = agent.Reference
-	}
-	if opts.Clock == nil {
-		opts.Clock = func() time.Time { return agentsnap.Epoch }
-		if opts.Live {
-			opts.Clock = time.Now
-		}
-	}
-	if opts.LiveFailure == nil {
-		opts.LiveFailure = openai.InfrastructureFailure
-	}
-	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
-		return nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
-	}
-	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
-		return nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
-	}
-	sc, err := scenario.Load(dir)
+	set := secretsOf(&opts)
+	defer func() { err = set.Error(err) }()
+	ctx = secret.NewContext(ctx, set)
+	redactOutput(&opts, set)
+	sc, res, err := prepare(dir, &opts, set)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir, Warnings: sc.Warnings}
-	warnings, err := agentsnap.Validate(opts.Runtime, sc)
+	store, side, err := openStore(ctx, &opts, set)
 	if err != nil {
-		return nil, fmt.Errorf("recorder: %s: %w", dir, err)
+		return nil, err
 	}
-	res.Warnings = append(res.Warnings, warnings...)
-	if opts.Logf != nil {
-		for _, w := range res.Warnings {
-			opts.Logf("%s", w)
-		}
-	}
-	logs, err := run(ctx, dir, sc, &opts)
+	defer store.Close()
+	logs, err := run(ctx, dir, sc, &opts, store, side)
 	if err != nil {
 		return nil, err
 	}
@@ -160,11 +155,15 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tripwire(files, rendered, opts.Secrets); err != nil {
-		return nil, err
+	if err := tripwire(files, rendered, set); err != nil {
+		what := "nothing was written"
+		if side != nil {
+			what = side.discard(ctx)
+		}
+		return nil, fmt.Errorf("%w; %s (check what the model echoed, and never put keys in prompts)", err, what)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged", dir, err)
+		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged%s", dir, err, side.kept())
 	}
 	res.Unchanged = same
 	if !same {
@@ -186,21 +185,104 @@ func Record(ctx context.Context, dir string, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// run drives the prompts through the runtime and returns the logs in
-// lineage order.
-func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) ([]*session.Log, error) {
-	var store persistence.Store = memory.New()
-	if opts.Store != nil {
-		var err error
-		if store, err = opts.Store(ctx); err != nil {
-			return nil, fmt.Errorf("recorder: opening the store: %w", err)
+// prepare fills the defaults of opts, cleans up after an earlier recording
+// of dir and loads its scenario, and gives every warning (those of the
+// scenario, the runtime and the secrets too short to check) to Logf.
+func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *Result, error) {
+	if opts.Runtime == nil {
+		opts.Runtime = agent.Reference
+	}
+	if opts.Clock == nil {
+		opts.Clock = func() time.Time { return agentsnap.Epoch }
+		if opts.Live {
+			opts.Clock = time.Now
 		}
 	}
-	defer store.Close()
+	if opts.LiveFailure == nil {
+		opts.LiveFailure = openai.InfrastructureFailure
+	}
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+		return nil, nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
+	}
+	if _, err := atomicfile.RecoverDir(dir, "record"); err != nil {
+		return nil, nil, fmt.Errorf("recorder: %s: cleaning up after an earlier recording: %w", dir, err)
+	}
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{Dir: dir, Warnings: sc.Warnings}
+	warnings, err := agentsnap.Validate(opts.Runtime, sc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("recorder: %s: %w", dir, err)
+	}
+	res.Warnings = append(res.Warnings, warnings...)
+	for _, src := range set.Short() {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the value of %s is shorter than %d bytes, too short to tell from ordinary text: the recording is not checked for it", src, secret.MinLen))
+	}
+	for i, w := range res.Warnings {
+		res.Warnings[i] = set.Redact(w)
+		if opts.Logf != nil {
+			opts.Logf("%s", res.Warnings[i])
+		}
+	}
+	return sc, res, nil
+}
+
+// credentialed is a driver that says what it sends as credentials, such as
+// llm/openai's Driver.
+type credentialed interface {
+	Credentials() map[string]string
+}
+
+// secretsOf gathers the secrets of a recording: Options.Secrets, then the
+// credentials the driver says it sends. A live driver adds more while it
+// runs, through the context (internal/secret).
+func secretsOf(opts *Options) *secret.Set {
+	set := secret.New()
+	set.AddAll(opts.Secrets)
+	if c, ok := opts.Driver.(credentialed); ok {
+		set.AddAll(c.Credentials())
+	}
+	return set
+}
+
+// redactOutput makes every line the recording gives — progress, warnings,
+// the endpoint its messages name — lose the secrets of set, including
+// those a live driver adds while it runs.
+func redactOutput(opts *Options, set *secret.Set) {
+	opts.Endpoint = set.Redact(opts.Endpoint)
+	if opts.Progress != nil {
+		opts.Progress = set.Writer(opts.Progress)
+	}
+	if logf := opts.Logf; logf != nil {
+		opts.Logf = func(format string, args ...any) { logf("%s", set.Redact(fmt.Sprintf(format, args...))) }
+	}
+}
+
+// openStore returns the store the recording runs on: memory, or memory and
+// the side store of Options.Store behind a guard (side, nil without one).
+func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence.Store, *sideStore, error) {
+	own := memory.New()
+	if opts.Store == nil {
+		return own, nil, nil
+	}
+	store, err := opts.Store(ctx)
+	if err != nil {
+		own.Close()
+		return nil, nil, fmt.Errorf("recorder: opening the store: %w", err)
+	}
+	side := newSideStore(own, store, set)
+	return side, side, nil
+}
+
+// run drives the prompts through the runtime on store and returns the logs
+// in lineage order.
+func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, store persistence.Store, side *sideStore) ([]*session.Log, error) {
 	driver := opts.Driver
 	var watch *liveWatch
 	if opts.Live {
-		watch = &liveWatch{inner: opts.Driver, failure: opts.LiveFailure}
+		watch = &liveWatch{inner: opts.Driver, failure: opts.LiveFailure, set: secret.FromContext(ctx)}
 		driver = watch
 	}
 	cwd, _ := os.Getwd()
@@ -222,13 +304,22 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 		Logf:      logf,
 	}
 	runErr := opts.Runtime.Run(ctx, env)
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged", ErrRecording, dir, ctx.Err())
+	// A secret on its way to the side store explains whatever else went
+	// wrong after it, so it comes first.
+	if err := side.refused(); err != nil {
+		return nil, fmt.Errorf("%w; %s (check what the model echoed, and never put keys in prompts)", err, side.discard(ctx))
 	}
-	// A live failure explains the run error it caused, so it comes first.
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged%s", ErrRecording, dir, ctx.Err(), side.kept())
+	}
+	// A live failure explains the run error it caused, so it comes next.
 	if opts.Live && !opts.KeepLiveFailures {
 		if err := watch.failed(opts.Endpoint); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w; nothing was saved, the fixture is unchanged", ErrRecording, dir, err)
+			what := "nothing was saved, the fixture is unchanged"
+			if kept := side.kept(); kept != "" {
+				what = "the fixture is unchanged" + kept
+			}
+			return nil, fmt.Errorf("%w: %s: %w; %s", ErrRecording, dir, err, what)
 		}
 	}
 	logs, err := persistence.LoadAll(ctx, store)
@@ -236,11 +327,11 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options) 
 		return nil, err
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged", ErrRecording, dir, runErr, likelyCause(logs))
+		return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged%s", ErrRecording, dir, runErr, likelyCause(logs), side.kept())
 	}
 	if opts.Consumed != nil {
 		if err := opts.Consumed(); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged", ErrRecording, dir, err, likelyCause(logs))
+			return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged%s", ErrRecording, dir, err, likelyCause(logs), side.kept())
 		}
 	}
 	return session.LineageOrder(logs)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
@@ -22,6 +23,11 @@ import (
 type liveWatch struct {
 	inner   llm.Driver
 	failure func(code string) bool
+	// set is the recording's secrets. The inner driver gets it in the
+	// context of every call, to add what it sends, and every failure
+	// message loses them before the runtime sees it: a failure kept in the
+	// fixture (KeepLiveFailures) is recorded redacted.
+	set *secret.Set
 
 	mu   sync.Mutex
 	last map[stepKey]callOutcome
@@ -38,13 +44,16 @@ type callOutcome struct {
 }
 
 func (w *liveWatch) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
-	seq, err := w.inner.Stream(ctx, req)
+	// The runtime's context may not be the recording's (serve's requests
+	// come from an HTTP server), so the set is handed on here.
+	seq, err := w.inner.Stream(secret.NewContext(ctx, w.set), req)
 	if err != nil {
 		return nil, err
 	}
 	return func(yield func(llm.Chunk) bool) {
 		for c := range seq {
 			if c.IsFinish() {
+				c = w.redact(c)
 				w.note(req, c)
 			}
 			if !yield(c) {
@@ -52,6 +61,23 @@ func (w *liveWatch) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.
 			}
 		}
 	}, nil
+}
+
+// redact returns finish with the secrets gone from its failure message.
+func (w *liveWatch) redact(finish llm.Chunk) llm.Chunk {
+	r := finish.Reason
+	if r == nil || r.Failure == nil {
+		return finish
+	}
+	msg := w.set.Redact(r.Failure.Message)
+	if msg == r.Failure.Message {
+		return finish
+	}
+	reason, failure := *r, *r.Failure
+	failure.Message = msg
+	reason.Failure = &failure
+	finish.Reason = &reason
+	return finish
 }
 
 // note records how the call req ended; a later attempt of the same step

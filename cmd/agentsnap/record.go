@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
@@ -47,7 +48,11 @@ fixture byte-identical. A live model call that fails outside the model —
 the network, the key (401/403), an unknown model (404), a server error after
 the retries — and that the agent did not recover from fails the recording;
 --keep-live-failures records such failures on purpose. A recording that
-would contain the value of one of the key variables is refused.
+would contain a credential — the value of a key variable (AGENTSNAP_API_KEY,
+OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
+GOOGLE_API_KEY), of the Authorization header, of a credential in the base
+URL's query (?key=...) or user info — is refused, and nothing is written,
+the --store included; no output or error shows one.
 
 A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,
@@ -111,7 +116,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
-	opts.Secrets = keySecrets(e)
+	opts.Secrets = keySecrets(e, f.baseURL)
 	if f.prov != "" {
 		opts.Provider = f.prov
 	}
@@ -134,16 +139,14 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-// keySecrets returns the values of the key variables, which a recording
-// must never contain.
-func keySecrets(e *env) map[string]string {
-	out := map[string]string{}
-	for _, v := range keyVars {
-		if val := strings.TrimSpace(e.getenv(v)); val != "" {
-			out[v] = val
-		}
-	}
-	return out
+// keySecrets returns what a recording must never contain nor show: the
+// value of every key variable (those of the other model APIs too) and the
+// credentials of the base URL, from AGENTSNAP_BASE_URL and --base-url. The
+// live driver adds what it sends.
+func keySecrets(e *env, baseURL string) map[string]string {
+	s := secret.FromEnv(e.getenv)
+	s.AddURL("--base-url", baseURL)
+	return s.Values()
 }
 
 // liveOptions builds the live model from the flags and the environment.
@@ -166,12 +169,14 @@ func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
 	if key == "" {
 		return recorder.Options{}, fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or "))
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	secrets := secret.New()
+	secrets.AddAll(keySecrets(e, f.baseURL))
+	logger := slog.New(slog.NewTextHandler(secrets.Writer(e.stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
 	if err != nil {
 		return recorder.Options{}, err
 	}
-	where := openai.RedactURL(baseURL)
+	where := secrets.Redact(openai.RedactURL(baseURL))
 	fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", model, where, from)
 	opts := recorder.LiveOptions(d, where, model)
 	opts.KeepLiveFailures = f.keep

@@ -197,7 +197,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 	if rt.lineage == wire.Infer {
 		opts.Lineage = "infer"
 	}
-	opts.Secrets = keySecrets(e)
+	opts.Secrets = keySecrets(e, f.rec.baseURL)
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}

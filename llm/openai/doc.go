@@ -77,7 +77,10 @@
 // Log lines carry the session id, turn, step, attempt numbers, statuses,
 // delays, codes, the model name and the scrubbed failure message, never a
 // header or the URL. Every message this package builds from provider
-// output is scrubbed of the key, of those header values, of "Bearer"
-// tokens and of "sk-" key echoes (OpenAI's 401 message repeats a masked
-// key) before it reaches a log line, an error or a chunk.
+// output is scrubbed — exactly, in every encoding — of the key, of those
+// header values, of the base URL's query credentials and user info
+// (Driver.Credentials lists them) and of every secret of the recording the
+// call runs in (it comes in the context), then of "Bearer" tokens and of
+// "sk-" key echoes (OpenAI's 401 message repeats a masked key), before it
+// reaches a log line, an error or a chunk.
 package openai

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"iter"
@@ -12,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
@@ -48,8 +50,10 @@ type Config struct {
 	APIKey string
 	// Model is the default model; a Request's Model overrides it.
 	Model string
-	// Header holds extra request headers. Their values are treated as
-	// secrets like the key: never logged, scrubbed from messages.
+	// Header holds extra request headers (x-api-key, api-key,
+	// x-goog-api-key, ...). Their values are treated as secrets like the
+	// key: never logged, scrubbed from messages; those of credential
+	// headers are among the driver's Credentials.
 	Header http.Header
 	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
 	// give it a Timeout shorter than a whole response stream: cancel the
@@ -93,6 +97,7 @@ type Driver struct {
 	reasoning   bool
 	sleep       func(context.Context, time.Duration) error
 	scrub       scrubber
+	creds       *secret.Set // what the driver sends as credentials
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -100,11 +105,15 @@ var _ llm.Driver = (*Driver)(nil)
 // New returns a driver for cfg. It fails only when cfg.BaseURL is not an
 // absolute http or https URL.
 func New(cfg Config) (*Driver, error) {
-	secrets := []string{cfg.APIKey}
-	for _, vs := range cfg.Header {
-		secrets = append(secrets, vs...)
+	creds := credentials(cfg)
+	// Messages lose every header value, credential or not.
+	scrub := secret.New()
+	scrub.Merge(creds)
+	for name, vs := range cfg.Header {
+		for _, v := range vs {
+			scrub.Add("the "+strings.ToLower(name)+" header", v)
+		}
 	}
-	sc := newScrubber(secrets)
 	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		// The URL itself is not echoed: a proxy URL may carry a token.
@@ -123,7 +132,8 @@ func New(cfg Config) (*Driver, error) {
 		max:         cfg.MaxBackoff,
 		reasoning:   cfg.SendReasoning,
 		sleep:       cfg.Sleep,
-		scrub:       sc,
+		scrub:       scrubber{set: scrub},
+		creds:       creds,
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -199,12 +209,53 @@ func KeyFromEnv(getenv func(string) string) (key, varName string) {
 	return "", ""
 }
 
-// RedactURL shows where a URL points without its query, fragment or user
-// info, which may hold tokens: what messages and logs may name.
+// credentials gathers what a driver for cfg sends as credentials: the
+// bearer token, the credential headers of cfg.Header, and the credentials
+// of the base URL's query and user info.
+func credentials(cfg Config) *secret.Set {
+	s := secret.New()
+	if cfg.APIKey != "" {
+		s.AddHeader(http.Header{"Authorization": {"Bearer " + cfg.APIKey}})
+	}
+	s.AddHeader(cfg.Header)
+	s.AddURL("the base URL", cfg.BaseURL)
+	// net/http sends the base URL's user info as a Basic Authorization
+	// header when the driver sets none.
+	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil && cfg.APIKey == "" {
+		pass, _ := u.User.Password()
+		basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+		s.AddHeader(http.Header{"Authorization": {"Basic " + basic}})
+	}
+	return s
+}
+
+// Credentials returns every credential the driver sends, by where it
+// travels ("the bearer token in the Authorization header", "the key= query
+// parameter of the base URL", ...): the values a recording must never
+// contain. Values shorter than 8 bytes are not among them.
+func (d *Driver) Credentials() map[string]string { return d.creds.Values() }
+
+// RedactURL shows where a URL points without the secrets it may hold: the
+// scheme, host and path, the names of its query parameters with every
+// value redacted, and no user info or fragment. It is what messages and
+// logs may name.
 func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return "(the given base URL)"
 	}
-	return u.Scheme + "://" + u.Host + u.Path
+	out := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.RawQuery == "" {
+		return out
+	}
+	var names []string
+	for pair := range strings.SplitSeq(u.RawQuery, "&") {
+		// A part without "=" may be a bare token: all of it goes.
+		if name, _, ok := strings.Cut(pair, "="); ok {
+			names = append(names, name+"="+secret.Redacted)
+		} else if pair != "" {
+			names = append(names, secret.Redacted)
+		}
+	}
+	return out + "?" + strings.Join(names, "&")
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -76,37 +76,42 @@ func retryableStatus(status int) bool {
 const maxMessage = 400
 
 // redacted replaces a secret in any message.
-const redacted = "[REDACTED]"
+const redacted = secret.Redacted
 
+// Patterns for keys the driver was not given (a proxy's, an echo of another
+// key), after the exact values are gone.
 var (
 	bearerRE = regexp.MustCompile(`(?i)bearer\s+[^\s"',;]+`)
 	skKeyRE  = regexp.MustCompile(`sk-[A-Za-z0-9_*.\-]{3,}`)
 )
 
-// scrubber removes secrets from text the driver echoes.
+// scrubber removes secrets from text the driver echoes: every value of the
+// driver's credentials, exactly and in every encoding (see internal/secret),
+// then the patterns above.
 type scrubber struct {
-	r *strings.Replacer // nil when there are no secrets
+	set   *secret.Set // the driver's: its key and header values
+	extra *secret.Set // the recording's the call runs in, or nil
 }
 
+// with returns sc scrubbing the secrets of extra too.
+func (sc scrubber) with(extra *secret.Set) scrubber {
+	sc.extra = extra
+	return sc
+}
+
+// newScrubber returns a scrubber of these values (shorter ones than
+// secret.MinLen are not secrets).
 func newScrubber(secrets []string) scrubber {
-	secrets = slices.DeleteFunc(slices.Clone(secrets), func(s string) bool { return s == "" })
-	if len(secrets) == 0 {
-		return scrubber{}
+	s := secret.New()
+	for _, v := range secrets {
+		s.Add("a secret of the driver", v)
 	}
-	// Longest first, so a secret containing another is replaced whole.
-	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, redacted)
-	}
-	return scrubber{r: strings.NewReplacer(pairs...)}
+	return scrubber{set: s}
 }
 
 // clip scrubs s and bounds its length.
 func (sc scrubber) clip(s string) string {
-	if sc.r != nil {
-		s = sc.r.Replace(s)
-	}
+	s = sc.extra.Redact(sc.set.Redact(s))
 	s = bearerRE.ReplaceAllString(s, "Bearer "+redacted)
 	s = skKeyRE.ReplaceAllString(s, "sk-"+redacted)
 	return truncate(s, maxMessage)

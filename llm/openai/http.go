@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -32,30 +33,36 @@ type call struct {
 // run performs one model call and yields its chunks, ending with exactly
 // one finish unless yield stops early.
 func (d *Driver) run(ctx context.Context, body []byte, c call, yield func(session.Chunk) bool) {
-	resp, fin := d.open(ctx, body, c)
+	// A recording that runs this call learns what it must never contain
+	// before anything comes back, and the call's messages lose what the
+	// recording knows besides (the key variables, even those not sent).
+	rec := secret.FromContext(ctx)
+	rec.Merge(d.creds)
+	sc := d.scrub.with(rec)
+	resp, fin := d.open(ctx, body, c, sc)
 	if resp == nil {
 		yield(fin)
 		return
 	}
 	defer resp.Body.Close()
-	decodeStream(ctx, resp.Body, d.scrub, yield)
+	decodeStream(ctx, resp.Body, sc, yield)
 }
 
 // open sends the request, retrying 429 and 5xx answers, and returns the
 // response of a stream that can be read, or nil and the finish to yield.
-func (d *Driver) open(ctx context.Context, body []byte, c call) (*http.Response, session.Chunk) {
+func (d *Driver) open(ctx context.Context, body []byte, c call, sc scrubber) (*http.Response, session.Chunk) {
 	for attempt := 1; ; attempt++ {
 		resp, err := d.send(ctx, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, session.Finish(session.FinishAborted)
 			}
-			fin := d.requestFailure(err)
+			fin := d.requestFailure(err, sc)
 			d.logAttempt(ctx, c, attempt, 0, &fin, -1)
 			return nil, fin
 		}
 		if resp.StatusCode/100 == 2 {
-			if fin, ok := d.checkStream(resp); !ok {
+			if fin, ok := d.checkStream(resp, sc); !ok {
 				d.logAttempt(ctx, c, attempt, resp.StatusCode, &fin, -1)
 				return nil, fin
 			}
@@ -64,7 +71,7 @@ func (d *Driver) open(ctx context.Context, body []byte, c call) (*http.Response,
 		}
 		errBody, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
-		fin := statusFinish(resp.StatusCode, errBody, c.model, d.scrub)
+		fin := statusFinish(resp.StatusCode, errBody, c.model, sc)
 		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
 			if attempt > 1 {
 				fin.Reason.Failure.Message += fmt.Sprintf(" (gave up after %d attempts)", attempt)
@@ -105,7 +112,7 @@ func (d *Driver) send(ctx context.Context, body []byte) (*http.Response, error) 
 // checkStream refuses a 2xx answer that is JSON rather than an event
 // stream: a server that ignored stream:true, or a proxy's error. ok is
 // false when the response must not be decoded; its body is closed then.
-func (d *Driver) checkStream(resp *http.Response) (session.Chunk, bool) {
+func (d *Driver) checkStream(resp *http.Response, sc scrubber) (session.Chunk, bool) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" {
 		return session.Chunk{}, true
@@ -113,7 +120,7 @@ func (d *Driver) checkStream(resp *http.Response) (session.Chunk, bool) {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
 	if _, ok := parseProviderError(b); ok {
-		return streamErrorFinish(b, d.scrub), false
+		return streamErrorFinish(b, sc), false
 	}
 	return session.ErrorFinish(CodeBadStream, "openai: the server answered with JSON, not an event stream; "+
 		"it may not support stream:true on /chat/completions"), false
@@ -166,7 +173,7 @@ func (d *Driver) logAttempt(ctx context.Context, c call, attempt, status int, fi
 
 // requestFailure is the finish for a request that got no answer. It names
 // the server by host:port only: the rest of the URL could carry a token.
-func (d *Driver) requestFailure(err error) session.Chunk {
+func (d *Driver) requestFailure(err error, sc scrubber) session.Chunk {
 	var msg string
 	if dnsErr, ok := errors.AsType[*net.DNSError](err); ok {
 		msg = fmt.Sprintf("openai: cannot resolve the host of the base URL (%s): %v; check the host name and the network", d.host, dnsErr)
@@ -175,7 +182,7 @@ func (d *Driver) requestFailure(err error) session.Chunk {
 	} else {
 		msg = fmt.Sprintf("openai: the request to %s failed: %v; check the network and the base URL", d.host, err)
 	}
-	return session.ErrorFinish(CodeTransport, d.scrub.clip(msg))
+	return session.ErrorFinish(CodeTransport, sc.clip(msg))
 }
 
 // transportFinish is the finish for a network failure.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -58,8 +59,9 @@ type Backend struct {
 	closed  bool
 
 	// Seams for the durability tests.
-	syncFile func(*os.File) error
-	syncDir  func(dir string) error
+	syncFile    func(*os.File) error
+	syncDir     func(dir string) error
+	afterIntent func() error // Delete's crash point, after the intent file
 }
 
 // appendFile is a session file open for appending.
@@ -80,11 +82,26 @@ func NewBackend(dir string, opts ...Option) (*Backend, error) {
 	for _, o := range opts {
 		o(b)
 	}
+	// A deletion a crash interrupted is finished, or, read-only, read as
+	// finished.
+	pending, err := readIntent(dir)
+	if err != nil {
+		return nil, err
+	}
+	if pending != nil && !b.readOnly {
+		if err := b.finishDelete(pending); err != nil {
+			return nil, fmt.Errorf("jsonl: open %s: finishing an interrupted deletion: %w", dir, err)
+		}
+		pending = nil
+	}
 	paths, err := logFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range paths {
+		if slices.Contains(pending, filepath.Base(p)) {
+			continue
+		}
 		h, err := readHeader(p)
 		if err != nil {
 			return nil, fmt.Errorf("jsonl: open %s: %w", dir, err)

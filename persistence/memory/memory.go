@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/persistence"
@@ -50,7 +51,10 @@ type memLog struct {
 	events eventLog       // while raw is nil
 }
 
-var _ persistence.Backend = (*Backend)(nil)
+var (
+	_ persistence.Backend = (*Backend)(nil)
+	_ persistence.Deleter = (*Backend)(nil)
+)
 
 // NewBackend returns an empty backend.
 func NewBackend() *Backend { return &Backend{logs: map[string]*memLog{}} }
@@ -141,6 +145,18 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 			l.raw = session.AppendEvent(l.raw, e)
 		}
 	}
+	return nil
+}
+
+// Delete implements persistence.Deleter: the logs go at once (their data
+// stays in the arena, which a fork child's events may share).
+func (b *Backend) Delete(ctx context.Context, ids ...string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range ids {
+		delete(b.logs, id)
+	}
+	b.order = slices.DeleteFunc(b.order, func(id string) bool { return b.logs[id] == nil })
 	return nil
 }
 

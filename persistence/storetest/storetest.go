@@ -44,6 +44,7 @@ func Contract(newStorage func() Storage) {
 	describeConcurrency(s)
 	describeRacingAppends(s)
 	describeCrashRepair(s)
+	describeDelete(s)
 }
 
 // suite is the state of one spec.

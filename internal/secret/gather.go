@@ -1,0 +1,218 @@
+package secret
+
+import (
+	"context"
+	"encoding/base64"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// KeyVars are the environment variables that hold API keys: the ones the
+// OpenAI-compatible driver reads a key from, and those of the other model
+// APIs agents use. Every one set is a secret, whichever is sent.
+var KeyVars = []string{
+	"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY",
+	"ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+}
+
+// URLVars are the environment variables that hold a base URL, whose query
+// and user info may carry credentials.
+var URLVars = []string{"AGENTSNAP_BASE_URL"}
+
+// CredentialHeaders are the request headers model APIs take credentials
+// in. [IsCredentialHeader] also takes other names that say they carry one.
+var CredentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
+
+// AddEnv adds the value of every key variable that is set (trimmed, as a
+// key is sent) and the credentials of every base URL variable.
+func (s *Set) AddEnv(getenv func(string) string) {
+	for _, v := range KeyVars {
+		s.Add(v, strings.TrimSpace(getenv(v)))
+	}
+	for _, v := range URLVars {
+		s.AddURL(v, strings.TrimSpace(getenv(v)))
+	}
+}
+
+// FromEnv returns the set AddEnv gathers.
+func FromEnv(getenv func(string) string) *Set {
+	s := New()
+	s.AddEnv(getenv)
+	return s
+}
+
+// AddURL adds the credentials the URL raw carries, naming each after where
+// (such as "AGENTSNAP_BASE_URL" or "the base URL"): every query parameter
+// value whose name says it is a credential (key, api_key, token, sig,
+// ...) or that looks like one (16 bytes or more of letters and digits), and
+// every query part without a name, as decoded and as written in raw; and
+// the user name and password of its user info. A URL that does not parse
+// adds nothing.
+func (s *Set) AddURL(where, raw string) {
+	if s == nil || raw == "" {
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return
+	}
+	for pair := range strings.SplitSeq(u.RawQuery, "&") {
+		name, escaped, ok := strings.Cut(pair, "=")
+		if !ok { // a bare part, such as ?AIzaSy...: a token by itself
+			name, escaped = "", pair
+		}
+		n, err1 := url.QueryUnescape(name)
+		v, err2 := url.QueryUnescape(escaped)
+		if err1 != nil || err2 != nil {
+			n, v = name, escaped
+		}
+		switch {
+		case !ok:
+			s.add("the query of "+where, v, escaped)
+		case credentialParam(n, v):
+			s.add("the "+n+"= query parameter of "+where, v, escaped)
+		}
+	}
+	if u.User != nil {
+		name := u.User.Username()
+		pass, ok := u.User.Password()
+		if ok {
+			s.Add("the user info of "+where, name+":"+pass)
+			s.Add("the password in the user info of "+where, pass)
+		}
+		s.Add("the user name in the user info of "+where, name)
+	}
+}
+
+// credentialParam tells the query parameters treated as credentials: by
+// name, or by a value that looks random. A version or a model name is
+// never one (Azure's api-version=2024-10-21 is not a key).
+func credentialParam(name, value string) bool {
+	n := strings.ToLower(name)
+	if strings.Contains(n, "version") || strings.Contains(n, "model") {
+		return false
+	}
+	for _, word := range []string{"key", "token", "secret", "sig", "auth", "pass", "credential", "session"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return looksRandom(value)
+}
+
+// looksRandom reports whether v looks like a token: 16 bytes or more, only
+// the characters tokens use, letters and digits both.
+func looksRandom(v string) bool {
+	if len(v) < 16 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letter = true
+		case '0' <= c && c <= '9':
+			digit = true
+		case strings.IndexByte("-_.~+/=", c) < 0:
+			return false
+		}
+	}
+	return letter && digit
+}
+
+// IsCredentialHeader reports whether a request header named name carries a
+// credential: one of CredentialHeaders, or a name with key, token, secret,
+// auth, password or cookie in it.
+func IsCredentialHeader(name string) bool {
+	canon := http.CanonicalHeaderKey(name)
+	if slices.Contains(CredentialHeaders, canon) {
+		return true
+	}
+	n := strings.ToLower(name)
+	for _, word := range []string{"key", "token", "secret", "auth", "password", "cookie"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// AddHeader adds the value of every credential header of h. For an
+// Authorization or Proxy-Authorization header it adds the whole value, the
+// credentials after the scheme ("Bearer ", "Basic ", ...) and, for Basic,
+// the decoded user:password and the password.
+func (s *Set) AddHeader(h http.Header) {
+	if s == nil {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(h)) {
+		if !IsCredentialHeader(name) {
+			continue
+		}
+		for _, v := range h[name] {
+			s.addHeaderValue(name, strings.TrimSpace(v))
+		}
+	}
+}
+
+func (s *Set) addHeaderValue(name, v string) {
+	canon := http.CanonicalHeaderKey(name)
+	if canon != "Authorization" && canon != "Proxy-Authorization" {
+		s.Add("the "+strings.ToLower(name)+" header", v)
+		return
+	}
+	header := "the " + canon + " header"
+	s.Add(header, v)
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok {
+		return
+	}
+	cred = strings.TrimSpace(cred)
+	what := " credentials in "
+	if strings.EqualFold(scheme, "bearer") {
+		what = " token in "
+	}
+	s.Add("the "+strings.ToLower(scheme)+what+header, cred)
+	if !strings.EqualFold(scheme, "basic") {
+		return
+	}
+	if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+		s.Add("the decoded basic credentials in "+header, string(dec))
+		if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+			s.Add("the basic password in "+header, pass)
+		}
+	}
+}
+
+// AddRequest adds the credentials an HTTP request carries: its credential
+// headers and its URL's, named after where. The wire layer gathers an
+// incoming request's this way.
+func (s *Set) AddRequest(r *http.Request, where string) {
+	if s == nil || r == nil {
+		return
+	}
+	s.AddHeader(r.Header)
+	if r.URL != nil {
+		s.AddURL(where, r.URL.String())
+	}
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying s, so code that sends credentials (a live
+// driver, the wire layer) adds them to the set of the recording it runs
+// in.
+func NewContext(ctx context.Context, s *Set) context.Context {
+	return context.WithValue(ctx, ctxKey{}, s)
+}
+
+// FromContext returns the set ctx carries, or nil (an empty set: adding to
+// it does nothing).
+func FromContext(ctx context.Context) *Set {
+	s, _ := ctx.Value(ctxKey{}).(*Set)
+	return s
+}

@@ -1,0 +1,296 @@
+// Package secret is the one home of the credentials a recording must never
+// contain: a [Set] of named values gathered from every place a live client
+// puts one — the key variables, the base URL's query and user info, the
+// credential headers it sends — and the exact redaction and search of those
+// values in every encoding they travel in (raw, JSON-escaped, URL-escaped).
+//
+// Values are matched exactly, never guessed with patterns: a pattern that
+// misses a key's last characters prints half of it. A value shorter than
+// [MinLen] bytes is not treated as a secret — it would match ordinary text
+// — and the set remembers where it came from ([Set.Short]) so callers can
+// say so.
+package secret
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// MinLen is the length in bytes of the shortest value treated as a secret.
+const MinLen = 8
+
+// Redacted replaces a secret in redacted text.
+const Redacted = "[REDACTED]"
+
+// Set is a set of secret values, each named by its source: an environment
+// variable ("OPENAI_API_KEY") or a phrase that completes "the value of ..."
+// ("the x-goog-api-key header", "the key= query parameter of
+// AGENTSNAP_BASE_URL"). The first source a value is added under names it.
+//
+// A Set is safe for concurrent use: a live driver adds the credentials it
+// sends while a recording searches for them. The methods of a nil *Set
+// treat it as empty.
+type Set struct {
+	mu     sync.Mutex
+	names  map[string]string // raw value -> source
+	order  []string          // raw values, in the order added
+	forms  []form            // every encoding of every value, longest first
+	short  []string          // sources whose value was too short
+	maxLen int               // the longest raw value
+	repl   *strings.Replacer // built on first use after a change
+}
+
+// form is one encoding of a value, as it may appear in text.
+type form struct {
+	text   string
+	source string
+}
+
+// New returns an empty set.
+func New() *Set { return &Set{names: map[string]string{}} }
+
+// Add adds value under source and reports whether it was added: an empty
+// value, one already in the set, and one shorter than MinLen (remembered in
+// Short) are not.
+func (s *Set) Add(source, value string) bool { return s.add(source, value) }
+
+// add adds value with extra literal forms (such as the escaping a URL
+// really used).
+func (s *Set) add(source, value string, extra ...string) bool {
+	if s == nil || value == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.names[value]; ok {
+		return false
+	}
+	if len(value) < MinLen {
+		if !slices.Contains(s.short, source) {
+			s.short = append(s.short, source)
+		}
+		return false
+	}
+	s.names[value] = source
+	s.order = append(s.order, value)
+	s.maxLen = max(s.maxLen, len(value))
+	// A new slice: readers may be searching the old one.
+	forms := slices.Clone(s.forms)
+	seen := map[string]bool{}
+	for _, f := range append(encodings(value), extra...) {
+		if len(f) >= MinLen && !seen[f] {
+			seen[f] = true
+			forms = append(forms, form{f, source})
+		}
+	}
+	// Longest first, so a value holding another is found and replaced
+	// whole; the sort is stable, so the first source keeps a tie.
+	slices.SortStableFunc(forms, func(a, b form) int { return len(b.text) - len(a.text) })
+	s.forms, s.repl = forms, nil
+	return true
+}
+
+// encodings returns the ways value is written in the text a recording and
+// its messages hold: as it is, as a JSON string's content (the session
+// log's escaping, encoding/json's with and without HTML escaping, and
+// twice over, for JSON inside a JSON string such as tool arguments) and
+// URL-escaped (query and path).
+func encodings(value string) []string {
+	out := []string{value}
+	unquote := func(b []byte) string { return string(b[1 : len(b)-1]) }
+	log := unquote(jsonscan.AppendString(nil, value))
+	out = append(out, log, unquote(jsonscan.AppendStdString(nil, value)), unquote(jsonscan.AppendString(nil, log)))
+	if b, err := json.Marshal(value); err == nil {
+		out = append(out, unquote(b))
+	}
+	return append(out, url.QueryEscape(value), url.PathEscape(value))
+}
+
+// AddAll adds every value of m under its key, in the order of the keys.
+func (s *Set) AddAll(m map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s.Add(k, m[k])
+	}
+}
+
+// Merge adds every value of o under its source, in the order o got them.
+func (s *Set) Merge(o *Set) {
+	if s == nil || o == nil || s == o {
+		return
+	}
+	for _, kv := range o.pairs() {
+		s.Add(kv[0], kv[1])
+	}
+}
+
+func (s *Set) pairs() [][2]string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][2]string, len(s.order))
+	for i, v := range s.order {
+		out[i] = [2]string{s.names[v], v}
+	}
+	return out
+}
+
+// Values returns the set as a map from source to value (a source that
+// names several values keeps the first), for handing the set to an API
+// that takes a map.
+func (s *Set) Values() map[string]string {
+	out := map[string]string{}
+	for _, kv := range s.pairs() {
+		if _, ok := out[kv[0]]; !ok {
+			out[kv[0]] = kv[1]
+		}
+	}
+	return out
+}
+
+// Len returns how many values the set holds.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.order)
+}
+
+// MaxLen returns the length of the longest value, 0 for an empty set: a
+// value cut into pieces is found in a window of MaxLen-1 bytes before the
+// latest piece.
+func (s *Set) MaxLen() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxLen
+}
+
+// Short returns the sources whose value was not added for being shorter
+// than MinLen, in the order they came.
+func (s *Set) Short() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.short)
+}
+
+// snapshot returns the forms and the replacer for them.
+func (s *Set) snapshot() ([]form, *strings.Replacer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.forms) == 0 {
+		return nil, nil
+	}
+	if s.repl == nil {
+		pairs := make([]string, 0, 2*len(s.forms))
+		for _, f := range s.forms {
+			pairs = append(pairs, f.text, Redacted)
+		}
+		s.repl = strings.NewReplacer(pairs...)
+	}
+	return s.forms, s.repl
+}
+
+// Redact returns text with every form of every value replaced by Redacted.
+func (s *Set) Redact(text string) string {
+	if s == nil {
+		return text
+	}
+	_, r := s.snapshot()
+	if r == nil {
+		return text
+	}
+	return r.Replace(text)
+}
+
+// Find returns the source of the value found earliest in b and where it
+// starts; ok is false when b holds none.
+func (s *Set) Find(b []byte) (source string, at int, ok bool) {
+	if s == nil {
+		return "", 0, false
+	}
+	forms, _ := s.snapshot()
+	at = -1
+	for _, f := range forms {
+		if i := bytes.Index(b, []byte(f.text)); i >= 0 && (at < 0 || i < at) {
+			source, at = f.source, i
+		}
+	}
+	return source, at, at >= 0
+}
+
+// FindString is Find for a string.
+func (s *Set) FindString(text string) (source string, at int, ok bool) {
+	if s == nil {
+		return "", 0, false
+	}
+	forms, _ := s.snapshot()
+	at = -1
+	for _, f := range forms {
+		if i := strings.Index(text, f.text); i >= 0 && (at < 0 || i < at) {
+			source, at = f.source, i
+		}
+	}
+	return source, at, at >= 0
+}
+
+// Error returns err with the secrets redacted from its message, or err
+// itself when its message holds none. errors.Is and errors.As see through
+// the redaction to err.
+func (s *Set) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if red := s.Redact(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Writer returns a writer that redacts every Write before passing it to w.
+// Each Write is redacted on its own, so give it whole lines (as fmt.Fprintf
+// and log handlers do). A nil w gives nil.
+func (s *Set) Writer(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &writer{s: s, w: w}
+}
+
+type writer struct {
+	s *Set
+	w io.Writer
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	red := w.s.Redact(string(p))
+	if _, err := io.WriteString(w.w, red); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
