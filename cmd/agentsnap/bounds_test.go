@@ -173,3 +173,32 @@ var _ = Describe("check's output of a scenario folder named with control charact
 		}
 	})
 })
+
+var _ = Describe("check on a fixture whose recording breaks the contract", func() {
+	DescribeTable("refuses it, naming file, line and member, instead of serving it",
+		func(old, new, want string) {
+			root := fixtureCopy("fork/codeword")
+			log := filepath.Join(root, "fixtures/fork/codeword/session.jsonl")
+			replaceIn(log, old, new)
+			r := cli(root, nil, "check", "fixtures")
+			Expect(r.code).To(Equal(exitFail))
+			Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+\d+\s+0\s+ERROR$`))
+			Expect(r.stdout).To(ContainSubstring("fakellm: derive " + log + ":" + want))
+			Expect(r.stdout).To(ContainSubstring("re-record the scenario"))
+		},
+		Entry("a finish kind no provider sends", `"reason":{"kind":"stop"}`, `"reason":{"kind":"sllac-loot"}`,
+			`10: chunk breaks the session-log contract: session root, turn 1 step 1 attempt 1, assistant/chunk seq 8: finish member "reason.kind" is "sllac-loot"; want "stop", "tool-calls", "max-tokens", "aborted" or "error"`),
+		Entry("an empty finish kind", `"reason":{"kind":"stop"}`, `"reason":{"kind":""}`, `10: `),
+		Entry("a chunk type in capitals", `"type":"text-delta"`, `"type":"TEXT-DELTA"`, `7: chunk breaks the session-log contract: session root, turn 1 step 1 attempt 1, assistant/chunk seq 5: chunk member "type" is "TEXT-DELTA"`),
+		Entry("a changed block index", `"type":"text-delta","index":0`, `"type":"text-delta","index":1`, `7: chunk breaks the session-log contract: session root, turn 1 step 1 attempt 1, assistant/chunk seq 5: text-delta member "index" is 1, a block this call has not started (it started block 0)`),
+	)
+
+	It("refuses a replay.override.json entry that breaks it, naming the file and the entry", func() {
+		root := fixtureCopy("fork/codeword")
+		sidecar := filepath.Join(root, "fixtures/fork/codeword", scenario.OverrideFile)
+		Expect(os.WriteFile(sidecar, []byte(`{"session.jsonl": {"patch": {"0": {"kind": "chunks", "chunks": [{"type":"finish","reason":{"kind":"done"}}]}}}}`), 0o644)).To(Succeed())
+		r := cli(root, nil, "check", "fixtures")
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stdout).To(ContainSubstring("fakellm: " + sidecar + `: bad replay override: "session.jsonl": patch "0": chunk breaks the session-log contract: chunk 0: finish member "reason.kind" is "done"`))
+	})
+})
