@@ -125,9 +125,6 @@ func Parse(b []byte, path string) (*Scenario, error) {
 	valueLine := map[string]int{} // known member -> the line its value starts on
 	for _, m := range members {
 		dst := sc.member(m.key)
-		if dst != nil {
-			valueLine[m.key] = lineAt(b, m.off)
-		}
 		if dst == nil {
 			if known := knownFold(m.key); known != "" {
 				problems = append(problems, fmt.Sprintf("line %d: %q: member names are case-sensitive; write %q", lineAt(b, m.off), m.key, known))
@@ -142,6 +139,7 @@ func Parse(b []byte, path string) (*Scenario, error) {
 			sc.Extra[m.key] = m.raw
 			continue
 		}
+		valueLine[m.key] = lineAt(b, m.off)
 		if err := decodeMember(m, dst); err != nil {
 			problems = append(problems, memberError(b, m, err))
 		}
@@ -339,6 +337,7 @@ func (sc *Scenario) Validate() error {
 // name its line, and what is wrong.
 type problem struct{ member, text string }
 
+// problems lists what Validate refuses, in a fixed order.
 func (sc *Scenario) problems() []problem {
 	var out []problem
 	add := func(member, format string, args ...any) {
