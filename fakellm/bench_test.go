@@ -68,6 +68,7 @@ func writeBenchLog(path string, size int) (calls, chunks int, err error) {
 				emit(session.Chunk{Type: session.ChunkTextDelta, Index: 1, Text: benchWords[(i*7)%len(benchWords)]})
 			}
 			emit(session.Chunk{Type: session.ChunkBlockEnd, Index: 1, Block: &session.Block{Type: session.BlockText, Text: "answer"}})
+			emit(session.Chunk{Type: session.ChunkBlockStart, Index: 2, BlockType: session.BlockToolCall})
 			emit(session.Chunk{Type: session.ChunkToolCallDelta, Index: 2, ID: fmt.Sprintf("call_%d_%d", turn, step), Name: "read_file", ArgumentsDelta: `{"path":`})
 			emit(session.Chunk{Type: session.ChunkToolCallDelta, Index: 2, ArgumentsDelta: `"main.go"}`})
 			emit(session.Chunk{Type: session.ChunkUsage, Usage: &session.Usage{InputTokens: 1200, OutputTokens: 300}})

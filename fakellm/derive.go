@@ -107,6 +107,8 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 		return nil, err // a *session.ParseError: "file:line: ..." comes first
 	}
 	g := newGrouper(rd.Name(), h, opts)
+	// Called while the event of seq is the reader's last: its line.
+	g.locate = func(int64) string { return fmt.Sprintf("%s:%d", rd.Name(), rd.Line()) }
 	skip := h.SeedLength
 	if opts.IgnoreSeed {
 		skip = 0
@@ -186,6 +188,7 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 		return nil, err
 	}
 	g := newGrouper(name, &l.Header, opts)
+	g.locate = func(seq int64) string { return locate(l, seq) }
 	g.reserve(events)
 	for i := range events {
 		if err := g.add(&events[i]); err != nil {
@@ -197,6 +200,32 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 		sc.Torn = l.Torn
 	}
 	return sc, err
+}
+
+// locate names the event of seq of l for a message: "file:line" when l was
+// read from a file, found by reading the file again — only on the way to an
+// error, so deriving a log in memory keeps no line numbers — else the
+// log's name.
+func locate(l *session.Log, seq int64) string {
+	name := logName(l)
+	if l.Path == "" {
+		return name
+	}
+	f, err := os.Open(l.Path)
+	if err != nil {
+		return name
+	}
+	defer f.Close()
+	rd := session.NewReader(f, l.Path)
+	for {
+		e, err := rd.Next()
+		switch {
+		case err != nil:
+			return name
+		case e.Seq == seq:
+			return fmt.Sprintf("%s:%d", l.Path, rd.Line())
+		}
+	}
 }
 
 // seedError locates a seed boundary error: at line 1, the header that holds
@@ -243,6 +272,10 @@ type grouper struct {
 	buf     []session.Chunk // reused: each entry gets one exact-size copy
 	closed  bool            // the last call was closed by its finish
 	lastKey callKey
+	check   callCheck // the open call's chunks against the contract
+
+	// locate names the event of seq, "file:line" where the line is known.
+	locate func(seq int64) string
 
 	// pool, when reserved, holds the chunks of every entry: buf is the
 	// room after them, and an entry's Chunks a capped window of it, so a
@@ -284,7 +317,7 @@ func (g *grouper) add(e *session.Event) error {
 func (g *grouper) chunk(e *session.Event) error {
 	d, err := session.DecodeChunkData(e.Data)
 	if err != nil {
-		return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: %w", g.name, g.header.ID, e.Seq, err)
+		return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
 	}
 	k := callKey{d.Turn, d.Step, d.Attempt}
 	if g.open && k != g.key {
@@ -297,12 +330,16 @@ func (g *grouper) chunk(e *session.Event) error {
 		// chunk after a finish starts the next attempt. With numbers, the
 		// same key after its finish is a broken log.
 		if g.closed && k == g.lastKey && k.attempt != 0 {
-			return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: a chunk after the finish of turn %d step %d attempt %d (every model call ends with exactly one finish)", g.name, g.header.ID, e.Seq, k.turn, k.step, k.attempt)
+			return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: a chunk after the finish of turn %d step %d attempt %d (every model call ends with exactly one finish)", g.locate(e.Seq), g.header.ID, e.Seq, k.turn, k.step, k.attempt)
 		}
 		g.open, g.key = true, k
 		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt}
+		g.check.reset()
 	}
 	g.buf = append(g.buf, d.Chunk)
+	if err := g.check.add(&g.buf[len(g.buf)-1]); err != nil {
+		return contractError(g.locate(e.Seq), g.header.ID, e.Seq, k, err)
+	}
 	if d.Chunk.IsFinish() {
 		g.close()
 	}

@@ -251,14 +251,15 @@ var _ = Describe("Derive", func() {
 
 var _ = Describe("a log with a torn last line", func() {
 	torn := `{"type":"session","version":0,"id":"s","createdAt":1}
-{"type":"assistant/chunk","seq":0,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"hi"}}}
-{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
-{"type":"turn/end","seq":2,"ti`
+{"type":"assistant/chunk","seq":0,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}
+{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"hi"}}}
+{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
+{"type":"turn/end","seq":3,"ti`
 
 	It("is refused, naming the file and line, never skipped silently", func() {
 		_, err := fakellm.Derive(strings.NewReader(torn), "torn.jsonl", fakellm.DeriveOptions{})
 		Expect(err).To(MatchError(fakellm.ErrTornLog))
-		Expect(err.Error()).To(HavePrefix("fakellm: derive torn.jsonl:4: torn log: the last line is incomplete"))
+		Expect(err.Error()).To(HavePrefix("fakellm: derive torn.jsonl:5: torn log: the last line is incomplete"))
 		l, rerr := session.Read(strings.NewReader(torn), "torn.jsonl")
 		Expect(rerr).NotTo(HaveOccurred())
 		_, err = fakellm.DeriveLog(l, fakellm.DeriveOptions{})
@@ -270,6 +271,6 @@ var _ = Describe("a log with a torn last line", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(sc.Entries).To(HaveLen(1))
 		Expect(sc.Torn).NotTo(BeNil())
-		Expect(sc.Torn.Line).To(Equal(4))
+		Expect(sc.Torn.Line).To(Equal(5))
 	})
 })

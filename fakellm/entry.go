@@ -171,8 +171,23 @@ func (e *Entry) Validate() error {
 	if e.Kind != KindThrow && (e.Code != "" || e.Message != "") {
 		return fmt.Errorf(`only a "throw" entry has a code and a message, not a %q entry`, e.Kind)
 	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"turn", e.Turn}, {"step", e.Step}, {"attempt", e.Attempt}} {
+		if n.v < 0 || n.v > maxPosition {
+			return fmt.Errorf(`entry member %q is %d; use 1 to %d (0: not checked)`, n.name, n.v, maxPosition)
+		}
+	}
+	if err := checkChunks(e.Chunks); err != nil {
+		return fmt.Errorf("%w: %w; fix the entry's chunks as CONTRACT.md (assistant/chunk) describes them", ErrContract, err)
+	}
 	return nil
 }
+
+// maxPosition bounds an entry's turn, step and attempt: far beyond any
+// recording, and a number a typo cannot turn into a wrap-around.
+const maxPosition = 1_000_000
 
 func knownChunk(t string) bool {
 	switch t {

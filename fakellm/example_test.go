@@ -15,22 +15,25 @@ import (
 // exampleParent answers "OK" in turn 1.
 const exampleParent = `{"type":"session","version":0,"id":"p","createdAt":1}
 {"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}
-{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}
-{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
-{"type":"turn/end","seq":3,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}
+{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}
+{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}
+{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
+{"type":"turn/end","seq":4,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}
 `
 
 // exampleFork is a fork child of exampleParent: its seed is the parent's
 // turn 1, its own turn 2 answers "MARMALADE".
-const exampleFork = `{"type":"session","version":0,"id":"c","createdAt":2,"parentSession":"p","seedLength":4,"delegationDepth":1,"parentCallId":"call_1","mode":"fork"}
+const exampleFork = `{"type":"session","version":0,"id":"c","createdAt":2,"parentSession":"p","seedLength":5,"delegationDepth":1,"parentCallId":"call_1","mode":"fork"}
 {"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}
-{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}
-{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
-{"type":"turn/end","seq":3,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}
-{"type":"turn/start","seq":4,"time":1,"data":{"turn":2}}
-{"type":"assistant/chunk","seq":5,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"text-delta","index":0,"text":"MARMALADE"}}}
-{"type":"assistant/chunk","seq":6,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
-{"type":"turn/end","seq":7,"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}
+{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}
+{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}
+{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
+{"type":"turn/end","seq":4,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}
+{"type":"turn/start","seq":5,"time":1,"data":{"turn":2}}
+{"type":"assistant/chunk","seq":6,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}
+{"type":"assistant/chunk","seq":7,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"text-delta","index":0,"text":"MARMALADE"}}}
+{"type":"assistant/chunk","seq":8,"time":1,"data":{"turn":2,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}
+{"type":"turn/end","seq":9,"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}
 `
 
 // A fork child's script holds its own calls only: the parent's answer in
@@ -49,6 +52,11 @@ func ExampleDerive() {
 	//     "turn": 2,
 	//     "step": 1,
 	//     "chunks": [
+	//       {
+	//         "type": "block-start",
+	//         "index": 0,
+	//         "blockType": "text"
+	//       },
 	//       {
 	//         "type": "text-delta",
 	//         "index": 0,

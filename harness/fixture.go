@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -42,6 +44,9 @@ func LoadFixture(dir string) (*Fixture, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := missingChild(dir, len(paths)-1); err != nil {
+		return nil, err
+	}
 	for _, p := range paths {
 		l, err := session.ReadFile(p)
 		if err != nil {
@@ -70,25 +75,66 @@ func LoadFixture(dir string) (*Fixture, error) {
 	return fx, nil
 }
 
-// recordedLogs lists session.jsonl and session.1.jsonl ... and refuses gaps
-// in the numbering.
+// recordedLogs lists session.jsonl and session.1.jsonl ... in order. Every
+// *.jsonl of dir must be one of them, numbered without a gap: a log that is
+// missing, a directory or a dangling link is named, never reported as a
+// count that does not add up.
 func recordedLogs(dir string) ([]string, error) {
-	paths := []string{filepath.Join(dir, session.RootFile)}
-	for n := 1; ; n++ {
-		p := filepath.Join(dir, session.ChildFile(n))
-		if _, err := os.Stat(p); err != nil {
-			break
-		}
-		paths = append(paths, p)
-	}
+	fix := "re-record with: " + commands{}.tool("record", dir)
 	all, err := session.FolderLogs(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("harness: %w: %w; or %s", ErrFixture, err, fix)
 	}
-	if len(all) != len(paths) {
-		return nil, fmt.Errorf("harness: %w: %s holds %d session logs but only %s..%s are numbered without a gap; re-record with: %s", ErrFixture, dir, len(all), session.RootFile, filepath.Base(paths[len(paths)-1]), commands{}.tool("record", dir))
+	root := filepath.Join(dir, session.RootFile)
+	if all[0] != root {
+		return nil, fmt.Errorf("harness: %w: %s is missing; %s", ErrFixture, root, fix)
 	}
-	return paths, nil
+	for i, p := range all[1:] {
+		want := session.ChildFile(i + 1)
+		switch base := filepath.Base(p); {
+		case base == want:
+		case childNumber(base) > i+1:
+			return nil, fmt.Errorf("harness: %w: %s is missing: %s exists, and child logs are numbered from 1 without a gap; restore it, or %s", ErrFixture, filepath.Join(dir, want), base, fix)
+		default:
+			return nil, fmt.Errorf("harness: %w: %s is not a fixture log: a fixture holds %s and %s, %s, ... only; move it away, or %s", ErrFixture, p, session.RootFile, session.ChildFile(1), session.ChildFile(2), fix)
+		}
+	}
+	return all, nil
+}
+
+// childNumber is n for a file named session.<n>.jsonl as ChildFile writes
+// it, else 0.
+func childNumber(base string) int {
+	mid, ok := strings.CutPrefix(strings.TrimSuffix(base, ".jsonl"), "session.")
+	n, err := strconv.Atoi(mid)
+	if !ok || err != nil || n < 1 || session.ChildFile(n) != base {
+		return 0
+	}
+	return n
+}
+
+// missingChild names the first child log of dir that transcript.golden
+// shows but the fixture lacks — a deleted last log leaves no gap in the
+// numbering — when children logs follow session.jsonl. A golden waiting
+// beside its proposal may show sessions a new recording dropped, so it
+// is not asked then.
+func missingChild(dir string, children int) error {
+	if _, err := os.Stat(filepath.Join(dir, scenario.ProposalFile)); err == nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+	if err != nil {
+		return nil // no golden yet: nothing to compare with
+	}
+	want := children + 1
+	prefix := fmt.Sprintf("== session %d: ", want)
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, prefix) {
+			return fmt.Errorf("harness: %w: %s is missing: %s shows session %d (%s); restore the log, or re-record with: %s",
+				ErrFixture, filepath.Join(dir, session.ChildFile(want)), scenario.GoldenFile, want, strings.TrimSpace(line), commands{}.tool("record", dir))
+		}
+	}
+	return nil
 }
 
 // Name returns CATEGORY/NAME for a fixture folder.

@@ -12,7 +12,10 @@ import (
 )
 
 // Discover returns the scenario folders root/CATEGORY/NAME, sorted. Folders
-// starting with "." (temporary folders of a recording) are skipped.
+// starting with "." (temporary folders of a recording) are skipped. A
+// category or scenario folder that is a symlink (to a folder, or to
+// nothing) is an error naming it (scenario.RefuseLinkedFolder): never
+// followed, never skipped silently.
 func Discover(root string) ([]string, error) {
 	cats, err := os.ReadDir(root)
 	if err != nil {
@@ -20,16 +23,30 @@ func Discover(root string) ([]string, error) {
 	}
 	var out []string
 	for _, c := range cats {
-		if !c.IsDir() || strings.HasPrefix(c.Name(), ".") {
+		cat := filepath.Join(root, c.Name())
+		if strings.HasPrefix(c.Name(), ".") {
 			continue
 		}
-		names, err := os.ReadDir(filepath.Join(root, c.Name()))
+		if err := scenario.RefuseLinkedFolder(cat, c); err != nil {
+			return nil, fmt.Errorf("harness: %w", err)
+		}
+		if !c.IsDir() {
+			continue
+		}
+		names, err := os.ReadDir(cat)
 		if err != nil {
 			return nil, fmt.Errorf("harness: %w", err)
 		}
 		for _, n := range names {
-			if n.IsDir() && !strings.HasPrefix(n.Name(), ".") {
-				out = append(out, filepath.Join(root, c.Name(), n.Name()))
+			dir := filepath.Join(cat, n.Name())
+			if strings.HasPrefix(n.Name(), ".") {
+				continue
+			}
+			if err := scenario.RefuseLinkedFolder(dir, n); err != nil {
+				return nil, fmt.Errorf("harness: %w", err)
+			}
+			if n.IsDir() {
+				out = append(out, dir)
 			}
 		}
 	}
@@ -53,7 +70,11 @@ func Inventory(root string) []string {
 			}
 		}
 		if _, err := os.Stat(filepath.Join(dir, session.RootFile)); err == nil {
-			if _, err := recordedLogs(dir); err != nil {
+			paths, err := recordedLogs(dir)
+			if err == nil {
+				err = missingChild(dir, len(paths)-1)
+			}
+			if err != nil {
 				problems = append(problems, err.Error())
 			}
 		}

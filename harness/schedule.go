@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/onsi/ginkgo/v2"
 )
@@ -217,8 +218,8 @@ func searchSeeds(opts Options, n int) ([]int64, error) {
 			return s.seeds, nil
 		}
 	}
-	if n < 0 {
-		return nil, fmt.Errorf("%d schedules: want a number such as 50", n)
+	if n < 0 || n > scenario.SchedulesLimit {
+		return nil, fmt.Errorf("%d schedules: want 0 to %d, such as 50", n, scenario.SchedulesLimit)
 	}
 	return seedsFrom(opts.ScheduleSeed, n), nil
 }
@@ -386,8 +387,8 @@ func (opts Options) scheduling(fx *Fixture) (scheduling, error) {
 	if n == 0 {
 		n = fx.Scenario.Schedules
 	}
-	if n < 0 {
-		return scheduling{}, fmt.Errorf("harness: %s: %w: %d schedules: want a number such as 50 (0: no search)", fx.Name, ErrFixture, n)
+	if n < 0 || n > scenario.SchedulesLimit {
+		return scheduling{}, fmt.Errorf("harness: %s: %w: %d schedules: want 0 to %d, such as 50 (0: no search)", fx.Name, ErrFixture, n, scenario.SchedulesLimit)
 	}
 	return searching(seedsFrom(opts.ScheduleSeed, n)), nil
 }
@@ -446,8 +447,8 @@ func envSchedules() (int, bool, error) {
 		return 0, false, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, false, fmt.Errorf("harness: %s=%q: want a number of schedules such as 50 (0 turns the search off)", SchedulesVar, v)
+	if err != nil || n < 0 || n > scenario.SchedulesLimit {
+		return 0, false, fmt.Errorf("harness: %s=%q: want a number of schedules such as 50 (0 turns the search off), at most %d", SchedulesVar, v, scenario.SchedulesLimit)
 	}
 	return n, true, nil
 }

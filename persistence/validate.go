@@ -32,6 +32,8 @@ func ValidateHeader(h *session.Header) error {
 		return fmt.Errorf("%w: header has an empty id", ErrInvalid)
 	case h.SeedLength < 0:
 		return fmt.Errorf("%w: header has seedLength %d; it counts inherited events and cannot be negative", ErrInvalid, h.SeedLength)
+	case h.DelegationDepth < 0 || h.DelegationDepth > session.MaxDelegationDepth:
+		return fmt.Errorf("%w: header has delegationDepth %d; it must be 0 to %d (0 for a root, the parent's + 1 for a child)", ErrInvalid, h.DelegationDepth, session.MaxDelegationDepth)
 	case h.Mode != "" && h.Mode != session.ModeSpawn && h.Mode != session.ModeFork:
 		return fmt.Errorf("%w: header has mode %q; it must be %q, %q or empty", ErrInvalid, h.Mode, session.ModeSpawn, session.ModeFork)
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,4 +76,32 @@ func Within(root, dir string) error {
 		return fmt.Errorf("scenario: %w: %s is outside %s; give a fixture folder inside it", ErrBadName, dir, root)
 	}
 	return nil
+}
+
+// ErrLinkedFolder is wrapped by the error for a symlinked folder found
+// while discovering the scenarios of a fixtures tree.
+var ErrLinkedFolder = errors.New("symlinked folder in a fixtures tree")
+
+// RefuseLinkedFolder returns an error when path, an entry e found while
+// walking a fixtures tree, is a symlink to a folder or to nothing. Discovery
+// neither follows such a link — a recording would then write outside the
+// tree, and one scenario could be checked twice under two names — nor skips
+// it silently, which would leave the scenario behind it unchecked while the
+// run reports green. A symlink to a file is the caller's to treat like any
+// file.
+func RefuseLinkedFolder(path string, e fs.DirEntry) error {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, _ := os.Readlink(path)
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("scenario: %w: %s is a symlink to %s, which does not exist; remove the link (a fixtures tree holds real folders only)", ErrLinkedFolder, path, target)
+	case err != nil:
+		return fmt.Errorf("scenario: %w: %s is a symlink that cannot be followed: %w; remove the link (a fixtures tree holds real folders only)", ErrLinkedFolder, path, err)
+	case !st.IsDir():
+		return nil
+	}
+	return fmt.Errorf("scenario: %w: %s is a symlink to the folder %s; a fixtures tree holds real folders only and discovery does not follow links: replace the link with the folder itself, or name the folder it points to on the command line", ErrLinkedFolder, path, target)
 }

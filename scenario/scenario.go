@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // File names of a fixture folder.
@@ -124,7 +125,8 @@ func Parse(b []byte, path string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario: %s: %w: %w", path, ErrInvalid, err)
 	}
 	var sc Scenario
-	var problems []string
+	problems := duplicateMembers(b)
+	valueLine := map[string]int{} // known member -> the line its value starts on
 	for _, m := range members {
 		dst := sc.member(m.key)
 		if dst == nil {
@@ -141,15 +143,21 @@ func Parse(b []byte, path string) (*Scenario, error) {
 			sc.Extra[m.key] = m.raw
 			continue
 		}
+		valueLine[m.key] = lineAt(b, m.off)
 		if err := decodeMember(m, dst); err != nil {
 			problems = append(problems, memberError(b, m, err))
 		}
 	}
+	if len(problems) == 0 {
+		for _, p := range sc.problems() {
+			if line, ok := valueLine[p.member]; ok {
+				p.text = fmt.Sprintf("line %d: %s", line, p.text)
+			}
+			problems = append(problems, p.text)
+		}
+	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("scenario: %s: %w: %s", path, ErrInvalid, strings.Join(problems, "; "))
-	}
-	if err := sc.Validate(); err != nil {
-		return nil, fmt.Errorf("scenario: %s: %w", path, err)
 	}
 	return &sc, nil
 }
@@ -297,30 +305,83 @@ func lineAt(b []byte, off int64) int {
 	return 1 + bytes.Count(b[:min(max(int(off), 0), len(b))], []byte{'\n'})
 }
 
+// Bounds of scenario.json's numbers: Parse and Validate refuse a value
+// outside them. Each is far beyond what a test asks and still cheap to
+// run, so a typo or a mutated file cannot ask for a replay that exhausts
+// memory or never ends.
+const (
+	// DepthLimit bounds maxDepth: a header's delegationDepth may not
+	// exceed session.MaxDelegationDepth, so no deeper tree can be read.
+	DepthLimit = session.MaxDelegationDepth
+	// AttemptsLimit bounds maxAttempts, the model call attempts per step.
+	AttemptsLimit = 100
+	// SchedulesLimit bounds schedules (and check --schedules,
+	// AGENTSNAP_SCHEDULES): each schedule is one whole replay.
+	SchedulesLimit = 10_000
+	// TurnTimeoutLimit bounds turnTimeout.
+	TurnTimeoutLimit = time.Hour
+	// PriceLimit bounds each price of prices, per million tokens.
+	PriceLimit = 1e6
+)
+
 // Validate checks what a run needs and reports every problem at once.
 func (sc *Scenario) Validate() error {
-	var problems []string
+	ps := sc.problems()
+	if len(ps) == 0 {
+		return nil
+	}
+	texts := make([]string, len(ps))
+	for i, p := range ps {
+		texts[i] = p.text
+	}
+	return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(texts, "; "))
+}
+
+// problem is one finding of Validate: the member it is about, so Parse can
+// name its line, and what is wrong.
+type problem struct{ member, text string }
+
+// problems lists what Validate refuses, in a fixed order.
+func (sc *Scenario) problems() []problem {
+	var out []problem
+	add := func(member, format string, args ...any) {
+		out = append(out, problem{member, fmt.Sprintf(format, args...)})
+	}
 	if len(sc.Prompts) == 0 {
-		problems = append(problems, `"prompts" is empty; give at least one user turn`)
+		add("prompts", `"prompts" is empty; give at least one user turn`)
 	}
 	for i, p := range sc.Prompts {
 		if strings.TrimSpace(p) == "" {
-			problems = append(problems, fmt.Sprintf("prompts[%d] is empty", i))
+			add("prompts", "prompts[%d] is empty", i)
 		}
 	}
 	if len(sc.Agent) > 0 && !isObject(sc.Agent) {
-		problems = append(problems, `"agent" must be a JSON object (the runtime's settings)`)
+		add("agent", `"agent" must be a JSON object (the runtime's settings)`)
 	}
-	if sc.MaxDepth < 0 {
-		problems = append(problems, fmt.Sprintf("maxDepth is %d; use 1 or more (0 means the default, 2)", sc.MaxDepth))
+	if sc.MaxDepth < 0 || sc.MaxDepth > DepthLimit {
+		add("maxDepth", "maxDepth is %d; use 1 to %d (0 means the default, 2)", sc.MaxDepth, DepthLimit)
 	}
-	if sc.MaxAttempts < 0 {
-		problems = append(problems, fmt.Sprintf("maxAttempts is %d; use 1 or more (0 means 1)", sc.MaxAttempts))
+	if sc.MaxAttempts < 0 || sc.MaxAttempts > AttemptsLimit {
+		add("maxAttempts", "maxAttempts is %d; use 1 to %d (0 means 1)", sc.MaxAttempts, AttemptsLimit)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+	if sc.Schedules < 0 || sc.Schedules > SchedulesLimit {
+		add("schedules", "schedules is %d; use 1 to %d (0 means no schedule search)", sc.Schedules, SchedulesLimit)
 	}
-	return nil
+	if d := time.Duration(sc.TurnTimeout); d < 0 || d > TurnTimeoutLimit {
+		add("turnTimeout", "turnTimeout is %s; use at most %s (0 means none)", d, TurnTimeoutLimit)
+	}
+	for _, model := range slices.Sorted(maps.Keys(sc.Prices)) {
+		p := sc.Prices[model]
+		for _, x := range []struct {
+			name string
+			v    float64
+		}{{"input", p.Input}, {"output", p.Output}, {"cacheRead", p.CacheRead}} {
+			if !(x.v >= 0 && x.v <= PriceLimit) {
+				add("prices", "prices.%s.%s is %v; use 0 to %v per million tokens", model, x.name, x.v, PriceLimit)
+			}
+		}
+	}
+	return out
 }
 
 // Save writes dir/scenario.json atomically, indented, members in a fixed
@@ -397,6 +458,9 @@ func WithRecorded(src []byte, rec *Recorded) ([]byte, error) {
 	members, err := objectMembers(src)
 	if err != nil {
 		return nil, err
+	}
+	if dups := duplicateMembers(src); len(dups) > 0 {
+		return nil, fmt.Errorf("scenario: %w: %s", ErrInvalid, strings.Join(dups, "; "))
 	}
 	for _, m := range members {
 		if m.key == "recorded" {

@@ -59,7 +59,7 @@ var _ = Describe("Parse", func() {
 			`line 5: recorded.at: want string, found JSON number`),
 		Entry("an agent that is not an object",
 			"{\"prompts\": [\"a\"], \"agent\": [\"lookup\"]}",
-			`"agent" must be a JSON object (the runtime's settings)`),
+			`line 1: "agent" must be a JSON object (the runtime's settings)`),
 		Entry("a turnTimeout that is no duration",
 			"{\n  \"prompts\": [\"a\"],\n  \"turnTimeout\": \"5 minutes\"\n}",
 			`line 3: turnTimeout: "5 minutes" is not a duration such as "500ms"`),
@@ -136,17 +136,17 @@ var _ = Describe("Validate", func() {
 		Entry("a blank prompt", func(sc *scenario.Scenario) { sc.Prompts = []string{"a", " \n\t"} },
 			`prompts[1] is empty`),
 		Entry("a negative maxDepth", func(sc *scenario.Scenario) { sc.MaxDepth = -1 },
-			`maxDepth is -1; use 1 or more (0 means the default, 2)`),
+			`maxDepth is -1; use 1 to 64 (0 means the default, 2)`),
 		Entry("a negative maxAttempts", func(sc *scenario.Scenario) { sc.MaxAttempts = -2 },
-			`maxAttempts is -2; use 1 or more (0 means 1)`),
+			`maxAttempts is -2; use 1 to 100 (0 means 1)`),
 		Entry("several problems at once", func(sc *scenario.Scenario) { sc.Prompts = []string{""}; sc.MaxDepth = -3 },
-			`prompts[0] is empty; maxDepth is -3; use 1 or more (0 means the default, 2)`),
+			`prompts[0] is empty; maxDepth is -3; use 1 to 64 (0 means the default, 2)`),
 	)
 
 	It("is applied by Parse, with the file named", func() {
 		_, err := scenario.Parse([]byte(`{"prompts":[],"maxDepth":-1}`), "x/scenario.json")
 		Expect(err).To(MatchError(scenario.ErrInvalid))
-		Expect(err).To(MatchError(`scenario: x/scenario.json: invalid scenario: "prompts" is empty; give at least one user turn; maxDepth is -1; use 1 or more (0 means the default, 2)`))
+		Expect(err).To(MatchError(`scenario: x/scenario.json: invalid scenario: line 1: "prompts" is empty; give at least one user turn; line 1: maxDepth is -1; use 1 to 64 (0 means the default, 2)`))
 	})
 })
 

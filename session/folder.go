@@ -51,7 +51,7 @@ func FolderLogs(dir string) ([]string, error) {
 	var files []named
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, ".") {
+		if !strings.HasSuffix(name, ".jsonl") || strings.HasPrefix(name, ".") {
 			continue
 		}
 		f := named{path: filepath.Join(dir, name), rank: 2}
@@ -61,6 +61,12 @@ func FolderLogs(dir string) ([]string, error) {
 			if n, err := strconv.Atoi(mid); err == nil && n > 0 {
 				f.rank, f.n = 1, n
 			}
+		}
+		if ok, err := checkLogEntry(f.path, e, f.rank); !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
 		files = append(files, f)
 	}
@@ -75,6 +81,33 @@ func FolderLogs(dir string) ([]string, error) {
 		out[i] = f.path
 	}
 	return out, nil
+}
+
+// checkLogEntry decides about a *.jsonl entry of a folder: listed (true),
+// skipped (false: a folder such as sub.jsonl), or an error naming it — a
+// log name of a fixture (session.jsonl, session.<n>.jsonl) that is a
+// directory, and any symlink to nothing, which a listing would otherwise
+// skip silently or a reader report as a bare open error.
+func checkLogEntry(path string, e os.DirEntry, rank int) (bool, error) {
+	isDir := e.IsDir()
+	if e.Type()&os.ModeSymlink != 0 {
+		target, _ := os.Readlink(path)
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return false, fmt.Errorf("session: %s is a symlink to %s, which does not exist; restore the log or remove the link", path, target)
+		case err != nil:
+			return false, fmt.Errorf("session: %s is unreadable: %w", path, err)
+		}
+		isDir = st.IsDir()
+	}
+	switch {
+	case !isDir:
+		return true, nil
+	case rank < 2:
+		return false, fmt.Errorf("session: %s is a directory, not a session log; move it away (or restore the log it replaced)", path)
+	}
+	return false, nil
 }
 
 // ErrLineage reports a set of logs that is not one tree.

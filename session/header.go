@@ -26,6 +26,20 @@ const (
 // OriginSubagent marks a session created by a delegation tool.
 const OriginSubagent = "subagent"
 
+// MaxDelegationDepth is the deepest delegationDepth a header may hold. A
+// tree deeper than this is no agent's plan but a runaway or a corrupted
+// header, and readers (inspect's tree, the transcript) would render it
+// without end.
+const MaxDelegationDepth = 64
+
+// checkDepth refuses a delegationDepth outside 0..MaxDelegationDepth.
+func checkDepth(n int64) error {
+	if n < 0 || n > MaxDelegationDepth {
+		return fmt.Errorf("%d is out of range: it must be 0 to %d (0 for a root, the parent's + 1 for a child); fix the header or re-record the session", n, MaxDelegationDepth)
+	}
+	return nil
+}
+
 // Header is line 1 of a session log.
 //
 // Zero values of the optional fields are not written, except DelegationDepth,
@@ -153,6 +167,9 @@ func parseHeader(line []byte) (*Header, error) {
 		case "delegationDepth":
 			var n int64
 			n, err = jsonscan.Int(val)
+			if err == nil {
+				err = checkDepth(n)
+			}
 			h.DelegationDepth = int(n)
 		case "agentPreset":
 			h.AgentPreset, err = optString(val)

@@ -207,6 +207,11 @@ func (r *Reader) finish() error {
 // only meaningful after Next returned io.EOF.
 func (r *Reader) Torn() *TornLine { return r.torn }
 
+// Line returns the 1-based physical line of the event Next returned last
+// (for an event of a packed row, the row's line), so a caller that finds
+// something wrong with the event can say "file:line:".
+func (r *Reader) Line() int { return r.line }
+
 // Count returns the number of logical events read so far.
 func (r *Reader) Count() int { return int(r.count) }
 

@@ -59,6 +59,9 @@ func Validate(h *Header, events []Event) error {
 	if err := validRaw(h.Extra, headerMembers); err != nil {
 		return fmt.Errorf("header: %w", err)
 	}
+	if err := checkDepth(int64(h.DelegationDepth)); err != nil {
+		return fmt.Errorf("header: delegationDepth %w", err)
+	}
 	for i := range events {
 		e := &events[i]
 		if e.Seq != int64(i) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -261,8 +260,8 @@ func parseGrowthFlags(e *env, maxGrowth, baseline string) (*growthCheck, error) 
 	if pct {
 		share /= 100
 	}
-	if err != nil || share < 0 || math.IsInf(share, 0) || math.IsNaN(share) {
-		return nil, fmt.Errorf("--max-growth %q: want a share of 0 or more, such as 0.2 or 20%%", maxGrowth)
+	if err != nil || !(share >= 0 && share <= maxGrowthShare) {
+		return nil, fmt.Errorf("--max-growth %q: want a share from 0 to %v, such as 0.2 or 20%%", maxGrowth, maxGrowthShare)
 	}
 	return newGrowthCheck(e, baseline, share)
 }

@@ -174,7 +174,7 @@ var _ = Describe("agentsnap check --max-growth", func() {
 		Entry("a baseline without a share", []string{"--baseline", "."},
 			"--baseline needs --max-growth SHARE, the growth allowed over it (0.2 or 20%)"),
 		Entry("a negative share", []string{"--max-growth", "-0.1", "--baseline", "."},
-			`--max-growth "-0.1": want a share of 0 or more, such as 0.2 or 20%`),
+			`--max-growth "-0.1": want a share from 0 to 100, such as 0.2 or 20%`),
 		Entry("a baseline that is no folder", []string{"--max-growth", "0.1", "--baseline", "nowhere"},
 			"--baseline nowhere is not a folder; give a checkout of the branch to compare with (git worktree add ../base origin/main) or its fixtures folder"),
 	)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -111,7 +110,7 @@ type checkFlags struct {
 
 func (f *checkFlags) set() *flag.FlagSet {
 	fs := newFlagSet("check")
-	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "scenarios replayed at once")
+	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "scenarios replayed at once")
 	fs.StringVar(&f.storeSpec, "store", "memory:", "the store replays persist through: memory:, jsonl:DIR or sqlite:PATH")
 	fs.BoolVar(&f.update, "update", false, "rewrite transcript.golden from replays that match their recording")
 	fs.StringVar(&f.format, "format", "text", "print `text|json|junit`: the table, one JSON object, or JUnit XML")
@@ -172,8 +171,8 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e, "check", "--shard: %v", err)
 	}
-	if f.schedules < 0 {
-		return usageError(e, "check", "--schedules %d: want a number of schedules such as 50", f.schedules)
+	if err := f.bounds(); err != nil {
+		return usageError(e, "check", "%v", err)
 	}
 	growth, err := parseGrowthFlags(e, f.maxGrowth, f.baseline)
 	if err != nil {
@@ -369,6 +368,18 @@ func (r *checkResult) setError(err error, fx *harness.Fixture, page bool) {
 	}
 }
 
+// shown escapes the scenario's folder and name wherever text mentions
+// them (see printable), so a folder named with a newline or a colour
+// cannot forge a line of the output.
+func (r *checkResult) shown(text string) string {
+	for _, s := range []string{r.dir, r.name} {
+		if p := printable(s); p != s {
+			text = strings.ReplaceAll(text, s, p)
+		}
+	}
+	return text
+}
+
 // fixCommand returns the command that fixes a failing scenario: re-record
 // it when the replay itself fails, else update the golden.
 func fixCommand(o *harness.Outcome) string {
@@ -383,22 +394,22 @@ func printCheck(e *env, results []checkResult) int {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSESSIONS\tMODEL CALLS\tRESULT")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", r.name, r.sessions, r.calls, r.verdict)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", printable(r.name), r.sessions, r.calls, r.verdict)
 	}
 	tw.Flush()
 	for _, r := range results {
 		for _, n := range r.notes {
-			fmt.Fprintf(e.stdout, "note: %s: %s\n", r.name, n)
+			fmt.Fprintf(e.stdout, "note: %s: %s\n", printable(r.name), r.shown(n))
 		}
 	}
 	for _, r := range results {
 		if r.pending != "" {
-			fmt.Fprintf(e.stdout, "golden pending: %s (review it with: go tool agentsnap review %s)\n", r.pending, r.dir)
+			fmt.Fprintf(e.stdout, "golden pending: %s (review it with: go tool agentsnap review %s)\n", printable(r.pending), printable(r.dir))
 		}
 	}
 	for _, r := range results {
 		if len(r.problems) > 0 {
-			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", r.name, r.dir, strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))
+			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n")))
 		}
 	}
 	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", count(len(results), "scenario"), len(results)-failed, failed)

@@ -14,28 +14,31 @@ import (
 	"github.com/agentsnap/agentsnap/fakellm"
 )
 
-// deriveFork is a fork child whose seed (seqs 0-4) holds the parent's
+// deriveFork is a fork child whose seed (seqs 0-5) holds the parent's
 // answer "OK"; its own turn answers "MARMALADE" after a failed attempt.
 var deriveFork = strings.Join([]string{
-	`{"type":"session","version":0,"id":"child","createdAt":1,"parentSession":"parent","seedLength":5,"delegationDepth":1,"parentCallId":"call_1","mode":"fork"}`,
+	`{"type":"session","version":0,"id":"child","createdAt":1,"parentSession":"parent","seedLength":6,"delegationDepth":1,"parentCallId":"call_1","mode":"fork"}`,
 	`{"type":"turn/start","seq":0,"time":1,"data":{"turn":1}}`,
-	`{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"attempt":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}`,
-	`{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"attempt":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
-	`{"type":"x/unknown","seq":3,"time":1,"data":{}}`,
-	`{"type":"turn/end","seq":4,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}`,
-	`{"type":"turn/start","seq":5,"time":1,"data":{"turn":2}}`,
-	`{"type":"assistant/chunk","seq":6,"time":1,"data":{"turn":2,"step":1,"attempt":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"slow down","code":"RATE_LIMIT"}}}}}`,
-	`{"type":"assistant/chunk","seq":7,"time":1,"data":{"turn":2,"step":1,"attempt":2,"chunk":{"type":"text-delta","index":0,"text":"MARMALADE"}}}`,
-	`{"type":"assistant/chunk","seq":8,"time":1,"data":{"turn":2,"step":1,"attempt":2,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
-	`{"type":"turn/end","seq":9,"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}`,
+	`{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"attempt":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
+	`{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"attempt":1,"chunk":{"type":"text-delta","index":0,"text":"OK"}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":1,"step":1,"attempt":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
+	`{"type":"x/unknown","seq":4,"time":1,"data":{}}`,
+	`{"type":"turn/end","seq":5,"time":1,"data":{"turn":1,"reason":{"kind":"completed"}}}`,
+	`{"type":"turn/start","seq":6,"time":1,"data":{"turn":2}}`,
+	`{"type":"assistant/chunk","seq":7,"time":1,"data":{"turn":2,"step":1,"attempt":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"slow down","code":"RATE_LIMIT"}}}}}`,
+	`{"type":"assistant/chunk","seq":8,"time":1,"data":{"turn":2,"step":1,"attempt":2,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
+	`{"type":"assistant/chunk","seq":9,"time":1,"data":{"turn":2,"step":1,"attempt":2,"chunk":{"type":"text-delta","index":0,"text":"MARMALADE"}}}`,
+	`{"type":"assistant/chunk","seq":10,"time":1,"data":{"turn":2,"step":1,"attempt":2,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
+	`{"type":"turn/end","seq":11,"time":1,"data":{"turn":2,"reason":{"kind":"completed"}}}`,
 }, "\n") + "\n"
 
 // deriveCut ends inside a model call (a crash while recording).
 var deriveCut = strings.Join([]string{
 	`{"type":"session","version":0,"id":"cut","createdAt":1}`,
-	`{"type":"assistant/chunk","seq":0,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"ok"}}}`,
-	`{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
-	`{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":2,"step":3,"chunk":{"type":"text-delta","index":0,"text":"par"}}}`,
+	`{"type":"assistant/chunk","seq":0,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
+	`{"type":"assistant/chunk","seq":1,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"ok"}}}`,
+	`{"type":"assistant/chunk","seq":2,"time":1,"data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}`,
+	`{"type":"assistant/chunk","seq":3,"time":1,"data":{"turn":2,"step":3,"chunk":{"type":"block-start","index":0,"blockType":"text"}}}`,
 }, "\n") + "\n"
 
 // deriveCLI runs "agentsnap derive ARGS" in dir.
@@ -107,7 +110,7 @@ var _ = Describe("agentsnap derive", func() {
 		dir := deriveDir(map[string]string{"bad.jsonl": deriveCut + "{\"type\":\n"})
 		code, _, stderr := deriveCLI(dir, "bad.jsonl")
 		Expect(code).To(Equal(exitBadData))
-		Expect(stderr).To(HavePrefix("agentsnap derive: " + filepath.Join(dir, "bad.jsonl") + ":5: broken JSON"))
+		Expect(stderr).To(HavePrefix("agentsnap derive: " + filepath.Join(dir, "bad.jsonl") + ":6: broken JSON"))
 	})
 
 	It("fails on a missing file, naming it as given", func() {

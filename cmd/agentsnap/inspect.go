@@ -112,18 +112,23 @@ func printTree(w io.Writer, logs []*session.Log) {
 		fmt.Fprintf(w, "tree: %v\n", err)
 		return
 	}
-	names := map[string]string{}
-	for _, l := range logs {
-		names[l.Header.ID] = displayName(l)
-	}
+	// Each session is indented by its place in the tree, not by the
+	// delegationDepth its header claims: a parent comes before its
+	// children in lineage order.
+	depth := map[string]int{}
 	fmt.Fprintln(w, "tree:")
 	for _, l := range ordered {
 		h := l.Header
-		line := strings.Repeat("  ", h.DelegationDepth+1) + names[h.ID]
+		d := 0
+		if h.IsChild() {
+			d = depth[h.ParentSession] + 1
+		}
+		depth[h.ID] = d
+		line := strings.Repeat("  ", d+1) + displayName(l)
 		if h.IsChild() {
 			line += "  " + modeOf(&h)
 			if h.ParentCallID != "" {
-				line += " via " + h.ParentCallID
+				line += " via " + printable(h.ParentCallID)
 			} else {
 				line += ", call not recorded"
 			}
@@ -132,11 +137,12 @@ func printTree(w io.Writer, logs []*session.Log) {
 	}
 }
 
+// displayName names a log in inspect's output, escaped (see printable).
 func displayName(l *session.Log) string {
 	if l.Path != "" {
-		return l.Path
+		return printable(l.Path)
 	}
-	return l.Header.ID
+	return printable(l.Header.ID)
 }
 
 // modeOf says how a child was created: the recorded mode, else what its
@@ -158,18 +164,18 @@ func lineage(h *session.Header) string {
 	if !h.IsChild() {
 		return fmt.Sprintf("root, depth %d", h.DelegationDepth)
 	}
-	s := "child of " + h.ParentSession
+	s := "child of " + printable(h.ParentSession)
 	switch {
 	case h.ParentCallID != "" && h.Mode != "":
-		s += fmt.Sprintf(" via call %s (%s)", h.ParentCallID, h.Mode)
+		s += fmt.Sprintf(" via call %s (%s)", printable(h.ParentCallID), h.Mode)
 	case h.ParentCallID != "":
-		s += fmt.Sprintf(" via call %s, %s", h.ParentCallID, modeOf(h))
+		s += fmt.Sprintf(" via call %s, %s", printable(h.ParentCallID), modeOf(h))
 	default:
 		s += fmt.Sprintf(" (parentCallId not recorded: a dsh log?), %s", modeOf(h))
 	}
 	s += fmt.Sprintf(", depth %d", h.DelegationDepth)
 	if h.Origin != "" {
-		s += ", origin " + h.Origin
+		s += ", origin " + printable(h.Origin)
 	}
 	return s
 }
@@ -202,13 +208,13 @@ func seqRange(n int) string {
 func printLog(w io.Writer, l *session.Log, prices budget.Prices) {
 	h := l.Header
 	fmt.Fprintf(w, "%s\n", displayName(l))
-	fmt.Fprintf(w, "  session   %s\n", h.ID)
+	fmt.Fprintf(w, "  session   %s\n", printable(h.ID))
 	fmt.Fprintf(w, "  created   %s (createdAt %d)\n", time.UnixMilli(h.CreatedAt).UTC().Format(time.RFC3339), h.CreatedAt)
 	if h.Cwd != "" {
-		fmt.Fprintf(w, "  cwd       %s\n", h.Cwd)
+		fmt.Fprintf(w, "  cwd       %s\n", printable(h.Cwd))
 	}
 	if h.AgentPreset != "" {
-		fmt.Fprintf(w, "  preset    %s\n", h.AgentPreset)
+		fmt.Fprintf(w, "  preset    %s\n", printable(h.AgentPreset))
 	}
 	fmt.Fprintf(w, "  lineage   %s\n", lineage(&h))
 	fmt.Fprintf(w, "  seed      %s\n", seedLine(l))
@@ -224,6 +230,6 @@ func printLog(w io.Writer, l *session.Log, prices budget.Prices) {
 	}
 	fmt.Fprintf(w, "  turns\n")
 	for _, line := range turnTable(turns) {
-		fmt.Fprintf(w, "    %s\n", line)
+		fmt.Fprintf(w, "    %s\n", printable(line))
 	}
 }

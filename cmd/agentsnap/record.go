@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -97,9 +98,15 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "record", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
+	if err := checkPace(f.pace); err != nil {
+		return usageError(e, "record", "%v", err)
+	}
 	dir := e.path(pos[0])
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fail(e, "record", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
+	}
+	if err := linkOutOfTree(dir); err != nil {
+		return fail(e, "record", err)
 	}
 	var opts recorder.Options
 	if f.live {
@@ -137,6 +144,37 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	printRecorded(e, pos[0], res)
 	return exitOK
+}
+
+// linkOutOfTree refuses a scenario folder whose category folder or own
+// folder is a symlink that leads out of the fixtures tree — the folder
+// above the category. A recording replaces the folder a path resolves to,
+// so through such a link it would write outside the tree it was asked to
+// write in. The error names the link and where it leads.
+func linkOutOfTree(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	cat := filepath.Dir(abs)
+	root, err := filepath.EvalSymlinks(filepath.Dir(cat))
+	if err != nil {
+		return err
+	}
+	for _, p := range []string{cat, abs} {
+		if st, err := os.Lstat(p); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("%s is a symlink that cannot be followed: %w; remove the link", p, err)
+		}
+		if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			real, _ := filepath.EvalSymlinks(abs)
+			return fmt.Errorf("%s is a symlink to %s, outside the fixtures tree %s; record writes only inside the tree it is given: replace the link with a real folder, or record the scenario where it is: go tool agentsnap record %s", p, target, filepath.Dir(cat), real)
+		}
+	}
+	return nil
 }
 
 // keySecrets returns what a recording must never contain nor show: the

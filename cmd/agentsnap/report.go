@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/harness"
@@ -49,7 +48,7 @@ type reportFlags struct {
 func (f *reportFlags) set() *flag.FlagSet {
 	fs := newFlagSet("report")
 	fs.StringVar(&f.out, "o", "", "the HTML `FILE` to write (required)")
-	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "scenarios replayed at once")
+	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "scenarios replayed at once")
 	return fs
 }
 
@@ -61,6 +60,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	}
 	if f.out == "" {
 		return usageError(e, "report", "-o FILE is required: the HTML file to write")
+	}
+	if err := checkJobs(f.jobs); err != nil {
+		return usageError(e, "report", "%v", err)
 	}
 	dirs, code := findScenarios(e, "report", pos)
 	if code != exitOK {

@@ -34,7 +34,10 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 
 // scenarioDirs resolves one argument to scenario folders: the folder
 // itself when it holds scenario.json, else every folder under it that
-// does, skipping folders whose name starts with ".".
+// does, skipping folders whose name starts with ".". The argument is
+// followed when it is a symlink; a symlinked folder found under it is an
+// error naming the link (scenario.RefuseLinkedFolder), the rule
+// harness.Discover applies too.
 func scenarioDirs(arg string) ([]string, error) {
 	root := strings.TrimSuffix(strings.TrimSuffix(arg, "..."), string(filepath.Separator))
 	if root == "" || root == "." {
@@ -50,13 +53,23 @@ func scenarioDirs(arg string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(root, scenario.File)); err == nil {
 		return []string{root}, nil
 	}
+	walkRoot := root
+	if lst, err := os.Lstat(root); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		walkRoot += string(filepath.Separator) // WalkDir does not follow a symlinked root itself
+	}
 	var out []string
-	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(walkRoot, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
+		if p != walkRoot && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if err := scenario.RefuseLinkedFolder(p, d); err != nil {
+			return err
 		}
 		if !d.IsDir() && d.Name() == scenario.File {
 			out = append(out, filepath.Dir(p))

@@ -111,6 +111,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0) {
 		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures and --pace only apply with --record")
 	}
+	if err := checkPace(f.rec.pace); err != nil {
+		return usageError(e, "serve", "%v", err)
+	}
 	if f.runtime == "" {
 		return usageError(e, "serve", "--runtime is empty; name the agent (the name is recorded, and a replay needs the same one)")
 	}

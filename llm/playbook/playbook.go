@@ -271,6 +271,7 @@ func (pb *Playbook) check(problems []string) error {
 				add("%s.error.code: empty; give a code such as SERVER or RATE_LIMIT", at)
 			}
 			checkCalls(at, t.ToolCalls, callIDs, add)
+			checkUsage(at, t.Usage, add)
 		}
 	}
 	for key := range pb.Sessions {
@@ -308,6 +309,25 @@ func checkCalls(at string, calls []ToolCall, callIDs map[string]string, add func
 		var obj map[string]json.RawMessage
 		if len(c.Arguments) > 0 && (json.Unmarshal(c.Arguments, &obj) != nil || obj == nil) {
 			add("%s.arguments: must be a JSON object, found %s", cat, abbreviate(c.Arguments))
+		}
+	}
+}
+
+// maxTokens bounds an authored token count: far beyond any model call.
+const maxTokens = 1_000_000_000
+
+// checkUsage refuses an authored token count below 0 or above maxTokens,
+// which a recording would otherwise write into the fixture's usage.
+func checkUsage(at string, u *Usage, add func(string, ...any)) {
+	if u == nil {
+		return
+	}
+	for _, n := range []struct {
+		name string
+		v    *int
+	}{{"inputTokens", &u.InputTokens}, {"outputTokens", &u.OutputTokens}, {"cacheReadTokens", u.CacheReadTokens}, {"reasoningTokens", u.ReasoningTokens}} {
+		if n.v != nil && (*n.v < 0 || *n.v > maxTokens) {
+			add("%s.usage.%s: %d; a token count is 0 to %d", at, n.name, *n.v, maxTokens)
 		}
 	}
 }
