@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -52,30 +53,13 @@ func BenchmarkDecode(b *testing.B) {
 	var chunks int
 	for b.Loop() {
 		chunks = 0
-		decodeStream(context.Background(), bytes.NewReader(body), scrubber{}, func(c session.Chunk) bool {
+		sc := live.NewScrubber("openai")
+		live.DecodeStream(context.Background(), bytes.NewReader(body), newDecoder(sc), sc, func(c session.Chunk) bool {
 			chunks++
 			return true
 		})
 	}
 	b.ReportMetric(float64(chunks), "chunks/op")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
-}
-
-// BenchmarkSSE measures the frame parser alone on the same body.
-func BenchmarkSSE(b *testing.B) {
-	body, frames := benchStream(200, 400, 400)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s := newSSEReader(bytes.NewReader(body), maxFrame)
-		for {
-			if _, err := s.next(); err == io.EOF {
-				break
-			} else if err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*frames), "ns/frame")
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -81,7 +82,7 @@ type openBlock struct {
 // open blocks, the finish_reason and the usage seen so far; end closes the
 // stream. It is used by one goroutine.
 type decoder struct {
-	scrub      scrubber
+	scrub      live.Scrubber
 	blocks     []*openBlock // in index order, which is start order
 	text       *openBlock
 	reasoning  *openBlock
@@ -97,24 +98,24 @@ type decoder struct {
 	frameCount int
 }
 
-func newDecoder(sc scrubber) *decoder {
+func newDecoder(sc live.Scrubber) *decoder {
 	return &decoder{scrub: sc, calls: map[int]*openBlock{}, ids: map[string]bool{}}
 }
 
-// frame decodes one frame's data. It returns the chunks to yield (valid
+// Event decodes one frame's data. It returns the chunks to yield (valid
 // until the next call) and, when the frame ends the stream with an error,
 // the finish chunk.
-func (d *decoder) frame(data []byte) ([]session.Chunk, *session.Chunk) {
+func (d *decoder) Event(_ string, data []byte) ([]session.Chunk, *session.Chunk) {
 	d.out = d.out[:0]
 	d.frameCount++
 	var f frame
 	if err := json.Unmarshal(data, &f); err != nil {
-		fin := session.ErrorFinish(CodeBadStream, d.scrub.clip(fmt.Sprintf(
-			"openai: stream frame %d is not a chunk object (%v); it starts %q", d.frameCount, err, snippet(data))))
+		fin := session.ErrorFinish(CodeBadStream, d.scrub.Clip(fmt.Sprintf(
+			"openai: stream frame %d is not a chunk object (%v); it starts %q", d.frameCount, err, live.Snippet(data))))
 		return nil, &fin
 	}
 	if isErrorFrame(&f) {
-		fin := streamErrorFinish(data, d.scrub)
+		fin := live.StreamErrorFinish(data, d.scrub)
 		return nil, &fin
 	}
 	if f.Usage != nil {
@@ -255,12 +256,12 @@ func (d *decoder) claimID(id string, index int) string {
 	return got
 }
 
-// complete reports whether the provider has said the response is over.
-func (d *decoder) complete() bool { return d.sawFinish }
+// Complete reports whether the provider has said the response is over.
+func (d *decoder) Complete() bool { return d.sawFinish }
 
-// end returns the closing chunks of a completed stream: a block-end per
+// End returns the closing chunks of a completed stream: a block-end per
 // block in index order, the usage if any, and the finish.
-func (d *decoder) end() []session.Chunk {
+func (d *decoder) End() []session.Chunk {
 	out := make([]session.Chunk, 0, len(d.blocks)+2)
 	for _, b := range d.blocks {
 		blk := &session.Block{Type: b.typ}

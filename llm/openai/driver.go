@@ -2,39 +2,27 @@ package openai
 
 import (
 	"context"
-	"encoding/base64"
-	"errors"
-	"fmt"
-	"iter"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/agentsnap/agentsnap/internal/secret"
-	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
-	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/llm/live"
 )
 
 // Defaults used when the matching Config field is zero.
 const (
-	DefaultMaxRetries  = 2
-	DefaultBackoffBase = 500 * time.Millisecond
-	DefaultMaxBackoff  = 20 * time.Second
+	DefaultMaxRetries  = live.DefaultMaxRetries
+	DefaultBackoffBase = live.DefaultBackoffBase
+	DefaultMaxBackoff  = live.DefaultMaxBackoff
 )
 
 // Sentinel errors returned (wrapped) by [New] and [Driver.Stream].
 var (
-	// ErrBaseURL means Config.BaseURL is not an absolute http(s) URL.
-	ErrBaseURL = errors.New("openai: bad base URL")
-	// ErrNoModel means neither the request nor the driver names a model.
-	ErrNoModel = errors.New("openai: no model")
-	// ErrBadRequest means the request cannot be encoded (a nil request or a
-	// tool whose parameters are not JSON).
-	ErrBadRequest = errors.New("openai: request cannot be encoded")
+	ErrBaseURL    = live.ErrBaseURL
+	ErrNoModel    = live.ErrNoModel
+	ErrBadRequest = live.ErrBadRequest
 )
 
 // Config configures a [Driver]. Only BaseURL is required; Model is required
@@ -50,10 +38,8 @@ type Config struct {
 	APIKey string
 	// Model is the default model; a Request's Model overrides it.
 	Model string
-	// Header holds extra request headers (x-api-key, api-key,
-	// x-goog-api-key, ...). Their values are treated as secrets like the
-	// key: never logged, scrubbed from messages; those of credential
-	// headers are among the driver's Credentials.
+	// Header holds extra request headers. Their values are treated as
+	// secrets like the key: never logged, scrubbed from messages.
 	Header http.Header
 	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
 	// give it a Timeout shorter than a whole response stream: cancel the
@@ -82,118 +68,59 @@ type Config struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// Driver streams Chat Completions. It is safe for concurrent use; its
-// configuration is fixed by [New].
-type Driver struct {
-	endpoint    string
-	host        string // host:port of the endpoint, the only part of it messages name
-	key         string
-	model       string
-	header      http.Header
-	client      *http.Client
-	log         *slog.Logger
-	maxAttempts int
-	base, max   time.Duration
-	reasoning   bool
-	sleep       func(context.Context, time.Duration) error
-	scrub       scrubber
-	creds       *secret.Set // what the driver sends as credentials
-}
+// Driver streams Chat Completions: a [live.Driver] of this package's API.
+type Driver = live.Driver
 
-var _ llm.Driver = (*Driver)(nil)
-
-// New returns a driver for cfg. It fails only when cfg.BaseURL is not an
-// absolute http or https URL.
+// New returns a Chat Completions driver for cfg. It fails only when
+// cfg.BaseURL is not an absolute http or https URL.
 func New(cfg Config) (*Driver, error) {
-	creds := credentials(cfg)
-	// Messages lose every header value, credential or not.
-	scrub := secret.New()
-	scrub.Merge(creds)
-	for name, vs := range cfg.Header {
-		for _, v := range vs {
-			scrub.Add("the "+strings.ToLower(name)+" header", v)
-		}
-	}
-	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// The URL itself is not echoed: a proxy URL may carry a token.
-		return nil, fmt.Errorf("%w: want an absolute http(s) URL such as https://api.openai.com/v1", ErrBaseURL)
-	}
-	d := &Driver{
-		endpoint:    u.JoinPath("chat/completions").String(),
-		host:        u.Host,
-		key:         cfg.APIKey,
-		model:       cfg.Model,
-		header:      cfg.Header.Clone(),
-		client:      cfg.HTTPClient,
-		log:         cfg.Logger,
-		maxAttempts: 1 + cfg.MaxRetries,
-		base:        cfg.BackoffBase,
-		max:         cfg.MaxBackoff,
-		reasoning:   cfg.SendReasoning,
-		sleep:       cfg.Sleep,
-		scrub:       scrubber{set: scrub},
-		creds:       creds,
-	}
-	switch {
-	case cfg.MaxRetries == 0:
-		d.maxAttempts = 1 + DefaultMaxRetries
-	case cfg.MaxRetries < 0:
-		d.maxAttempts = 1
-	}
-	if d.client == nil {
-		d.client = http.DefaultClient
-	}
-	if d.log == nil {
-		d.log = slog.New(slog.DiscardHandler)
-	}
-	if d.base <= 0 {
-		d.base = DefaultBackoffBase
-	}
-	if d.max <= 0 {
-		d.max = DefaultMaxBackoff
-	}
-	if d.sleep == nil {
-		d.sleep = wait.Sleep
-	}
-	return d, nil
+	return live.New(Chat{SendReasoning: cfg.SendReasoning}, live.Config{
+		BaseURL:     cfg.BaseURL,
+		APIKey:      cfg.APIKey,
+		Model:       cfg.Model,
+		Header:      cfg.Header,
+		HTTPClient:  cfg.HTTPClient,
+		Logger:      cfg.Logger,
+		MaxRetries:  cfg.MaxRetries,
+		BackoffBase: cfg.BackoffBase,
+		MaxBackoff:  cfg.MaxBackoff,
+		Sleep:       cfg.Sleep,
+	})
 }
 
-// Model returns the driver's default model, the one used for requests that
-// name none.
-func (d *Driver) Model() string { return d.model }
+// Chat is the Chat Completions API, the client side of it a live driver
+// streams with (live.New(openai.Chat{}, cfg)).
+type Chat struct {
+	// SendReasoning sends reasoning parts back as reasoning_content (see
+	// Config).
+	SendReasoning bool
+}
 
-// Stream starts one Chat Completions call for req. It returns an error only
-// when the call cannot start for a local reason: no model ([ErrNoModel]) or
-// a request that cannot be encoded ([ErrBadRequest]). The HTTP request is
-// sent when the sequence is iterated, and every later failure is an error
-// finish chunk. The sequence may be iterated once; a second iteration
-// yields only an error finish with code CONSUMED. Stopping the iteration
-// early closes the connection.
-func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
-	if req == nil {
-		return nil, fmt.Errorf("%w: nil request", ErrBadRequest)
-	}
-	model := req.Model
-	if model == "" {
-		model = d.model
-	}
-	where := fmt.Sprintf("session %q turn %d step %d", req.Session.ID, req.Turn, req.Step)
-	if model == "" {
-		return nil, fmt.Errorf("%w for %s: set Config.Model or Request.Model", ErrNoModel, where)
-	}
-	body, err := encodeRequest(req, model, d.reasoning)
-	if err != nil {
-		return nil, fmt.Errorf("%w for %s: %w", ErrBadRequest, where, err)
-	}
-	var used atomic.Bool
-	return func(yield func(llm.Chunk) bool) {
-		if used.Swap(true) {
-			yield(session.ErrorFinish(CodeConsumed, "openai: this stream was already iterated; call Stream again for a new model call"))
-			return
-		}
-		d.run(ctx, body, call{session: req.Session.ID, turn: req.Turn, step: req.Step, stepAttempt: req.Attempt, model: model}, yield)
-	}, nil
+var _ live.API = Chat{}
+
+// Name is the API's name in llm.Request.API.
+func (Chat) Name() string { return API }
+
+// Prefix starts the driver's messages.
+func (Chat) Prefix() string { return "openai" }
+
+// Endpoint is {base}/chat/completions.
+func (Chat) Endpoint(base *url.URL, _ string) string { return base.JoinPath("chat/completions").String() }
+
+// Authorize sends the key as a bearer token.
+func (Chat) Authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
+
+// Encode writes a streamed Chat Completions request.
+func (c Chat) Encode(req *llm.Request, model string) ([]byte, error) {
+	return encodeRequest(req, model, c.SendReasoning)
+}
+
+// Decoder reads a chat.completion.chunk stream.
+func (Chat) Decoder(sc live.Scrubber) live.Decoder { return newDecoder(sc) }
+
+// Hint says what to check after a 401, 403 or 404.
+func (Chat) Hint(status int, model string) string {
+	return live.StatusHint(status, model, "https://api.openai.com/v1")
 }
 
 // KeyFromEnv returns the first non-empty API key among AGENTSNAP_API_KEY,
@@ -201,61 +128,32 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 // production), and the name of the variable it came from. Surrounding
 // white space is trimmed. Both results are empty when none is set.
 func KeyFromEnv(getenv func(string) string) (key, varName string) {
-	for _, name := range []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"} {
-		if k := strings.TrimSpace(getenv(name)); k != "" {
-			return k, name
-		}
-	}
-	return "", ""
+	return live.KeyFromEnv(getenv, "AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY")
 }
 
-// credentials gathers what a driver for cfg sends as credentials: the
-// bearer token, the credential headers of cfg.Header, and the credentials
-// of the base URL's query and user info.
-func credentials(cfg Config) *secret.Set {
-	s := secret.New()
-	if cfg.APIKey != "" {
-		s.AddHeader(http.Header{"Authorization": {"Bearer " + cfg.APIKey}})
-	}
-	s.AddHeader(cfg.Header)
-	s.AddURL("the base URL", cfg.BaseURL)
-	// net/http sends the base URL's user info as a Basic Authorization
-	// header when the driver sets none.
-	if u, err := url.Parse(cfg.BaseURL); err == nil && u.User != nil && cfg.APIKey == "" {
-		pass, _ := u.User.Password()
-		basic := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
-		s.AddHeader(http.Header{"Authorization": {"Basic " + basic}})
-	}
-	return s
-}
+// RedactURL shows where a URL points without the secrets it may hold; see
+// live.RedactURL.
+func RedactURL(raw string) string { return live.RedactURL(raw) }
 
-// Credentials returns every credential the driver sends, by where it
-// travels ("the bearer token in the Authorization header", "the key= query
-// parameter of the base URL", ...): the values a recording must never
-// contain. Values shorter than 8 bytes are not among them.
-func (d *Driver) Credentials() map[string]string { return d.creds.Values() }
+// Failure codes, Retryable and InfrastructureFailure are the live
+// driver's; see package live.
+const (
+	CodeAuth          = live.CodeAuth
+	CodeRateLimit     = live.CodeRateLimit
+	CodeServer        = live.CodeServer
+	CodeBadRequest    = live.CodeBadRequest
+	CodeBadStream     = live.CodeBadStream
+	CodeTransport     = live.CodeTransport
+	CodeContentFilter = live.CodeContentFilter
+	CodeProvider      = live.CodeProvider
+	CodeConsumed      = live.CodeConsumed
+)
 
-// RedactURL shows where a URL points without the secrets it may hold: the
-// scheme, host and path, the names of its query parameters with every
-// value redacted, and no user info or fragment. It is what messages and
-// logs may name.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "(the given base URL)"
-	}
-	out := u.Scheme + "://" + u.Host + u.EscapedPath()
-	if u.RawQuery == "" {
-		return out
-	}
-	var names []string
-	for pair := range strings.SplitSeq(u.RawQuery, "&") {
-		// A part without "=" may be a bare token: all of it goes.
-		if name, _, ok := strings.Cut(pair, "="); ok {
-			names = append(names, name+"="+secret.Redacted)
-		} else if pair != "" {
-			names = append(names, secret.Redacted)
-		}
-	}
-	return out + "?" + strings.Join(names, "&")
-}
+// Retryable reports whether an error finish with this code may succeed if
+// the step is tried again; see live.Retryable.
+func Retryable(code string) bool { return live.Retryable(code) }
+
+// InfrastructureFailure reports whether an error finish with this code
+// says the call never reached a working model; see
+// live.InfrastructureFailure.
+func InfrastructureFailure(code string) bool { return live.InfrastructureFailure(code) }

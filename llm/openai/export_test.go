@@ -7,35 +7,16 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
-
-// ErrFrameTooLarge is errFrameTooLarge, for the specs.
-var ErrFrameTooLarge = errFrameTooLarge
-
-// ParseSSE returns the data of every frame in r, read with a line and
-// frame limit of max bytes, and the error that ended the input (nil for a
-// clean end).
-func ParseSSE(r io.Reader, max int) ([]string, error) {
-	s := newSSEReader(r, max)
-	var frames []string
-	for {
-		data, err := s.next()
-		if err == io.EOF {
-			return frames, nil
-		}
-		if err != nil {
-			return frames, err
-		}
-		frames = append(frames, string(data))
-	}
-}
 
 // DecodeBody decodes body as the event stream of a 200 answer from a
 // driver holding these secrets, and returns every chunk it yields.
 func DecodeBody(ctx context.Context, body io.Reader, secrets ...string) []session.Chunk {
 	var out []session.Chunk
-	decodeStream(ctx, body, newScrubber(secrets), func(c session.Chunk) bool {
+	sc := live.NewScrubber("openai", secrets...)
+	live.DecodeStream(ctx, body, newDecoder(sc), sc, func(c session.Chunk) bool {
 		out = append(out, c)
 		return true
 	})

@@ -78,7 +78,7 @@ var _ = Describe("a failing stream", func() {
 		})
 		reason := last(collect(ctx, newDriver(p), userRequest("x")))
 		Expect(reason.Failure.Code).To(Equal(openai.CodeTransport))
-		Expect(reason.Failure.Message).To(ContainSubstring("before [DONE]"))
+		Expect(reason.Failure.Message).To(ContainSubstring("the stream ended before the answer was complete"))
 	})
 
 	It("ends with a BAD_STREAM finish naming the frame when a frame is not JSON", func(ctx SpecContext) {
@@ -92,7 +92,7 @@ var _ = Describe("a failing stream", func() {
 		p := newProvider(failing(http.StatusOK, `{"id":"x","object":"chat.completion","choices":[]}`))
 		reason := last(collect(ctx, newDriver(p), userRequest("x")))
 		Expect(reason.Failure.Code).To(Equal(openai.CodeBadStream))
-		Expect(reason.Failure.Message).To(ContainSubstring("stream:true"))
+		Expect(reason.Failure.Message).To(ContainSubstring("answered with JSON, not an event stream; it may not support streaming on this endpoint"))
 	})
 
 	It("ends with an AUTH finish carrying the status and the provider's message, never the key", func(ctx SpecContext) {

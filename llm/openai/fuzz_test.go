@@ -3,12 +3,9 @@ package openai
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
-	"slices"
 	"testing"
-	"testing/iotest"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -23,45 +20,6 @@ var sseSeeds = []string{
 	"data: " + string(bytes.Repeat([]byte("x"), 300)) + "\n\n",
 }
 
-// FuzzSSE checks the frame parser never panics or loops on any input, and
-// that how the input is split into reads never changes what it returns.
-func FuzzSSE(f *testing.F) {
-	for _, s := range sseSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		const limit = 256
-		whole, werr := parseAll(bytes.NewReader(in), limit)
-		bytewise, berr := parseAll(iotest.OneByteReader(bytes.NewReader(in)), limit)
-		half, herr := parseAll(io.MultiReader(bytes.NewReader(in[:len(in)/2]), bytes.NewReader(in[len(in)/2:])), limit)
-		if !slices.Equal(whole, bytewise) || !slices.Equal(whole, half) ||
-			!errors.Is(berr, werr) || !errors.Is(herr, werr) {
-			t.Fatalf("read boundaries changed the result:\nwhole %q %v\nbytes %q %v\nhalves %q %v",
-				whole, werr, bytewise, berr, half, herr)
-		}
-		for _, fr := range whole {
-			if len(fr) > limit || len(fr) > len(in) {
-				t.Fatalf("frame of %d bytes from %d bytes of input, limit %d", len(fr), len(in), limit)
-			}
-		}
-	})
-}
-
-func parseAll(r io.Reader, limit int) ([]string, error) {
-	s := newSSEReader(r, limit)
-	var out []string
-	for {
-		data, err := s.next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, string(data))
-	}
-}
-
 // FuzzDecode checks that any response body yields a well-formed stream:
 // blocks numbered in start order, deltas inside their blocks, block-ends
 // agreeing with their deltas, exactly one finish, last.
@@ -74,7 +32,8 @@ func FuzzDecode(f *testing.F) {
 		"\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":1}}\n\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var chunks []session.Chunk
-		decodeStream(context.Background(), bytes.NewReader(in), newScrubber([]string{"sk-fuzz-secret"}), func(c session.Chunk) bool {
+		sc := live.NewScrubber("openai", "sk-fuzz-secret")
+		live.DecodeStream(context.Background(), bytes.NewReader(in), newDecoder(sc), sc, func(c session.Chunk) bool {
 			chunks = append(chunks, c)
 			return true
 		})

@@ -1,4 +1,4 @@
-package openai
+package live
 
 import (
 	"bytes"
@@ -32,27 +32,27 @@ type call struct {
 
 // run performs one model call and yields its chunks, ending with exactly
 // one finish unless yield stops early.
-func (d *Driver) run(ctx context.Context, body []byte, c call, yield func(session.Chunk) bool) {
+func (d *Driver) run(ctx context.Context, endpoint string, body []byte, c call, yield func(session.Chunk) bool) {
 	// A recording that runs this call learns what it must never contain
 	// before anything comes back, and the call's messages lose what the
 	// recording knows besides (the key variables, even those not sent).
 	rec := secret.FromContext(ctx)
 	rec.Merge(d.creds)
 	sc := d.scrub.with(rec)
-	resp, fin := d.open(ctx, body, c, sc)
+	resp, fin := d.open(ctx, endpoint, body, c, sc)
 	if resp == nil {
 		yield(fin)
 		return
 	}
 	defer resp.Body.Close()
-	decodeStream(ctx, resp.Body, sc, yield)
+	DecodeStream(ctx, resp.Body, d.api.Decoder(sc), sc, yield)
 }
 
 // open sends the request, retrying 429 and 5xx answers, and returns the
 // response of a stream that can be read, or nil and the finish to yield.
-func (d *Driver) open(ctx context.Context, body []byte, c call, sc scrubber) (*http.Response, session.Chunk) {
+func (d *Driver) open(ctx context.Context, endpoint string, body []byte, c call, sc Scrubber) (*http.Response, session.Chunk) {
 	for attempt := 1; ; attempt++ {
-		resp, err := d.send(ctx, body)
+		resp, err := d.send(ctx, endpoint, body)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, session.Finish(session.FinishAborted)
@@ -71,7 +71,7 @@ func (d *Driver) open(ctx context.Context, body []byte, c call, sc scrubber) (*h
 		}
 		errBody, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
-		fin := statusFinish(resp.StatusCode, errBody, c.model, sc)
+		fin := statusFinish(resp.StatusCode, errBody, sc, d.api.Hint(resp.StatusCode, c.model))
 		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
 			if attempt > 1 {
 				fin.Reason.Failure.Message += fmt.Sprintf(" (gave up after %d attempts)", attempt)
@@ -89,8 +89,8 @@ func (d *Driver) open(ctx context.Context, body []byte, c call, sc scrubber) (*h
 
 // send makes one HTTP request. A transport error is returned without its
 // URL (url.Error), which could carry a token in a query string.
-func (d *Driver) send(ctx context.Context, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.endpoint, bytes.NewReader(body))
+func (d *Driver) send(ctx context.Context, endpoint string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (d *Driver) send(ctx context.Context, body []byte) (*http.Response, error) 
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
 	if d.key != "" {
-		req.Header.Set("Authorization", "Bearer "+d.key)
+		d.api.Authorize(req.Header, d.key)
 	}
 	resp, err := d.client.Do(req)
 	if ue, ok := errors.AsType[*url.Error](err); ok {
@@ -112,7 +112,7 @@ func (d *Driver) send(ctx context.Context, body []byte) (*http.Response, error) 
 // checkStream refuses a 2xx answer that is JSON rather than an event
 // stream: a server that ignored stream:true, or a proxy's error. ok is
 // false when the response must not be decoded; its body is closed then.
-func (d *Driver) checkStream(resp *http.Response, sc scrubber) (session.Chunk, bool) {
+func (d *Driver) checkStream(resp *http.Response, sc Scrubber) (session.Chunk, bool) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt != "application/json" {
 		return session.Chunk{}, true
@@ -120,10 +120,10 @@ func (d *Driver) checkStream(resp *http.Response, sc scrubber) (session.Chunk, b
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
 	if _, ok := parseProviderError(b); ok {
-		return streamErrorFinish(b, sc), false
+		return StreamErrorFinish(b, sc), false
 	}
-	return session.ErrorFinish(CodeBadStream, "openai: the server answered with JSON, not an event stream; "+
-		"it may not support stream:true on /chat/completions"), false
+	return session.ErrorFinish(CodeBadStream, sc.prefix+": the server answered with JSON, not an event stream; "+
+		"it may not support streaming on this endpoint"), false
 }
 
 // backoff is the delay before retry number attempt: BackoffBase doubled per
@@ -131,15 +131,15 @@ func (d *Driver) checkStream(resp *http.Response, sc scrubber) (session.Chunk, b
 // capped by MaxBackoff. There is no jitter, so logs and tests are
 // repeatable.
 func (d *Driver) backoff(attempt int, retryAfter string) time.Duration {
-	delay := d.base
-	for i := 1; i < attempt && delay < d.max; i++ {
+	delay := d.backoffBase
+	for i := 1; i < attempt && delay < d.maxBackoff; i++ {
 		delay *= 2 // stops at the cap, so it cannot overflow
 	}
-	delay = min(delay, d.max)
+	delay = min(delay, d.maxBackoff)
 	if s, err := strconv.Atoi(retryAfter); err == nil && s > 0 {
-		delay = max(delay, min(time.Duration(s)*time.Second, d.max))
+		delay = max(delay, min(time.Duration(s)*time.Second, d.maxBackoff))
 	} else if t, err := http.ParseTime(retryAfter); err == nil {
-		delay = max(delay, min(time.Until(t), d.max))
+		delay = max(delay, min(time.Until(t), d.maxBackoff))
 	}
 	return delay
 }
@@ -168,34 +168,34 @@ func (d *Driver) logAttempt(ctx context.Context, c call, attempt, status int, fi
 			attrs = append(attrs, slog.Duration("retryIn", retryIn))
 		}
 	}
-	d.log.LogAttrs(ctx, level, "openai: attempt", attrs...)
+	d.log.LogAttrs(ctx, level, d.api.Prefix()+": attempt", attrs...)
 }
 
 // requestFailure is the finish for a request that got no answer. It names
 // the server by host:port only: the rest of the URL could carry a token.
-func (d *Driver) requestFailure(err error, sc scrubber) session.Chunk {
+func (d *Driver) requestFailure(err error, sc Scrubber) session.Chunk {
 	var msg string
 	if dnsErr, ok := errors.AsType[*net.DNSError](err); ok {
-		msg = fmt.Sprintf("openai: cannot resolve the host of the base URL (%s): %v; check the host name and the network", d.host, dnsErr)
+		msg = fmt.Sprintf(sc.prefix+": cannot resolve the host of the base URL (%s): %v; check the host name and the network", d.host, dnsErr)
 	} else if errors.Is(err, syscall.ECONNREFUSED) {
-		msg = fmt.Sprintf("openai: %s refused the connection (%v); check that the server is running and that the base URL names its host and port", d.host, err)
+		msg = fmt.Sprintf(sc.prefix+": %s refused the connection (%v); check that the server is running and that the base URL names its host and port", d.host, err)
 	} else {
-		msg = fmt.Sprintf("openai: the request to %s failed: %v; check the network and the base URL", d.host, err)
+		msg = fmt.Sprintf(sc.prefix+": the request to %s failed: %v; check the network and the base URL", d.host, err)
 	}
-	return session.ErrorFinish(CodeTransport, sc.clip(msg))
+	return session.ErrorFinish(CodeTransport, sc.Clip(msg))
 }
 
 // transportFinish is the finish for a network failure.
-func transportFinish(what string, err error, sc scrubber) session.Chunk {
-	return session.ErrorFinish(CodeTransport, sc.clip(fmt.Sprintf("openai: %s: %v", what, err)))
+func transportFinish(what string, err error, sc Scrubber) session.Chunk {
+	return session.ErrorFinish(CodeTransport, sc.Clip(fmt.Sprintf("%s: %s: %v", sc.prefix, what, err)))
 }
 
-// decodeStream reads an event stream and yields its chunks. It ends at
-// [DONE], or at the end of the input once the provider has sent a
-// finish_reason (then only the usage may be missing).
-func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(session.Chunk) bool) {
+// DecodeStream reads an answer's event stream with dec and yields its
+// chunks, ending with exactly one finish unless yield stops early. It ends
+// at [DONE], or at the end of the input once dec says the answer is
+// complete (then only the usage may be missing).
+func DecodeStream(ctx context.Context, r io.Reader, dec Decoder, sc Scrubber, yield func(session.Chunk) bool) {
 	sse := newSSEReader(r, maxFrame)
-	dec := newDecoder(sc)
 	for {
 		if ctx.Err() != nil {
 			yield(session.Finish(session.FinishAborted))
@@ -203,7 +203,7 @@ func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(sess
 		}
 		data, err := sse.next()
 		if err != nil {
-			if ctx.Err() == nil && dec.complete() && !errors.Is(err, errFrameTooLarge) {
+			if ctx.Err() == nil && dec.Complete() && !errors.Is(err, errFrameTooLarge) {
 				break
 			}
 			yield(readFailure(ctx, err, sc))
@@ -212,7 +212,7 @@ func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(sess
 		if string(bytes.TrimSpace(data)) == "[DONE]" {
 			break
 		}
-		chunks, fin := dec.frame(data)
+		chunks, fin := dec.Event(string(sse.event), data)
 		for _, c := range chunks {
 			if !yield(c) {
 				return
@@ -223,7 +223,7 @@ func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(sess
 			return
 		}
 	}
-	for _, c := range dec.end() {
+	for _, c := range dec.End() {
 		if !yield(c) {
 			return
 		}
@@ -232,14 +232,14 @@ func decodeStream(ctx context.Context, r io.Reader, sc scrubber, yield func(sess
 
 // readFailure is the finish for a stream that stopped before it was
 // complete.
-func readFailure(ctx context.Context, err error, sc scrubber) session.Chunk {
+func readFailure(ctx context.Context, err error, sc Scrubber) session.Chunk {
 	switch {
 	case ctx.Err() != nil:
 		return session.Finish(session.FinishAborted)
 	case errors.Is(err, errFrameTooLarge):
 		return session.ErrorFinish(CodeBadStream, err.Error())
 	case err == io.EOF:
-		return session.ErrorFinish(CodeTransport, "openai: the stream ended before [DONE] and without a finish_reason")
+		return session.ErrorFinish(CodeTransport, sc.prefix+": the stream ended before the answer was complete")
 	}
 	return transportFinish("the connection failed before the stream finished", err, sc)
 }

@@ -1,4 +1,4 @@
-package openai_test
+package live_test
 
 import (
 	"errors"
@@ -9,18 +9,18 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/live"
 )
 
 var _ = Describe("the SSE frame parser", func() {
 	DescribeTable("splits an event stream into frames",
 		func(input string, want []string) {
-			frames, err := openai.ParseSSE(strings.NewReader(input), 1<<20)
+			frames, err := live.ParseSSE(strings.NewReader(input), 1<<20)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(frames).To(Equal(want))
 
 			By("reading one byte at a time, so a CR can end a read before its LF")
-			frames, err = openai.ParseSSE(iotest.OneByteReader(strings.NewReader(input)), 1<<20)
+			frames, err = live.ParseSSE(iotest.OneByteReader(strings.NewReader(input)), 1<<20)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(frames).To(Equal(want))
 		},
@@ -41,28 +41,28 @@ var _ = Describe("the SSE frame parser", func() {
 	)
 
 	It("reports input cut in the middle of a line as an unexpected EOF, after the frames before it", func() {
-		frames, err := openai.ParseSSE(strings.NewReader("data: a\n\ndata: {\"cho"), 1<<20)
+		frames, err := live.ParseSSE(strings.NewReader("data: a\n\ndata: {\"cho"), 1<<20)
 		Expect(frames).To(Equal([]string{"a"}))
 		Expect(err).To(MatchError(io.ErrUnexpectedEOF))
 	})
 
 	It("refuses a line over the limit instead of growing without bound", func() {
 		long := "data: " + strings.Repeat("x", 200) + "\n\n"
-		frames, err := openai.ParseSSE(strings.NewReader("data: a\n\n"+long), 100)
+		frames, err := live.ParseSSE(strings.NewReader("data: a\n\n"+long), 100)
 		Expect(frames).To(Equal([]string{"a"}))
-		Expect(err).To(MatchError(openai.ErrFrameTooLarge))
+		Expect(err).To(MatchError(live.ErrFrameTooLarge))
 	})
 
 	It("refuses a frame of many short lines over the limit", func() {
 		many := strings.Repeat("data: xxxxxxxxxx\n", 20) + "\n"
-		_, err := openai.ParseSSE(strings.NewReader(many), 100)
-		Expect(err).To(MatchError(openai.ErrFrameTooLarge))
+		_, err := live.ParseSSE(strings.NewReader(many), 100)
+		Expect(err).To(MatchError(live.ErrFrameTooLarge))
 	})
 
 	It("returns a read error as it is", func() {
 		boom := errors.New("boom")
 		r := io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(boom))
-		frames, err := openai.ParseSSE(r, 1<<20)
+		frames, err := live.ParseSSE(r, 1<<20)
 		Expect(frames).To(Equal([]string{"a"}))
 		Expect(err).To(MatchError(boom))
 	})

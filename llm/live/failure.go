@@ -1,4 +1,4 @@
-package openai
+package live
 
 import (
 	"bytes"
@@ -85,32 +85,37 @@ var (
 	skKeyRE  = regexp.MustCompile(`sk-[A-Za-z0-9_*.\-]{3,}`)
 )
 
-// scrubber removes secrets from text the driver echoes: every value of the
+// Scrubber removes secrets from text the driver echoes: every value of the
 // driver's credentials, exactly and in every encoding (see internal/secret),
-// then the patterns above.
-type scrubber struct {
-	set   *secret.Set // the driver's: its key and header values
-	extra *secret.Set // the recording's the call runs in, or nil
+// then the patterns above. It also knows the API's prefix, which starts
+// every message.
+type Scrubber struct {
+	set    *secret.Set // the driver's: its key and header values
+	extra  *secret.Set // the recording's the call runs in, or nil
+	prefix string
 }
 
 // with returns sc scrubbing the secrets of extra too.
-func (sc scrubber) with(extra *secret.Set) scrubber {
+func (sc Scrubber) with(extra *secret.Set) Scrubber {
 	sc.extra = extra
 	return sc
 }
 
-// newScrubber returns a scrubber of these values (shorter ones than
-// secret.MinLen are not secrets).
-func newScrubber(secrets []string) scrubber {
+// NewScrubber returns a scrubber of these values (shorter ones than
+// secret.MinLen are not secrets) for messages that start with prefix.
+func NewScrubber(prefix string, secrets ...string) Scrubber {
 	s := secret.New()
 	for _, v := range secrets {
 		s.Add("a secret of the driver", v)
 	}
-	return scrubber{set: s}
+	return Scrubber{set: s, prefix: prefix}
 }
 
-// clip scrubs s and bounds its length.
-func (sc scrubber) clip(s string) string {
+// Prefix is the API's prefix of every message ("openai").
+func (sc Scrubber) Prefix() string { return sc.prefix }
+
+// Clip scrubs s and bounds its length.
+func (sc Scrubber) Clip(s string) string {
 	s = sc.extra.Redact(sc.set.Redact(s))
 	s = bearerRE.ReplaceAllString(s, "Bearer "+redacted)
 	s = skKeyRE.ReplaceAllString(s, "sk-"+redacted)
@@ -129,8 +134,8 @@ func truncate(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// snippet is the start of a frame, for a BAD_STREAM message.
-func snippet(b []byte) string {
+// Snippet is the start of a frame, for a BAD_STREAM message.
+func Snippet(b []byte) string {
 	const n = 60
 	if len(b) > n {
 		return string(b[:n]) + "…"
@@ -221,37 +226,37 @@ func (pe *providerError) code() string {
 	return CodeProvider
 }
 
-// streamErrorFinish is the finish for an error object inside a stream.
-func streamErrorFinish(data []byte, sc scrubber) session.Chunk {
+// StreamErrorFinish is the finish for an error object inside a stream.
+func StreamErrorFinish(data []byte, sc Scrubber) session.Chunk {
 	pe, ok := parseProviderError(data)
 	if !ok || pe.message == "" {
 		pe.message = "(no message)"
 	}
-	fin := session.ErrorFinish(pe.code(), sc.clip("openai: the provider sent an error in the stream: "+pe.message))
+	fin := session.ErrorFinish(pe.code(), sc.Clip(sc.prefix+": the provider sent an error in the stream: "+pe.message))
 	fin.Reason.Failure.Status = pe.status
 	return fin
 }
 
-// statusFinish is the finish for an HTTP error answer with this body to a
-// request for model. The provider's message is bounded first, so the hint
-// on what to check is never cut off.
-func statusFinish(status int, body []byte, model string, sc scrubber) session.Chunk {
-	msg := sc.clip(fmt.Sprintf("openai: HTTP %d %s: %s", status, http.StatusText(status), bodyMessage(body)))
-	fin := session.ErrorFinish(codeForStatus(status), msg+sc.clip(statusHint(status, model)))
+// statusFinish is the finish for an HTTP error answer with this body; hint
+// says what to check. The provider's message is bounded first, so the hint
+// is never cut off.
+func statusFinish(status int, body []byte, sc Scrubber, hint string) session.Chunk {
+	msg := sc.Clip(fmt.Sprintf("%s: HTTP %d %s: %s", sc.prefix, status, http.StatusText(status), bodyMessage(body)))
+	fin := session.ErrorFinish(codeForStatus(status), msg+sc.Clip(hint))
 	fin.Reason.Failure.Status = status
 	return fin
 }
 
-// statusHint says what to check after an HTTP error that a retry cannot
-// fix.
-func statusHint(status int, model string) string {
+// StatusHint is the usual Hint of an API whose base URL looks like
+// example: what to check after a 401, 403 or 404.
+func StatusHint(status int, model, example string) string {
 	switch status {
 	case http.StatusUnauthorized:
 		return "; check the API key"
 	case http.StatusForbidden:
 		return fmt.Sprintf("; check that the API key may use model %q", model)
 	case http.StatusNotFound:
-		return fmt.Sprintf("; check the model name (%q) and that the base URL is the API root, such as https://api.openai.com/v1", model)
+		return fmt.Sprintf("; check the model name (%q) and that the base URL is the API root, such as %s", model, example)
 	}
 	return ""
 }

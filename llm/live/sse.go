@@ -1,4 +1,4 @@
-package openai
+package live
 
 import (
 	"bufio"
@@ -13,19 +13,21 @@ import (
 const maxFrame = 8 << 20
 
 // errFrameTooLarge reports a line or frame over maxFrame.
-var errFrameTooLarge = errors.New("openai: stream line or frame larger than 8 MiB")
+var errFrameTooLarge = errors.New("live: stream line or frame larger than 8 MiB")
 
 var bom = []byte("\xEF\xBB\xBF")
 
-// sseReader reads the data of server-sent event frames: "data:" lines (one
-// optional space after the colon is dropped) joined by "\n", a blank line
-// ending the frame. Comment lines (":"), "event:", "id:", "retry:" and
-// unknown fields are ignored. Lines end with LF, CRLF or a lone CR.
+// sseReader reads server-sent event frames: "data:" lines (one optional
+// space after the colon is dropped) joined by "\n", a blank line ending the
+// frame, and the "event:" name when the frame has one. Comment lines (":"),
+// "id:", "retry:" and unknown fields are ignored. Lines end with LF, CRLF
+// or a lone CR.
 type sseReader struct {
 	sc         *bufio.Scanner
 	max        int
 	data       []byte
-	has        bool // the current frame has a data line
+	event      []byte // the current frame's event name
+	has        bool   // the current frame has a data line
 	terminated bool // the last line read ended with a line break
 	first      bool // no line read yet (a leading BOM is dropped)
 }
@@ -38,14 +40,15 @@ func newSSEReader(r io.Reader, max int) *sseReader {
 	return s
 }
 
-// next returns the data of the next frame that has a data line; the slice
-// is valid until the next call. At the end of the input it returns io.EOF.
+// next returns the data of the next frame that has a data line (its event
+// name, if any, is then in s.event); the slice is valid until the next
+// call. At the end of the input it returns io.EOF.
 // A last frame missing only its blank line is still returned; input that
 // ends in the middle of a line returns io.ErrUnexpectedEOF, since the line
 // is cut. A read error is returned as is; a line or frame over the limit
 // returns errFrameTooLarge.
 func (s *sseReader) next() ([]byte, error) {
-	s.data, s.has = s.data[:0], false
+	s.data, s.event, s.has = s.data[:0], s.event[:0], false
 	for s.sc.Scan() {
 		line := s.sc.Bytes()
 		if !s.terminated {
@@ -82,11 +85,15 @@ func (s *sseReader) field(line []byte) error {
 		return nil
 	}
 	name, value, found := bytes.Cut(line, []byte{':'})
-	if string(name) != "data" {
-		return nil
-	}
 	if found && len(value) > 0 && value[0] == ' ' {
 		value = value[1:]
+	}
+	if string(name) == "event" {
+		s.event = append(s.event[:0], value...)
+		return nil
+	}
+	if string(name) != "data" {
+		return nil
 	}
 	if len(s.data)+len(value)+1 > s.max {
 		return errFrameTooLarge
