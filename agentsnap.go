@@ -76,7 +76,8 @@ func Validate(rt Runtime, sc *scenario.Scenario) ([]string, error) {
 var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Env is what a runtime is handed for one run of one scenario: the model,
-// where the session logs go, and the scenario itself. Every field is set.
+// where the session logs go, the run's time, and the scenario itself.
+// Every field is set but WithTimeout, which may be nil.
 type Env struct {
 	// Scenario is the scenario.json of the fixture: its prompts, the
 	// agent settings as raw JSON (Scenario.Agent) and the shared settings.
@@ -98,6 +99,17 @@ type Env struct {
 	// Clock stamps createdAt and event times. Replays and playbook
 	// recordings fix it, so logs are byte-stable.
 	Clock func() time.Time
+	// WithTimeout makes a timeout in the run's time; nil means
+	// context.WithTimeout. Make every timeout of the runtime's own through
+	// it (Env.Timeout does), as EachPrompt does for turnTimeout. While
+	// recording it is real time. In a replay it is the replay driver's
+	// virtual clock: a timeout fires once the replay cannot go on without
+	// it — every call recorded before it answered, every call in flight
+	// waiting for its context (a recorded hang or abort) — so a recorded
+	// hang ends at once, whatever the timeout's length, in the order it
+	// did. Its context's Err is then context.DeadlineExceeded, as in real
+	// time; its Deadline is none of its own.
+	WithTimeout func(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
 	// Cwd is the working folder to record in headers.
 	Cwd string
 
@@ -111,15 +123,24 @@ type Env struct {
 	Logf func(format string, args ...any)
 }
 
+// Timeout returns a context that ends after d in the run's time — real
+// while recording, virtual in a replay (see WithTimeout) — and its cancel.
+func (e *Env) Timeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if e.WithTimeout == nil {
+		return context.WithTimeout(ctx, d)
+	}
+	return e.WithTimeout(ctx, d)
+}
+
 // EachPrompt calls turn for each prompt of the scenario, in order, with i
 // counting from 0. Each call gets a context bounded by the scenario's
-// turnTimeout, when set. It stops at the first error turn returns, and
-// when ctx ends.
+// turnTimeout, when set, in the run's time (Env.Timeout). It stops at the
+// first error turn returns, and when ctx ends.
 func (e *Env) EachPrompt(ctx context.Context, turn func(ctx context.Context, i int, prompt string) error) error {
 	for i, prompt := range e.Scenario.Prompts {
 		tctx, cancel := ctx, context.CancelFunc(func() {})
 		if d := time.Duration(e.Scenario.TurnTimeout); d > 0 {
-			tctx, cancel = context.WithTimeout(ctx, d)
+			tctx, cancel = e.Timeout(ctx, d)
 		}
 		err := turn(tctx, i, prompt)
 		cancel()

@@ -27,4 +27,14 @@
 // script or patch entries of it with authored ones: chunks, throw (an error
 // finish with a code) and hang (until the call's context is cancelled); see
 // [Override].
+//
+// A call recorded with an aborted finish (its context ended while it
+// streamed) replays as it happened: its chunks before the finish, then a
+// wait until the replayed call's context ends, then the aborted finish —
+// as a hang does ([Entry.Waits]). With [WithVirtualTime] the timeouts a
+// runtime makes through [Driver.WithTimeout] run in the replay's time,
+// which passes only when every call in flight waits that way and nothing
+// recorded before those waits is left to do, so a hang's timeout fires at
+// once, in the order it did; [Driver.Waiting] says what a replay that does
+// not end waits for.
 package fakellm

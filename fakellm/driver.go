@@ -32,6 +32,13 @@ type Driver struct {
 	byLive   map[string]*replay
 	failures []failure
 	notes    []string
+
+	// The virtual clock (nil without WithVirtualTime) and what it knows
+	// of the replay's progress; see progress.go.
+	clock    *clock
+	rootTurn int             // the turn of the root's last claimed call
+	watched  bool            // the runtime writes through Watch's store
+	ended    map[string]bool // per live session: its last stored event is a turn/end
 }
 
 // replay is one recorded session and its replay state.
@@ -49,6 +56,18 @@ type replay struct {
 	// (nil when unknown), so children of a call id the parent reused in
 	// several steps are told apart.
 	created *toolCall
+
+	// For the virtual clock: the parent's entry whose step created this
+	// child (-1 when unknown), the root turn of a child's calls, the
+	// recorded log when it is in memory and how each of its turns ended
+	// (read from it when first asked), the calls in flight, and whether a
+	// call of the session could not be served.
+	createdBy int
+	rootTurn  int
+	log       *session.Log
+	turnEnds  map[int]string
+	flights   []*flight
+	diverged  bool
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -83,7 +102,7 @@ func Load(dir string, opts ...Option) (*Driver, error) {
 	if o.record == "" {
 		o.record = "go tool agentsnap record " + dir
 	}
-	return build(scripts, o)
+	return build(scripts, nil, o)
 }
 
 func loadScript(path string, o *options) (*Script, error) {
@@ -118,25 +137,32 @@ func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 		}
 		o.record = "go tool agentsnap record " + dir
 	}
-	return build(scripts, o)
+	return build(scripts, logs, o)
 }
 
-// build applies the override and links the scripts into one tree.
-func build(scripts []*Script, o options) (*Driver, error) {
+// build applies the override and links the scripts into one tree; logs,
+// when in memory, are the scripts' logs.
+func build(scripts []*Script, logs []*session.Log, o options) (*Driver, error) {
 	if o.override != nil {
 		if err := o.override.apply(scripts); err != nil {
 			return nil, err
 		}
 	}
-	d := &Driver{opts: o, record: o.record, byLive: map[string]*replay{}}
+	d := &Driver{opts: o, record: o.record, byLive: map[string]*replay{}, ended: map[string]bool{}}
+	if o.virtual {
+		d.clock = &clock{wake: make(chan struct{})}
+	}
 	byID := map[string]*replay{}
 	all := make([]*replay, 0, len(scripts))
-	for _, s := range scripts {
+	for i, s := range scripts {
 		id := s.Header.ID
 		if prev, dup := byID[id]; dup {
 			return nil, fmt.Errorf("fakellm: %w: session %s appears in both %s and %s", ErrBadRecording, id, prev.script.Name, s.Name)
 		}
 		r := &replay{script: s}
+		if logs != nil {
+			r.log = logs[i]
+		}
 		byID[id] = r
 		all = append(all, r)
 	}
@@ -162,6 +188,7 @@ func build(scripts []*Script, o options) (*Driver, error) {
 	if n := d.name(d.root, "root"); n != len(all) {
 		return nil, fmt.Errorf("fakellm: %w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrBadRecording, len(all)-n, len(all))
 	}
+	d.place()
 	return d, nil
 }
 
@@ -209,9 +236,10 @@ func (d *Driver) name(r *replay, lineage string) int {
 	return n
 }
 
-// toolCall is one tool call a recorded model call made: where, and its
-// position among all the script's tool calls.
-type toolCall struct{ turn, step, pos int }
+// toolCall is one tool call a recorded model call made: where, its
+// position among all the script's tool calls, and the entry that first
+// streams it.
+type toolCall struct{ turn, step, pos, entry int }
 
 // callSteps lists, per tool call id, every recorded tool call with that id
 // in order: a parent that reuses an id in later steps has one per step. An
@@ -221,7 +249,7 @@ func callSteps(s *Script) map[string][]toolCall {
 	n := 0
 	var at callKey
 	seen := map[string]bool{} // the ids of the step at
-	for _, e := range s.Entries {
+	for i, e := range s.Entries {
 		if k := (callKey{e.Turn, e.Step, 0}); k != at || k == (callKey{}) { // an authored entry may have no step
 			at = k
 			clear(seen)
@@ -233,7 +261,7 @@ func callSteps(s *Script) map[string][]toolCall {
 			}
 			if id != "" && !seen[id] {
 				seen[id] = true
-				out[id] = append(out[id], toolCall{e.Turn, e.Step, n})
+				out[id] = append(out[id], toolCall{e.Turn, e.Step, n, i})
 				n++
 			}
 		}
@@ -269,34 +297,44 @@ func (d *Driver) Notes() []string {
 // tool result nobody sees.
 //
 // The stream yields the entry's chunks (the driver's chunks are shared: do
-// not modify them); a hang entry blocks until ctx is done.
+// not modify them). A call that waits — a hang entry, or one recorded with
+// an aborted finish (its context ended while it streamed) — yields its
+// chunks before that finish, blocks until ctx is done, and then ends
+// aborted, as the recorded call did; see [WithVirtualTime] for when a
+// replay's timeouts end such waits.
 func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
 	if req == nil {
 		return nil, errors.New("fakellm: Stream called with a nil request")
 	}
-	e, p, err := d.claim(req)
+	e, p, f, err := d.claim(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return d.play(ctx, e, p), nil
+	return d.play(ctx, e, p, f), nil
 }
 
 // claim binds the calling session and advances its cursor, under the lock,
-// and returns the call's timing (nil without a schedule).
-func (d *Driver) claim(req *llm.Request) (Entry, *timing, error) {
+// and returns the call's timing (nil without a schedule) and its flight.
+func (d *Driver) claim(ctx context.Context, req *llm.Request) (Entry, *timing, *flight, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.bind(req)
 	if err != nil {
 		d.failures = append(d.failures, d.unboundFailure(req, err))
-		return Entry{}, nil, err
+		return Entry{}, nil, nil, err
 	}
 	e, err := d.next(r, req)
 	if err != nil {
+		r.diverged = true
 		d.failures = append(d.failures, failure{order: r.index, err: err})
-		return Entry{}, nil, err
+		return Entry{}, nil, nil, err
 	}
-	return e, d.plan(r, e), nil
+	f := &flight{r: r, index: r.cursor - 1, ctx: ctx}
+	r.flights = append(r.flights, f)
+	if r.parent == nil && e.Turn > 0 {
+		d.rootTurn = e.Turn
+	}
+	return e, d.plan(r, e), f, nil
 }
 
 // failure is a call that could not start, placed in lineage order so the
@@ -342,11 +380,17 @@ func (r *replay) describe() string {
 	return fmt.Sprintf("session %s (%s)", r.lineage, baseName(r.script))
 }
 
-// play replays one entry as a stream, timed by the schedule's timing p.
-func (d *Driver) play(ctx context.Context, e Entry, p *timing) iter.Seq[llm.Chunk] {
+// play replays one entry as a stream, timed by the schedule's timing p;
+// f is the call's flight, landed when the stream ends.
+func (d *Driver) play(ctx context.Context, e Entry, p *timing, f *flight) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
+		defer d.land(f)
 		defer p.end()
-		for i, c := range e.Chunks {
+		chunks, waits := e.Chunks, e.Waits()
+		if waits && e.Kind == KindChunks {
+			chunks = chunks[:len(chunks)-1] // the recorded aborted finish follows the wait
+		}
+		for i, c := range chunks {
 			if !d.pause(ctx, p, i) {
 				yield(abortedFinish())
 				return
@@ -355,8 +399,8 @@ func (d *Driver) play(ctx context.Context, e Entry, p *timing) iter.Seq[llm.Chun
 				return
 			}
 		}
-		switch e.Kind {
-		case KindThrow:
+		switch {
+		case e.Kind == KindThrow:
 			msg := e.Message
 			if msg == "" {
 				msg = "fakellm: authored throw " + e.Code
@@ -366,8 +410,13 @@ func (d *Driver) play(ctx context.Context, e Entry, p *timing) iter.Seq[llm.Chun
 				return
 			}
 			yield(session.ErrorFinish(e.Code, msg))
-		case KindHang:
-			<-ctx.Done()
+		case waits:
+			p.end() // a lagging call beside it need not hold for a wait
+			d.await(ctx, f)
+			if e.Kind == KindChunks {
+				yield(e.Chunks[len(e.Chunks)-1])
+				return
+			}
 			yield(abortedFinish())
 		}
 	}

@@ -15,6 +15,7 @@ type options struct {
 	override *Override
 	pace     time.Duration
 	schedule *schedule
+	virtual  bool // WithVirtualTime
 	record   string
 	logf     func(format string, args ...any)
 }

@@ -2,9 +2,11 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,14 +68,29 @@ func (opts Options) runtime() agentsnap.Runtime {
 	return opts.Runtime
 }
 
+// ErrUnfinished is wrapped by Replay's error when the replay did not end
+// before its context did (the deadline of agentsnap check --timeout, a
+// test's timeout); the message says what the replay waits for.
+var ErrUnfinished = errors.New("the replay did not finish")
+
 // Replay runs the fixture's prompts through the runtime under test against
 // a fakellm driver built from the fixture's logs, then compares every
 // replayed log with its fixture and renders the transcript. It returns an
 // error only when the replay could not run at all (a fixture recorded by
 // another runtime, settings the runtime refuses, a replay that would wait
 // forever); mismatches are in the Outcome.
+//
+// The replay runs in virtual time (Env.WithTimeout is the driver's clock):
+// a recorded hang's turnTimeout fires as soon as the replay cannot go on
+// without it, not after its real length. When ctx ends first — its
+// deadline passed — Replay returns an error wrapping ErrUnfinished and
+// ctx's error that names what the replay waits for: a call waiting for a
+// cancel no timeout brings, a recorded call never made.
 func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	rt, cmds := opts.runtime(), opts.commands()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("harness: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
+	}
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
@@ -82,7 +99,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
-	fopts := []fakellm.Option{fakellm.WithRecordCommand(cmds.record(fx))}
+	fopts := []fakellm.Option{fakellm.WithRecordCommand(cmds.record(fx)), fakellm.WithVirtualTime()}
 	if fx.Override != nil {
 		fopts = append(fopts, fakellm.WithOverride(fx.Override))
 	}
@@ -101,7 +118,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
 	}
-	if err := checkHangs(fx, drv.Scripts()); err != nil {
+	if err := checkHangs(fx, drv.Scripts(), cmds); err != nil {
 		return nil, err
 	}
 	open := opts.Store
@@ -124,19 +141,24 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	cwd, _ := os.Getwd()
 	env := &agentsnap.Env{
-		Scenario: fx.Scenario,
-		Dir:      fx.Dir,
-		Driver:   drv,
-		Store:    store,
-		Clock:    func() time.Time { return agentsnap.Epoch },
-		Cwd:      cwd,
-		Logf:     logf,
+		Scenario:    fx.Scenario,
+		Dir:         fx.Dir,
+		Driver:      drv,
+		Store:       drv.Watch(store),
+		Clock:       func() time.Time { return agentsnap.Epoch },
+		WithTimeout: drv.WithTimeout,
+		Cwd:         cwd,
+		Logf:        logf,
 	}
 	if r := fx.Scenario.Recorded; r != nil {
 		env.Provider, env.Model = r.Provider, r.Model
 	}
-	if err := rt.Run(ctx, env); err != nil {
-		o.RunErrors = append(o.RunErrors, err)
+	runErr, waiting, late := run(ctx, rt, env, drv)
+	if late {
+		return nil, unfinished(fx, ctx.Err(), waiting, cmds)
+	}
+	if runErr != nil {
+		o.RunErrors = append(o.RunErrors, runErr)
 	}
 	o.Replayed, err = collect(ctx, store)
 	if err != nil {
@@ -183,10 +205,67 @@ func fitsRuntime(fx *Fixture, rt agentsnap.Runtime, cmds commands) error {
 	return fmt.Errorf("harness: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, ErrFixture, rec.Runtime, name, cmds.record(fx))
 }
 
+// run runs rt under a context of its own, without ctx's deadline (a
+// runtime derives no real timer from it). When ctx ends first, late is
+// true and waiting is what the replay waited for, taken before the
+// runtime's context is cancelled.
+func run(ctx context.Context, rt agentsnap.Runtime, env *agentsnap.Env, drv *fakellm.Driver) (err error, waiting []string, late bool) {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	taken := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		waiting = drv.Waiting()
+		cancel()
+		close(taken)
+	})
+	err = rt.Run(rctx, env)
+	if stop() {
+		return err, nil, false
+	}
+	<-taken
+	return err, waiting, true
+}
+
+// testContext is the context of a test's replay: the test's, ending a
+// twentieth of the time left before the test binary's own deadline (go
+// test -timeout), so a replay that cannot go on fails saying what it waits
+// for rather than in the binary's panic.
+func testContext(t testing.TB) (context.Context, context.CancelFunc) {
+	ctx := t.Context()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if at, ok := d.Deadline(); ok {
+			return context.WithDeadline(ctx, at.Add(-time.Until(at)/20))
+		}
+	}
+	return context.WithCancel(ctx)
+}
+
+// unfinished is the error of a replay whose context ended first.
+func unfinished(fx *Fixture, cause error, waiting []string, cmds commands) error {
+	var b strings.Builder
+	if len(waiting) == 0 {
+		b.WriteString("; no model call was in flight or due: the runtime itself did not return")
+	} else {
+		b.WriteString("; it waits for:")
+		for _, w := range waiting {
+			b.WriteString("\n  " + w)
+		}
+	}
+	more := "the test's timeout (go test -timeout, or the spec's timeout)"
+	if cmds.cli {
+		more = "--timeout: " + cmds.tool("check --timeout 30m", fx.Dir)
+	}
+	fmt.Fprintf(&b, "\nThe runtime waits for what the recording does not give it — a call it does not make, a cancel that does not come — so compare its path with the recording, or re-record with: %s. If the replay is only slow, give it more time with %s.", cmds.record(fx), more)
+	return fmt.Errorf("harness: %s: %w (%w)%s", fx.Name, ErrUnfinished, cause, b.String())
+}
+
 // checkHangs refuses a fixture whose replay would wait forever: a hang
 // answer lasts until the turn's context is cancelled, which only
-// turnTimeout does.
-func checkHangs(fx *Fixture, scripts []*fakellm.Script) error {
+// turnTimeout does. A call recorded as aborted waits the same way; the
+// reference runtime cancels nothing but with turnTimeout, while a runtime
+// of one's own may cancel a call itself, so only the reference runtime's
+// are refused.
+func checkHangs(fx *Fixture, scripts []*fakellm.Script, cmds commands) error {
 	if fx.Scenario.TurnTimeout > 0 {
 		return nil
 	}
@@ -194,6 +273,9 @@ func checkHangs(fx *Fixture, scripts []*fakellm.Script) error {
 		for i, e := range s.Entries {
 			if e.Kind == fakellm.KindHang {
 				return fmt.Errorf("harness: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, ErrFixture, s.Name, i+1, fx.Dir)
+			}
+			if !cmds.user && e.Waits() {
+				return fmt.Errorf("harness: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"context"
 	"testing"
 )
 
@@ -31,7 +30,9 @@ func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 		o.Logf = t.Logf
 	}
 	o.tb = t
-	out, err := Replay(context.Background(), fx, o)
+	ctx, cancel := testContext(t)
+	defer cancel()
+	out, err := Replay(ctx, fx, o)
 	if err != nil {
 		t.Fatalf("%v", err)
 		return nil

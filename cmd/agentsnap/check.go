@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -20,7 +21,7 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N] [--max-growth SHARE --baseline DIR] [--schedules N] [--schedule-seed S]",
+		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N] [--max-growth SHARE --baseline DIR] [--schedules N] [--schedule-seed S] [--timeout D]",
 		summary: "replay scenarios and compare them with their fixtures and goldens",
 		order:   30,
 		detail: `
@@ -88,6 +89,14 @@ replays the failing schedule alone. A scenario.json "schedules" member asks
 the same of one scenario. --schedule-seed S without --schedules replays
 each scenario under the one schedule of seed S.
 
+--timeout D (default 10m, 1s to 24h) bounds the whole run. Replays run in
+virtual time — a recorded hang's turnTimeout fires as soon as every call
+recorded before it has been answered, however long it is — so a replay
+waits only when it cannot go on: the agent does not make a recorded call,
+or waits for a cancel no timeout brings. A scenario still replaying when D
+has passed fails with what it waits for, session by session; scenarios not
+started by then are listed as not replayed.
+
 Exit status 0 when every scenario passes, 1 when any fails (or the report
 cannot be written), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(checkFlags).set() },
@@ -106,6 +115,7 @@ type checkFlags struct {
 	baseline  string
 	schedules int
 	seed      int64
+	timeout   time.Duration
 }
 
 func (f *checkFlags) set() *flag.FlagSet {
@@ -120,7 +130,49 @@ func (f *checkFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.baseline, "baseline", "", "the fixtures --max-growth compares with: a `DIR` such as a checkout of the main branch")
 	fs.IntVar(&f.schedules, "schedules", 0, "replay each scenario under `N` seeded schedules of its concurrent calls")
 	fs.Int64Var(&f.seed, "schedule-seed", 0, "the first schedule's seed `S`; without --schedules, replay under that one schedule")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up after `D` (1s to 24h), naming what each unfinished replay waits for")
 	return fs
+}
+
+// The bounds of --timeout, for check and report.
+const (
+	defaultTimeout = 10 * time.Minute
+	minTimeout     = time.Second
+	maxTimeout     = 24 * time.Hour
+)
+
+// checkTimeout refuses a --timeout out of its bounds.
+func checkTimeout(d time.Duration) error {
+	if d < minTimeout || d > maxTimeout {
+		return fmt.Errorf("--timeout %v: want a duration from %v to %v, such as 10m", d, minTimeout, maxTimeout)
+	}
+	return nil
+}
+
+// printDeadline says on stderr, when the deadline passed, which scenarios
+// it cut and what to do.
+func printDeadline(e *env, name string, ctx context.Context, d time.Duration, results []checkResult) {
+	if ctx.Err() == nil {
+		return
+	}
+	var cut []string
+	skipped := 0
+	for _, r := range results {
+		switch {
+		case r.late && r.sessions > 0:
+			cut = append(cut, r.name)
+		case r.late:
+			skipped++
+		}
+	}
+	msg := fmt.Sprintf("agentsnap %s: --timeout %v passed", name, d)
+	if len(cut) > 0 {
+		msg += fmt.Sprintf("; %s did not finish: %s (each one's message says what its replay waits for)", count(len(cut), "scenario"), strings.Join(cut, ", "))
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %s not replayed", count(skipped, "scenario"))
+	}
+	fmt.Fprintf(e.stderr, "%s. A replay that waits for a call the agent does not make, or for a cancel that never comes, needs a fix or a re-recording; if the replays are only slow, raise --timeout.\n", msg)
 }
 
 // checkResult is one row of the table, and what the other formats and the
@@ -137,6 +189,7 @@ type checkResult struct {
 	fix             string           // the command that fixes it
 	seconds         float64          // how long the replay took
 	page            *report.Scenario // when a report is written
+	late            bool             // the deadline passed before its replay finished
 }
 
 // Scenario statuses of --format json and junit.
@@ -174,6 +227,9 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err := f.bounds(); err != nil {
 		return usageError(e, "check", "%v", err)
 	}
+	if err := checkTimeout(f.timeout); err != nil {
+		return usageError(e, "check", "%v", err)
+	}
 	growth, err := parseGrowthFlags(e, f.maxGrowth, f.baseline)
 	if err != nil {
 		return usageError(e, "check", "%v", err)
@@ -194,10 +250,13 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	opts := checkOptions{update: f.update, page: f.report != "", growth: growth, schedules: f.schedules, seed: f.seed}
+	rctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
-		return checkOne(ctx, dir, store(dir), opts)
+		return checkOne(rctx, dir, store(dir), opts)
 	})
 	code = printer(e, results)
+	printDeadline(e, "check", rctx, f.timeout, results)
 	if f.report != "" {
 		if err := writeReport(e, f.report, "agentsnap check", results); err != nil {
 			fmt.Fprintf(e.stderr, "agentsnap check: %v\n", err)
@@ -280,6 +339,11 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 
 func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
 	r := checkResult{name: harness.Name(dir), dir: dir}
+	if ctx.Err() != nil {
+		r.late = true
+		r.setError(errors.New("not replayed: the --timeout passed before its turn"), nil, opts.page)
+		return r
+	}
 	fx, err := harness.LoadFixture(dir)
 	if err != nil {
 		r.setError(err, nil, opts.page)
@@ -288,6 +352,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 	r.sessions = len(fx.Logs)
 	o, err := harness.Replay(ctx, fx, harness.Options{Store: store, FromCLI: true, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
+		r.late = errors.Is(err, harness.ErrUnfinished)
 		r.setError(err, fx, opts.page)
 		return r
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
@@ -16,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		args:    "[DIR...] -o FILE [--jobs N]",
+		args:    "[DIR...] -o FILE [--jobs N] [--timeout D]",
 		summary: "write one self-contained HTML page of the scenarios: agent trees, diffs",
 		order:   35,
 		detail: `
@@ -33,6 +34,10 @@ file is written atomically; nothing else is.
 
 "agentsnap check --report FILE" writes the same page after a check.
 
+--timeout D (default 10m, 1s to 24h) bounds the whole run, as for check:
+a scenario still replaying when it has passed is shown as an error that
+says what its replay waits for.
+
 Exit status 0 when the file is written, whatever the scenarios' results (it
 is a viewer; check judges), 1 when it cannot be, 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(reportFlags).set() },
@@ -41,14 +46,16 @@ is a viewer; check judges), 1 when it cannot be, 2 on bad usage.`,
 }
 
 type reportFlags struct {
-	out  string
-	jobs int
+	out     string
+	jobs    int
+	timeout time.Duration
 }
 
 func (f *reportFlags) set() *flag.FlagSet {
 	fs := newFlagSet("report")
 	fs.StringVar(&f.out, "o", "", "the HTML `FILE` to write (required)")
 	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "scenarios replayed at once")
+	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up after `D` (1s to 24h), naming what each unfinished replay waits for")
 	return fs
 }
 
@@ -64,13 +71,19 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if err := checkJobs(f.jobs); err != nil {
 		return usageError(e, "report", "%v", err)
 	}
+	if err := checkTimeout(f.timeout); err != nil {
+		return usageError(e, "report", "%v", err)
+	}
 	dirs, code := findScenarios(e, "report", pos)
 	if code != exitOK {
 		return code
 	}
+	rctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
-		return checkOne(ctx, dir, nil, checkOptions{page: true, readOnly: true})
+		return checkOne(rctx, dir, nil, checkOptions{page: true, readOnly: true})
 	})
+	printDeadline(e, "report", rctx, f.timeout, results)
 	if err := writeReport(e, f.out, "agentsnap report", results); err != nil {
 		return fail(e, "report", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -60,6 +62,23 @@ var _ = Describe("a user's cancel (errors/user-cancel)", func() {
 		o := harness.Run(GinkgoTB(), dir, opts)
 		Expect(o).To(harness.MatchRecording())
 		Expect(o.Transcript).To(ContainSubstring("ended aborted: cancelled while the model was answering"))
+	})
+
+	It("replays at once with a turnTimeout of an hour: the replay's time is virtual", func(ctx SpecContext) {
+		cp := filepath.Join(GinkgoT().TempDir(), "errors", "user-cancel")
+		Expect(os.CopyFS(cp, os.DirFS(dir))).To(Succeed())
+		path := filepath.Join(cp, "scenario.json")
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(ContainSubstring(`"turnTimeout": "500ms"`))
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(b), `"turnTimeout": "500ms"`, `"turnTimeout": "1h"`, 1)), 0o644)).To(Succeed())
+		fx, err := harness.LoadFixture(cp)
+		Expect(err).NotTo(HaveOccurred())
+		within, cancel := context.WithTimeout(ctx, time.Minute) // a real wait would fail here, saying what it waits for
+		defer cancel()
+		o, err := harness.Replay(within, fx, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
 	})
 })
 
