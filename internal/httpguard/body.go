@@ -11,26 +11,24 @@ import (
 )
 
 // body is a request body bounded in size (http.MaxBytesReader) and in
-// time (a read deadline on the connection, lifted once the body is read,
-// so that a long answer streams on). It remembers why a read failed.
+// time (a read deadline on the connection; net/http takes it off when the
+// body hits its end, so an answer streams on). It remembers why a read
+// failed.
 type body struct {
-	g   *Guard
-	rc  io.ReadCloser
-	ctl *http.ResponseController
+	g  *Guard
+	rc io.ReadCloser
 
 	mu     sync.Mutex
 	read   int64
 	failed *refusal
-	lifted bool // the deadline is off
 }
 
 func newBody(g *Guard, w http.ResponseWriter, r *http.Request) *body {
 	// MaxBytesReader gets the server's own writer: through it, a body over
 	// the limit also closes the connection after the answer.
-	b := &body{g: g, rc: http.MaxBytesReader(w, r.Body, g.cfg.MaxBody), ctl: http.NewResponseController(w)}
-	// The server's read deadline for the body; a server without one
-	// (a test's recorder) has the size bound only.
-	_ = b.ctl.SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
+	b := &body{g: g, rc: http.MaxBytesReader(w, r.Body, g.cfg.MaxBody)}
+	// A writer without deadlines (a test's recorder) has the size bound only.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
 	return b
 }
 
@@ -43,9 +41,7 @@ func (b *body) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	var tooLarge *http.MaxBytesError
 	switch {
-	case err == nil:
-	case errors.Is(err, io.EOF):
-		b.liftLocked()
+	case err == nil, errors.Is(err, io.EOF):
 	case errors.As(err, &tooLarge):
 		if b.failed == nil {
 			b.failed = b.g.tooLarge("is larger (it was sent without a Content-Length)")
@@ -60,20 +56,6 @@ func (b *body) Read(p []byte) (int, error) {
 }
 
 func (b *body) Close() error { return b.rc.Close() }
-
-// lift takes the read deadline off: the body is read, or the answer began.
-func (b *body) lift() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.liftLocked()
-}
-
-func (b *body) liftLocked() {
-	if !b.lifted && b.failed == nil {
-		b.lifted = true
-		_ = b.ctl.SetReadDeadline(time.Time{})
-	}
-}
 
 func (b *body) failure() *refusal {
 	b.mu.Lock()
@@ -107,7 +89,6 @@ func (w *writer) WriteHeader(status int) {
 		w.g.refuse(w.ResponseWriter, w.r, rf)
 		return
 	}
-	w.body.lift()
 	w.ResponseWriter.WriteHeader(status)
 }
 

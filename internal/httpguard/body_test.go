@@ -81,6 +81,8 @@ var _ = Describe("the body bound", func() {
 			r.Body, r.ContentLength = io.NopCloser(strings.NewReader(strings.Repeat("a", limit+1))), limit+1
 		})
 		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
+		Expect(a.err.Message).To(HavePrefix(fmt.Sprintf("agentsnap serve: the request body is %d bytes (its Content-Length)", limit+1)))
+		Expect(s.calls.Load()).To(BeEquivalentTo(2), "the handler saw the body over the limit")
 		a = s.do(func(r *http.Request) { r.Body, r.ContentLength = io.NopCloser(&filler{left: limit + 1}), -1 })
 		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
 	})
@@ -96,7 +98,7 @@ var _ = Describe("the body bound", func() {
 		Expect(s.logged()).To(ConsistOf(HavePrefix("refused POST /v1/chat/completions (408)")))
 	})
 
-	It("lifts the body's deadline once it is read: an answer streams on past it, its request not cancelled", func() {
+	It("never cuts an answer that streams on past the body's deadline, nor cancels its request", func() {
 		const timeout = 100 * time.Millisecond
 		cancelled := make(chan error, 1)
 		s := start(httpguard.Config{BodyTimeout: timeout}, func(w http.ResponseWriter, r *http.Request) {

@@ -11,9 +11,9 @@ import (
 
 // Server returns the http.Server to run g in: headers bounded in size
 // (MaxHeaderBytes) and time (ReadHeaderTimeout), idle connections closed
-// after IdleTimeout. It has no read or write timeout for the whole
-// request: net/http's ReadTimeout would cancel an answer still streaming,
-// and a write timeout would cut a long stream; g bounds the body itself.
+// after IdleTimeout. It has no ReadTimeout — g bounds the body itself,
+// with a 408 that says why — and no WriteTimeout, which would cut a long
+// stream (a recorded hang streams until the agent's own timeout).
 func (g *Guard) Server() *http.Server {
 	return &http.Server{Handler: g, ReadHeaderTimeout: ReadHeaderTimeout, MaxHeaderBytes: MaxHeaderBytes, IdleTimeout: IdleTimeout}
 }
