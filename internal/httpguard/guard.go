@@ -12,6 +12,7 @@
 package httpguard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +83,10 @@ type Guard struct {
 	mu       sync.RWMutex // guards stopped against inflight.Add
 	stopped  bool
 	inflight sync.WaitGroup // requests inside next
+	// halt ends every request's context at Stop: net/http cancels a
+	// request when its connection closes only once its body was read.
+	halt   context.Context
+	doHalt context.CancelFunc
 }
 
 // New returns a Guard in front of next.
@@ -105,6 +110,7 @@ func New(next http.Handler, cfg Config) (*Guard, error) {
 		return nil, fmt.Errorf("httpguard: %d allowed origins, more than %d", len(cfg.AllowOrigins), maxOrigins)
 	}
 	g := &Guard{next: next, cfg: cfg, hosts: Hosts(cfg.Addr), own: map[string]bool{}, allowed: map[string]bool{}}
+	g.halt, g.doHalt = context.WithCancel(context.Background())
 	for _, h := range g.hosts {
 		g.own["http://"+h] = true
 	}
@@ -181,6 +187,10 @@ func (g *Guard) serve(w http.ResponseWriter, r *http.Request) {
 	g.inflight.Add(1)
 	g.mu.RUnlock()
 	defer g.inflight.Done()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer context.AfterFunc(g.halt, cancel)()
+	defer cancel()
+	r = r.WithContext(ctx)
 	if r.Body == nil || r.Body == http.NoBody {
 		g.next.ServeHTTP(w, r)
 		return

@@ -20,9 +20,9 @@ func (g *Guard) Server() *http.Server {
 
 // Stop stops srv, which serves g: it stops accepting, lets requests in
 // progress finish for at most grace, then closes every connection —
-// idle, half-sent, or streaming to a client that stopped reading — which
-// cancels the requests still running, and waits until every one of them
-// has left the next handler. After Stop, g refuses requests with 503.
+// idle, half-sent, or streaming to a client that stopped reading —
+// cancels the context of every request still running, and waits until
+// each has left the next handler. After Stop, g refuses requests with 503.
 func (g *Guard) Stop(srv *http.Server, grace time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
@@ -34,6 +34,7 @@ func (g *Guard) Stop(srv *http.Server, grace time.Duration) {
 	g.mu.Lock()
 	g.stopped = true
 	g.mu.Unlock()
+	g.doHalt()
 	g.inflight.Wait()
 }
 

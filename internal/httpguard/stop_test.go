@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,32 @@ var _ = Describe("Stop", func() {
 		}
 		GinkgoWriter.Printf("Stop took %s\n", time.Since(began))
 		Expect(running.Load()).To(BeZero(), "handlers still running after Stop")
+	})
+
+	It("returns only when every handler has left, so what they write is done before serve goes on", func() {
+		cancelled, release := make(chan struct{}), make(chan struct{})
+		s := start(httpguard.Config{}, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done(): // a call that hangs until serve stops, its body unread
+				close(cancelled)
+				<-release // then ends its turn, slowly
+			case <-release:
+			}
+		})
+		var once sync.Once
+		free := func() { once.Do(func() { close(release) }) }
+		DeferCleanup(free) // before the server's cleanup, should a spec fail
+		_, _ = s.raw("POST /v1/chat/completions HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+		Eventually(s.calls.Load).Should(BeEquivalentTo(1))
+		stopped := make(chan struct{})
+		go func() {
+			s.g.Stop(s.srv, 0)
+			close(stopped)
+		}()
+		Eventually(cancelled).Should(BeClosed())
+		Consistently(stopped, 100*time.Millisecond).ShouldNot(BeClosed())
+		free()
+		Eventually(stopped).Should(BeClosed())
 	})
 
 	It("refuses requests once stopped", func() {
