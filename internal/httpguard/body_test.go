@@ -87,6 +87,15 @@ var _ = Describe("the body bound", func() {
 		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
 	})
 
+	It("answers 413 for a handler that returns without a word after the limit", func() {
+		s := start(httpguard.Config{MaxBody: 1 << 10}, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.ReadAll(r.Body)
+		})
+		a := s.do(func(r *http.Request) { r.Body, r.ContentLength = io.NopCloser(&filler{left: 4 << 10}), -1 })
+		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
+		Expect(a.err.Code).To(Equal("BODY_TOO_LARGE"))
+	})
+
 	It("answers 408 to a body that comes too slowly", func() {
 		s := start(httpguard.Config{BodyTimeout: 200 * time.Millisecond}, nil)
 		// Ten of the hundred bytes announced, then nothing.
