@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/httpguard"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
@@ -24,7 +26,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -33,9 +35,11 @@ Serves the scenario in DIR as an OpenAI-compatible model endpoint (POST
 in another process — in any language, on any OpenAI SDK — replays its
 fixture. The first line of the output is the base URL to point the SDK at,
 such as http://127.0.0.1:41234/v1. Then run the agent, and stop serve with
-SIGINT (Ctrl-C) or SIGTERM when it is done: serve writes the session logs
-from what crossed the wire, compares them with the fixture and the
-transcript with transcript.golden as check does, and prints the verdict.
+SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an answer still
+streaming (its turn ends aborted) and every connection at once, writes the
+session logs from what crossed the wire, compares them with the fixture
+and the transcript with transcript.golden as check does, and prints the
+verdict.
 
 An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
@@ -51,6 +55,19 @@ child of the one open tool call whose arguments hold its prompt.
 
 --runtime names the agent: a fixture is replayed only under the name that
 recorded it (scenario.json recorded.runtime).
+
+serve answers only its own agent. It refuses, by the headers and before
+reading the body, a request whose Host is not the address it printed (or
+localhost on that port) with 421 — what a web page using DNS rebinding
+sends — a request from a web page (an Origin header, or Sec-Fetch-Site
+cross-site) with 403, a body that is not JSON (Content-Type
+application/json) with 415, and a body larger than --max-body (default
+32MiB) with 413; a body that takes longer than 30s to arrive gets 408.
+Each refusal is a JSON error whose message says why, and is noted on
+stderr. An agent that runs in a browser names its page's origin with
+--allow-origin (exact, such as http://localhost:5173; repeat it for more):
+serve then answers its CORS preflights, with the headers the OpenAI,
+Anthropic and Google SDKs send, and lets it read the answers.
 
 --record records DIR instead: the answers come from DIR/playbook.json, or
 from a live model with --live (--base-url, --model and the key as for
@@ -73,6 +90,8 @@ type serveFlags struct {
 	lineage       string
 	record        bool
 	rec           recordFlags // the recording's flags, shared with record
+	allowOrigins  originsFlag
+	maxBody       sizeFlag
 }
 
 func (f *serveFlags) set() *flag.FlagSet {
@@ -86,12 +105,44 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
 	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
+	f.maxBody = httpguard.DefaultMaxBody
+	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
 	return fs
 }
 
-// shutdownGrace is how long serve waits, once stopped, for answers still
-// streaming before it cuts their connections.
-const shutdownGrace = 5 * time.Second
+// originsFlag is --allow-origin: the origins, as a browser sends them.
+type originsFlag []string
+
+func (o *originsFlag) String() string { return strings.Join(*o, ",") }
+
+func (o *originsFlag) Set(s string) error {
+	n, err := httpguard.ParseOrigin(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
+	}
+	*o = append(*o, n)
+	return nil
+}
+
+// sizeFlag is --max-body, in bytes.
+type sizeFlag int64
+
+func (z *sizeFlag) String() string { return httpguard.FormatSize(int64(*z)) }
+
+func (z *sizeFlag) Set(s string) error {
+	n, err := httpguard.ParseSize(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
+	}
+	*z = sizeFlag(n)
+	return nil
+}
+
+// stopGrace is how long serve lets answers in progress finish, once
+// stopped, before it cuts every connection: serve exits within 200 ms of
+// SIGINT whatever the agent does with its connections.
+const stopGrace = 20 * time.Millisecond
 
 // runServe serves DIR until ctx is done. main cancels ctx on SIGINT and
 // SIGTERM, so ctx.Done() is serve's stop signal — and only that: the
@@ -140,7 +191,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		ln.Close()
 		return usageError(e, "serve", "%v", err)
 	}
-	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done()}
+	// The guard notes refusals from the server's goroutines, beside the
+	// replay's and the recording's own messages.
+	locked := *e
+	locked.stderr = &lockedWriter{w: e.stderr}
+	e = &locked
+	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(),
+		guard: httpguard.Config{AllowOrigins: f.allowOrigins, MaxBody: int64(f.maxBody), Logf: func(format string, args ...any) {
+			fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
+		}}}
 	defer rt.closeListener()
 	work := context.WithoutCancel(ctx)
 	if f.record {
@@ -168,7 +227,7 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 		RecordCommand: fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s (and run the agent against the URL it prints)", arg, rt.name)})
 	if err == nil && rt.calls.Load() == 0 {
 		// The replay then only lists every recorded session as missing.
-		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed; run the agent against the URL serve prints first, then stop serve", fx.Name)
+		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed%s; run the agent against the URL serve prints first, then stop serve", fx.Name, rt.refusedNote())
 	}
 	if err != nil {
 		return fail(e, "serve", err)
@@ -221,8 +280,10 @@ type serveRuntime struct {
 	ln      net.Listener
 	stdout  io.Writer
 	stop    <-chan struct{}
-	served  bool         // Run took the listener over
-	calls   atomic.Int64 // requests served
+	guard   httpguard.Config // what serve admits; Addr is the listener's
+	served  bool             // Run took the listener over
+	calls   atomic.Int64     // requests served
+	refused atomic.Int64     // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
@@ -232,12 +293,18 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	if err != nil {
 		return err
 	}
-	r.served = true
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.calls.Add(1)
 		h.ServeHTTP(w, req)
 	})
-	srv := &http.Server{Handler: count, ReadHeaderTimeout: 10 * time.Second}
+	cfg := r.guard
+	cfg.Addr = r.ln.Addr()
+	g, err := httpguard.New(count, cfg)
+	if err != nil {
+		return err
+	}
+	r.served = true
+	srv := g.Server()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(r.ln) }()
 	// The first line of the output: what the agent's SDK points at.
@@ -249,12 +316,23 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	case serveErr = <-done:
 		serveErr = fmt.Errorf("serve: the server stopped: %w", serveErr)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close() // answers still streaming after the grace: cut them; their turns end aborted
-	}
+	// Answers still streaming after the grace are cut (their turns end
+	// aborted); Stop returns when every request has left the handler.
+	g.Stop(srv, stopGrace)
+	r.refused.Store(g.Refused())
 	return errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+}
+
+// refusedNote says how many requests serve refused, if any.
+func (r *serveRuntime) refusedNote() string {
+	switch n := r.refused.Load(); n {
+	case 0:
+		return ""
+	case 1:
+		return " (serve refused 1 request; the note above says why)"
+	default:
+		return fmt.Sprintf(" (serve refused %d requests; the notes above say why)", n)
+	}
 }
 
 // closeListener closes the listener when no run took it over (a fixture
@@ -301,4 +379,16 @@ func (d fixedModel) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.
 	r := *req
 	r.Model = d.model
 	return d.Driver.Stream(ctx, &r)
+}
+
+// lockedWriter serialises writes from concurrent goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
