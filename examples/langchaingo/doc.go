@@ -1,0 +1,2 @@
+// Package langchaingo is agentsnap's adoption kit for langchaingo.
+package langchaingo
