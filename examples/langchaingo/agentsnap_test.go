@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/agentsnap/agentsnap/examples/langchaingo/opsdesk"
 	"github.com/agentsnap/agentsnap/wire"
@@ -43,13 +44,20 @@ func parseSettings(raw json.RawMessage) (settings, error) {
 // no tool call id (tools.Tool.Call gets a context and the input only), so
 // the desk cannot name its children: wire.InferLineage tells each child
 // by the open tool call whose arguments hold its question.
-var runtime = wire.Runtime("langchaingo-opsdesk", deskRun, wire.InferLineage())
+var runtime = wire.Runtime("langchaingo-opsdesk", deskRun(), wire.InferLineage())
 
-// deskRun builds the desk on a langchaingo openai LLM whose HTTP client is
-// agentsnap's and runs the scenario's prompts through it. The model name
-// is the recording's (env.Model): a live recording sends AGENTSNAP_MODEL,
-// a replay what was recorded.
-func deskRun(ctx context.Context, env *wire.Env) error {
+// deskRun returns a run that builds the desk on a langchaingo openai LLM
+// whose HTTP client is agentsnap's and runs the scenario's prompts through
+// it; extra options go with every run of the desk. The model name is the
+// recording's (env.Model): a live recording sends AGENTSNAP_MODEL, a
+// replay what was recorded.
+func deskRun(extra ...chains.ChainCallOption) func(context.Context, *wire.Env) error {
+	return func(ctx context.Context, env *wire.Env) error {
+		return runDesk(ctx, env, extra)
+	}
+}
+
+func runDesk(ctx context.Context, env *wire.Env, extra []chains.ChainCallOption) error {
 	cfg, err := parseSettings(env.Scenario.Agent)
 	if err != nil {
 		return err
@@ -63,7 +71,7 @@ func deskRun(ctx context.Context, env *wire.Env) error {
 	if err != nil {
 		return err
 	}
-	var opts []chains.ChainCallOption
+	opts := slices.Clone(extra)
 	if cfg.Temperature != nil {
 		opts = append(opts, chains.WithTemperature(*cfg.Temperature))
 	}

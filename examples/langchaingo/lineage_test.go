@@ -16,7 +16,7 @@ import (
 
 // explicitRuntime is the desk under the wire layer's default lineage: a
 // call that names no session is the root's.
-var explicitRuntime = wire.Runtime("langchaingo-opsdesk", deskRun)
+var explicitRuntime = wire.Runtime("langchaingo-opsdesk", deskRun())
 
 var _ = Describe("telling the desk's children apart", func() {
 	It("needs wire.InferLineage: without it the researcher's first call is taken for the desk's, and refused naming the option", func() {

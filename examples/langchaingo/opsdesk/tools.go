@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/memory"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -79,13 +78,4 @@ func (c colleague) Call(ctx context.Context, input string) (string, error) {
 	history := memory.NewChatMessageHistory(memory.WithPreviousMessages(slices.Clone(msgs)))
 	exec := c.desk.executor(c.desk.cfg.System, []tools.Tool{serviceStatus{}, tools.Calculator{}}, history)
 	return c.desk.delegate(ctx, "colleague", exec, input), nil
-}
-
-// Conversation returns the desk's remembered conversation (nil without
-// Remember).
-func (d *Desk) Conversation(ctx context.Context) ([]llms.ChatMessage, error) {
-	if d.history == nil {
-		return nil, nil
-	}
-	return d.history.Messages(ctx)
 }
