@@ -21,3 +21,14 @@ var _ = Describe("the desk", func() {
 		Expect(err).To(MatchError(ContainSubstring("desk: Config.Model is required")))
 	})
 })
+
+var _ = Describe("the desk's settings in scenario.json", func() {
+	It("refuses a member it does not know, naming the ones it takes", func() {
+		_, err := parseSettings([]byte(`{"shopp": "Folio Books"}`))
+		Expect(err).To(MatchError(ContainSubstring(`eino: scenario.json agent: json: unknown field "shopp"; want {"shop": "...", "temperature": N}`)))
+		s, err := parseSettings([]byte(`{"shop": "Folio Books", "temperature": 0.2}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Shop).To(Equal("Folio Books"))
+		Expect(*s.Temperature).To(BeNumerically("~", 0.2, 1e-6))
+	})
+})

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/cloudwego/eino/adk"
@@ -107,7 +108,7 @@ func toolsConfig(cfg Config, tools ...tool.BaseTool) adk.ToolsConfig {
 func (d *Desk) Ask(ctx context.Context, question string) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	msgs := append(d.history, schema.UserMessage(question))
+	msgs := append(slices.Clone(d.history), schema.UserMessage(question))
 	events := d.runner.Run(ctx, msgs)
 	answer := ""
 	for {
