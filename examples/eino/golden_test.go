@@ -1,0 +1,104 @@
+package eino_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/cloudwego/eino-ext/components/model/openai"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// copyFixture copies every file of a fixture into a fresh CATEGORY/NAME
+// folder under a temporary folder, so a spec may edit it.
+func copyFixture(dir string) string {
+	dst := filepath.Join(GinkgoT().TempDir(), harness.Name(dir))
+	Expect(os.MkdirAll(dst, 0o755)).To(Succeed())
+	files, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dst, f.Name()), b, 0o644)).To(Succeed())
+	}
+	return dst
+}
+
+// edit replaces old by new in a file, which must hold old.
+func edit(path, old, new string) {
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(b)).To(ContainSubstring(old))
+	Expect(os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644)).To(Succeed())
+}
+
+// replay replays the fixture in dir with o.
+func replay(dir string, o harness.Options) *harness.Outcome {
+	fx, err := harness.LoadFixture(dir)
+	Expect(err).NotTo(HaveOccurred())
+	out, err := harness.Replay(context.Background(), fx, o)
+	Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+const mixed = root + "/mixed/scout-and-critic"
+
+var _ = Describe("changing the agent or the golden", func() {
+	BeforeEach(func() {
+		// The update policy refuses under CI; these specs show the local one.
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+	})
+
+	It("shows drift at the first call when the shop in scenario.json changes the system prompt, and refuses to update the golden from it", func() {
+		dir := copyFixture(mixed)
+		edit(filepath.Join(dir, scenario.File), `"shop": "Folio Books"`, `"shop": "Quarto Books"`)
+		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		Expect(err).NotTo(HaveOccurred())
+
+		o := replay(dir, opts)
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Drift).NotTo(BeNil())
+		Expect(o.Drift.Session).To(Equal("root"))
+		Expect(o.Drift.Call).To(Equal(1), "the root's first request already carries the new prompt")
+		Expect(o.Drift.String()).To(ContainSubstring("the system prompt changed"))
+		Expect(o.Report()).To(ContainSubstring("the system prompt changed"))
+
+		res := harness.UpdateGolden(o)
+		Expect(res.Updated).To(BeFalse())
+		Expect(res.Message).To(ContainSubstring("the replay itself fails"))
+		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal(golden), "the golden is untouched")
+	})
+
+	It("names a changed chat-model setting (temperature, from scenario.json in the recording) with both values", func() {
+		warm := float32(0.7)
+		o := replay(mixed, harness.Options{Runtime: newRuntime(variant{model: func(c *openai.ChatModelConfig) { c.Temperature = &warm }})})
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Drift).NotTo(BeNil(), o.Report())
+		Expect(o.Drift.String()).To(Equal(`root (root session), model call 1 (turn 1 step 1): the request settings changed: temperature 0.2 → 0.7`))
+	})
+
+	It("rewrites an edited golden from a replay that matches its recording (what -update does)", func() {
+		dir := copyFixture(mixed)
+		path := filepath.Join(dir, scenario.GoldenFile)
+		original, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		edit(path, "assistant: Solaris: 1 in stock, 9.90 EUR.", "assistant: Solaris: sold out.")
+
+		o := replay(dir, opts)
+		Expect(o).To(harness.MatchRecording())
+		cmp := harness.CompareGolden(o)
+		Expect(cmp.Message).To(ContainSubstring("-    assistant: Solaris: sold out."))
+		Expect(cmp.Message).To(ContainSubstring("+    assistant: Solaris: 1 in stock, 9.90 EUR."))
+
+		res := harness.UpdateGolden(o)
+		Expect(res.Message).To(BeEmpty())
+		Expect(res.Updated).To(BeTrue())
+		Expect(os.ReadFile(path)).To(Equal(original), "the golden is the recording's transcript again")
+		Expect(harness.CompareGolden(replay(dir, opts)).Message).To(BeEmpty())
+	})
+})
