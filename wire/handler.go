@@ -114,7 +114,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			h.fail(w, f, http.StatusRequestEntityTooLarge, fmt.Errorf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
+			// serve's guard answers and notes it; it is not a call.
+			f.WriteError(w, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
 			return
 		}
 		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())

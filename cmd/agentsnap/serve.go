@@ -305,6 +305,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	}
 	r.served = true
 	srv := g.Server()
+	// Requests carry what the run's context does (a recording's secrets,
+	// which the wire layer adds the agent's credentials to).
+	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(r.ln) }()
 	// The first line of the output: what the agent's SDK points at.
