@@ -75,9 +75,9 @@ func (a *Assembler) Message() Message {
 		var p session.Part
 		switch {
 		case b.done != nil && b.done.Type == session.BlockToolCall:
-			p = session.Part{Type: session.PartToolCall, ID: b.done.ID, Name: b.done.Name, Arguments: b.done.Arguments}
+			p = session.Part{Type: session.PartToolCall, ID: b.done.ID, Name: b.done.Name, Arguments: b.done.Arguments, Meta: b.done.Meta}
 		case b.done != nil:
-			p = session.Part{Type: b.done.Type, Text: b.done.Text}
+			p = session.Part{Type: b.done.Type, Text: b.done.Text, Meta: b.done.Meta}
 		case b.typ == session.BlockToolCall:
 			p = session.Part{Type: session.PartToolCall, ID: b.id, Name: b.name, Arguments: b.text.String()}
 		default:

@@ -63,6 +63,9 @@ type Block struct {
 	ID        string `json:"id,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
+	// Meta is what a model API hands out with the block and wants back
+	// verbatim in the next request (see Part.Meta).
+	Meta json.RawMessage `json:"meta,omitempty"`
 }
 
 // MarshalJSON writes the members of the block's type in a fixed order.
@@ -79,6 +82,13 @@ func (b Block) MarshalJSON() ([]byte, error) {
 	} else {
 		out = append(out, `,"text":`...)
 		out = jsonscan.AppendString(out, b.Text)
+	}
+	if len(b.Meta) > 0 {
+		if m, err := jsonscan.AppendCompact(append(out, `,"meta":`...), b.Meta); err == nil {
+			out = m
+		} else {
+			out = out[:len(out)-len(`,"meta":`)]
+		}
 	}
 	return append(out, '}'), nil
 }
@@ -108,6 +118,10 @@ func decodeBlock(val []byte) (*Block, error) {
 			b.Name, err = optString(v)
 		case "arguments":
 			b.Arguments, err = optString(v)
+		case "meta":
+			if !jsonscan.IsNull(v) {
+				b.Meta = append(json.RawMessage(nil), v...)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("block member %q: %w", key, err)

@@ -134,6 +134,11 @@ func appendPart(dst []byte, p *Part) []byte {
 	default:
 		dst = jsonscan.AppendString(append(dst, `,"text":`...), p.Text)
 	}
+	if len(p.Meta) > 0 {
+		if out, err := jsonscan.AppendCompact(append(dst, `,"meta":`...), p.Meta); err == nil {
+			dst = out
+		}
+	}
 	return append(dst, '}')
 }
 

@@ -97,6 +97,12 @@ type Part struct {
 	ToolCallID string // tool-result
 	Content    []Part // tool-result
 	IsError    bool   // tool-result
+	// Meta is what a model API hands out with the part and wants back
+	// verbatim in the next request — a thinking block's signature, an
+	// encrypted reasoning item, an output item's id — as a JSON object
+	// keyed by the API's name ({"anthropic-messages": {"signature": …}});
+	// nil for most parts. It is written last, and only when set.
+	Meta json.RawMessage
 }
 
 // MarshalJSON writes the members of the part's type in a fixed order.
@@ -110,12 +116,16 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 		ID         string `json:"id"`
 		Name       string `json:"name"`
 		Arguments  string `json:"arguments"`
-		ToolCallID string `json:"toolCallId"`
-		Content    []Part `json:"content"`
-		IsError    bool   `json:"isError"`
+		ToolCallID string          `json:"toolCallId"`
+		Content    []Part          `json:"content"`
+		IsError    bool            `json:"isError"`
+		Meta       json.RawMessage `json:"meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
+	}
+	if string(w.Meta) == "null" {
+		w.Meta = nil
 	}
 	*p = Part(w)
 	return nil

@@ -27,7 +27,7 @@ type Config struct {
 	Clock    func() time.Time // default time.Now
 	Cwd      string           // recorded in headers
 	// Formats are the model APIs served, each on its own paths; default
-	// ChatCompletions.
+	// DefaultFormats().
 	Formats []Format
 	// Lineage says how a call's session is told: Explicit (the default)
 	// or Infer.
@@ -87,7 +87,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 		cfg.Clock = time.Now
 	}
 	if len(cfg.Formats) == 0 {
-		cfg.Formats = []Format{ChatCompletions}
+		cfg.Formats = DefaultFormats()
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
