@@ -1,0 +1,151 @@
+package openaiagentsjs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// parallel is the fixture with two children at once and a handoff.
+var parallel = filepath.Join("fixtures", "parallel", "compare-releases")
+
+// verdictOK is serve's verdict on a clean replay of dir.
+func verdictOK(dir string) string {
+	return `^` + regexp.QuoteMeta(harness.Name(dir)) + `: replay matches the recording \(\d+ sessions, \d+ model calls\)\n$`
+}
+
+// headers returns the request/header of every model call of log, in order.
+func headers(log *session.Log) []session.RequestHeaderData {
+	var out []session.RequestHeaderData
+	for _, e := range log.Events {
+		if e.Type == session.TypeRequestHeader {
+			var h session.RequestHeaderData
+			Expect(json.Unmarshal(e.Data, &h)).To(Succeed())
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agentsnap serve", Ordered, Label("node"), func() {
+	var ctx context.Context
+
+	BeforeAll(requireNode)
+
+	BeforeEach(func() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+		DeferCleanup(cancel)
+	})
+
+	DescribeTable("replays its fixture: every session, the researchers at once, exit 0 after SIGINT",
+		func(dir string) {
+			recordIfAsked(ctx, dir)
+			code, verdict := run(ctx, nil, dir, dir)
+			if code != 0 && harness.UpdateRequested() && exists(filepath.Join(dir, scenario.ProposalFile)) {
+				accept(ctx, dir) // -update: the replay matched, only the golden differed
+				code, verdict = run(ctx, nil, dir, dir)
+			}
+			Expect(code).To(Equal(0), verdict)
+			Expect(verdict).To(MatchRegexp(verdictOK(dir)))
+		},
+		entries(),
+	)
+
+	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their tool calls; the handoff in the same session", func() {
+		dir := copyFixture(parallel, scenario.File, scenario.PlaybookFile)
+		code, verdict := run(ctx, nil, dir, dir, "--record")
+		Expect(code).To(Equal(0), verdict)
+		Expect(verdict).To(ContainSubstring("recorded " + dir + ": 3 sessions, 8 model calls"))
+		for _, name := range []string{scenario.File, session.RootFile, "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+			want, err := os.ReadFile(filepath.Join(parallel, name))
+			Expect(err).NotTo(HaveOccurred())
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)), "%s differs from the committed fixture", name)
+		}
+
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(3), "the root and one child per research call; the writer is no session of its own")
+		for i, call := range []string{"call_research_24", "call_research_25"} {
+			h := fx.Logs[i+1].Header
+			Expect(h.ParentSession).To(Equal("root"))
+			Expect(h.ParentCallID).To(Equal(call), "the child is named by the function call's call id, not the response id")
+			Expect(h.Mode).To(Equal(session.ModeSpawn))
+		}
+		// The handoff: turn 1 step 3 is the writer — the same session, its
+		// conversation goes on, under the writer's instructions and tools.
+		root := headers(fx.Logs[0])
+		Expect(root).To(HaveLen(4))
+		Expect(root[0].ToolNames).To(Equal([]string{"research", "transfer_to_Writer"}))
+		Expect(root[1].SystemDigest).To(Equal(root[0].SystemDigest))
+		Expect(root[2].Turn).To(Equal(1))
+		Expect(root[2].Step).To(Equal(3))
+		Expect(root[2].SystemDigest).NotTo(Equal(root[0].SystemDigest), "the writer's instructions")
+		Expect(root[2].ToolNames).To(BeEmpty(), "the writer has no tools")
+		Expect(root[2].MessageCount).To(BeNumerically(">", root[1].MessageCount), "the writer gets the whole conversation")
+		Expect(root[3].SystemDigest).To(Equal(root[0].SystemDigest), "turn 2 starts with the coordinator again")
+	})
+
+	It("exits 1 and names the drift when the agent sends another instruction, with the command that re-records", func() {
+		// The agent gets a changed scenario; serve replays the recording.
+		agentDir := copyFixture(parallel, scenario.File)
+		var sc map[string]any
+		b, err := os.ReadFile(filepath.Join(agentDir, scenario.File))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(json.Unmarshal(b, &sc)).To(Succeed())
+		sc["agent"] = map[string]any{"researcher": "You research one release and answer in one short sentence."}
+		b, err = json.Marshal(sc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(agentDir, scenario.File), b, 0o644)).To(Succeed())
+
+		code, verdict := run(ctx, nil, parallel, agentDir)
+		Expect(code).To(Equal(1), verdict)
+		Expect(verdict).To(ContainSubstring("parallel/compare-releases: the replay does not match the recording"))
+		Expect(verdict).To(MatchRegexp(`request drift: session [12] \(spawn of root via call_research_2[45]\), model call 1 \(turn 1 step 1\): the system prompt changed`))
+		Expect(verdict).To(ContainSubstring("go tool agentsnap serve " + parallel + " --record --runtime " + runtimeName))
+	})
+
+	It("updates a golden the way -update does: the replay proposes the transcript, review --accept takes it", func() {
+		dir := copyFixture(parallel)
+		golden := filepath.Join(dir, scenario.GoldenFile)
+		want, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		stale := bytes.Replace(want, []byte("v2.5 drops the legacy v1 API."), []byte("v2.5 drops nothing."), 1)
+		Expect(stale).NotTo(Equal(want))
+		Expect(os.WriteFile(golden, stale, 0o644)).To(Succeed())
+		// Proposals are for developers: CI writes none.
+		dev := environ([]string{"CI", "AGENTSNAP_FORCE_UPDATE"})
+
+		code, verdict := run(ctx, dev, dir, dir)
+		Expect(code).To(Equal(1), verdict)
+		Expect(verdict).To(ContainSubstring("the transcript differs from " + golden))
+		Expect(verdict).To(ContainSubstring("-    assistant: v2.5 drops nothing.\n+    assistant: v2.5 drops the legacy v1 API."))
+		proposal, err := os.ReadFile(filepath.Join(dir, scenario.ProposalFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(proposal)).To(Equal(string(want)), "the proposal is the replay's transcript")
+
+		code, out := cli(ctx, dev, "review", "--accept", dir)
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("accepted parallel/compare-releases"))
+		got, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(Equal(string(want)))
+		Expect(exists(filepath.Join(dir, scenario.ProposalFile))).To(BeFalse())
+
+		code, verdict = run(ctx, dev, dir, dir)
+		Expect(code).To(Equal(0), verdict)
+		Expect(verdict).To(MatchRegexp(verdictOK(dir)))
+	})
+})
