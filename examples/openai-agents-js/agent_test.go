@@ -135,6 +135,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		proposal, err := os.ReadFile(filepath.Join(dir, scenario.ProposalFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(proposal)).To(Equal(string(want)), "the proposal is the replay's transcript")
+		Expect(verdict).To(ContainSubstring("go tool agentsnap review " + dir))
 
 		code, out := cli(ctx, dev, "review", "--accept", dir)
 		Expect(code).To(Equal(0), out)

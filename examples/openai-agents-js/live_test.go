@@ -37,12 +37,12 @@ var liveAnswers = map[string]liveAnswer{
 		{"call_live_24", "research", `{"input":"What shipped in v2.4?"}`},
 		{"call_live_25", "research", `{"input":"What shipped in v2.5?"}`},
 	}},
-	"user:What shipped in v2.4?":   {calls: []liveCall{{"call_live_notes_24", "release_notes", `{"version":"v2.4"}`}}},
-	"tool:call_live_notes_24":      {text: "v2.4 added SSO login and audit log export."},
-	"user:What shipped in v2.5?":   {calls: []liveCall{{"call_live_notes_25", "release_notes", `{"version":"v2.5"}`}}},
-	"tool:call_live_notes_25":      {text: "v2.5 added offline mode and faster sync, and dropped the v1 API."},
-	"tool:call_live_25":            {calls: []liveCall{{"call_live_handoff", "transfer_to_Writer", `{}`}}},
-	"tool:call_live_handoff":       {text: "Meet v2.5: offline mode and faster sync. The v1 API is gone."},
+	"user:What shipped in v2.4?":                                {calls: []liveCall{{"call_live_notes_24", "release_notes", `{"version":"v2.4"}`}}},
+	"tool:call_live_notes_24":                                   {text: "v2.4 added SSO login and audit log export."},
+	"user:What shipped in v2.5?":                                {calls: []liveCall{{"call_live_notes_25", "release_notes", `{"version":"v2.5"}`}}},
+	"tool:call_live_notes_25":                                   {text: "v2.5 added offline mode and faster sync, and dropped the v1 API."},
+	"tool:call_live_25":                                         {calls: []liveCall{{"call_live_handoff", "transfer_to_Writer", `{}`}}},
+	"tool:call_live_handoff":                                    {text: "Meet v2.5: offline mode and faster sync. The v1 API is gone."},
 	"user:For the changelog, in one line: what does v2.5 drop?": {text: "The v1 API."},
 }
 
