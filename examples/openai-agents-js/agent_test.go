@@ -37,10 +37,10 @@ func headers(log *session.Log) []session.RequestHeaderData {
 	return out
 }
 
-var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agentsnap serve", Ordered, Label("node"), func() {
+var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agentsnap serve", Label("node"), func() {
 	var ctx context.Context
 
-	BeforeAll(requireNode)
+	BeforeEach(requireNode)
 
 	BeforeEach(func() {
 		var cancel context.CancelFunc

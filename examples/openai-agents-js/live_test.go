@@ -130,8 +130,8 @@ func streamAnswer(send func(string), a liveAnswer) {
 	send(`[DONE]`)
 }
 
-var _ = Describe("recording the OpenAI Agents SDK agent live", Ordered, Label("node"), func() {
-	BeforeAll(requireNode)
+var _ = Describe("recording the OpenAI Agents SDK agent live", Label("node"), func() {
+	BeforeEach(requireNode)
 
 	It("records against a local OpenAI-compatible server through serve --live, the researchers at once, then replays offline", func(ctx SpecContext) {
 		model := &liveModel{models: map[string]bool{}, auth: map[string]bool{}}
