@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
@@ -149,4 +151,66 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(MatchRegexp(verdictOK(dir)))
 	})
+})
+
+// withoutLineage writes, beside agent.mjs (so its packages resolve), the
+// agent as a team writes it before adding agentsnap-lineage: no childTool,
+// no lineageFetch. It returns the file's name; the spec removes it.
+func withoutLineage() string {
+	b, err := os.ReadFile("agent.mjs")
+	Expect(err).NotTo(HaveOccurred())
+	src := string(b)
+	for old, new := range map[string]string{
+		"childTool(researcher.asTool({ toolName: 'research', toolDescription: 'Ask a researcher about one release.' })),": "researcher.asTool({ toolName: 'research', toolDescription: 'Ask a researcher about one release.' }),",
+		", fetch: lineageFetch() }": " }",
+	} {
+		Expect(src).To(ContainSubstring(old))
+		src = strings.Replace(src, old, new, 1)
+	}
+	f, err := os.CreateTemp(".", "agent-without-lineage-*.mjs")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.Remove, f.Name())
+	_, err = f.WriteString(src)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(f.Close()).To(Succeed())
+	return f.Name()
+}
+
+var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
+	BeforeEach(requireNode)
+
+	It("exits 0 while serve exits 1: the SDK turns the refused child calls into tool output, serve names the headers to send", func(ctx SpecContext) {
+		script := withoutLineage()
+		s := serve(ctx, nil, parallel, "--runtime", runtimeName)
+		out, err := exec.CommandContext(ctx, "node", script, s.url, parallel).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "the agent itself does not notice:\n%s", out)
+		code, verdict := s.stop()
+		Expect(code).To(Equal(1), verdict)
+		Expect(verdict).To(ContainSubstring("session root/call_research_24 (spawn; session.1.jsonl): never called"))
+		Expect(verdict).To(ContainSubstring("wire: a request for session root, which waits for the results of its tool calls (call_research_24, call_research_25), carries none of them"))
+		Expect(verdict).To(ContainSubstring("send the headers Agentsnap-Session, Agentsnap-Parent, Agentsnap-Call and Agentsnap-Mode"))
+		Expect(verdict).To(ContainSubstring("result call_research_24: An error occurred while running the tool. Please try again."))
+	}, SpecTimeout(2*time.Minute))
+
+	It("records and replays with --lineage=infer: each researcher's prompt is its call's input", func(ctx SpecContext) {
+		script := withoutLineage()
+		dir := copyFixture(parallel, scenario.File, scenario.PlaybookFile)
+		for _, args := range [][]string{{"--record", "--lineage=infer"}, nil} {
+			s := serve(ctx, nil, append([]string{dir, "--runtime", runtimeName}, args...)...)
+			out, err := exec.CommandContext(ctx, "node", script, s.url, dir).CombinedOutput()
+			code, verdict := s.stop()
+			Expect(err).NotTo(HaveOccurred(), "node %s:\n%s\nagentsnap serve:\n%s", script, out, verdict)
+			Expect(code).To(Equal(0), verdict)
+		}
+		fx, err := harness.LoadFixture(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Scenario.Recorded.Lineage).To(Equal("infer"))
+		for _, name := range []string{session.RootFile, "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+			want, err := os.ReadFile(filepath.Join(parallel, name))
+			Expect(err).NotTo(HaveOccurred())
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)), "inference finds the tree the headers name: %s", name)
+		}
+	}, SpecTimeout(2*time.Minute))
 })
