@@ -1,0 +1,223 @@
+package openaiagentsjs_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// runtimeName is the name the agent's fixtures are recorded under.
+const runtimeName = "openai-agents-js"
+
+// packages are what the agent imports from node_modules.
+var packages = []string{"@openai/agents", "openai", "zod", "agentsnap-lineage"}
+
+// installHint is how to get what these specs need.
+const installHint = "install Node.js 20 or later and the agent's packages: npm ci --prefix examples/openai-agents-js (from the repository root); or set AGENTSNAP_SKIP_NODE=1 to skip the node specs"
+
+// bin is the agentsnap binary the specs run, built once.
+var bin string
+
+// fixtures returns the agent's fixture folders.
+func fixtures() []string {
+	dirs, err := harness.Discover("fixtures")
+	if err != nil {
+		panic(err)
+	}
+	return dirs
+}
+
+func entries() []TableEntry {
+	var out []TableEntry
+	for _, dir := range fixtures() {
+		out = append(out, Entry(harness.Name(dir), dir))
+	}
+	return out
+}
+
+// requireNode skips the specs, saying how to run them, when node or the
+// agent's packages are missing — or fails them when AGENTSNAP_REQUIRE_NODE=1
+// (CI sets it, so CI never skips them).
+func requireNode() {
+	missing := ""
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = "node is not on PATH"
+	} else {
+		for _, p := range packages {
+			if _, err := os.Stat(filepath.Join("node_modules", p, "package.json")); err != nil {
+				missing = "examples/openai-agents-js/node_modules has no " + p + " package"
+				break
+			}
+		}
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("AGENTSNAP_SKIP_NODE") == "1" {
+		Skip(runtimeName + ": " + missing + " (AGENTSNAP_SKIP_NODE=1)")
+	}
+	if os.Getenv("AGENTSNAP_REQUIRE_NODE") == "1" {
+		Fail(fmt.Sprintf("%s: %s; %s", runtimeName, missing, installHint))
+	}
+	Skip(fmt.Sprintf("%s: %s; %s", runtimeName, missing, installHint))
+}
+
+// buildAgentsnap builds the CLI into a temporary folder.
+func buildAgentsnap() string {
+	out := filepath.Join(GinkgoT().TempDir(), "agentsnap")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/agentsnap/agentsnap/cmd/agentsnap")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		Fail(fmt.Sprintf("go build agentsnap: %v\n%s", err, b))
+	}
+	return out
+}
+
+// environ is the specs' environment without the variables named, plus
+// the extra NAME=VALUE pairs.
+func environ(drop []string, extra ...string) []string {
+	out := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(drop, name)
+	})
+	return append(out, extra...)
+}
+
+// served is one agentsnap serve process.
+type served struct {
+	cmd    *exec.Cmd
+	url    string
+	out    bytes.Buffer // stdout after the URL line
+	errb   bytes.Buffer
+	copied chan struct{}
+}
+
+// serve starts "agentsnap serve ARGS" in the environment env (nil: the
+// specs' own) and reads the URL it prints first.
+func serve(ctx context.Context, env []string, args ...string) *served {
+	s := &served{cmd: exec.CommandContext(ctx, bin, append([]string{"serve"}, args...)...), copied: make(chan struct{})}
+	s.cmd.Env = env
+	s.cmd.Stderr = &s.errb
+	stdout, err := s.cmd.StdoutPipe()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(s.cmd.Start()).To(Succeed())
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
+	go func() {
+		defer close(s.copied)
+		_, _ = io.Copy(&s.out, br)
+	}()
+	if err != nil {
+		<-s.copied
+		_ = s.cmd.Wait()
+		Fail(fmt.Sprintf("agentsnap serve %s printed no URL line:\n%s%s", strings.Join(args, " "), s.out.String(), s.errb.String()))
+	}
+	s.url = strings.TrimSuffix(line, "\n")
+	return s
+}
+
+// stop sends SIGINT, as Ctrl-C does, and returns the exit code and the
+// output after the URL line (stdout, then stderr).
+func (s *served) stop() (int, string) {
+	Expect(s.cmd.Process.Signal(os.Interrupt)).To(Succeed())
+	<-s.copied // all of stdout is read before Wait closes the pipe
+	err := s.cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		Fail(fmt.Sprintf("agentsnap serve: %v", err))
+	}
+	return s.cmd.ProcessState.ExitCode(), s.out.String() + s.errb.String()
+}
+
+// agent runs node agent.mjs against url with the scenario in dir.
+func agent(ctx context.Context, url, dir string) (string, error) {
+	out, err := exec.CommandContext(ctx, "node", "agent.mjs", url, dir).CombinedOutput()
+	return string(out), err
+}
+
+// cli runs "agentsnap ARGS" in env and returns its exit code and output.
+func cli(ctx context.Context, env []string, args ...string) (int, string) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		Fail(fmt.Sprintf("agentsnap %s: %v", strings.Join(args, " "), err))
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// run serves dir with the serve flags args, runs the agent against it
+// with the scenario in agentDir, stops serve and returns its exit code and
+// verdict. The agent must exit 0.
+func run(ctx context.Context, env []string, dir, agentDir string, args ...string) (int, string) {
+	s := serve(ctx, env, append([]string{dir, "--runtime", runtimeName}, args...)...)
+	out, err := agent(ctx, s.url, agentDir)
+	code, verdict := s.stop()
+	Expect(err).NotTo(HaveOccurred(), "node agent.mjs:\n%s\nagentsnap serve:\n%s", out, verdict)
+	return code, verdict
+}
+
+// accept accepts the golden proposal a recording or replay left in dir,
+// as -update does for a Go runtime: serve itself has no flag for it.
+func accept(ctx context.Context, dir string) {
+	code, out := cli(ctx, nil, "review", "--accept", dir)
+	Expect(code).To(Equal(0), out)
+}
+
+// recordIfAsked re-records dir from its playbook (or live, when
+// AGENTSNAP_BASE_URL and AGENTSNAP_MODEL are set) when AGENTSNAP_RECORD
+// matches its CATEGORY/NAME, as the harness's -record does for a Go
+// runtime; with -update it also accepts the new transcript.
+func recordIfAsked(ctx context.Context, dir string) {
+	asked, err := harness.RecordAsked(dir)
+	Expect(err).NotTo(HaveOccurred())
+	if !asked {
+		return
+	}
+	var args []string
+	if os.Getenv("AGENTSNAP_BASE_URL") != "" && os.Getenv("AGENTSNAP_MODEL") != "" {
+		args = append(args, "--live")
+	}
+	code, verdict := run(ctx, nil, dir, dir, append([]string{"--record"}, args...)...)
+	Expect(code).To(Equal(0), verdict)
+	GinkgoWriter.Print(verdict)
+	if harness.UpdateRequested() && exists(filepath.Join(dir, scenario.ProposalFile)) {
+		accept(ctx, dir)
+	}
+}
+
+// copyFixture copies the files of fixture dir named (all when none are)
+// into a fresh CATEGORY/NAME folder under a temporary folder.
+func copyFixture(dir string, names ...string) string {
+	dst := filepath.Join(GinkgoT().TempDir(), harness.Name(dir))
+	Expect(os.MkdirAll(dst, 0o755)).To(Succeed())
+	ents, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range ents {
+		if e.IsDir() || (len(names) > 0 && !slices.Contains(names, e.Name())) || e.Name() == scenario.ProposalFile {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644)).To(Succeed())
+	}
+	return dst
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

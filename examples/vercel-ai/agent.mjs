@@ -1,0 +1,86 @@
+// A release desk on the Vercel AI SDK, written the way a team writes one:
+// streamText in a multi-step tool loop, with a research tool that asks
+// another model — streamText again, with its own tool loop — so one step
+// may ask two researchers at once.
+//
+// The agentsnap part is two lines (marked "agentsnap:"): the provider sends
+// each call through lineageFetch, and the research tool is wrapped in
+// childTool, so each of its runs is a child session named by the tool call
+// (its toolCallId) that asked for it.
+//
+// usage: node agent.mjs BASE_URL SCENARIO_DIR
+//   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
+// It runs the prompts of SCENARIO_DIR/scenario.json as the conversation's
+// turns and prints the answers.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createOpenAI } from '@ai-sdk/openai';
+import { stepCountIs, streamText, tool } from 'ai';
+import { z } from 'zod';
+import { childTool, lineageFetch } from 'agentsnap-lineage';
+
+const MODEL = 'gpt-4.1-mini';
+
+const NOTES = {
+  'v2.4': 'v2.4 (March): SSO login, audit log export.',
+  'v2.5': 'v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API.',
+};
+
+const releaseNotes = tool({
+  description: 'The release notes of one version, such as v2.4.',
+  inputSchema: z.object({ version: z.string() }),
+  execute: async ({ version }) => NOTES[version] ?? `no release notes for ${version}`,
+});
+
+// desk returns the agent's model and tools; settings (scenario.json's
+// "agent") may replace its instructions.
+export function desk(provider, settings = {}) {
+  const model = provider.chat(MODEL); // Chat Completions
+  const research = tool({
+    description: 'Ask a researcher about one release; it reads the release notes.',
+    inputSchema: z.object({ question: z.string() }),
+    execute: async ({ question }, { abortSignal }) => {
+      const answer = streamText({
+        model,
+        instructions: settings.researcher ?? 'You research one release: read its notes with release_notes and answer in one sentence.',
+        prompt: question,
+        tools: { release_notes: releaseNotes },
+        stopWhen: stepCountIs(4),
+        abortSignal,
+      });
+      return await answer.text;
+    },
+  });
+  return {
+    model,
+    instructions: settings.coordinator ?? 'You run the release desk. Ask the research tool about each release you need, several at once when you can, then answer briefly.',
+    // agentsnap: each research run is a child session, named by its tool call.
+    tools: { research: childTool(research) },
+  };
+}
+
+async function main() {
+  const baseURL = process.argv[2] ?? process.env.AGENTSNAP_BASE_URL;
+  const dir = process.argv[3] ?? process.env.AGENTSNAP_SCENARIO;
+  if (!baseURL || !dir) {
+    console.error('usage: node agent.mjs BASE_URL SCENARIO_DIR (or set AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO)');
+    process.exit(2);
+  }
+  const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
+  // agentsnap: the provider names each call's session; serve needs no key.
+  const provider = createOpenAI({ baseURL, apiKey: 'agentsnap', fetch: lineageFetch() });
+  const { model, instructions, tools } = desk(provider, scenario.agent);
+  const messages = [];
+  for (const prompt of scenario.prompts) {
+    messages.push({ role: 'user', content: prompt });
+    const result = streamText({ model, instructions, messages, tools, stopWhen: stepCountIs(5), maxRetries: 0 });
+    for await (const text of result.textStream) process.stdout.write(text);
+    process.stdout.write('\n');
+    messages.push(...(await result.responseMessages)); // every step's messages: the tool calls and results too
+  }
+}
+
+main().catch((err) => {
+  console.error(`agent: ${err.stack ?? err.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+// Package vercelai is an agent on the Vercel AI SDK (ai, @ai-sdk/openai)
+// tested with agentsnap: agent.mjs, a desk whose research tool asks another
+// model with streamText (two such tools at once in one step) inside a
+// multi-step loop (stopWhen), replayed out of process by "agentsnap serve".
+// It holds no Go code of its own; its tests (package vercelai_test, label
+// "node") build the agentsnap binary, serve each fixture under
+// fixtures/CATEGORY/NAME, run the agent against the URL serve prints, stop
+// serve with SIGINT and read its verdict.
+//
+// The agent names its sessions with the agentsnap-lineage helper
+// (js/agentsnap-lineage): its provider sends every call through
+// lineageFetch, and the research tool is wrapped in childTool, so each run
+// of it is a child session named by the toolCallId its execute gets.
+//
+// Set up once (CI's .ci/run does it): npm ci --prefix examples/vercel-ai.
+// Re-record a fixture from its playbook.json:
+//
+//	AGENTSNAP_RECORD='parallel/compare-releases' go tool ginkgo ./examples/vercel-ai
+//
+// (add "-- -update" to accept the new transcript at once), or by hand:
+// agentsnap serve DIR --record --runtime vercel-ai, run node agent.mjs URL
+// DIR, then Ctrl-C serve.
+package vercelai
