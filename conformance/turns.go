@@ -8,7 +8,7 @@ import (
 // Fixes of the turn and step rules.
 const (
 	fixTurnNumbers = "number turns from 1 in a root or spawn child, and in a fork child continue after the last inherited turn (journal.LastTurn of the seed, plus one); turn/start, turn/end and every event inside carry the turn's number (journal.Journal.StartTurn does)"
-	fixTurnShape   = "write each turn as turn/start {turn, trigger}, the user/message(s) that start it, its steps (each a history/replace first when its request sends another conversation), then turn/end {turn, reason: {kind: completed|error|aborted|interrupted}} — also when the turn fails or is cancelled (journal.Journal.StartTurn, ReplaceHistory and EndTurn)"
+	fixTurnShape   = "write each turn as turn/start {turn, trigger} (then a history/replace when the turn's request goes on from another conversation than the log's), the user/message(s) that start it, its steps (each a history/replace first when its request sends another conversation), then turn/end {turn, reason: {kind: completed|error|aborted|interrupted}} — also when the turn fails or is cancelled (journal.Journal.StartTurn, ReplaceHistory and EndTurn)"
 	fixStepNumbers = "number a turn's steps 1, 2, … and write each as step/start {turn, step} … step/end {turn, step}, every event in between carrying the same turn and step (journal.Journal.StartStep and EndStep)"
 )
 
@@ -83,6 +83,10 @@ func (c *turnCheck) turn(i int) int {
 	c.number(ev[i].Seq, ts.Turn)
 	turn := ts.Turn
 	i++
+	if i < len(ev) && ev[i].Type == session.TypeHistoryReplace {
+		c.history(i, turn, session.TypeUserMessage) // the history the turn's messages go on from
+		i++
+	}
 	if i >= len(ev) || ev[i].Type != session.TypeUserMessage {
 		c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: turn/start at seq %d is followed by %s, not by the user/message that starts the turn", turn, ev[i-1].Seq, typeAt(ev, i))
 	}
@@ -119,7 +123,7 @@ func (c *turnCheck) turn(i int) int {
 			c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: a user/message at seq %d after the turn's steps began; a turn's user messages come right after its turn/start (a request that adds messages later is a history/replace)", turn, e.Seq)
 			i++
 		case e.Type == session.TypeHistoryReplace:
-			c.history(i, turn)
+			c.history(i, turn, session.TypeStepStart)
 			i++
 		default:
 			i++
@@ -131,8 +135,9 @@ func (c *turnCheck) turn(i int) int {
 }
 
 // history checks the history/replace at index i of turn: its turn, and
-// that a step/start follows (it says what that step's request sends).
-func (c *turnCheck) history(i, turn int) {
+// that next follows — the turn's first user/message right after its
+// turn/start, else the step/start of the call whose request it describes.
+func (c *turnCheck) history(i, turn int, next string) {
 	ev := c.l.Events
 	var d session.HistoryReplaceData
 	if err := ev[i].Decode(&d); err != nil {
@@ -142,8 +147,12 @@ func (c *turnCheck) history(i, turn int) {
 	if d.Turn != turn {
 		c.r.log(c.l, ruleTurnNumbering, fixTurnNumbers, "history/replace at seq %d says turn %d inside turn %d", ev[i].Seq, d.Turn, turn)
 	}
-	if next := typeAt(ev, i+1); next != session.TypeStepStart {
-		c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: history/replace at seq %d is followed by %s, not by the step/start of the call that sends it", turn, ev[i].Seq, next)
+	if got := typeAt(ev, i+1); got != next {
+		want := "the step/start of the call that sends it"
+		if next == session.TypeUserMessage {
+			want = "the user/message that starts the turn"
+		}
+		c.r.log(c.l, ruleTurnShape, fixTurnShape, "turn %d: history/replace at seq %d is followed by %s, not by %s", turn, ev[i].Seq, got, want)
 	}
 }
 

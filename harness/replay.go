@@ -88,9 +88,6 @@ var ErrUnfinished = errors.New("the replay did not finish")
 // cancel no timeout brings, a recorded call never made.
 func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	rt, cmds := opts.runtime(), opts.commands()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("harness: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
-	}
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
@@ -112,6 +109,10 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	sched, err := opts.scheduling(fx)
 	if err != nil {
 		return nil, err
+	}
+	// What is wrong with the fixture or the options is said first.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("harness: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
 	}
 	fopts = append(fopts, sched.driverOptions()...)
 	drv, err := fakellm.New(fx.Logs, fopts...)
@@ -302,7 +303,13 @@ func (o *Outcome) compare() {
 		// drifted: the agent sent something else before anything else went
 		// wrong. A request that differs after an earlier difference is a
 		// consequence and stays a plain difference.
-		if conversationEvent(sd.diff.Type) && o.Drift == nil {
+		// (A replay that sent another conversation may have an event the
+		// recording has not, such as a history/replace: the replay's type.)
+		replayType := ""
+		if sd.diff.Field == "type" {
+			replayType = sd.diff.Replay
+		}
+		if (conversationEvent(sd.diff.Type) || conversationEvent(replayType)) && o.Drift == nil {
 			if drift := driftAt(sd.pair, sd.diff.Seq); drift != nil {
 				o.Drift = drift
 				continue

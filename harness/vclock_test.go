@@ -156,7 +156,7 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 		It("fires them in the order they were due, with context.DeadlineExceeded, and lets a parent go on after its child's timeout", func(ctx SpecContext) {
 			// Recorded: the child's own timeout (50ms) cuts its hang long
 			// before the turn's (5s); the root then answers. Replayed with
-			// 1h and 2h: the same order, at once.
+			// 30m and 1h: the same order, at once.
 			dir := writeRecorded(GinkgoT().TempDir(), "errors/child-timeout", `{
   "prompts": ["Ask a slow helper."],
   "turnTimeout": "5s",
@@ -165,8 +165,8 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
   "root": [{"toolCalls": [{"id": "call_slow", "name": "spawn", "arguments": {"task": "Take your time."}}]}, {"text": "the helper timed out"}],
   "call_slow": [{"text": "Thinking", "hang": true}]
 }}`, timeouts{})
-			setMember(dir, "turnTimeout", "2h")
-			setMember(dir, "child", "1h")
+			setMember(dir, "turnTimeout", "1h")
+			setMember(dir, "child", "30m")
 			fx, err := harness.LoadFixture(dir)
 			Expect(err).NotTo(HaveOccurred())
 			o := replayWithin(ctx, fx, harness.Options{Runtime: timeouts{}})

@@ -80,6 +80,10 @@ type Journal struct {
 	step    int // the step running, or the last one of the turn
 	attempt int // model calls made in this step
 	inStep  bool
+	inTurn  bool
+	// replaced is a history/replace made between turns, written after the
+	// next turn/start.
+	replaced *session.HistoryReplaceData
 
 	arena []byte // holds the payloads of chunk events; see encodeChunk
 }

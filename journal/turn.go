@@ -22,7 +22,12 @@ const (
 func (j *Journal) StartTurn(trigger string, user ...session.Message) int {
 	j.turn++
 	j.step = 0
+	j.inTurn = true
 	j.emit(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
+	if j.replaced != nil {
+		j.emit(session.TypeHistoryReplace, *j.replaced)
+		j.replaced = nil
+	}
 	for _, m := range user {
 		j.emit(session.TypeUserMessage, m)
 		j.addMessage(m)
@@ -30,15 +35,20 @@ func (j *Journal) StartTurn(trigger string, user ...session.Message) int {
 	return j.turn
 }
 
-// ReplaceHistory records that the next model call of the turn sends a
+// ReplaceHistory records that the session's next model call sends a
 // conversation other than the log's: an agent that rewrites, reorders,
 // splits, merges, truncates or compacts its history. The conversation
 // keeps its first keep messages and goes on with history, as sent (a
-// history/replace event). Call it between StartTurn or EndStep and the
-// next StartStep.
+// history/replace event). Call it between steps of a turn (it is written
+// at once, before the next StartStep), or between turns, before StartTurn:
+// it then belongs to the next turn and is written right after its
+// turn/start, before the messages that start it.
 func (j *Journal) ReplaceHistory(keep int, history []session.Message) error {
 	if j.inStep {
 		return fmt.Errorf("journal: session %s: ReplaceHistory inside step %d; call it before StartStep", j.header.ID, j.step)
+	}
+	if j.replaced != nil {
+		return fmt.Errorf("journal: session %s: ReplaceHistory twice before turn %d starts; replace the history once", j.header.ID, j.turn+1)
 	}
 	if keep < 0 || keep > len(j.messages) {
 		return fmt.Errorf("journal: session %s: ReplaceHistory keeps %d messages of %d", j.header.ID, keep, len(j.messages))
@@ -46,7 +56,13 @@ func (j *Journal) ReplaceHistory(keep int, history []session.Message) error {
 	if history == nil {
 		history = []session.Message{}
 	}
-	j.emit(session.TypeHistoryReplace, session.HistoryReplaceData{Turn: j.turn, Keep: keep, Messages: history})
+	d := session.HistoryReplaceData{Turn: j.turn, Keep: keep, Messages: history}
+	if j.inTurn {
+		j.emit(session.TypeHistoryReplace, d)
+	} else {
+		d.Turn = j.turn + 1
+		j.replaced = &d
+	}
 	j.replaceMessages(keep, history)
 	return nil
 }
@@ -188,6 +204,7 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 		j.inStep = false
 		j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	}
+	j.inTurn = false
 	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
 	j.completed = j.events.len()

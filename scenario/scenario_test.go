@@ -71,7 +71,7 @@ var _ = Describe("Parse", func() {
 			`line 2: turnTimeout: want a duration string such as "500ms"`),
 		Entry("an unknown member inside recorded, which Save could not keep",
 			"{\"prompts\": [\"a\"],\n\"recorded\": {\"model\": \"p\", \"runner\": \"gpt\"}}",
-			`line 2: recorded: unknown member "runner"; known members: provider, model, at, by, runtime, playbook`),
+			`line 2: recorded: unknown member "runner"; known members: provider, model, at, by, runtime, playbook, lineage`),
 		Entry("a known member spelt in another case",
 			"{\"Prompts\": [\"a\"]}",
 			`line 1: "Prompts": member names are case-sensitive; write "prompts"`),

@@ -46,9 +46,10 @@ func Spawn(ctx context.Context, callID string) context.Context {
 
 // Fork returns a context for the child session that the session of ctx
 // creates with its tool call callID and that inherits the parent's
-// completed turns: its first request must send the parent's conversation
-// up to the end of its last completed turn, then its own prompt. The
-// handler checks that, and stamps the child's seedLength from it.
+// completed turns: the child's log starts with them, and its seedLength is
+// stamped from them when the child makes its first call. That call is
+// recorded as sent: the parent's conversation and the prompt, or the
+// inherited turns rendered the child's own way (a history/replace).
 func Fork(ctx context.Context, callID string) context.Context {
 	return child(ctx, callID, session.ModeFork)
 }

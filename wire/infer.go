@@ -8,8 +8,9 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// minPrompt is the shortest text lineage inference matches against a
-// call's arguments: shorter ones ("ok", "yes") match too much.
+// minPrompt is the shortest text lineage inference finds inside a call's
+// arguments, or the arguments inside: shorter ones ("ok", "yes") match too
+// much. A prompt that is an argument's whole value matches at any length.
 const minPrompt = 8
 
 // infer finds the session of a call that names none (Lineage Infer): the
@@ -37,7 +38,7 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	if call != nil {
 		mode := session.ModeSpawn
-		if parent == best && bestLen > 0 {
+		if commonPrefix(parent.last, req.Messages) > 0 {
 			mode = session.ModeFork // it starts with what its parent said
 		}
 		return h.newChild(parent, call.id, mode, "")
@@ -117,17 +118,18 @@ func carriesResults(msgs []session.Message, s *wireSession) bool {
 	return false
 }
 
-// argsHold reports whether a prompt and one of the string values of a
-// call's arguments hold each other (a framework may wrap the task in a
-// template, or pass part of it).
+// argsHold reports whether a prompt is one of the string values of a
+// call's arguments, or — for texts of minPrompt bytes or more — one holds
+// the other (a framework may wrap the task in a template, or pass part of
+// it).
 func argsHold(args, prompt string) bool {
 	prompt = strings.TrimSpace(prompt)
-	if len(prompt) < minPrompt {
+	if prompt == "" {
 		return false
 	}
 	var v any
 	if json.Unmarshal([]byte(args), &v) != nil {
-		return strings.Contains(args, prompt)
+		return len(prompt) >= minPrompt && strings.Contains(args, prompt)
 	}
 	found := false
 	var walk func(any)
@@ -135,7 +137,7 @@ func argsHold(args, prompt string) bool {
 		switch x := v.(type) {
 		case string:
 			x = strings.TrimSpace(x)
-			if len(x) >= minPrompt && (strings.Contains(x, prompt) || strings.Contains(prompt, x)) {
+			if x == prompt || len(x) >= minPrompt && len(prompt) >= minPrompt && (strings.Contains(x, prompt) || strings.Contains(prompt, x)) {
 				found = true
 			}
 		case []any:

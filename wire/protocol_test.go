@@ -202,51 +202,44 @@ var _ = Describe("a fork child's first request", func() {
   ended completed
 `),
 		Entry("only its prompt", []string{user("q")}, `turn 2 (subagent)
+  history replaced: no message kept, nothing after
   user: q
-  history replaced: no message kept, then:
-    user: q
   step 1
     assistant: done
   ended completed
 `),
 		Entry("an inherited answer changed", []string{user("hi"), lookedUp, result("call_l", "v2.4.1"), assistant("noted well"), user("q")}, `turn 2 (subagent)
-  user: q
   history replaced: the first 3 messages kept, then:
     assistant: noted well
-    user: q
+  user: q
   step 1
     assistant: done
   ended completed
 `),
 		Entry("an inherited tool call sent with other arguments", []string{user("hi"), asked([3]string{"call_l", "lookup", `{"key":"owner"}`}), result("call_l", "v2.4.1"), assistant("noted"), user("q")}, `turn 2 (subagent)
-  user: q
   history replaced: the first message kept, then:
     call call_l lookup {"key":"owner"}
     result call_l: v2.4.1
     assistant: noted
-    user: q
+  user: q
   step 1
     assistant: done
   ended completed
 `),
 		Entry("an inherited tool result altered", []string{user("hi"), lookedUp, result("call_l", "v9"), assistant("noted"), user("q")}, `turn 2 (subagent)
-  user: q
   history replaced: the first 2 messages kept, then:
     result call_l: v9
     assistant: noted
-    user: q
+  user: q
   step 1
     assistant: done
   ended completed
 `),
 		Entry("the inherited turns its own way, as user messages (Eino's full history)", []string{user("For context: the user said hi"), user("For context: you said noted"), user("q")}, `turn 2 (subagent)
+  history replaced: no message kept, nothing after
   user: For context: the user said hi
   user: For context: you said noted
   user: q
-  history replaced: no message kept, then:
-    user: For context: the user said hi
-    user: For context: you said noted
-    user: q
   step 1
     assistant: done
   ended completed
@@ -324,6 +317,26 @@ turn 1 (user)
 		Entry("a result for a call it did not make", result("call_2", "v2.4.1")),
 	)
 
+	It("may be left out by a session that goes on under another agent (a handoff): its request repeats the last one, then says so", func() {
+		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_h", "transfer_to_agent", `{"agent_name":"cashier"}`)}, "You owe 10 EUR."}})
+		h, store, url := serveWire(drv)
+		ok(url, chat(hi), nil)
+		ok(url, chat(hi, user("For context: [folio] called transfer_to_agent."), user("For context: transferred to cashier.")), nil)
+		Expect(rendered(h, store, "root")).To(Equal(`== root ==
+turn 1 (user)
+  user: hi
+  step 1
+    call call_h transfer_to_agent {"agent_name":"cashier"}
+    result call_h (error): agentsnap: the agent's next request sent no result for this call
+  history replaced: the first message kept, then:
+    user: For context: [folio] called transfer_to_agent.
+    user: For context: transferred to cashier.
+  step 2
+    assistant: You owe 10 EUR.
+  ended completed
+`))
+	})
+
 	It("take results from what the request sends after the last request: a reused call id gets this step's result", func() {
 		drv := script(map[string][]any{"root": {
 			[]session.Part{toolCall("call_0", "lookup", `{"key":"a"}`)},
@@ -369,15 +382,14 @@ turn 1 (user)
     assistant: hello root
   ended completed
 turn 2 (user)
+  history replaced: no message kept, nothing after
   user: Which release?
-  history replaced: the first message kept, nothing after
   step 1
     assistant: hello root
   ended completed
 turn 3 (user)
+  history replaced: no message kept, nothing after
   user: Who owns it?
-  history replaced: no message kept, then:
-    user: Who owns it?
   step 1
     assistant: hello root
   ended completed
@@ -390,11 +402,9 @@ turn 3 (user)
 		ok(url, chat(user("one"), assistant("hello root"), user("two")), nil)
 		ok(url, chat(user("Summary: one, two."), user("three")), nil)
 		Expect(rendered(h, store, "root")).To(HaveSuffix(`turn 3 (user)
+  history replaced: no message kept, nothing after
   user: Summary: one, two.
   user: three
-  history replaced: no message kept, then:
-    user: Summary: one, two.
-    user: three
   step 1
     assistant: hello root
   ended completed
@@ -466,9 +476,8 @@ turn 1 (user)
     model call failed (attempt 1): SERVER: boom
   ended error: SERVER: boom
 turn 2 (user)
+  history replaced: no message kept, nothing after
   user: two
-  history replaced: no message kept, then:
-    user: two
   step 1
     model call aborted (attempt 1)
   ended aborted: the model call was aborted

@@ -76,17 +76,10 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		}
 	}
 	if !s.inTurn {
-		trigger := journal.TriggerUser
-		if s.parent != nil && s.turns == 0 {
-			trigger = journal.TriggerSubagent // the prompt its parent's tool call gave it
+		if err := s.startTurn(msgs); err != nil {
+			return err
 		}
-		s.turns++
-		s.j.StartTurn(trigger, trailingUsers(msgs)...)
-		s.inTurn = true
-		conv = s.j.Messages()
-		p = commonPrefix(conv, msgs)
-	}
-	if p != len(conv) || p != len(msgs) {
+	} else if p != len(conv) || p != len(msgs) {
 		if err := s.j.ReplaceHistory(p, msgs[p:]); err != nil {
 			return err
 		}
@@ -96,6 +89,32 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 	h.mu.Lock()
 	s.last = msgs
 	h.mu.Unlock()
+	return nil
+}
+
+// startTurn starts the turn a request after a finished turn opens: with
+// the user messages it ends with (those it adds to the log's conversation,
+// when it goes on from it), after a history/replace when what comes before
+// them is not the log's conversation.
+func (s *wireSession) startTurn(msgs []session.Message) error {
+	trigger := journal.TriggerUser
+	if s.parent != nil && s.turns == 0 {
+		trigger = journal.TriggerSubagent // the prompt its parent's tool call gave it
+	}
+	conv := s.j.Messages()
+	users := trailingUsers(msgs)
+	if p := commonPrefix(conv, msgs); p == len(conv) && len(msgs)-len(users) < p {
+		users = msgs[p:] // what it adds to the log's conversation starts the turn
+	}
+	before := msgs[:len(msgs)-len(users)]
+	if p := commonPrefix(conv, before); p != len(conv) || p != len(before) {
+		if err := s.j.ReplaceHistory(p, before[p:]); err != nil {
+			return err
+		}
+	}
+	s.turns++
+	s.j.StartTurn(trigger, users...)
+	s.inTurn = true
 	return nil
 }
 
@@ -145,7 +164,7 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 			}
 		}
 	}
-	if n == 0 {
+	if n == 0 && !goesOn(h, s, msgs) {
 		return h.lineageError(fmt.Errorf("wire: a request for session %s, which waits for the results of its tool calls (%s), carries none of them", s.name, callIDs(s.awaiting)))
 	}
 	for i, c := range s.awaiting {
@@ -159,6 +178,17 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 	s.awaiting = nil
 	s.inStep = false
 	return s.j.EndStep(ctx)
+}
+
+// goesOn reports whether msgs repeat all of s's last request: the session
+// going on without the results of its calls — a handoff to another agent,
+// which sends the conversation on under its own prompt, or a framework that
+// turns the call into context messages. A request that does not is more
+// likely a subagent's that did not say so.
+func goesOn(h *Handler, s *wireSession, msgs []session.Message) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(s.last) > 0 && commonPrefix(s.last, msgs) == len(s.last)
 }
 
 // call makes the model call of the open step and answers it on w with f.

@@ -183,12 +183,11 @@ var _ = Describe("the wire layer's checks", func() {
 		turn1 := slices.IndexFunc(root.Events, func(e session.Event) bool { return e.Type == session.TypeTurnEnd }) + 1
 		Expect(fork.Header.SeedLength).To(Equal(turn1), "the completed turn, whatever the child sends")
 		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(ContainSubstring(`turn 2 (subagent)
-  user: What is the codeword?
   history replaced: the first 2 messages kept, then:
     user: Fork a child for the codeword and spawn one for the release, at once.
     call call_f subagent_fork {"prompt":"What is the codeword?"}
     call call_s subagent_spawn {"prompt":"Look up the release."}
-    user: What is the codeword?
+  user: What is the codeword?
   step 1`))
 		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
 		Expect(err).NotTo(HaveOccurred())

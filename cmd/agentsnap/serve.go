@@ -26,7 +26,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D]] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -104,6 +104,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
 	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
+	fs.BoolVar(&f.rec.replace, "replace-golden", false, "with --record: replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
 	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
 	f.maxBody = httpguard.DefaultMaxBody
@@ -159,8 +160,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0) {
-		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures and --pace only apply with --record")
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace) {
+		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures, --pace and --replace-golden only apply with --record")
 	}
 	if err := checkPace(f.rec.pace); err != nil {
 		return usageError(e, "serve", "%v", err)
@@ -255,7 +256,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 	} else if opts, err = recorder.PlaybookOptions(dir, f.rec.pace); err != nil {
 		return fail(e, "serve", err)
 	}
-	opts.Runtime, opts.By, opts.Progress = rt, version, e.stderr
+	opts.Runtime, opts.By, opts.Progress, opts.ReplaceGolden = rt, version, e.stderr, f.rec.replace
 	if rt.lineage == wire.Infer {
 		opts.Lineage = "infer"
 	}

@@ -50,3 +50,31 @@ var _ = Describe("agentsnap serve and the agent's calls", func() {
 		Expect(err).To(MatchError(os.ErrNotExist))
 	})
 })
+
+var _ = Describe("agentsnap serve --record --replace-golden", func() {
+	It("replaces a golden the new transcript differs from; without it the golden waits beside a proposal", func() {
+		for _, replace := range []bool{false, true} {
+			dir := copyFixture(scenario.File, scenario.PlaybookFile, scenario.GoldenFile)
+			golden := filepath.Join(dir, scenario.GoldenFile)
+			Expect(os.WriteFile(golden, []byte("a stale golden\n"), 0o644)).To(Succeed())
+			args := []string{"serve", dir, "--record", "--runtime", "go-agent"}
+			if replace {
+				args = append(args, "--replace-golden")
+			}
+			s := startServe(nil, args...)
+			Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+			code, out, stderr := s.stop()
+			Expect(code).To(Equal(0), out+stderr)
+			b, err := os.ReadFile(golden)
+			Expect(err).NotTo(HaveOccurred())
+			_, perr := os.Stat(golden + ".new")
+			if replace {
+				Expect(string(b)).To(Equal(readFile(filepath.Join(serveFixture, scenario.GoldenFile))))
+				Expect(perr).To(MatchError(os.ErrNotExist))
+			} else {
+				Expect(string(b)).To(Equal("a stale golden\n"))
+				Expect(perr).NotTo(HaveOccurred())
+			}
+		}
+	})
+})
