@@ -69,9 +69,34 @@ func writeSession(b *strings.Builder, l *session.Log, labels map[string]string) 
 		fmt.Fprintf(b, "(inherits %d events from %s: %s)\n", h.SeedLength, labels[h.ParentSession], inheritedTurns(l.Seed()))
 	}
 	w := &writer{b: b}
+	seed := l.Seed()
+	for i := len(seed) - 1; i >= 0; i-- {
+		if seed[i].Type == session.TypeRequestHeader {
+			w.system, w.tools = requestDigests(seed[i].Data) // what the inherited turns were asked with
+			break
+		}
+	}
 	for i := range l.Own() {
 		w.event(&l.Own()[i])
 	}
+}
+
+// requestDigests returns the system prompt's and the tools' digests of a
+// request/header payload, read without decoding the rest.
+func requestDigests(data []byte) (system, tools string) {
+	return digestAfter(data, `"systemDigest":"`), digestAfter(data, `"toolsDigest":"`)
+}
+
+func digestAfter(data []byte, key string) string {
+	i := bytes.Index(data, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := data[i+len(key):]
+	if j := bytes.IndexByte(rest, '"'); j >= 0 {
+		return string(rest[:j])
+	}
+	return ""
 }
 
 func orNone(s string) string {
@@ -104,6 +129,10 @@ func inheritedTurns(seed []session.Event) string {
 type writer struct {
 	b   *strings.Builder
 	buf []byte // the line being written, reused
+	// system and tools are the digests of the session's last request: a
+	// call under another prompt or with other tools (a handoff to another
+	// agent) is shown.
+	system, tools string
 }
 
 // line writes text under a label, continuation lines aligned after the
@@ -174,9 +203,11 @@ func (w *writer) event(e *session.Event) {
 		var d session.HistoryReplaceData
 		_ = e.Decode(&d)
 		w.history(&d)
-	case session.TypeRequestHeader, session.TypeToolCall, session.TypeStepEnd:
-		// request/header has its own drift check; tool calls show in the
-		// assistant message; step/end adds nothing a reader needs.
+	case session.TypeRequestHeader:
+		w.request(e)
+	case session.TypeToolCall, session.TypeStepEnd:
+		// Tool calls show in the assistant message; step/end adds nothing
+		// a reader needs.
 	default:
 		w.line(1, "", "event "+e.Type)
 	}
@@ -216,6 +247,32 @@ func (w *writer) chunk(e *session.Event) {
 // escape stands for a letter).
 func mayFinish(data []byte) bool {
 	return bytes.Contains(data, []byte(session.ChunkFinish)) || bytes.Contains(data, []byte(`\u`))
+}
+
+// request shows a model call made under another system prompt or with
+// other tools than the session's call before it — an agent that handed the
+// conversation to another (a handoff). The digests themselves have their
+// own drift check.
+func (w *writer) request(e *session.Event) {
+	system, tools := requestDigests(e.Data)
+	changed := w.system != "" && (system != w.system || tools != w.tools)
+	if changed {
+		var d session.RequestHeaderData
+		_ = e.Decode(&d)
+		var what []string
+		if system != w.system {
+			what = append(what, fmt.Sprintf("another system prompt (%d characters)", d.SystemChars))
+		}
+		if tools != w.tools {
+			names := "none"
+			if len(d.ToolNames) > 0 {
+				names = strings.Join(d.ToolNames, ", ")
+			}
+			what = append(what, "other tools ("+names+")")
+		}
+		w.line(2, "", "called with "+strings.Join(what, " and "))
+	}
+	w.system, w.tools = system, tools
 }
 
 // history shows a conversation an agent replaced: what it kept, and the

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -107,9 +106,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.unknown(w, r)
 		return
 	}
-	// What the agent sends as a credential is a secret of the recording
-	// too (nothing happens in a replay, which has no secrets).
-	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError

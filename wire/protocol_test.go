@@ -321,7 +321,8 @@ turn 1 (user)
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_h", "transfer_to_agent", `{"agent_name":"cashier"}`)}, "You owe 10 EUR."}})
 		h, store, url := serveWire(drv)
 		ok(url, chat(hi), nil)
-		ok(url, chat(hi, user("For context: [folio] called transfer_to_agent."), user("For context: transferred to cashier.")), nil)
+		cashier := `{"role":"system","content":"You are the cashier."}`
+		ok(url, chat(cashier, hi, user("For context: [folio] called transfer_to_agent."), user("For context: transferred to cashier.")), nil)
 		Expect(rendered(h, store, "root")).To(Equal(`== root ==
 turn 1 (user)
   user: hi
@@ -332,6 +333,7 @@ turn 1 (user)
     user: For context: [folio] called transfer_to_agent.
     user: For context: transferred to cashier.
   step 2
+    called with another system prompt (20 characters)
     assistant: You owe 10 EUR.
   ended completed
 `))

@@ -103,8 +103,11 @@ func (s *wireSession) startTurn(msgs []session.Message) error {
 	}
 	conv := s.j.Messages()
 	users := trailingUsers(msgs)
-	if p := commonPrefix(conv, msgs); p == len(conv) && len(msgs)-len(users) < p {
-		users = msgs[p:] // what it adds to the log's conversation starts the turn
+	if p := commonPrefix(conv, msgs); len(users) > 0 && len(msgs)-len(users) < p {
+		// User messages the log's conversation already holds are history it
+		// goes on from; what comes after them starts the turn (at least the
+		// last: an agent without memory asks again).
+		users = msgs[min(p, len(msgs)-1):]
 	}
 	before := msgs[:len(msgs)-len(users)]
 	if p := commonPrefix(conv, before); p != len(conv) || p != len(before) {
