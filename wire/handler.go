@@ -156,9 +156,14 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		names[i] = f.Name()
 	}
 	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); point the agent's SDK at one of those APIs", r.Method, r.URL.Path, strings.Join(names, ", "))
-	h.mu.Lock()
-	h.problems = append([]error{err}, h.problems...) // named first: it explains what follows
-	h.mu.Unlock()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// A call the agent needed: named first, it explains what follows.
+		// (A GET, such as a client listing models, asks for nothing a
+		// recording holds.)
+		h.mu.Lock()
+		h.problems = append([]error{err}, h.problems...)
+		h.mu.Unlock()
+	}
 	h.cfg.Formats[0].WriteError(w, http.StatusNotFound, "NOT_FOUND", err.Error())
 }
 
