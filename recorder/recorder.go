@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -25,7 +25,8 @@ import (
 // Options configures a recording. PlaybookOptions and LiveOptions fill the
 // model's part for the two usual cases.
 type Options struct {
-	// Runtime is the agent recorded (default agent.Reference).
+	// Runtime is the agent recorded: agent.Reference for agentsnap's own
+	// fixtures, yours for yours. Required.
 	Runtime agentsnap.Runtime
 
 	Driver llm.Driver // the model: a playbook driver, or a live one (set Live)
@@ -178,8 +179,8 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	for name := range files {
 		res.Files = append(res.Files, name)
 	}
-	if _, ok := files[scenario.ProposalFile]; ok {
-		res.Proposal = filepath.Join(dir, scenario.ProposalFile)
+	if _, ok := files[fixture.ProposalFile]; ok {
+		res.Proposal = filepath.Join(dir, fixture.ProposalFile)
 	}
 	res.ToolErrors = toolErrors(rendered)
 	return res, nil
@@ -190,7 +191,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 // scenario, the runtime and the secrets too short to check) to Logf.
 func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *Result, error) {
 	if opts.Runtime == nil {
-		opts.Runtime = agent.Reference
+		return nil, nil, errors.New("recorder: Options.Runtime is nil: pass the runtime to record (agent.Reference for agentsnap's own fixtures)")
 	}
 	if opts.Clock == nil {
 		opts.Clock = func() time.Time { return agentsnap.Epoch }

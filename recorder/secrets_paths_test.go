@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -67,7 +68,7 @@ var _ = Describe("the paths a credential could take out of a recording", Label("
 		opts.KeepLiveFailures = true
 		_, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		b, err := os.ReadFile(filepath.Join(dir, session.RootFile))
+		b, err := os.ReadFile(filepath.Join(dir, fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(b)).To(ContainSubstring(`dial failed for https://h/v1?key=[REDACTED]`))
 		Expect(leaktest.Traces(pathKey, []string{filepath.Dir(dir)})).To(BeEmpty())
