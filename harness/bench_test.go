@@ -76,7 +76,7 @@ func writeForkScenario(root, name string, spec forkSpec) (string, error) {
 	}
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	_, err = recorder.Record(context.Background(), dir, recorder.Options{
-		Driver: playbook.NewDriver(pb, pbPath), Provider: "playbook", Model: "playbook", By: "agentsnap bench", Clock: clock,
+		Runtime: agent.Reference, Driver: playbook.NewDriver(pb, pbPath), Provider: "playbook", Model: "playbook", By: "agentsnap bench", Clock: clock,
 	})
 	return dir, err
 }

@@ -32,12 +32,12 @@ var _ = Describe("a fixture's child logs", func() {
 
 	It("names a deleted log in the middle of the numbering", func() {
 		Expect(os.Remove(log(2))).To(Succeed())
-		refused(log(2) + " is missing: session.3.jsonl exists, and child logs are numbered from 1 without a gap; restore it, or re-record with: go tool agentsnap record " + dir)
+		refused(log(2) + " is missing: session.3.jsonl exists, and child logs are numbered from 1 without a gap; restore it, or re-record the scenario")
 	})
 
 	It("names a deleted last log, which leaves no gap, from the golden that shows it", func() {
 		Expect(os.Remove(log(4))).To(Succeed())
-		refused(log(4) + " is missing: transcript.golden shows session 4 (== session 4: fork of root via call_letter, depth 1 ==); restore the log, or re-record with: go tool agentsnap record " + dir)
+		refused(log(4) + " is missing: transcript.golden shows session 4 (== session 4: fork of root via call_letter, depth 1 ==); restore the log, or re-record the scenario")
 	})
 
 	It("leaves a golden waiting beside its proposal to the review, which may show a session the new recording dropped", func() {
@@ -121,7 +121,7 @@ var _ = Describe("the number of schedules to search", func() {
 			Expect(err).NotTo(HaveOccurred())
 			cancelled, cancel := context.WithCancel(context.Background())
 			cancel() // a search the bound let through stops at once
-			_, err = judge.Replay(cancelled, fx, harness.Options{Runtime: agent.Reference})
+			_, err = judge.Replay(cancelled, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
 			Expect(err).To(MatchError(ContainSubstring(`AGENTSNAP_SCHEDULES="` + value + `": want a number of schedules such as 50 (0 turns the search off), at most 10000`)))
 		},
 		Entry("one too many", "10001"),

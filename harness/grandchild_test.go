@@ -56,6 +56,7 @@ func recordGrandchild() string {
 	Expect(os.WriteFile(filepath.Join(dir, "playbook.json"), []byte(grandchildPlaybook), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	opts.By = "grandchild_test"
 	_, err = recorder.Record(context.Background(), dir, opts)
 	Expect(err).NotTo(HaveOccurred())

@@ -137,7 +137,7 @@ var _ = Describe("goldens", func() {
 	It("fail with the diff and the update command when the transcript changed", func() {
 		golden := filepath.Join(dir, fixture.GoldenFile)
 		editLine(golden, 4, func(string) string { return "  step one" })
-		o := replay(dir)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
 		matcher := harness.MatchGolden(GinkgoTB())
 		ok, err := matcher.Match(o)
 		Expect(err).NotTo(HaveOccurred())
@@ -209,13 +209,16 @@ var _ = Describe("the inventory check", func() {
 
 		Expect(os.Remove(filepath.Join(root, "fork/codeword", fixture.GoldenFile))).To(Succeed())
 		Expect(os.MkdirAll(filepath.Join(root, "stray", "x"), 0o755)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(root, "new", "y"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "new", "y", fixture.ScenarioFile), []byte(`{"prompts": ["hi"]}`), 0o644)).To(Succeed())
 		problems := fixture.Inventory(root)
 		Expect(problems).To(ConsistOf(
-			ContainSubstring("fork/codeword: missing transcript.golden; create it with: go tool agentsnap check --update "+filepath.Join(root, "fork/codeword")),
-			ContainSubstring("stray/x: missing scenario.json; every scenario folder needs one"),
-			ContainSubstring("stray/x: missing session.jsonl; record the scenario with: go tool agentsnap record "+filepath.Join(root, "stray/x")),
-			ContainSubstring("stray/x: missing transcript.golden"),
-		))
+			ContainSubstring("fork/codeword: missing transcript.golden; create it from the replay with the test's -update, or with: go tool agentsnap check --update "+filepath.Join(root, "fork/codeword")),
+			ContainSubstring("new/y: missing session.jsonl; record the scenario (a recording writes its logs and its golden)"),
+		), "an empty folder is no scenario; one with scenario.json but no logs needs a recording, not a golden")
+
+		Expect(os.WriteFile(filepath.Join(root, "stray", "x", fixture.GoldenFile), nil, 0o644)).To(Succeed())
+		Expect(fixture.Inventory(root)).To(ConsistOf(ContainSubstring("stray/x holds transcript.golden but no scenario.json")))
 	})
 })
 

@@ -43,8 +43,6 @@ func underGinkgo(t testing.TB) bool {
 
 // recordHint is what a test whose fixture does not load does: the
 // command that re-records it, from this test.
-func recordHint(t testing.TB, dir string, opts Options) string {
-	fx := &fixture.Fixture{Dir: dir, Name: fixture.Name(dir)}
-	args := "-record=" + judge.ShellQuote("^"+regexp.QuoteMeta(fx.Name)+"$")
-	return "re-record it with: " + opts.Hints.Test(fx, args)
+func recordHint(dir string, opts Options) string {
+	return "re-record it with: " + judge.RecordCommandFor(dir, opts)
 }

@@ -111,7 +111,7 @@ var _ = Describe("a tool-call id a parent reuses", Label("repeated-ids"), func()
 `), 0o644)).To(Succeed())
 			d, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
 			Expect(err).NotTo(HaveOccurred())
-			res, err := recorder.Record(context.Background(), dir, recorder.LiveOptions(d, srv.URL, "m"))
+			res, err := recorder.Record(context.Background(), dir, recorder.Options{Runtime: agent.Reference, Driver: d, Live: true, Endpoint: srv.URL, Provider: "openai-compatible", Model: "m"})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Sessions).To(Equal(5))
 			srv.Close() // the replay is offline

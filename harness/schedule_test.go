@@ -146,6 +146,7 @@ func recordCompletionOrder() string {
 }}`), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	opts.Runtime, opts.By = completionOrder{serial: true}, "schedule_test"
 	_, err = recorder.Record(context.Background(), dir, opts)
 	Expect(err).NotTo(HaveOccurred())
@@ -261,7 +262,7 @@ var _ = Describe("schedule search", func() {
 			Expect(report).To(ContainSubstring("schedule 0 (seed %d) and schedule 1 (seed %d) wrote different logs", base, base+1))
 			Expect(report).To(MatchRegexp(`root \(root session\): seq \d+ \(tool/result\): data\.message\.content\[0\]\.content\[0\]\.text: schedule 0 "alpha", schedule 1 "beta"`))
 			Expect(report).To(ContainSubstring("schedule 1 (seed %d) does not match the recording", base+1))
-			Expect(report).To(ContainSubstring("-- -schedule-seed=%d\n", base+1))
+			Expect(report).To(ContainSubstring("go tool agentsnap check --schedule-seed=%d %s\n", base+1, dir), "the judge called outside a test gives the CLI's command")
 		})
 
 		It("replays the failing schedule the same way every time with -schedule-seed", func() {
@@ -284,7 +285,9 @@ var _ = Describe("schedule search", func() {
 
 		It("searches only that schedule under AGENTSNAP_SCHEDULE_SEED", func(ctx SpecContext) {
 			GinkgoT().Setenv(judge.ScheduleSeedVar, strconv.FormatInt(base+1, 10))
-			res, err := judge.SearchSchedules(ctx, fx, opts, 50)
+			o := opts
+			o.Hints = inTest
+			res, err := judge.SearchSchedules(ctx, fx, o, 50)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Seeds).To(Equal([]int64{base + 1}))
 			Expect(res.Unmatched).To(Equal(0))
@@ -308,7 +311,7 @@ var _ = Describe("schedule search", func() {
 		It("takes the number of schedules from AGENTSNAP_SCHEDULES over Options.Schedules", func(ctx SpecContext) {
 			GinkgoT().Setenv(judge.SchedulesVar, "3")
 			o := opts
-			o.Schedules, o.ScheduleSeed = 50, base
+			o.Schedules, o.ScheduleSeed, o.Hints = 50, base, inTest
 			out, err := judge.Replay(ctx, fx, o)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out.Report()).To(ContainSubstring("of 3 schedules (seeds %d..%d)", base, base+2))
@@ -372,6 +375,7 @@ var _ = Describe("schedule search", func() {
 		dir := copyFixture("fork/codeword")
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.ReplaceGolden = true
 		_, err = recorder.Record(ctx, dir, opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -397,7 +401,7 @@ var _ = Describe("schedule search", func() {
 			GinkgoT().Setenv(env, value)
 			fx, err := fixture.Load("../fixtures/parallel/fan-out")
 			Expect(err).NotTo(HaveOccurred())
-			_, err = judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference})
+			_, err = judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
 		Entry("AGENTSNAP_SCHEDULES", judge.SchedulesVar, "many", `AGENTSNAP_SCHEDULES="many": want a number of schedules such as 50 (0 turns the search off)`),

@@ -44,7 +44,7 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	opts = forTest(t, opts)
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		t.Fatalf("%v; %s", err, recordHint(t, dir, opts))
+		t.Fatalf("%v; %s", err, recordHint(dir, opts))
 		return nil
 	}
 	ctx, cancel := testContext(t)

@@ -69,6 +69,7 @@ func writeRecorded(root, name, scenarioJSON, playbookJSON string, rt agentsnap.R
 	Expect(os.WriteFile(filepath.Join(dir, "playbook.json"), []byte(playbookJSON), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	if rt != nil {
 		opts.Runtime = rt
 	}
@@ -221,12 +222,12 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 
 			short, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
-			_, err = judge.Replay(short, fx, harness.Options{Runtime: agent.Reference})
+			_, err = judge.Replay(short, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
 			Expect(err).To(MatchError(judge.ErrUnfinished))
 			Expect(err).To(MatchError(context.DeadlineExceeded))
 			msg := err.Error()
 			GinkgoWriter.Println(msg)
-			Expect(msg).To(HavePrefix("harness: parallel/hang-sibling: the replay did not finish (context deadline exceeded); it waits for:\n"))
+			Expect(msg).To(HavePrefix("judge: parallel/hang-sibling: the replay did not finish (context deadline exceeded); it waits for:\n"))
 			Expect(msg).To(ContainSubstring("\n  session root/call_slow (spawn; session.1.jsonl), call 1 (turn 1 step 1): a call recorded as aborted, waiting for its context to end; the timeout of 1h0m0s that ends it is pending, held until the calls recorded before it are answered\n"))
 			Expect(msg).To(ContainSubstring("\n  session root/call_fast (spawn; session.2.jsonl): its recorded call 2 (an authored position) was never made\n"))
 			Expect(msg).To(ContainSubstring("\n  pending timeout: 1h0m0s (due at 1h0m0s of replay time)\n"))

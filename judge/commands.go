@@ -45,11 +45,17 @@ func (c commands) cli() bool { return c.Test == nil && c.Record == nil }
 // byCLI reports whether the agentsnap CLI records fx: it runs the
 // reference runtime only.
 func (c commands) byCLI(fx *fixture.Fixture) bool {
-	name := c.runtime
-	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" {
-		name = rec.Runtime
-	}
+	name := c.recordedBy(fx)
 	return name == "" || name == agentsnap.ReferenceName
+}
+
+// recordedBy is the name of the runtime that recorded fx, else the
+// runtime under test.
+func (c commands) recordedBy(fx *fixture.Fixture) string {
+	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" {
+		return rec.Runtime
+	}
+	return c.runtime
 }
 
 // tool returns the agentsnap CLI command with args for the fixture folder
@@ -88,7 +94,7 @@ func (c commands) record(fx *fixture.Fixture) string {
 	if c.Test != nil {
 		cmd = c.Test(fx, args)
 	} else {
-		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, fx.Scenario.Recorded.Runtime)
+		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, c.recordedBy(fx))
 	}
 	if live {
 		cmd = liveVars + " AGENTSNAP_BASE_URL=URL AGENTSNAP_MODEL=" + shellQuote(fx.Scenario.Recorded.Model) + " " + cmd

@@ -11,6 +11,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/textdiff"
+	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // UpdateRefusal returns why an update must not happen here, or "".
@@ -30,6 +31,18 @@ func UpdateCommand(o *Outcome) string { return o.commands.update(o.Fixture) }
 // form that works where the user is, for the runtime and the source (a
 // playbook, a live model) that recorded it.
 func RecordCommand(o *Outcome) string { return o.commands.record(o.Fixture) }
+
+// RecordCommandFor returns the command that re-records the scenario in
+// dir with opts (its Runtime and Hints: where the user is), for a fixture
+// that does not load: it reads what it can of scenario.json (which
+// runtime recorded it, from which source).
+func RecordCommandFor(dir string, opts Options) string {
+	fx := &fixture.Fixture{Dir: dir, Name: fixture.Name(dir), Scenario: &scenario.Scenario{}}
+	if sc, err := scenario.Load(dir); err == nil {
+		fx.Scenario = sc
+	}
+	return opts.commands().record(fx)
+}
 
 // GoldenResult is the golden step's verdict.
 type GoldenResult struct {

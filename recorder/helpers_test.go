@@ -43,7 +43,7 @@ func playbookDriver(dir string) *playbook.Driver {
 }
 
 func record(ctx context.Context, dir string, d llm.Driver, mutate ...func(*recorder.Options)) (*recorder.Result, error) {
-	opts := recorder.Options{Driver: d, Provider: "playbook", Model: "playbook", By: "agentsnap test"}
+	opts := recorder.Options{Runtime: agent.Reference, Driver: d, Provider: "playbook", Model: "playbook", By: "agentsnap test"}
 	if pb, ok := d.(*playbook.Driver); ok {
 		opts.Consumed = pb.Unused
 	}

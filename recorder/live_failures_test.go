@@ -71,6 +71,7 @@ func liveDriver(e endpoint) *openai.Driver {
 // as a secret.
 func recordLive(dir string, e endpoint, mutate ...func(*recorder.Options)) (*recorder.Result, error) {
 	opts := recorder.LiveOptions(liveDriver(e), openai.RedactURL(e.baseURL), "m")
+	opts.Runtime = agent.Reference
 	opts.By = "agentsnap test"
 	opts.Secrets = map[string]string{"AGENTSNAP_API_KEY": liveKey}
 	for _, m := range mutate {
@@ -212,6 +213,7 @@ var _ = Describe("an authored failure in the playbook", func() {
 			})
 			opts, err := recorder.PlaybookOptions(dir, 0)
 			Expect(err).NotTo(HaveOccurred())
+			opts.Runtime = agent.Reference
 			_, err = recorder.Record(context.Background(), dir, opts)
 			Expect(err).NotTo(HaveOccurred())
 			golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))

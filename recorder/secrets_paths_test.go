@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm"
@@ -64,6 +65,7 @@ var _ = Describe("the paths a credential could take out of a recording", Label("
 
 	It("redacts a kept live failure of any driver before it is recorded", func() {
 		opts := recorder.LiveOptions(echoFailure{}, "https://h/v1?key=[REDACTED]", "m")
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"the key= query parameter of AGENTSNAP_BASE_URL": pathKey}
 		opts.KeepLiveFailures = true
 		_, err := recorder.Record(context.Background(), dir, opts)
@@ -109,6 +111,7 @@ var _ = Describe("the paths a credential could take out of a recording", Label("
 		dir := committed("fork/codeword")
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"OPENAI_API_KEY": "OK"}
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 		res, err := recorder.Record(context.Background(), dir, opts)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm/openai"
@@ -107,6 +108,7 @@ func leakOptions(p placement, leak leaktest.Leak, m mode, base, key, side string
 	d, err := openai.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	opts := recorder.LiveOptions(d, openai.RedactURL(cfg.BaseURL), "m")
+	opts.Runtime = agent.Reference
 	opts.Secrets, opts.Progress, opts.By = secrets, out, "agentsnap test"
 	opts.Logf = func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
 	opts.KeepLiveFailures = m == keep

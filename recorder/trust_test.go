@@ -33,6 +33,7 @@ func recordPlaybook(dir string) (*recorder.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Runtime = agent.Reference
 	opts.By = "agentsnap test"
 	opts.ReplaceGolden = true // these specs look at the logs; proposals have their own
 	return recorder.Record(context.Background(), dir, opts)
@@ -152,6 +153,7 @@ var _ = Describe("re-recording", func() {
 		Expect(err).NotTo(HaveOccurred())
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.By, opts.ReplaceGolden = "someone else", true
 		res, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -238,6 +240,7 @@ var _ = Describe("a re-recording whose transcript changed", func() {
 		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		res, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Proposal).To(Equal(filepath.Join(dir, fixture.ProposalFile)))
@@ -250,6 +253,7 @@ var _ = Describe("a re-recording whose transcript changed", func() {
 		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE, as agreed."`, `"text": "MARMALADE"`)
 		opts, err = recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		res, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Proposal).To(BeEmpty())
@@ -283,6 +287,7 @@ var _ = Describe("the secrets tripwire on a failed stream", func() {
 		before = tree(dir)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"OPENAI_API_KEY": key}
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).To(MatchError(recorder.ErrSecret))

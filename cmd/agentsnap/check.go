@@ -348,7 +348,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 	}
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		r.setError(err, nil, opts.page)
+		r.setError(fmt.Errorf("%w; re-record it with: %s", err, judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})), nil, opts.page)
 		return r
 	}
 	r.sessions = len(fx.Logs)

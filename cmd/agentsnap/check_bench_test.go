@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -128,7 +129,7 @@ func recordScenario(dir string, i, turns int) (int, error) {
 	}
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	if _, err := recorder.Record(context.Background(), dir, recorder.Options{
-		Driver: playbook.NewDriver(pb, filepath.Join(dir, fixture.PlaybookFile)), Provider: "playbook", Model: "playbook",
+		Runtime: agent.Reference, Driver: playbook.NewDriver(pb, filepath.Join(dir, fixture.PlaybookFile)), Provider: "playbook", Model: "playbook",
 		By: "agentsnap bench", Clock: clock,
 	}); err != nil {
 		return 0, err

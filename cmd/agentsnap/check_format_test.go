@@ -188,7 +188,7 @@ var _ = Describe("agentsnap check --format", func() {
 		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
 		Expect(got.Scenarios).To(HaveLen(1))
 		Expect(got.Scenarios[0].Status).To(Equal("error"))
-		Expect(got.Scenarios[0].FirstDifference).To(HavePrefix("harness: bad fixture: " + bad + ":1: "))
+		Expect(got.Scenarios[0].FirstDifference).To(HavePrefix("fixture: bad fixture: " + bad + ":1: "))
 		Expect(got.Failed).To(Equal(1))
 	})
 
@@ -268,7 +268,7 @@ var _ = Describe("agentsnap check --format", func() {
 		Expect(doc.Suite.Failures).To(Equal(0))
 		Expect(doc.Suite.Case.Failure).To(BeNil())
 		Expect(doc.Suite.Case.Error).NotTo(BeNil())
-		Expect(doc.Suite.Case.Error.Message).To(HavePrefix("harness: bad fixture: " + bad + ":1: "))
+		Expect(doc.Suite.Case.Error.Message).To(HavePrefix("fixture: bad fixture: " + bad + ":1: "))
 		Expect(doc.Suite.Case.Error.Text).To(Equal(doc.Suite.Case.Error.Message))
 	})
 
