@@ -15,7 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -56,7 +56,7 @@ type Options struct {
 	Endpoint         string
 	KeepLiveFailures bool
 	// LiveFailure tells such failures by their code; default
-	// openai.InfrastructureFailure.
+	// live.InfrastructureFailure.
 	LiveFailure func(code string) bool
 
 	// Secrets maps a source to a value that must never be written or
@@ -200,7 +200,7 @@ func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *R
 		}
 	}
 	if opts.LiveFailure == nil {
-		opts.LiveFailure = openai.InfrastructureFailure
+		opts.LiveFailure = live.InfrastructureFailure
 	}
 	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
 		return nil, nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)
