@@ -53,6 +53,12 @@ type Validator interface {
 	Validate(sc *scenario.Scenario) (warnings []string, err error)
 }
 
+// ReferenceName is the name agentsnap's reference runtime (package agent)
+// records in scenario.json: the one runtime the agentsnap CLI records and
+// checks. A fixture recorded by any other runtime is recorded and checked
+// from the tests that use it.
+const ReferenceName = "reference"
+
 // NameOf returns rt's name, or "" when it does not implement Named.
 func NameOf(rt Runtime) string {
 	if n, ok := rt.(Named); ok {

@@ -22,7 +22,7 @@ import (
 var Reference agentsnap.Runtime = reference{}
 
 // ReferenceName is the name the reference runtime records in scenario.json.
-const ReferenceName = "reference"
+const ReferenceName = agentsnap.ReferenceName
 
 // Presets lists the agent presets the reference runtime knows. A preset is
 // recorded in every header (agentPreset); it changes no behaviour.

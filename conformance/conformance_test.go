@@ -17,6 +17,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/conformance"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -262,7 +263,7 @@ var _ = Describe("the conformance kit", func() {
 		Expect(res.Violations).To(BeEmpty(), func() string { return res.Err().Error() })
 		Expect(res.Passed).To(Equal([]string{"hang-timeout"}))
 
-		root, err := session.ReadFile(filepath.Join(cfg.Dir, "errors", "hang-timeout", session.RootFile))
+		root, err := session.ReadFile(filepath.Join(cfg.Dir, "errors", "hang-timeout", fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
 		cut := 0
 		for i := range root.Events {

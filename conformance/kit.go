@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -288,7 +289,7 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 // compares it with the recording, the golden transcript and, for more than
 // one replay, with each other.
 func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string) {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
 		r.add(ruleReplay, fixReplay, fmt.Sprintf("the recording does not load for replay: %v", err))
 		return
@@ -296,7 +297,7 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 	var first [][]byte
 	var differ []string
 	for n := 1; n <= max(b.replays, 1); n++ {
-		o, err := harness.Replay(ctx, fx, harness.Options{Runtime: cfg.New()})
+		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: cfg.New()})
 		if err != nil {
 			r.add(ruleReplay, fixReplay, fmt.Sprintf("the replay could not run: %v", err))
 			return
@@ -305,7 +306,7 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 			if !o.Passed() {
 				r.add(ruleReplay, fixReplay, "the replay differs from the recording:\n"+o.Report())
 			}
-			if g := harness.CompareGolden(o); g.Message != "" {
+			if g := judge.CompareGolden(o); g.Message != "" {
 				r.add(ruleGolden, "the transcript is rendered from the replayed logs: make the replay write what the recording wrote (replay-matches says where it does not); "+fixReplay, g.Message)
 			}
 			first = encodeAll(o.Replayed)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -177,7 +178,7 @@ func (b *builtin) write(dir string, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("conformance: %s: playbook: %w", b.name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), append(pb, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), append(pb, '\n'), 0o644); err != nil {
 		return fmt.Errorf("conformance: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -47,7 +48,7 @@ var _ = Describe("derivation checks what the replay will serve against the contr
 	// deriveBoth derives text from a file, streaming and in memory, and
 	// returns both errors; the file's path is in them.
 	deriveBoth := func(text string) (string, error, error) {
-		path := filepath.Join(GinkgoT().TempDir(), session.RootFile)
+		path := filepath.Join(GinkgoT().TempDir(), fixture.RootLog)
 		Expect(os.WriteFile(path, []byte(text), 0o644)).To(Succeed())
 		_, streamErr := fakellm.DeriveFile(path, fakellm.DeriveOptions{})
 		l, err := session.ReadFile(path)
@@ -155,8 +156,8 @@ var _ = Describe("replay.override.json entries are checked against the contract"
 	DescribeTable("naming the file and the entry, and what to fix",
 		func(sidecar, want string) {
 			dir := writeFixture(tree()...)
-			path := writeFile(dir, fakellm.OverrideFile, sidecar)
-			_, err := fakellm.Load(dir)
+			path := writeFile(dir, fixture.OverrideFile, sidecar)
+			_, err := loadDir(dir)
 			Expect(err).To(MatchError(fakellm.ErrBadOverride))
 			Expect(err.Error()).To(HavePrefix("fakellm: " + path + ": bad replay override: "))
 			Expect(err.Error()).To(ContainSubstring(want))
@@ -170,8 +171,8 @@ var _ = Describe("replay.override.json entries are checked against the contract"
 
 	It("bounds an entry's turn, step and attempt", func() {
 		dir := writeFixture(tree()...)
-		writeFile(dir, fakellm.OverrideFile, `{"session.jsonl": {"patch": {"0": {"kind": "throw", "turn": -1, "step": 1, "chunks": [], "code": "X"}}}}`)
-		_, err := fakellm.Load(dir)
+		writeFile(dir, fixture.OverrideFile, `{"session.jsonl": {"patch": {"0": {"kind": "throw", "turn": -1, "step": 1, "chunks": [], "code": "X"}}}}`)
+		_, err := loadDir(dir)
 		Expect(err).To(MatchError(fakellm.ErrBadOverride))
 		Expect(err.Error()).To(ContainSubstring(`patch "0": entry member "turn" is -1; use 1 to 1000000 (0: not checked)`))
 	})

@@ -89,7 +89,7 @@ var _ = Describe("a seedLength that does not end at a turn/end", func() {
 		l := forkChild()
 		l.Header.SeedLength--
 		dir := writeFixture(parent.log(), l)
-		_, err := fakellm.Load(dir)
+		_, err := loadDir(dir)
 		Expect(err).To(MatchError(session.ErrSeedBoundary))
 		Expect(err.Error()).To(HavePrefix(filepath.Join(dir, "session.1.jsonl") + ":1: "))
 	})

@@ -19,11 +19,13 @@
 // also kept for [Driver.Check], the consumption check a harness runs at
 // teardown:
 //
-//	drv, err := fakellm.Load("fixtures/fork/codeword")
+//	fx, err := fixture.Load("fixtures/fork/codeword")
+//	Expect(err).NotTo(HaveOccurred())
+//	drv, err := fakellm.New(fx.Logs, fakellm.WithOverride(fx.Override))
 //	Expect(err).NotTo(HaveOccurred())
 //	DeferCleanup(drv.Check)
 //
-// A sidecar replay.override.json beside the logs can replace a session's
+// An override sidecar (replay.override.json in a fixture folder) can replace a session's
 // script or patch entries of it with authored ones: chunks, throw (an error
 // finish with a code) and hang (until the call's context is cancelled); see
 // [Override].

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
 	"path/filepath"
 	"slices"
@@ -71,50 +70,6 @@ type replay struct {
 }
 
 var _ llm.Driver = (*Driver)(nil)
-
-// Load builds a driver from the scenario folder dir: session.jsonl,
-// session.<n>.jsonl and, when present, the replay.override.json sidecar.
-// Each log's script is derived from its own events, streaming from the
-// file. Nothing is written.
-func Load(dir string, opts ...Option) (*Driver, error) {
-	o := buildOptions(opts)
-	paths, err := session.FolderLogs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("fakellm: load: %w", err)
-	}
-	scripts := make([]*Script, 0, len(paths))
-	for _, p := range paths {
-		s, err := loadScript(p, &o)
-		if err != nil {
-			return nil, err
-		}
-		scripts = append(scripts, s)
-	}
-	if o.override == nil {
-		ov, err := ReadOverride(filepath.Join(dir, OverrideFile))
-		switch {
-		case err == nil:
-			o.override = ov
-		case !errors.Is(err, fs.ErrNotExist):
-			return nil, err
-		}
-	}
-	if o.record == "" {
-		o.record = "go tool agentsnap record " + dir
-	}
-	return build(scripts, nil, o)
-}
-
-func loadScript(path string, o *options) (*Script, error) {
-	if o.deriver == nil {
-		return DeriveFile(path, o.derive)
-	}
-	l, err := session.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return o.deriver(l)
-}
 
 // New builds a driver from logs already in memory, root and children in
 // any order (children of one parent that have no parentCallId are matched

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -155,13 +156,13 @@ var _ = Describe("Replay with the agent runtime", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		dir := GinkgoT().TempDir()
 		for i, l := range ordered {
-			name := session.RootFile
+			name := fixture.RootLog
 			if i > 0 {
-				name = session.ChildFile(i)
+				name = fixture.ChildLog(i)
 			}
 			Expect(session.WriteFile(filepath.Join(dir, name), l)).To(Succeed())
 		}
-		drv, err := fakellm.Load(dir)
+		drv, err := loadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(drv.Check)
 		got, err := runAgent(drv, "live")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -21,9 +22,9 @@ func overrideLogs(t *testing.T) []*session.Log {
 	t.Helper()
 	var logs []*session.Log
 	for i, l := range []*lineLog{rootSeed(), forkSeed()} {
-		name := session.RootFile
+		name := fixture.RootLog
 		if i > 0 {
-			name = session.ChildFile(i)
+			name = fixture.ChildLog(i)
 		}
 		log, err := session.Read(bytes.NewReader(l.bytes()), name)
 		if err != nil {

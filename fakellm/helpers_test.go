@@ -2,6 +2,8 @@ package fakellm_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -19,7 +22,7 @@ type builder struct{ l *session.Log }
 
 // rootLog starts the log of a root session.
 func rootLog(id string) *builder {
-	return &builder{l: &session.Log{Path: session.RootFile, Header: session.Header{ID: id, CreatedAt: 1000}}}
+	return &builder{l: &session.Log{Path: fixture.RootLog, Header: session.Header{ID: id, CreatedAt: 1000}}}
 }
 
 // childLog starts the log of a child created by parent's tool call callID.
@@ -159,4 +162,21 @@ func liveRoot(id string) llm.SessionRef { return llm.SessionRef{ID: id} }
 
 func liveChild(id, parent, callID string, mode session.Mode) llm.SessionRef {
 	return llm.SessionRef{ID: id, ParentID: parent, ParentCallID: callID, Mode: mode, Depth: 1}
+}
+
+// loadDir builds a driver from a folder of logs and its override sidecar,
+// as a harness does from a fixture.
+func loadDir(dir string, opts ...fakellm.Option) (*fakellm.Driver, error) {
+	logs, err := session.ReadFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	ov, err := fakellm.ReadOverride(filepath.Join(dir, "replay.override.json"))
+	switch {
+	case err == nil:
+		opts = append([]fakellm.Option{fakellm.WithOverride(ov)}, opts...)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return fakellm.New(logs, opts...)
 }

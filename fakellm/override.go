@@ -11,10 +11,6 @@ import (
 	"strings"
 )
 
-// OverrideFile is the file name of the override sidecar, beside the logs of
-// a scenario.
-const OverrideFile = "replay.override.json"
-
 // Override is a parsed replay.override.json: authored changes to the derived
 // scripts of a scenario. Its JSON shape is an object keyed by session — a
 // log's file name (session.jsonl, session.<n>.jsonl) or its session id —

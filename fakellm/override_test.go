@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -15,7 +16,7 @@ const throwPatch = `{"kind": "throw", "chunks": [], "code": "RATE_LIMIT", "messa
 var _ = Describe("Load", func() {
 	It("replays a scenario folder, each log derived from its own events", func() {
 		dir := writeFixture(tree()...)
-		drv, err := fakellm.Load(dir)
+		drv, err := loadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(say(drv, lRoot, 1, 1)).To(Equal("OK"))
 		Expect(say(drv, lRoot, 2, 1)).To(Equal("delegating"))
@@ -31,15 +32,15 @@ var _ = Describe("Load", func() {
 	})
 
 	It("fails on a folder without logs and on a log it cannot derive, naming it", func() {
-		_, err := fakellm.Load(GinkgoT().TempDir())
+		_, err := loadDir(GinkgoT().TempDir())
 		Expect(err).To(MatchError(ContainSubstring("holds no *.jsonl session logs")))
 
 		cut := rootLog("r").chunks(1, 1, 0, answer("cut")[:2]...).log()
 		dir := writeFixture(cut)
-		_, err = fakellm.Load(dir)
+		_, err = loadDir(dir)
 		Expect(err).To(MatchError(fakellm.ErrIncompleteCall))
 		Expect(err.Error()).To(ContainSubstring(filepath.Join(dir, "session.jsonl")))
-		drv, err := fakellm.Load(dir, fakellm.WithDeriveOptions(fakellm.DeriveOptions{DropIncomplete: true}))
+		drv, err := loadDir(dir, fakellm.WithDeriveOptions(fakellm.DeriveOptions{DropIncomplete: true}))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(drv.Scripts()[0].Dropped).To(HaveLen(1))
 	})
@@ -47,7 +48,7 @@ var _ = Describe("Load", func() {
 	It("hands whole logs to an injected deriver", func() {
 		dir := writeFixture(tree()...)
 		var seen []string
-		drv, err := fakellm.Load(dir, fakellm.WithDeriver(func(l *session.Log) (*fakellm.Script, error) {
+		drv, err := loadDir(dir, fakellm.WithDeriver(func(l *session.Log) (*fakellm.Script, error) {
 			seen = append(seen, filepath.Base(l.Path))
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}))
@@ -60,8 +61,8 @@ var _ = Describe("Load", func() {
 var _ = Describe("Override sidecar", func() {
 	It("replaces a session's script", func() {
 		dir := writeFixture(tree()...)
-		writeFile(dir, fakellm.OverrideFile, `{"session.1.jsonl": {"replace": [`+throwPatch+`]}}`)
-		drv, err := fakellm.Load(dir)
+		writeFile(dir, fixture.OverrideFile, `{"session.1.jsonl": {"replace": [`+throwPatch+`]}}`)
+		drv, err := loadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		say(drv, lRoot, 1, 1)
 		cs, err := call(drv, lSpawn, 7, 7) // authored entries have no recorded position
@@ -71,8 +72,8 @@ var _ = Describe("Override sidecar", func() {
 
 	It("patches entries at indexes, keeping the recorded position", func() {
 		dir := writeFixture(tree()...)
-		writeFile(dir, fakellm.OverrideFile, `{"rec-root": {"patch": {"1": `+throwPatch+`}}}`)
-		drv, err := fakellm.Load(dir)
+		writeFile(dir, fixture.OverrideFile, `{"rec-root": {"patch": {"1": `+throwPatch+`}}}`)
+		drv, err := loadDir(dir)
 		Expect(err).NotTo(HaveOccurred())
 		entries := drv.Scripts()[0].Entries
 		Expect(entries[1].Kind).To(Equal(fakellm.KindThrow))
@@ -94,8 +95,8 @@ var _ = Describe("Override sidecar", func() {
 	DescribeTable("is validated at load, and errors name the file",
 		func(sidecar, want string) {
 			dir := writeFixture(tree()...)
-			path := writeFile(dir, fakellm.OverrideFile, sidecar)
-			_, err := fakellm.Load(dir)
+			path := writeFile(dir, fixture.OverrideFile, sidecar)
+			_, err := loadDir(dir)
 			Expect(err).To(MatchError(fakellm.ErrBadOverride))
 			Expect(err.Error()).To(Equal("fakellm: " + path + ": bad replay override: " + want))
 		},

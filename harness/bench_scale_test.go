@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 )
 
 // BenchmarkReplayForkScale replays BenchmarkReplayFork's scenario at one,
@@ -22,13 +25,13 @@ func BenchmarkReplayForkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
 			events := countEvents(fx)
 			for b.Loop() {
-				o, err := harness.Replay(context.Background(), fx, harness.Options{})
+				o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 				if err != nil {
 					b.Fatal(err)
 				}

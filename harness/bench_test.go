@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -63,7 +66,7 @@ func writeForkScenario(root, name string, spec forkSpec) (string, error) {
 	if err := sc.Save(dir); err != nil {
 		return "", err
 	}
-	pbPath := filepath.Join(dir, scenario.PlaybookFile)
+	pbPath := filepath.Join(dir, fixture.PlaybookFile)
 	b, err := json.MarshalIndent(pb, "", "  ")
 	if err != nil {
 		return "", err
@@ -73,14 +76,14 @@ func writeForkScenario(root, name string, spec forkSpec) (string, error) {
 	}
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	_, err = recorder.Record(context.Background(), dir, recorder.Options{
-		Driver: playbook.NewDriver(pb, pbPath), Provider: "playbook", Model: "playbook", By: "agentsnap bench", Clock: clock,
+		Runtime: agent.Reference, Driver: playbook.NewDriver(pb, pbPath), Provider: "playbook", Model: "playbook", By: "agentsnap bench", Clock: clock,
 	})
 	return dir, err
 }
 
 // countEvents is the number of logical events in the fixture's logs, seeds
 // included.
-func countEvents(fx *harness.Fixture) int {
+func countEvents(fx *fixture.Fixture) int {
 	n := 0
 	for _, l := range fx.Logs {
 		n += len(l.Events)
@@ -102,7 +105,7 @@ func BenchmarkReplayFork(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -111,12 +114,12 @@ func BenchmarkReplayFork(b *testing.B) {
 		b.Fatalf("generated %d events in %d logs (child seedLength %d); want a fork child with a seed and 10,000 events or more", events, len(fx.Logs), fx.Logs[len(fx.Logs)-1].Header.SeedLength)
 	}
 	b.Logf("scenario: %d events (root %d, child %d with seedLength %d)", events, len(fx.Logs[0].Events), len(fx.Logs[1].Events), fx.Logs[1].Header.SeedLength)
-	replay := func(b *testing.B, fx *harness.Fixture) {
-		o, err := harness.Replay(context.Background(), fx, harness.Options{})
+	replay := func(b *testing.B, fx *fixture.Fixture) {
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !o.Passed() || harness.CompareGolden(o).Message != "" {
+		if !o.Passed() || judge.CompareGolden(o).Message != "" {
 			b.Fatalf("the replay does not match its recording:\n%s", o.Report())
 		}
 	}
@@ -131,7 +134,7 @@ func BenchmarkReplayFork(b *testing.B) {
 	})
 	b.Run("load+replay", func(b *testing.B) {
 		for b.Loop() {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,27 +23,27 @@ var _ = Describe("a fixture's child logs", func() {
 	// want, naming the file.
 	refused := func(want string) {
 		GinkgoHelper()
-		_, err := harness.LoadFixture(dir)
-		Expect(err).To(MatchError(harness.ErrFixture))
+		_, err := fixture.Load(dir)
+		Expect(err).To(MatchError(fixture.ErrFixture))
 		Expect(err).To(MatchError(ContainSubstring(want)))
-		Expect(harness.Inventory(filepath.Dir(filepath.Dir(dir)))).To(ContainElement(ContainSubstring(want)))
+		Expect(fixture.Inventory(filepath.Dir(filepath.Dir(dir)))).To(ContainElement(ContainSubstring(want)))
 	}
-	log := func(n int) string { return filepath.Join(dir, session.ChildFile(n)) }
+	log := func(n int) string { return filepath.Join(dir, fixture.ChildLog(n)) }
 
 	It("names a deleted log in the middle of the numbering", func() {
 		Expect(os.Remove(log(2))).To(Succeed())
-		refused(log(2) + " is missing: session.3.jsonl exists, and child logs are numbered from 1 without a gap; restore it, or re-record with: go tool agentsnap record " + dir)
+		refused(log(2) + " is missing: session.3.jsonl exists, and child logs are numbered from 1 without a gap; restore it, or re-record the scenario")
 	})
 
 	It("names a deleted last log, which leaves no gap, from the golden that shows it", func() {
 		Expect(os.Remove(log(4))).To(Succeed())
-		refused(log(4) + " is missing: transcript.golden shows session 4 (== session 4: fork of root via call_letter, depth 1 ==); restore the log, or re-record with: go tool agentsnap record " + dir)
+		refused(log(4) + " is missing: transcript.golden shows session 4 (== session 4: fork of root via call_letter, depth 1 ==); restore the log, or re-record the scenario")
 	})
 
 	It("leaves a golden waiting beside its proposal to the review, which may show a session the new recording dropped", func() {
 		Expect(os.Remove(log(4))).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(dir, scenario.ProposalFile), []byte("proposal\n"), 0o644)).To(Succeed())
-		_, err := harness.LoadFixture(dir)
+		Expect(os.WriteFile(filepath.Join(dir, fixture.ProposalFile), []byte("proposal\n"), 0o644)).To(Succeed())
+		_, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -81,9 +83,9 @@ var _ = Describe("Discover, with a symlinked folder in the fixtures tree", func(
 			Expect(os.MkdirAll(filepath.Dir(filepath.Join(root, link)), 0o755)).To(Succeed())
 			Expect(os.Symlink(target, filepath.Join(root, link))).To(Succeed())
 			_, err := harness.Discover(root)
-			Expect(err).To(MatchError(scenario.ErrLinkedFolder))
+			Expect(err).To(MatchError(fixture.ErrLinkedFolder))
 			Expect(err).To(MatchError(ContainSubstring(filepath.Join(root, link) + want)))
-			Expect(harness.Inventory(root)).To(ConsistOf(ContainSubstring(filepath.Join(root, link) + want)))
+			Expect(fixture.Inventory(root)).To(ConsistOf(ContainSubstring(filepath.Join(root, link) + want)))
 		},
 		Entry("a scenario folder", "fork/linked", "codeword", " is a symlink to the folder codeword; a fixtures tree holds real folders only"),
 		Entry("a category folder", "alias", "fork", " is a symlink to the folder fork;"),
@@ -101,25 +103,25 @@ var _ = Describe("Discover, with a symlinked folder in the fixtures tree", func(
 
 var _ = Describe("the number of schedules to search", func() {
 	It("is bounded in Options, naming the range", func(ctx SpecContext) {
-		fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+		fx, err := fixture.Load("../fixtures/parallel/fan-out")
 		Expect(err).NotTo(HaveOccurred())
 		// Cancelled, so a search the bound let through stops at once.
 		cancelled, cancel := context.WithCancel(ctx)
 		cancel()
-		_, err = harness.Replay(cancelled, fx, harness.Options{Schedules: scenario.SchedulesLimit + 1})
+		_, err = judge.Replay(cancelled, fx, harness.Options{Runtime: agent.Reference, Schedules: scenario.SchedulesLimit + 1})
 		Expect(err).To(MatchError(ContainSubstring(fmt.Sprintf("%d schedules: want 0 to %d, such as 50", scenario.SchedulesLimit+1, scenario.SchedulesLimit))))
-		_, err = harness.SearchSchedules(cancelled, fx, harness.Options{}, scenario.SchedulesLimit+1)
+		_, err = judge.SearchSchedules(cancelled, fx, harness.Options{Runtime: agent.Reference}, scenario.SchedulesLimit+1)
 		Expect(err).To(MatchError(ContainSubstring("10001 schedules: want 0 to 10000")))
 	})
 
 	DescribeTable("is bounded in AGENTSNAP_SCHEDULES",
 		func(value string) {
-			GinkgoT().Setenv(harness.SchedulesVar, value)
-			fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+			GinkgoT().Setenv(judge.SchedulesVar, value)
+			fx, err := fixture.Load("../fixtures/parallel/fan-out")
 			Expect(err).NotTo(HaveOccurred())
 			cancelled, cancel := context.WithCancel(context.Background())
 			cancel() // a search the bound let through stops at once
-			_, err = harness.Replay(cancelled, fx, harness.Options{})
+			_, err = judge.Replay(cancelled, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
 			Expect(err).To(MatchError(ContainSubstring(`AGENTSNAP_SCHEDULES="` + value + `": want a number of schedules such as 50 (0 turns the search off), at most 10000`)))
 		},
 		Entry("one too many", "10001"),

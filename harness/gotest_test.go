@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // The harness is usable from a plain go test: these use *testing.T, not Ginkgo.
 
 func TestCheckPassesAFixtureFromPlainGoTest(t *testing.T) {
-	o := harness.Check(t, filepath.Join("..", "fixtures", "spawn", "one-child"))
+	o := harness.Check(t, filepath.Join("..", "fixtures", "spawn", "one-child"), harness.Options{Runtime: agent.Reference})
 	if o == nil || !o.Passed() || o.Calls != 3 {
 		t.Fatalf("Check of an untouched fixture: %+v", o)
 	}
@@ -40,7 +41,7 @@ func TestAssertReplayAndAssertGoldenFailWithWhatToDo(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child"))); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join(dir, scenario.GoldenFile)
+	golden := filepath.Join(dir, fixture.GoldenFile)
 	b, _ := os.ReadFile(golden)
 	if err := os.WriteFile(golden, []byte(strings.Replace(string(b), "Jupiter", "Saturn", 1)), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestAssertReplayAndAssertGoldenFailWithWhatToDo(t *testing.T) {
 	}
 
 	c := &captured{TB: t}
-	o := harness.Run(c, dir)
+	o := harness.Run(c, dir, harness.Options{Runtime: agent.Reference})
 	harness.AssertReplay(c, o)
 	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "re-record the scenario:\n  go tool agentsnap record "+dir) {
 		t.Fatalf("AssertReplay on a changed log reported %q", c.errs)
@@ -81,7 +82,7 @@ func TestRunChecksConsumptionAtTeardownWhenNothingElseDid(t *testing.T) {
 	c := &captured{TB: t}
 	t.Run("replay", func(t *testing.T) {
 		c.TB = t
-		harness.Run(c, dir) // no assertion: only the teardown check
+		harness.Run(c, dir, harness.Options{Runtime: agent.Reference}) // no assertion: only the teardown check
 	})
 	if len(c.errs) != 1 || !strings.Contains(c.errs[0], "recording not consumed") {
 		t.Fatalf("teardown reported %q, want the consumption check", c.errs)

@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -53,6 +56,7 @@ func recordGrandchild() string {
 	Expect(os.WriteFile(filepath.Join(dir, "playbook.json"), []byte(grandchildPlaybook), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	opts.By = "grandchild_test"
 	_, err = recorder.Record(context.Background(), dir, opts)
 	Expect(err).NotTo(HaveOccurred())
@@ -70,13 +74,13 @@ func sliceExceptAt(depth int) fakellm.Deriver {
 var _ = Describe("a grandchild forked in a fork child's first own turn", Ordered, func() {
 	var (
 		dir                     string
-		fx                      *harness.Fixture
+		fx                      *fixture.Fixture
 		root, child, grandchild *session.Log
 	)
 	BeforeAll(func() {
 		dir = recordGrandchild()
 		var err error
-		fx, err = harness.LoadFixture(dir)
+		fx, err = fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(3))
 		root, child, grandchild = fx.Logs[0], fx.Logs[1], fx.Logs[2]
@@ -131,16 +135,16 @@ var _ = Describe("a grandchild forked in a fork child's first own turn", Ordered
 	})
 
 	It("replays the recording and its golden", func(ctx SpecContext) {
-		o, err := harness.Replay(ctx, fx, harness.Options{})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Passed()).To(BeTrue(), o.Report())
 		Expect(o.Calls).To(Equal(3 + 2 + 1))
-		Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+		Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 		Expect(o.Transcript).To(ContainSubstring("MARMALADE, says the grandchild"))
 	})
 
 	It("is mis-routed by a deriver without the slice, which the failure names", func(ctx SpecContext) {
-		o, err := harness.Replay(ctx, fx, harness.Options{Deriver: sliceExceptAt(2)})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Deriver: sliceExceptAt(2)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Passed()).To(BeFalse())
 		diagnosis := errors.Join(append(o.RunErrors, o.Consumption)...)
@@ -149,7 +153,7 @@ var _ = Describe("a grandchild forked in a fork child's first own turn", Ordered
 		Expect(o.Report()).To(ContainSubstring("root/call_child/call_grandchild"))
 
 		// Without the slice anywhere, the fork child is mis-routed first.
-		o, err = harness.Replay(ctx, fx, harness.Options{Deriver: func(l *session.Log) (*fakellm.Script, error) {
+		o, err = judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Deriver: func(l *session.Log) (*fakellm.Script, error) {
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}})
 		Expect(err).NotTo(HaveOccurred())

@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -31,9 +34,9 @@ func copyInto(root, src, dst string) string {
 func copyFixture(name string) string { return copyInto(GinkgoT().TempDir(), name, name) }
 
 func replay(dir string) *harness.Outcome {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, harness.Options{})
+	o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 	Expect(err).NotTo(HaveOccurred())
 	return o
 }
@@ -107,8 +110,8 @@ var _ = Describe("replaying a fixture", func() {
 		path := filepath.Join(dir, "session.1.jsonl")
 		b, _ := os.ReadFile(path)
 		Expect(os.WriteFile(path, b[:len(b)-20], 0o644)).To(Succeed())
-		_, err := harness.LoadFixture(dir)
-		Expect(err).To(MatchError(harness.ErrFixture))
+		_, err := fixture.Load(dir)
+		Expect(err).To(MatchError(fixture.ErrFixture))
 		Expect(err.Error()).To(MatchRegexp(`session\.1\.jsonl:\d+: the last line is incomplete`))
 	})
 
@@ -118,7 +121,7 @@ var _ = Describe("replaying a fixture", func() {
 		Expect(os.Rename(one, one+".tmp")).To(Succeed())
 		Expect(os.Rename(two, one)).To(Succeed())
 		Expect(os.Rename(one+".tmp", two)).To(Succeed())
-		_, err := harness.LoadFixture(dir)
+		_, err := fixture.Load(dir)
 		Expect(err).To(MatchError(ContainSubstring("session.1.jsonl holds session root/call_japan, but lineage order puts root/call_france there")))
 	})
 })
@@ -132,9 +135,9 @@ var _ = Describe("goldens", func() {
 	})
 
 	It("fail with the diff and the update command when the transcript changed", func() {
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		editLine(golden, 4, func(string) string { return "  step one" })
-		o := replay(dir)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
 		matcher := harness.MatchGolden(GinkgoTB())
 		ok, err := matcher.Match(o)
 		Expect(err).NotTo(HaveOccurred())
@@ -146,14 +149,14 @@ var _ = Describe("goldens", func() {
 	})
 
 	It("fail when missing, with the command that creates them", func() {
-		Expect(os.Remove(filepath.Join(dir, scenario.GoldenFile))).To(Succeed())
-		res := harness.CompareGolden(replay(dir))
+		Expect(os.Remove(filepath.Join(dir, fixture.GoldenFile))).To(Succeed())
+		res := judge.CompareGolden(replay(dir))
 		Expect(res.Message).To(ContainSubstring("transcript.golden is missing; create it from the replay with:\n  go tool agentsnap check --update " + dir))
 	})
 
 	It("are rewritten atomically under -update, and nothing else is", func() {
 		DeferCleanup(harness.SetUpdate(true))
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		editLine(golden, 4, func(string) string { return "  step one" })
 		logs := snapshot(dir, "*.jsonl")
 		o := replay(dir)
@@ -162,13 +165,13 @@ var _ = Describe("goldens", func() {
 		Expect(snapshot(dir, "*.jsonl")).To(Equal(logs), "session logs are never rewritten")
 		leftovers, _ := filepath.Glob(filepath.Join(dir, ".*"))
 		Expect(leftovers).To(BeEmpty())
-		Expect(harness.GoldenSummary(false)).To(ContainSubstring("golden changed:  " + golden))
+		Expect(judge.GoldenSummary(false)).To(ContainSubstring("golden changed:  " + golden))
 	})
 
 	It("are not rewritten under CI unless forced", func() {
 		DeferCleanup(harness.SetUpdate(true))
 		GinkgoT().Setenv("CI", "true")
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		editLine(golden, 4, func(string) string { return "  step one" })
 		before, _ := os.ReadFile(golden)
 		matcher := harness.MatchGolden(GinkgoTB())
@@ -186,7 +189,7 @@ var _ = Describe("goldens", func() {
 		DeferCleanup(harness.SetUpdate(true))
 		child := filepath.Join(dir, "session.1.jsonl")
 		editLine(child, 3, func(l string) string { return strings.Replace(l, "largest", "smallest", 1) })
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		before, _ := os.ReadFile(golden)
 		matcher := harness.MatchGolden(GinkgoTB())
 		ok, _ := matcher.Match(replay(dir))
@@ -202,17 +205,20 @@ var _ = Describe("the inventory check", func() {
 		for _, name := range []string{"spawn/one-child", "fork/codeword"} {
 			copyInto(root, name, name)
 		}
-		Expect(harness.Inventory(root)).To(BeEmpty())
+		Expect(fixture.Inventory(root)).To(BeEmpty())
 
-		Expect(os.Remove(filepath.Join(root, "fork/codeword", scenario.GoldenFile))).To(Succeed())
+		Expect(os.Remove(filepath.Join(root, "fork/codeword", fixture.GoldenFile))).To(Succeed())
 		Expect(os.MkdirAll(filepath.Join(root, "stray", "x"), 0o755)).To(Succeed())
-		problems := harness.Inventory(root)
+		Expect(os.MkdirAll(filepath.Join(root, "new", "y"), 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(root, "new", "y", fixture.ScenarioFile), []byte(`{"prompts": ["hi"]}`), 0o644)).To(Succeed())
+		problems := fixture.Inventory(root)
 		Expect(problems).To(ConsistOf(
-			ContainSubstring("fork/codeword: missing transcript.golden; create it with: go tool agentsnap check --update "+filepath.Join(root, "fork/codeword")),
-			ContainSubstring("stray/x: missing scenario.json; every scenario folder needs one"),
-			ContainSubstring("stray/x: missing session.jsonl; record the scenario with: go tool agentsnap record "+filepath.Join(root, "stray/x")),
-			ContainSubstring("stray/x: missing transcript.golden"),
-		))
+			ContainSubstring("fork/codeword: missing transcript.golden; create it from the replay with the test's -update, or with: go tool agentsnap check --update "+filepath.Join(root, "fork/codeword")),
+			ContainSubstring("new/y: missing session.jsonl; record the scenario (a recording writes its logs and its golden)"),
+		), "an empty folder is no scenario; one with scenario.json but no logs needs a recording, not a golden")
+
+		Expect(os.WriteFile(filepath.Join(root, "stray", "x", fixture.GoldenFile), nil, 0o644)).To(Succeed())
+		Expect(fixture.Inventory(root)).To(ConsistOf(ContainSubstring("stray/x holds transcript.golden but no scenario.json")))
 	})
 })
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/onsi/gomega/types"
 )
 
@@ -20,7 +21,7 @@ func (recordingMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	o.judged = true
+	judged.Store(o, struct{}{})
 	return o.Passed(), nil
 }
 
@@ -42,7 +43,7 @@ func MatchGolden(t testing.TB) types.GomegaMatcher { return &goldenMatcher{t: t}
 
 type goldenMatcher struct {
 	t   testing.TB
-	res GoldenResult
+	res judge.GoldenResult
 }
 
 func (m *goldenMatcher) Match(actual any) (bool, error) {
@@ -66,7 +67,7 @@ func (m *goldenMatcher) NegatedFailureMessage(any) string {
 func outcomeOf(actual any, matcher string) (*Outcome, error) {
 	o, ok := actual.(*Outcome)
 	if !ok || o == nil {
-		return nil, fmt.Errorf("%s expects a *harness.Outcome, got %T", matcher, actual)
+		return nil, fmt.Errorf("%s expects a *harness.Outcome (judge.Outcome), got %T", matcher, actual)
 	}
 	return o, nil
 }

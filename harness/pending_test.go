@@ -5,8 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/judge"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -25,13 +26,13 @@ func throughMatcher(o *harness.Outcome) string {
 	return m.FailureMessage(o)
 }
 
-func throughCompare(o *harness.Outcome) string { return harness.CompareGolden(o).Message }
+func throughCompare(o *harness.Outcome) string { return judge.CompareGolden(o).Message }
 
 var _ = Describe("pending goldens", func() {
 	var dir, golden, proposal string
 	BeforeEach(func() {
 		dir = copyFixture("spawn/one-child")
-		golden = filepath.Join(dir, scenario.GoldenFile)
+		golden = filepath.Join(dir, fixture.GoldenFile)
 		proposal = golden + ".new"
 		GinkgoT().Setenv("CI", "")
 		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
@@ -60,7 +61,7 @@ var _ = Describe("pending goldens", func() {
 			Expect(os.ReadFile(golden)).To(Equal(changed), "the golden is never replaced")
 			leftovers, _ := filepath.Glob(filepath.Join(dir, ".*"))
 			Expect(leftovers).To(BeEmpty(), "written atomically: no temporary file left")
-			Expect(harness.GoldenSummary(false)).To(ContainSubstring("golden pending:  " + proposal + "\n"))
+			Expect(judge.GoldenSummary(false)).To(ContainSubstring("golden pending:  " + proposal + "\n"))
 		},
 		Entry("by the suites' MatchGolden", compareWith(throughMatcher)),
 		Entry("by agentsnap check's CompareGolden", compareWith(throughCompare)),
@@ -107,7 +108,7 @@ var _ = Describe("pending goldens", func() {
 
 	It("are not touched by DiffGolden, the report's comparison", func() {
 		changeGolden()
-		res := harness.DiffGolden(replay(dir))
+		res := judge.DiffGolden(replay(dir))
 		Expect(res.Message).To(ContainSubstring("the transcript differs"))
 		Expect(res.Pending).To(BeEmpty())
 		Expect(proposal).NotTo(BeAnExistingFile())
@@ -125,7 +126,7 @@ var _ = Describe("pending goldens", func() {
 		Expect(proposal).NotTo(BeAnExistingFile())
 
 		Expect(os.WriteFile(proposal, []byte("stale"), 0o644)).To(Succeed())
-		res := harness.UpdateGolden(replay(dir))
+		res := judge.UpdateGolden(replay(dir))
 		Expect(res.Updated).To(BeFalse(), "the golden already matched")
 		Expect(proposal).NotTo(BeAnExistingFile(), "a golden that matches settles its proposal too")
 	})
@@ -133,7 +134,7 @@ var _ = Describe("pending goldens", func() {
 	It("are proposed for a missing golden, which review then creates", func() {
 		Expect(os.Remove(golden)).To(Succeed())
 		o := replay(dir)
-		res := harness.CompareGolden(o)
+		res := judge.CompareGolden(o)
 		Expect(res.Message).To(ContainSubstring("transcript.golden is missing"))
 		Expect(res.Pending).To(Equal(proposal))
 		Expect(os.ReadFile(proposal)).To(Equal([]byte(o.Transcript)))
@@ -142,9 +143,9 @@ var _ = Describe("pending goldens", func() {
 	It("are listed after a suite when they lie under its fixtures, whoever wrote them", func() {
 		root := filepath.Dir(filepath.Dir(dir))
 		Expect(os.WriteFile(proposal, []byte("from an earlier run\n"), 0o644)).To(Succeed())
-		summary := harness.GoldenSummary(false, root)
+		summary := judge.GoldenSummary(false, root)
 		Expect(summary).To(ContainSubstring("golden pending:  " + proposal + "\n"))
 		Expect(summary).To(ContainSubstring("accept or reject them with: go tool agentsnap review " + dir + ")"))
-		Expect(harness.FindProposals(root)).To(Equal([]string{proposal}))
+		Expect(fixture.FindProposals(root)).To(Equal([]string{proposal}))
 	})
 })

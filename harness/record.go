@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -19,34 +20,21 @@ import (
 
 // Recording from a test. The CLI records with the reference runtime only;
 // a team's own runtime records from its own test binary, the way Go's
-// record/replay tools do: -record=REGEXP (or AGENTSNAP_RECORD=REGEXP)
-// re-records, before replaying it, every scenario whose CATEGORY/NAME
-// matches. The answers come from the scenario's playbook.json, or from a
-// live OpenAI-compatible model when AGENTSNAP_BASE_URL, AGENTSNAP_MODEL
-// and a key variable are all set. The guarantees are the CLI's: all or
-// nothing, the key tripwire, live failures refuse, and no recording under
-// CI unless AGENTSNAP_FORCE_UPDATE=1.
-var recordFlag = registerRecordFlag()
-
-func registerRecordFlag() *string {
-	if f := flag.Lookup("record"); f != nil {
-		return nil // the test binary has a -record of its own; use AGENTSNAP_RECORD
-	}
-	return flag.String("record", "", "agentsnap: re-record the scenarios whose CATEGORY/NAME matches this regexp before replaying them (from playbook.json, or live with AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key set); also AGENTSNAP_RECORD")
-}
+// record/replay tools do: -record=REGEXP (or AGENTSNAP_RECORD=REGEXP, see
+// flags.go) re-records, before replaying it, every scenario whose
+// CATEGORY/NAME matches. The answers come from the scenario's
+// playbook.json, or from a live OpenAI-compatible model when
+// AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable are all set. The
+// guarantees are the CLI's: all or nothing, the key tripwire, live
+// failures refuse, and no recording under CI unless
+// AGENTSNAP_FORCE_UPDATE=1.
 
 // keyVars are the environment variables a live key is read from, in order.
 var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}
 
 // recordPattern returns the -record (or AGENTSNAP_RECORD) pattern, or nil.
 func recordPattern() (*regexp.Regexp, error) {
-	expr := ""
-	if recordFlag != nil {
-		expr = *recordFlag
-	}
-	if expr == "" {
-		expr = os.Getenv("AGENTSNAP_RECORD")
-	}
+	expr := recordExpr()
 	if expr == "" {
 		return nil, nil
 	}
@@ -69,7 +57,7 @@ func RecordAsked(dir string) (bool, error) {
 	if err != nil || re == nil || !re.MatchString(Name(dir)) {
 		return false, err
 	}
-	if ci, refused := ciRefusesWrites(); refused {
+	if ci, refused := fixture.WritesRefused(); refused {
 		return false, fmt.Errorf("harness: refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", Name(dir), ci)
 	}
 	return true, nil
@@ -102,7 +90,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
 	if res.Proposal != "" {
-		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, commands{cli: true}.tool("review", dir))
+		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, "go tool agentsnap review "+dir)
 	}
 	for _, e := range res.ToolErrors {
 		t.Logf("harness: %s: %s", Name(dir), e)
@@ -134,6 +122,6 @@ func recordOptions(dir string) (recorder.Options, error) {
 	}
 	opts := recorder.LiveOptions(d, creds.Redact(openai.RedactURL(baseURL)), model)
 	opts.Secrets = secrets
-	opts.KeepLiveFailures = truthy(os.Getenv("AGENTSNAP_KEEP_LIVE_FAILURES"))
+	opts.KeepLiveFailures = envvar.On("AGENTSNAP_KEEP_LIVE_FAILURES")
 	return opts, nil
 }

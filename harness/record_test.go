@@ -11,10 +11,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -49,7 +51,7 @@ func recordEnv(set map[string]string) {
 // in its playbook, so a recording would change session.1.jsonl.
 func newChildAnswer() string {
 	dir := copyFixture("fork/codeword")
-	path := filepath.Join(dir, scenario.PlaybookFile)
+	path := filepath.Join(dir, fixture.PlaybookFile)
 	pb, err := playbook.Load(path)
 	Expect(err).NotTo(HaveOccurred())
 	pb.Sessions["call_fork_1"][0].Text = "MARMALADE, remembered by the fork"
@@ -76,12 +78,12 @@ var _ = Describe("recording from the user's own tests", func() {
 	It("re-records a scenario AGENTSNAP_RECORD matches and, with an update asked too, replays it green", func() {
 		dir := newChildAnswer()
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": "1"})
-		o := harness.Run(GinkgoTB(), dir)
-		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal([]byte(o.Transcript)), "the recording replaced the golden")
-		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
+		Expect(os.ReadFile(filepath.Join(dir, fixture.GoldenFile))).To(Equal([]byte(o.Transcript)), "the recording replaced the golden")
+		Expect(filepath.Join(dir, fixture.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))
-		child, err := os.ReadFile(filepath.Join(dir, session.ChildFile(1)))
+		child, err := os.ReadFile(filepath.Join(dir, fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(child)).To(ContainSubstring("remembered by the fork"))
 		sc, err := scenario.Load(dir)
@@ -91,18 +93,18 @@ var _ = Describe("recording from the user's own tests", func() {
 
 	It("without an update, keeps the golden and leaves the new transcript beside it for review", func() {
 		dir := newChildAnswer()
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		before, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": ""})
-		o := harness.Run(GinkgoTB(), dir)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
 		Expect(o).To(harness.MatchRecording(), "the logs were re-recorded")
 		Expect(os.ReadFile(golden)).To(Equal(before), "the golden is untouched")
-		proposal, err := os.ReadFile(filepath.Join(dir, scenario.ProposalFile))
+		proposal, err := os.ReadFile(filepath.Join(dir, fixture.ProposalFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(proposal)).To(Equal(o.Transcript))
 		Expect(string(proposal)).To(ContainSubstring("remembered by the fork"))
-		Expect(harness.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review"))
+		Expect(judge.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review"))
 	})
 
 	It("refuses to record under CI, changing nothing", func() {
@@ -110,7 +112,7 @@ var _ = Describe("recording from the user's own tests", func() {
 		before := everyFile(dir)
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "CI": "true"})
 		t := &fatalTB{TB: GinkgoTB()}
-		Expect(harness.Run(t, dir)).To(BeNil())
+		Expect(harness.Run(t, dir, harness.Options{Runtime: agent.Reference})).To(BeNil())
 		Expect(t.fatals).To(HaveExactElements(ContainSubstring("harness: refusing to record fork/codeword with CI=true: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force")))
 		Expect(everyFile(dir)).To(Equal(before))
 	})
@@ -120,7 +122,7 @@ var _ = Describe("recording from the user's own tests", func() {
 		before := everyFile(dir)
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "fork/("})
 		t := &fatalTB{TB: GinkgoTB()}
-		Expect(harness.Run(t, dir)).To(BeNil())
+		Expect(harness.Run(t, dir, harness.Options{Runtime: agent.Reference})).To(BeNil())
 		Expect(t.fatals).To(HaveExactElements(SatisfyAll(
 			HavePrefix(`harness: -record (or AGENTSNAP_RECORD) "fork/(" is not a regular expression`),
 			HaveSuffix("give one that matches CATEGORY/NAME, such as '^fork/codeword$'"))))
@@ -131,7 +133,7 @@ var _ = Describe("recording from the user's own tests", func() {
 		dir := newChildAnswer()
 		before := everyFile(dir)
 		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^spawn/"})
-		o := harness.Run(GinkgoTB(), dir)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
 		Expect(o).To(harness.MatchRecording())
 		Expect(everyFile(dir)).To(Equal(before))
 	})
@@ -145,7 +147,7 @@ var _ = Describe("recording from the user's own tests", func() {
 			"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_BASE_URL": srv.URL + "/v1",
 			"AGENTSNAP_MODEL": "m", "AGENTSNAP_API_KEY": key, "AGENTSNAP_UPDATE": "1",
 		})
-		o := harness.Run(GinkgoTB(), dir)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))
 		Expect(o.Transcript).To(ContainSubstring("assistant: The codeword is MARMALADE, live."))

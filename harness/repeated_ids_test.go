@@ -10,7 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -108,12 +111,12 @@ var _ = Describe("a tool-call id a parent reuses", Label("repeated-ids"), func()
 `), 0o644)).To(Succeed())
 			d, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
 			Expect(err).NotTo(HaveOccurred())
-			res, err := recorder.Record(context.Background(), dir, recorder.LiveOptions(d, srv.URL, "m"))
+			res, err := recorder.Record(context.Background(), dir, recorder.Options{Runtime: agent.Reference, Driver: d, Live: true, Endpoint: srv.URL, Provider: "openai-compatible", Model: "m"})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Sessions).To(Equal(5))
 			srv.Close() // the replay is offline
 
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			var got []string
 			for _, l := range fx.Logs[1:] {
@@ -122,10 +125,10 @@ var _ = Describe("a tool-call id a parent reuses", Label("repeated-ids"), func()
 			}
 			Expect(got).To(Equal(wantCallIDs), "one session per call, named by lineage, in call order")
 
-			o, err := harness.Replay(context.Background(), fx, harness.Options{})
+			o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording())
-			Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+			Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 
 			text, err := transcript.Render(fx.Logs)
 			Expect(err).NotTo(HaveOccurred())
@@ -135,7 +138,7 @@ var _ = Describe("a tool-call id a parent reuses", Label("repeated-ids"), func()
 
 			By("replaying concurrently many times: children of one call id never swap")
 			for range 20 {
-				o, err := harness.Replay(context.Background(), fx, harness.Options{})
+				o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 				Expect(err).NotTo(HaveOccurred())
 				Expect(o).To(harness.MatchRecording())
 			}

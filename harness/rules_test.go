@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,15 +18,15 @@ import (
 func copyAs(src, dst string) string { return copyInto(GinkgoT().TempDir(), src, dst) }
 
 // ruleOf returns the built-in rule of category.
-func ruleOf(category string) harness.CategoryRule {
+func ruleOf(category string) judge.CategoryRule {
 	GinkgoHelper()
-	for _, r := range harness.CategoryRules {
+	for _, r := range judge.CategoryRules {
 		if r.Category == category {
 			return r
 		}
 	}
 	Fail("no built-in rule for " + category)
-	return harness.CategoryRule{}
+	return judge.CategoryRule{}
 }
 
 var _ = Describe("category rules", func() {
@@ -34,7 +36,7 @@ var _ = Describe("category rules", func() {
 		func(src, dst string) {
 			o := replay(copyAs(src, dst))
 			Expect(o.RuleViolations).To(BeEmpty())
-			Expect(harness.CheckCategory(o.Fixture)).To(BeEmpty())
+			Expect(judge.CheckCategory(o.Fixture)).To(BeEmpty())
 			Expect(o).To(harness.MatchRecording())
 		},
 		Entry("fork/: a fork on the parent's first turn, which inherits nothing", "fork/first-turn", "fork/first-turn"),
@@ -46,7 +48,7 @@ var _ = Describe("category rules", func() {
 	)
 
 	It("count a first-turn fork as a fork: its child is a fork with an empty seed", func() {
-		fx, err := harness.LoadFixture(copyAs("fork/first-turn", "fork/first-turn"))
+		fx, err := fixture.Load(copyAs("fork/first-turn", "fork/first-turn"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(2))
 		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
@@ -54,7 +56,7 @@ var _ = Describe("category rules", func() {
 	})
 
 	It("take an errors/ scenario's failure from its recording, override or not", func() {
-		fx, err := harness.LoadFixture(copyAs("errors/playbook-error", "errors/playbook-error"))
+		fx, err := fixture.Load(copyAs("errors/playbook-error", "errors/playbook-error"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Override).To(BeNil(), "the failure is in the recorded log, from the playbook")
 	})
@@ -93,9 +95,9 @@ var _ = Describe("category rules", func() {
 				Expect(strings.Count(string(b), e[1])).To(Equal(1), "%s holds %s once", e[0], e[1])
 				Expect(os.WriteFile(path, []byte(strings.Replace(string(b), e[1], e[2], 1)), 0o644)).To(Succeed())
 			}
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(harness.CheckCategory(fx)).To(BeEmpty())
+			Expect(judge.CheckCategory(fx)).To(BeEmpty())
 		},
 		Entry("a finish with an error", "errors/playbook-error",
 			[3]string{"session.jsonl", `"reason":{"kind":"error","message":"OVERLOADED: the model is overloaded; try again later"}`, `"reason":{"kind":"completed"}`}),
@@ -114,9 +116,9 @@ var _ = Describe("category rules", func() {
 			Expect(l).To(ContainSubstring(`"seedLength":12`))
 			return strings.Replace(l, `"seedLength":12`, `"seedLength":6`, 1)
 		})
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(harness.CheckCategory(fx)).To(ConsistOf(
+		Expect(judge.CheckCategory(fx)).To(ConsistOf(
 			filepath.Join(dir, "session.1.jsonl") + ": seedLength 6 ends the inherited prefix at seq 5 (assistant/chunk), not right after a turn/end: the seed boundary must fall between turns; the runtime must stamp seedLength at the end of the parent's last completed turn"))
 	})
 
@@ -124,8 +126,8 @@ var _ = Describe("category rules", func() {
 		b, err := os.ReadFile(filepath.Join("..", "README.md"))
 		Expect(err).NotTo(HaveOccurred())
 		readme := strings.Join(strings.Fields(string(b)), " ") // the README wraps its lines
-		Expect(harness.CategoryRules).NotTo(BeEmpty())
-		for _, r := range harness.CategoryRules {
+		Expect(judge.CategoryRules).NotTo(BeEmpty())
+		for _, r := range judge.CategoryRules {
 			Expect(readme).To(ContainSubstring("`"+r.Category+"/`"), "the README names the category %s/", r.Category)
 			Expect(readme).To(ContainSubstring(r.Requires), "the README states the rule of %s/", r.Category)
 		}

@@ -9,7 +9,9 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
@@ -63,10 +65,10 @@ func (s *laterChildren) Append(ctx context.Context, id string, events []session.
 }
 
 var _ = Describe("a schedule search, for what goes wrong under some schedules only", func() {
-	var fx *harness.Fixture
+	var fx *fixture.Fixture
 	BeforeEach(func() {
 		var err error
-		fx, err = harness.LoadFixture("../fixtures/parallel/fan-out")
+		fx, err = fixture.Load("../fixtures/parallel/fan-out")
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -74,7 +76,7 @@ var _ = Describe("a schedule search, for what goes wrong under some schedules on
 		rt := perRun(func(run int64, env *agentsnap.Env) {
 			env.Store = &laterChildren{Store: env.Store, ms: run * time.Millisecond.Milliseconds(), children: map[string]bool{}}
 		})
-		res, err := harness.SearchSchedules(ctx, fx, harness.Options{Runtime: rt}, 2)
+		res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: rt}, 2)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unmatched).To(Equal(-1), "each schedule matches the recording, whose times are normalised")
 		Expect(res.Diverged).To(Equal(1), res.Report())
@@ -95,12 +97,12 @@ var _ = Describe("a schedule search, for what goes wrong under some schedules on
 			}
 			return nil
 		})
-		o, err := harness.Replay(ctx, fx, harness.Options{Runtime: rt, Schedules: 3})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: rt, Schedules: 3})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(runs.Load()).To(Equal(int64(3)))
 		Expect(o.Differences).To(BeEmpty(), "schedule 0, the replay's own, matches")
 		Expect(o.Passed()).To(BeFalse())
-		Expect(o.RunErrors).To(ConsistOf(MatchError(harness.ErrScheduleDependent)))
+		Expect(o.RunErrors).To(ConsistOf(MatchError(judge.ErrScheduleDependent)))
 		report := o.Report()
 		Expect(report).To(ContainSubstring("of 3 schedules (seeds 1..3), 0 wrote other logs than schedule 0 and 1 do not match the recording"))
 		Expect(report).To(ContainSubstring("schedule 1 (seed 2) does not match the recording"))
@@ -112,7 +114,7 @@ var _ = Describe("a schedule search, for what goes wrong under some schedules on
 		Expect(report).NotTo(ContainSubstring("re-record the scenario"), "re-recording cannot fix it")
 
 		runs.Store(0)
-		res, err := harness.SearchSchedules(ctx, fx, harness.Options{Runtime: rt}, 3)
+		res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: rt}, 3)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Diverged).To(Equal(-1))
 		Expect(res.Unmatched).To(Equal(1))
@@ -129,7 +131,7 @@ var _ = Describe("a schedule search, for what goes wrong under some schedules on
 			opened++
 			return persistence.Namespace(shared, "parallel/fan-out/"), nil
 		}
-		o, err := harness.Replay(ctx, fx, harness.Options{Store: open, Schedules: 3})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Store: open, Schedules: 3})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.RunErrors).To(BeEmpty(), "schedules that share one store's ids collide: session already exists")
 		Expect(o.Passed()).To(BeTrue(), o.Report())

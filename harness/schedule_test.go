@@ -16,8 +16,10 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/journal"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -144,6 +146,7 @@ func recordCompletionOrder() string {
 }}`), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	opts.Runtime, opts.By = completionOrder{serial: true}, "schedule_test"
 	_, err = recorder.Record(context.Background(), dir, opts)
 	Expect(err).NotTo(HaveOccurred())
@@ -156,7 +159,7 @@ const flipMargin = 2500 * time.Microsecond
 
 // helperMargin returns how much longer a seed plans helper call_a to wait
 // than helper call_b.
-func helperMargin(fx *harness.Fixture) func(seed int64) time.Duration {
+func helperMargin(fx *fixture.Fixture) func(seed int64) time.Duration {
 	GinkgoHelper()
 	drv, err := fakellm.New(fx.Logs)
 	Expect(err).NotTo(HaveOccurred())
@@ -176,7 +179,7 @@ func helperMargin(fx *harness.Fixture) func(seed int64) time.Duration {
 // goroutine running at a time (GOMAXPROCS 1), a helper held back before
 // its first chunk cannot overtake the other even when the machine stalls
 // the process: the other is ahead by every step.
-func flipSeeds(fx *harness.Fixture) int64 {
+func flipSeeds(fx *fixture.Fixture) int64 {
 	GinkgoHelper()
 	drv, err := fakellm.New(fx.Logs)
 	Expect(err).NotTo(HaveOccurred())
@@ -214,7 +217,7 @@ var _ = Describe("schedule search", func() {
 	Describe("a runtime that records subagent results in completion order", Ordered, func() {
 		var (
 			dir  string
-			fx   *harness.Fixture
+			fx   *fixture.Fixture
 			base int64
 			opts = harness.Options{Runtime: completionOrder{}}
 		)
@@ -223,7 +226,7 @@ var _ = Describe("schedule search", func() {
 			DeferCleanup(runtime.GOMAXPROCS, runtime.GOMAXPROCS(1))
 			dir = recordCompletionOrder()
 			var err error
-			fx, err = harness.LoadFixture(dir)
+			fx, err = fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(toolResults(fx.Logs)).To(Equal([]string{"call_a: alpha", "call_b: beta"}), "recorded in call order by the serial run")
 			base = flipSeeds(fx)
@@ -232,7 +235,7 @@ var _ = Describe("schedule search", func() {
 		It("may pass plain replays by chance, but goes red under the schedule search, naming the two schedules and the first differing tool/result", func(ctx SpecContext) {
 			passed := 0
 			for range 5 {
-				o, err := harness.Replay(ctx, fx, opts)
+				o, err := judge.Replay(ctx, fx, opts)
 				Expect(err).NotTo(HaveOccurred())
 				if o.Passed() {
 					passed++
@@ -242,7 +245,7 @@ var _ = Describe("schedule search", func() {
 
 			o := opts
 			o.ScheduleSeed = base
-			res, err := harness.SearchSchedules(ctx, fx, o, 50)
+			res, err := judge.SearchSchedules(ctx, fx, o, 50)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Passed()).To(BeFalse())
 			Expect(res.Seeds).To(HaveLen(50))
@@ -251,7 +254,7 @@ var _ = Describe("schedule search", func() {
 			Expect(res.Reproduce()).To(Equal(base + 1))
 			Expect(res.Difference.Session).To(Equal("root"))
 			Expect(res.Difference.Type).To(Equal(session.TypeToolResult))
-			Expect(res.Err()).To(MatchError(harness.ErrScheduleDependent))
+			Expect(res.Err()).To(MatchError(judge.ErrScheduleDependent))
 
 			report := res.Report()
 			GinkgoWriter.Println(report)
@@ -259,13 +262,13 @@ var _ = Describe("schedule search", func() {
 			Expect(report).To(ContainSubstring("schedule 0 (seed %d) and schedule 1 (seed %d) wrote different logs", base, base+1))
 			Expect(report).To(MatchRegexp(`root \(root session\): seq \d+ \(tool/result\): data\.message\.content\[0\]\.content\[0\]\.text: schedule 0 "alpha", schedule 1 "beta"`))
 			Expect(report).To(ContainSubstring("schedule 1 (seed %d) does not match the recording", base+1))
-			Expect(report).To(ContainSubstring("-- -schedule-seed=%d\n", base+1))
+			Expect(report).To(ContainSubstring("go tool agentsnap check --schedule-seed=%d %s\n", base+1, dir), "the judge called outside a test gives the CLI's command")
 		})
 
 		It("replays the failing schedule the same way every time with -schedule-seed", func() {
 			Expect(flag.Set("schedule-seed", strconv.FormatInt(base+1, 10))).To(Succeed())
 			DeferCleanup(flag.Set, "schedule-seed", "0")
-			var first []harness.Difference
+			var first []judge.Difference
 			for range 2 {
 				o := harness.Run(GinkgoTB(), dir, opts)
 				Expect(o).NotTo(harness.MatchRecording())
@@ -281,8 +284,10 @@ var _ = Describe("schedule search", func() {
 		})
 
 		It("searches only that schedule under AGENTSNAP_SCHEDULE_SEED", func(ctx SpecContext) {
-			GinkgoT().Setenv(harness.ScheduleSeedVar, strconv.FormatInt(base+1, 10))
-			res, err := harness.SearchSchedules(ctx, fx, opts, 50)
+			GinkgoT().Setenv(judge.ScheduleSeedVar, strconv.FormatInt(base+1, 10))
+			o := opts
+			o.Hints = inTest
+			res, err := judge.SearchSchedules(ctx, fx, o, 50)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Seeds).To(Equal([]int64{base + 1}))
 			Expect(res.Unmatched).To(Equal(0))
@@ -296,7 +301,7 @@ var _ = Describe("schedule search", func() {
 			out := harness.Run(GinkgoTB(), dir, o)
 			Expect(out.Differences).To(BeEmpty(), "schedule 0 matches the recording")
 			Expect(out).NotTo(harness.MatchRecording())
-			Expect(out.RunErrors).To(ContainElement(MatchError(harness.ErrScheduleDependent)))
+			Expect(out.RunErrors).To(ContainElement(MatchError(judge.ErrScheduleDependent)))
 			Expect(out.Report()).To(ContainSubstring("schedule 0 (seed %d) and schedule 1 (seed %d) wrote different logs", base, base+1))
 			Expect(out.Report()).To(ContainSubstring("go tool ginkgo --focus=parallel/completion-order"))
 			Expect(out.Report()).To(ContainSubstring("Record tool results in the order of the calls"))
@@ -304,10 +309,10 @@ var _ = Describe("schedule search", func() {
 		})
 
 		It("takes the number of schedules from AGENTSNAP_SCHEDULES over Options.Schedules", func(ctx SpecContext) {
-			GinkgoT().Setenv(harness.SchedulesVar, "3")
+			GinkgoT().Setenv(judge.SchedulesVar, "3")
 			o := opts
-			o.Schedules, o.ScheduleSeed = 50, base
-			out, err := harness.Replay(ctx, fx, o)
+			o.Schedules, o.ScheduleSeed, o.Hints = 50, base, inTest
+			out, err := judge.Replay(ctx, fx, o)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out.Report()).To(ContainSubstring("of 3 schedules (seeds %d..%d)", base, base+2))
 		})
@@ -329,7 +334,7 @@ var _ = Describe("schedule search", func() {
 			sc := *fx.Scenario
 			sc.Schedules = parsed.Schedules
 			withMember.Scenario = &sc
-			out, err := harness.Replay(ctx, &withMember, opts)
+			out, err := judge.Replay(ctx, &withMember, opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(out.Report()).To(ContainSubstring("of 60 schedules (seeds 1..60)"))
 		})
@@ -337,9 +342,9 @@ var _ = Describe("schedule search", func() {
 
 	Describe("an agent that records results in call order", func() {
 		It("replays byte for byte under 20 schedules", func(ctx SpecContext) {
-			fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+			fx, err := fixture.Load("../fixtures/parallel/fan-out")
 			Expect(err).NotTo(HaveOccurred())
-			res, err := harness.SearchSchedules(ctx, fx, harness.Options{}, 20)
+			res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: agent.Reference}, 20)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Err()).NotTo(HaveOccurred())
 			Expect(res.Report()).To(Equal("parallel/fan-out: the replay matches the recording, byte for byte, under 20 schedules (seeds 1..20)"))
@@ -356,9 +361,9 @@ var _ = Describe("schedule search", func() {
 			e.Clock = func() time.Time { return at }
 			return agent.Reference.Run(ctx, &e)
 		})
-		fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+		fx, err := fixture.Load("../fixtures/parallel/fan-out")
 		Expect(err).NotTo(HaveOccurred())
-		res, err := harness.SearchSchedules(ctx, fx, harness.Options{Runtime: ticking}, 2)
+		res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: ticking}, 2)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Unmatched).To(Equal(-1), "each replay matches the recording")
 		Expect(res.Diverged).To(Equal(1))
@@ -370,22 +375,23 @@ var _ = Describe("schedule search", func() {
 		dir := copyFixture("fork/codeword")
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.ReplaceGolden = true
 		_, err = recorder.Record(ctx, dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		editLine(filepath.Join(dir, scenario.PlaybookFile), 1, func(l string) string { return l + " " })
-		fx, err := harness.LoadFixture(dir)
+		editLine(filepath.Join(dir, fixture.PlaybookFile), 1, func(l string) string { return l + " " })
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(ctx, fx, harness.Options{Schedules: 3})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Schedules: 3})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Stale).To(ContainSubstring("changed since the recording"))
 		Expect(o.RunErrors).To(BeEmpty(), "every schedule fails alike, on the playbook")
 	})
 
 	It("skips seed 0, which means no schedule to -schedule-seed", func(ctx SpecContext) {
-		fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+		fx, err := fixture.Load("../fixtures/parallel/fan-out")
 		Expect(err).NotTo(HaveOccurred())
-		res, err := harness.SearchSchedules(ctx, fx, harness.Options{ScheduleSeed: -2}, 4)
+		res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: agent.Reference, ScheduleSeed: -2}, 4)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Seeds).To(Equal([]int64{-2, -1, 1, 2}))
 	})
@@ -393,22 +399,22 @@ var _ = Describe("schedule search", func() {
 	DescribeTable("refuses a malformed setting, saying what it wants",
 		func(ctx SpecContext, env, value, want string) {
 			GinkgoT().Setenv(env, value)
-			fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+			fx, err := fixture.Load("../fixtures/parallel/fan-out")
 			Expect(err).NotTo(HaveOccurred())
-			_, err = harness.Replay(ctx, fx, harness.Options{})
+			_, err = judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
-		Entry("AGENTSNAP_SCHEDULES", harness.SchedulesVar, "many", `AGENTSNAP_SCHEDULES="many": want a number of schedules such as 50 (0 turns the search off)`),
-		Entry("a negative AGENTSNAP_SCHEDULES", harness.SchedulesVar, "-1", `AGENTSNAP_SCHEDULES="-1": want a number`),
-		Entry("AGENTSNAP_SCHEDULE_SEED", harness.ScheduleSeedVar, "x", `AGENTSNAP_SCHEDULE_SEED="x": want a schedule seed such as 18`),
+		Entry("AGENTSNAP_SCHEDULES", judge.SchedulesVar, "many", `AGENTSNAP_SCHEDULES="many": want a number of schedules such as 50 (0 turns the search off)`),
+		Entry("a negative AGENTSNAP_SCHEDULES", judge.SchedulesVar, "-1", `AGENTSNAP_SCHEDULES="-1": want a number`),
+		Entry("AGENTSNAP_SCHEDULE_SEED", judge.ScheduleSeedVar, "x", `AGENTSNAP_SCHEDULE_SEED="x": want a schedule seed such as 18`),
 	)
 
 	It("reads no flag or variable for the CLI, which has flags of its own", func(ctx SpecContext) {
-		GinkgoT().Setenv(harness.SchedulesVar, "many")
-		GinkgoT().Setenv(harness.ScheduleSeedVar, "7")
-		fx, err := harness.LoadFixture("../fixtures/parallel/fan-out")
+		GinkgoT().Setenv(judge.SchedulesVar, "many")
+		GinkgoT().Setenv(judge.ScheduleSeedVar, "7")
+		fx, err := fixture.Load("../fixtures/parallel/fan-out")
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(ctx, fx, harness.Options{FromCLI: true, ScheduleSeed: 3})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference, ScheduleSeed: 3})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Notes).To(ConsistOf("replayed under the schedule of seed 3"))
 	})
@@ -416,9 +422,9 @@ var _ = Describe("schedule search", func() {
 	Describe("CompareLogs", func() {
 		It("finds no difference between a tree and itself, and names the first event of a swapped pair of results", func() {
 			dir := recordCompletionOrder()
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(harness.CompareLogs(fx.Logs, fx.Logs)).To(BeEmpty())
+			Expect(judge.CompareLogs(fx.Logs, fx.Logs)).To(BeEmpty())
 
 			swapped := slices.Clone(fx.Logs)
 			root := *fx.Logs[0]
@@ -432,7 +438,7 @@ var _ = Describe("schedule search", func() {
 			Expect(at).To(HaveLen(2))
 			root.Events[at[0]].Data, root.Events[at[1]].Data = root.Events[at[1]].Data, root.Events[at[0]].Data
 			swapped[0] = &root
-			ds := harness.CompareLogs(fx.Logs, swapped)
+			ds := judge.CompareLogs(fx.Logs, swapped)
 			Expect(ds).To(HaveLen(1))
 			Expect(ds[0].Session).To(Equal("root"))
 			Expect(ds[0].Seq).To(Equal(int64(at[0])))

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -75,7 +76,7 @@ var _ = Describe("-record from a test against an endpoint that leaks the credent
 			}
 			recordEnv(env)
 			t := &captureTB{TB: GinkgoTB()}
-			harness.Run(t, dir)
+			harness.Run(t, dir, harness.Options{Runtime: agent.Reference})
 
 			out := strings.Join(append(t.fatals, t.logs...), "\n")
 			traces, err := leaktest.Traces(key, []string{root}, out)
@@ -84,12 +85,12 @@ var _ = Describe("-record from a test against an endpoint that leaks the credent
 			switch {
 			case leak.Streamed():
 				Expect(t.fatals).To(HaveExactElements(ContainSubstring("refusing to save: a secret appears in the recording: the value of " + source + " ")))
-				Expect(filepath.Join(dir, session.RootFile)).NotTo(BeAnExistingFile())
+				Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 			case leak.Fails() && !keep:
 				Expect(t.fatals).To(HaveExactElements(ContainSubstring("the live model failed")))
 			default:
 				Expect(t.fatals).To(BeEmpty(), "recorded, then replayed green")
-				Expect(filepath.Join(dir, session.RootFile)).To(BeARegularFile())
+				Expect(filepath.Join(dir, fixture.RootLog)).To(BeARegularFile())
 			}
 		}, entries)
 })

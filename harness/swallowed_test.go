@@ -8,9 +8,10 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
-	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -38,7 +39,7 @@ var _ = Describe("a model call the replay driver could not serve, swallowed by t
 	DescribeTable("fails the replay on the consumption check alone, and feeds no -update",
 		func(ref llm.SessionRef, refused error, named string) {
 			dir := copyFixture("spawn/one-child")
-			golden := filepath.Join(dir, scenario.GoldenFile)
+			golden := filepath.Join(dir, fixture.GoldenFile)
 			// A golden that an update from this replay would rewrite.
 			stale := []byte("an outdated transcript\n")
 			Expect(os.WriteFile(golden, stale, 0o644)).To(Succeed())
@@ -52,14 +53,14 @@ var _ = Describe("a model call the replay driver could not serve, swallowed by t
 
 			Expect(o.Consumption).To(MatchError(refused))
 			Expect(o.Passed()).To(BeFalse())
-			Expect(o.Err()).To(MatchError(harness.ErrMismatch))
+			Expect(o.Err()).To(MatchError(judge.ErrMismatch))
 			ok, err := harness.MatchRecording().Match(o)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(ok).To(BeFalse(), "MatchRecording passes a replay whose driver refused a call")
 			Expect(o.Report()).To(ContainSubstring("replay driver:"))
 			Expect(o.Report()).To(ContainSubstring(named))
 
-			res := harness.UpdateGolden(o)
+			res := judge.UpdateGolden(o)
 			Expect(res.Updated).To(BeFalse())
 			Expect(res.Message).To(ContainSubstring("not updating " + golden + ": the replay itself fails"))
 			Expect(os.ReadFile(golden)).To(Equal(stale))

@@ -1,38 +1,55 @@
 package harness
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 )
 
+// Options tune a replay; see judge.Options. Runtime is required: the
+// agent under test.
+type Options = judge.Options
+
+// Outcome is a replay's verdict; see judge.Outcome.
+type Outcome = judge.Outcome
+
+// Discover returns the scenario folders under root; see fixture.Discover.
+func Discover(root string) ([]string, error) { return fixture.Discover(root) }
+
+// Name returns CATEGORY/NAME for a fixture folder.
+func Name(dir string) string { return fixture.Name(dir) }
+
 // Run loads and replays the fixture in dir for a test: it fails the test if
-// the fixture cannot load or the replay cannot run, and registers the replay
-// driver's consumption check to run at cleanup (Ginkgo's GinkgoTB() maps
-// Cleanup to DeferCleanup). When -record (or AGENTSNAP_RECORD) matches the
-// scenario's CATEGORY/NAME, it records the scenario first with the runtime
-// under test; see recordFlag. It does not judge the outcome: pass it to
-// AssertReplay and AssertGolden, or to the Gomega matchers.
-func Run(t testing.TB, dir string, opts ...Options) *Outcome {
+// the fixture cannot load or the replay cannot run, and reports the replay
+// driver's consumption check at cleanup unless an assertion judged the
+// outcome (Ginkgo's GinkgoTB() maps Cleanup to DeferCleanup). When -record
+// (or AGENTSNAP_RECORD) matches the scenario's CATEGORY/NAME, it records
+// the scenario first with the runtime under test. It does not judge the
+// outcome: pass it to AssertReplay and AssertGolden, or to the Gomega
+// matchers.
+func Run(t testing.TB, dir string, opts Options) *Outcome {
 	t.Helper()
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
+	if opts.Runtime == nil {
+		t.Fatalf("harness: Run(%s): Options.Runtime is nil: pass the runtime under test, harness.Options{Runtime: ...}", dir)
+		return nil
 	}
-	if err := recordIfAsked(t, dir, o.runtime()); err != nil {
+	if err := recordIfAsked(t, dir, opts.Runtime); err != nil {
 		t.Fatalf("%v", err)
 		return nil
 	}
-	fx, err := LoadFixture(dir)
+	opts = forTest(t, opts)
+	fx, err := fixture.Load(dir)
 	if err != nil {
-		t.Fatalf("%v", err)
+		t.Fatalf("%v; %s", err, recordHint(dir, opts))
 		return nil
 	}
-	if o.Logf == nil {
-		o.Logf = t.Logf
-	}
-	o.tb = t
 	ctx, cancel := testContext(t)
 	defer cancel()
-	out, err := Replay(ctx, fx, o)
+	out, err := judge.Replay(ctx, fx, opts)
 	if err != nil {
 		t.Fatalf("%v", err)
 		return nil
@@ -40,21 +57,21 @@ func Run(t testing.TB, dir string, opts ...Options) *Outcome {
 	t.Cleanup(func() {
 		// The consumption check runs at teardown whatever the test did; an
 		// outcome already judged (AssertReplay, MatchRecording) reported it.
-		if out.judged {
-			return
-		}
-		if err := out.driver.Check(); err != nil {
-			t.Errorf("%v", err)
+		if _, ok := judged.Load(out); !ok && out.Consumption != nil {
+			t.Errorf("%v", out.Consumption)
 		}
 	})
 	return out
 }
 
+// judged holds the outcomes an assertion judged.
+var judged sync.Map // *Outcome -> struct{}
+
 // AssertReplay fails t with the outcome's report unless the replay matched
 // the recording.
 func AssertReplay(t testing.TB, o *Outcome) {
 	t.Helper()
-	o.judged = true
+	judged.Store(o, struct{}{})
 	if !o.Passed() {
 		t.Errorf("%s", o.Report())
 	}
@@ -77,13 +94,42 @@ func AssertGolden(t testing.TB, o *Outcome) {
 
 // Check replays dir and asserts both comparisons: the one call a plain
 // go test needs per scenario.
-func Check(t testing.TB, dir string, opts ...Options) *Outcome {
+func Check(t testing.TB, dir string, opts Options) *Outcome {
 	t.Helper()
-	o := Run(t, dir, opts...)
+	o := Run(t, dir, opts)
 	if o == nil {
 		return nil
 	}
 	AssertReplay(t, o)
 	AssertGolden(t, o)
 	return o
+}
+
+// forTest fills what a test's replay takes from the test: its log, the
+// commands its messages give, -schedule-seed.
+func forTest(t testing.TB, opts Options) Options {
+	if opts.Logf == nil {
+		opts.Logf = t.Logf
+	}
+	if opts.Hints.Test == nil {
+		opts.Hints.Test = rerun(t)
+	}
+	if s := scheduleSeed(); s != 0 && opts.OnlySeed == 0 {
+		opts.OnlySeed = s
+	}
+	return opts
+}
+
+// testContext is the context of a test's replay: the test's, ending a
+// twentieth of the time left before the test binary's own deadline (go
+// test -timeout), so a replay that cannot go on fails saying what it waits
+// for rather than in the binary's panic.
+func testContext(t testing.TB) (context.Context, context.CancelFunc) {
+	ctx := t.Context()
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if at, ok := d.Deadline(); ok {
+			return context.WithDeadline(ctx, at.Add(-time.Until(at)/20))
+		}
+	}
+	return context.WithCancel(ctx)
 }

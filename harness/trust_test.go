@@ -12,7 +12,9 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -84,9 +86,9 @@ func (s dropsSeedLength) Create(ctx context.Context, h session.Header, seed []se
 
 func replayWith(dir string, rt agentsnap.Runtime) *harness.Outcome {
 	GinkgoHelper()
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: rt})
+	o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: rt})
 	Expect(err).NotTo(HaveOccurred())
 	return o
 }
@@ -101,11 +103,11 @@ var _ = Describe("a replay that is wrong in a small way", func() {
 	// golden as it was, although the transcript differs from it.
 	expectNoUpdate := func(o *harness.Outcome) {
 		GinkgoHelper()
-		golden := filepath.Join(o.Fixture.Dir, scenario.GoldenFile)
+		golden := filepath.Join(o.Fixture.Dir, fixture.GoldenFile)
 		before, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Transcript).NotTo(Equal(string(before)), "the transcript shows the bug, so an update would change the golden")
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeFalse())
 		Expect(res.Message).To(ContainSubstring("not updating " + golden + ": the replay itself fails"))
 		Expect(os.ReadFile(golden)).To(Equal(before))
@@ -113,7 +115,7 @@ var _ = Describe("a replay that is wrong in a small way", func() {
 
 	It("fails when the replay lacks only its last event, and is not made a golden", func() {
 		dir := copyFixture("spawn/one-child")
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		n := len(fx.Logs[0].Events)
 		rt := storeWrapper(func(env *agentsnap.Env) persistence.Store {
@@ -203,7 +205,7 @@ var _ = Describe("two child logs of one parent whose headers lost parentCallId",
 	It("pair with the replayed children in order, each reported as its own header difference", func() {
 		dir := copyFixture("spawn/two-sequential")
 		for i, call := range []string{"call_france", "call_japan"} {
-			editLine(filepath.Join(dir, session.ChildFile(i+1)), 1, func(l string) string {
+			editLine(filepath.Join(dir, fixture.ChildLog(i+1)), 1, func(l string) string {
 				Expect(l).To(ContainSubstring(`"parentCallId":"` + call + `",`))
 				return strings.Replace(l, `"parentCallId":"`+call+`",`, "", 1)
 			})
@@ -226,9 +228,9 @@ var _ = Describe("obsolete goldens", func() {
 		editLine(filepath.Join(drifted, "session.1.jsonl"), 3, func(l string) string { return strings.Replace(l, "largest", "smallest", 1) })
 		Expect(replay(drifted).Passed()).To(BeFalse())
 
-		summary := harness.GoldenSummary(true, root)
-		Expect(summary).NotTo(ContainSubstring(filepath.Join(drifted, scenario.GoldenFile)), "a failed scenario still checks its golden")
-		Expect(summary).To(ContainSubstring("golden obsolete: " + filepath.Join(root, "fork/codeword", scenario.GoldenFile) + " (no scenario checks it"))
+		summary := judge.GoldenSummary(true, root)
+		Expect(summary).NotTo(ContainSubstring(filepath.Join(drifted, fixture.GoldenFile)), "a failed scenario still checks its golden")
+		Expect(summary).To(ContainSubstring("golden obsolete: " + filepath.Join(root, "fork/codeword", fixture.GoldenFile) + " (no scenario checks it"))
 	})
 
 	// suitekit.ReportGoldens runs after a suite; a --dry-run replays
@@ -308,11 +310,11 @@ func TestCheckOfAMissingGoldenShowsTheTestCommandThatUpdates(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child"))); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, scenario.GoldenFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, fixture.GoldenFile)); err != nil {
 		t.Fatal(err)
 	}
 	c := &captured{TB: t}
-	harness.Check(c, dir)
+	harness.Check(c, dir, harness.Options{Runtime: agent.Reference})
 	want := "create it from the replay with:\n  go test ./harness -run '^TestCheckOfAMissingGoldenShowsTheTestCommandThatUpdates$' -update"
 	if len(c.errs) != 1 || !strings.Contains(c.errs[0], want) {
 		t.Fatalf("harness.Check without a golden reported %q, want it to contain %q", c.errs, want)

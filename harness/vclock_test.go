@@ -12,8 +12,11 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/journal"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
@@ -30,11 +33,11 @@ import (
 const realDeadline = time.Minute
 
 // replayWithin replays fx under realDeadline.
-func replayWithin(ctx context.Context, fx *harness.Fixture, opts harness.Options) *harness.Outcome {
+func replayWithin(ctx context.Context, fx *fixture.Fixture, opts harness.Options) *harness.Outcome {
 	GinkgoHelper()
 	ctx, cancel := context.WithTimeout(ctx, realDeadline)
 	defer cancel()
-	o, err := harness.Replay(ctx, fx, opts)
+	o, err := judge.Replay(ctx, fx, opts)
 	Expect(err).NotTo(HaveOccurred(), "a replay in virtual time waits for no timeout's real length")
 	return o
 }
@@ -66,6 +69,7 @@ func writeRecorded(root, name, scenarioJSON, playbookJSON string, rt agentsnap.R
 	Expect(os.WriteFile(filepath.Join(dir, "playbook.json"), []byte(playbookJSON), 0o644)).To(Succeed())
 	opts, err := recorder.PlaybookOptions(dir, 0)
 	Expect(err).NotTo(HaveOccurred())
+	opts.Runtime = agent.Reference
 	if rt != nil {
 		opts.Runtime = rt
 	}
@@ -105,21 +109,21 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 	It("replays errors/hang-timeout with a turnTimeout of an hour at once", func(ctx SpecContext) {
 		dir := copyFixture("errors/hang-timeout")
 		setMember(dir, "turnTimeout", "1h")
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o := replayWithin(ctx, fx, harness.Options{})
+		o := replayWithin(ctx, fx, harness.Options{Runtime: agent.Reference})
 		Expect(o).To(harness.MatchRecording())
-		Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+		Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 	})
 
 	It("replays it without its override too: a call recorded as aborted waits for the cancel, as it did", func(ctx SpecContext) {
 		dir := copyFixture("errors/hang-timeout")
 		Expect(os.Remove(filepath.Join(dir, "replay.override.json"))).To(Succeed())
 		setMember(dir, "turnTimeout", "1h")
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Override).To(BeNil())
-		o := replayWithin(ctx, fx, harness.Options{})
+		o := replayWithin(ctx, fx, harness.Options{Runtime: agent.Reference})
 		Expect(o).To(harness.MatchRecording())
 		Expect(o.Transcript).To(ContainSubstring("ended aborted: cancelled between steps"))
 	})
@@ -128,10 +132,10 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 		dir := copyFixture("errors/hang-timeout")
 		Expect(os.Remove(filepath.Join(dir, "replay.override.json"))).To(Succeed())
 		setMember(dir, "turnTimeout", "")
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = harness.Replay(ctx, fx, harness.Options{})
-		Expect(err).To(MatchError(harness.ErrFixture))
+		_, err = judge.Replay(ctx, fx, harness.Options{Runtime: agent.Reference})
+		Expect(err).To(MatchError(fixture.ErrFixture))
 		Expect(err).To(MatchError(ContainSubstring("session.1.jsonl call 1 was recorded aborted")))
 		Expect(err).To(MatchError(ContainSubstring(`set "turnTimeout" in ` + dir + "/scenario.json")))
 	})
@@ -139,11 +143,11 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 	DescribeTable("finishes a sibling first, as recorded, under 50 schedules",
 		func(ctx SpecContext, procs int) {
 			DeferCleanup(runtime.GOMAXPROCS, runtime.GOMAXPROCS(procs))
-			fx, err := harness.LoadFixture(hangSibling(GinkgoT().TempDir()))
+			fx, err := fixture.Load(hangSibling(GinkgoT().TempDir()))
 			Expect(err).NotTo(HaveOccurred())
 			ctx2, cancel := context.WithTimeout(ctx, realDeadline)
 			defer cancel()
-			res, err := harness.SearchSchedules(ctx2, fx, harness.Options{}, 50)
+			res, err := judge.SearchSchedules(ctx2, fx, harness.Options{Runtime: agent.Reference}, 50)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Err()).NotTo(HaveOccurred())
 			Expect(res.Passed()).To(BeTrue(), res.Report())
@@ -167,7 +171,7 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 }}`, timeouts{})
 			setMember(dir, "turnTimeout", "1h")
 			setMember(dir, "child", "30m")
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			o := replayWithin(ctx, fx, harness.Options{Runtime: timeouts{}})
 			Expect(o).To(harness.MatchRecording())
@@ -189,14 +193,14 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
   "call_fast": [{"text": "fast"}]
 }}`, timeouts{})
 			setMember(dir, "turnTimeout", "1h")
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			o := replayWithin(ctx, fx, harness.Options{Runtime: timeouts{}})
 			Expect(o).To(harness.MatchRecording())
 			Expect(o.Transcript).To(ContainSubstring("result call_fast: fast"))
 			ctx2, cancel := context.WithTimeout(ctx, realDeadline)
 			defer cancel()
-			res, err := harness.SearchSchedules(ctx2, fx, harness.Options{Runtime: timeouts{}}, 20)
+			res, err := judge.SearchSchedules(ctx2, fx, harness.Options{Runtime: timeouts{}}, 20)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Passed()).To(BeTrue(), res.Report())
 		})
@@ -206,24 +210,24 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 		It("fails at its deadline naming the call never made and the hang whose timeout it holds", func(ctx SpecContext) {
 			dir := hangSibling(GinkgoT().TempDir())
 			// call_fast's script gets a second call the agent never makes.
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			fast := scriptOf(fx, 2)
 			ov := map[string]any{"session.2.jsonl": map[string]any{"replace": []any{fast, fast}}}
 			b, err := json.Marshal(ov)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(os.WriteFile(filepath.Join(dir, "replay.override.json"), b, 0o644)).To(Succeed())
-			fx, err = harness.LoadFixture(dir)
+			fx, err = fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 
 			short, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
-			_, err = harness.Replay(short, fx, harness.Options{})
-			Expect(err).To(MatchError(harness.ErrUnfinished))
+			_, err = judge.Replay(short, fx, harness.Options{Runtime: agent.Reference, Hints: inTest})
+			Expect(err).To(MatchError(judge.ErrUnfinished))
 			Expect(err).To(MatchError(context.DeadlineExceeded))
 			msg := err.Error()
 			GinkgoWriter.Println(msg)
-			Expect(msg).To(HavePrefix("harness: parallel/hang-sibling: the replay did not finish (context deadline exceeded); it waits for:\n"))
+			Expect(msg).To(HavePrefix("judge: parallel/hang-sibling: the replay did not finish (context deadline exceeded); it waits for:\n"))
 			Expect(msg).To(ContainSubstring("\n  session root/call_slow (spawn; session.1.jsonl), call 1 (turn 1 step 1): a call recorded as aborted, waiting for its context to end; the timeout of 1h0m0s that ends it is pending, held until the calls recorded before it are answered\n"))
 			Expect(msg).To(ContainSubstring("\n  session root/call_fast (spawn; session.2.jsonl): its recorded call 2 (an authored position) was never made\n"))
 			Expect(msg).To(ContainSubstring("\n  pending timeout: 1h0m0s (due at 1h0m0s of replay time)\n"))
@@ -244,22 +248,22 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
   "call_slow": [{"text": "Thinking", "hang": true}]
 }}`, timeouts{})
 			setMember(dir, "turnTimeout", "")
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			short, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
-			_, err = harness.Replay(short, fx, harness.Options{Runtime: timeouts{}})
-			Expect(err).To(MatchError(harness.ErrUnfinished))
+			_, err = judge.Replay(short, fx, harness.Options{Runtime: timeouts{}})
+			Expect(err).To(MatchError(judge.ErrUnfinished))
 			Expect(err.Error()).To(ContainSubstring("\n  session root/call_slow (spawn; session.1.jsonl), call 1 (turn 1 step 1): a call recorded as aborted, waiting for its context to end; no pending timeout ends it, so only a cancel of the runtime's own would\n"))
 		})
 
 		It("says so when its context ended before it began", func() {
-			fx, err := harness.LoadFixture("../fixtures/errors/hang-timeout")
+			fx, err := fixture.Load("../fixtures/errors/hang-timeout")
 			Expect(err).NotTo(HaveOccurred())
 			done, cancel := context.WithCancel(context.Background())
 			cancel()
-			_, err = harness.Replay(done, fx, harness.Options{})
-			Expect(err).To(MatchError(harness.ErrUnfinished))
+			_, err = judge.Replay(done, fx, harness.Options{Runtime: agent.Reference})
+			Expect(err).To(MatchError(judge.ErrUnfinished))
 			Expect(err).To(MatchError(context.Canceled))
 		})
 	})
@@ -267,7 +271,7 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 
 // scriptOf returns the first derived entry of fixture log n as the
 // override's JSON shape, with no recorded position.
-func scriptOf(fx *harness.Fixture, n int) map[string]any {
+func scriptOf(fx *fixture.Fixture, n int) map[string]any {
 	GinkgoHelper()
 	var chunks []json.RawMessage
 	for _, e := range fx.Logs[n].Own() {

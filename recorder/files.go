@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -37,9 +37,9 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 	rendered = make([]*session.Log, len(logs))
 	for i, l := range logs {
 		b := placeholder.Apply(session.Encode(&l.Header, l.Events), ps)
-		name := session.RootFile
+		name := fixture.RootLog
 		if i > 0 {
-			name = session.ChildFile(i)
+			name = fixture.ChildLog(i)
 		}
 		back, err := session.Read(bytes.NewReader(b), name)
 		if err != nil {
@@ -54,9 +54,9 @@ func render(dir string, logs []*session.Log, sc *scenario.Scenario, opts *Option
 	}
 	// A golden that exists and differs is kept: the new transcript waits
 	// beside it for review, unless the recording may replace it.
-	files[scenario.GoldenFile] = []byte(text)
-	if old, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile)); err == nil && string(old) != text && !opts.ReplaceGolden {
-		files[scenario.GoldenFile], files[scenario.ProposalFile] = old, []byte(text)
+	files[fixture.GoldenFile] = []byte(text)
+	if old, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile)); err == nil && string(old) != text && !opts.ReplaceGolden {
+		files[fixture.GoldenFile], files[fixture.ProposalFile] = old, []byte(text)
 	}
 	rec := &scenario.Recorded{
 		Provider: opts.Provider,
@@ -102,7 +102,7 @@ func unchanged(dir string, files map[string][]byte) bool {
 		return false
 	}
 	for _, e := range entries {
-		if _, ok := files[e.Name()]; !ok && isRecorded(e.Name()) {
+		if _, ok := files[e.Name()]; !ok && fixture.IsRecorded(e.Name()) {
 			return false
 		}
 	}
@@ -191,9 +191,9 @@ func joinStreams(logs []*session.Log) []stream {
 	var texts []*strings.Builder
 	at := map[key]int{}
 	for li, l := range logs {
-		file := session.RootFile
+		file := fixture.RootLog
 		if li > 0 {
-			file = session.ChildFile(li)
+			file = fixture.ChildLog(li)
 		}
 		for i := range l.Events {
 			if l.Events[i].Type != session.TypeAssistantChunk {
@@ -230,97 +230,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// save writes the new fixture into a temporary folder beside dir — the
-// authored files copied, the recorded ones rendered — and swaps it in.
+// save writes the new fixture all or nothing (fixture.Saver), through
+// writeFile.
 func save(dir string, files map[string][]byte) error {
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	tmp, err := os.MkdirTemp(parent, "."+base+".record-")
-	if err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			os.RemoveAll(tmp)
-		}
-	}()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if _, regenerated := files[name]; regenerated || isRecorded(name) {
-			continue
-		}
-		if err := copyEntry(filepath.Join(dir, name), filepath.Join(tmp, name)); err != nil {
-			return fmt.Errorf("recorder: %w", err)
-		}
-	}
-	for name, b := range files {
-		if err := writeFile(filepath.Join(tmp, name), b); err != nil {
-			return fmt.Errorf("recorder: %w", err)
-		}
-	}
-	if err := atomicfile.SyncDir(tmp); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
-		return fmt.Errorf("recorder: %w", err)
-	}
-	done = true
-	return nil
-}
-
-// isRecorded reports whether a recording writes name: a session log, or a
-// golden proposal (a recording that writes none drops an old one).
-func isRecorded(name string) bool {
-	return name == scenario.ProposalFile || isRecordedLog(name)
-}
-
-// isRecordedLog reports whether name is a session log a recording writes.
-func isRecordedLog(name string) bool {
-	return name == session.RootFile || (strings.HasPrefix(name, "session.") && strings.HasSuffix(name, ".jsonl"))
+	return fixture.Saver{WriteFile: writeFile}.Save(dir, files)
 }
 
 // writeFile writes a new fixture file; tests replace it to simulate a full
 // disk.
-var writeFile = writeSynced
+var writeFile = fixture.WriteSynced
 
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// copyEntry copies an authored file (or folder) into the new fixture.
-func copyEntry(from, to string) error {
-	st, err := os.Lstat(from)
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return os.CopyFS(to, os.DirFS(from))
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file; a fixture holds plain files only", from)
-	}
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return writeSynced(to, b)
-}
+// writeSynced is the default writeFile.
+var writeSynced = fixture.WriteSynced

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -19,7 +21,7 @@ import (
 // scaffold creates fixtures/CATEGORY/NAME from the scaffold's example in a
 // temporary tree and returns its folder.
 func scaffold(name string) string {
-	dir, err := scenario.Scaffold(filepath.Join(GinkgoT().TempDir(), "fixtures"), name)
+	dir, err := fixture.Scaffold(filepath.Join(GinkgoT().TempDir(), "fixtures"), name)
 	Expect(err).NotTo(HaveOccurred())
 	return dir
 }
@@ -34,14 +36,14 @@ func recorded(name string) (string, map[string]string) {
 }
 
 func playbookDriver(dir string) *playbook.Driver {
-	path := filepath.Join(dir, scenario.PlaybookFile)
+	path := filepath.Join(dir, fixture.PlaybookFile)
 	pb, err := playbook.Load(path)
 	Expect(err).NotTo(HaveOccurred())
 	return playbook.NewDriver(pb, path)
 }
 
 func record(ctx context.Context, dir string, d llm.Driver, mutate ...func(*recorder.Options)) (*recorder.Result, error) {
-	opts := recorder.Options{Driver: d, Provider: "playbook", Model: "playbook", By: "agentsnap test"}
+	opts := recorder.Options{Runtime: agent.Reference, Driver: d, Provider: "playbook", Model: "playbook", By: "agentsnap test"}
 	if pb, ok := d.(*playbook.Driver); ok {
 		opts.Consumed = pb.Unused
 	}
@@ -77,12 +79,12 @@ func tree(dir string) map[string]string {
 }
 
 func replayPasses(dir string) *harness.Outcome {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, harness.Options{})
+	o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(o).To(harness.MatchRecording())
-	Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+	Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 	return o
 }
 

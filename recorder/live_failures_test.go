@@ -14,12 +14,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -69,6 +71,7 @@ func liveDriver(e endpoint) *openai.Driver {
 // as a secret.
 func recordLive(dir string, e endpoint, mutate ...func(*recorder.Options)) (*recorder.Result, error) {
 	opts := recorder.LiveOptions(liveDriver(e), openai.RedactURL(e.baseURL), "m")
+	opts.Runtime = agent.Reference
 	opts.By = "agentsnap test"
 	opts.Secrets = map[string]string{"AGENTSNAP_API_KEY": liveKey}
 	for _, m := range mutate {
@@ -137,10 +140,10 @@ var _ = Describe("a live recording whose model calls fail outside the model", fu
 		Expect(err).NotTo(HaveOccurred())
 		after := tree(dir)
 		Expect(after).NotTo(Equal(before))
-		golden := after["codeword/"+scenario.GoldenFile]
+		golden := after["codeword/"+fixture.GoldenFile]
 		Expect(golden).To(ContainSubstring("AUTH"))
 		Expect(golden).To(ContainSubstring("HTTP 401 Unauthorized"))
-		Expect(after).NotTo(HaveKey("codeword/"+session.ChildFile(1)), "the root never got to fork")
+		Expect(after).NotTo(HaveKey("codeword/"+fixture.ChildLog(1)), "the root never got to fork")
 		for name, content := range after {
 			Expect(content).NotTo(ContainSubstring(liveKey), name)
 		}
@@ -149,9 +152,9 @@ var _ = Describe("a live recording whose model calls fail outside the model", fu
 		Expect(sc.Recorded.Model).To(Equal("m"))
 		// The logs replay; only the fork category's rule objects, as the
 		// root never forked.
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Drift).To(BeNil())
 		Expect(o.Differences).To(BeEmpty())
@@ -194,7 +197,7 @@ var _ = Describe("a live failure the agent recovered from by retrying", func() {
 		res, err := recordLive(dir, endpoint{baseURL: srv.URL + "/v1"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Calls).To(Equal(5), "four calls and the retried one")
-		root, err := os.ReadFile(filepath.Join(dir, session.RootFile))
+		root, err := os.ReadFile(filepath.Join(dir, fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(root)).To(ContainSubstring("the server is overloaded, try again"))
 		replayPasses(dir)
@@ -210,9 +213,10 @@ var _ = Describe("an authored failure in the playbook", func() {
 			})
 			opts, err := recorder.PlaybookOptions(dir, 0)
 			Expect(err).NotTo(HaveOccurred())
+			opts.Runtime = agent.Reference
 			_, err = recorder.Record(context.Background(), dir, opts)
 			Expect(err).NotTo(HaveOccurred())
-			golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+			golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(golden)).To(ContainSubstring(code + ": the authored failure"))
 			replayPasses(dir)
@@ -224,7 +228,7 @@ var _ = Describe("an authored failure in the playbook", func() {
 
 // editPlaybook rewrites dir/playbook.json through edit.
 func editPlaybook(dir string, edit func(*playbook.Playbook)) {
-	path := filepath.Join(dir, scenario.PlaybookFile)
+	path := filepath.Join(dir, fixture.PlaybookFile)
 	pb, err := playbook.Load(path)
 	Expect(err).NotTo(HaveOccurred())
 	edit(pb)

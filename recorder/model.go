@@ -1,8 +1,6 @@
 package recorder
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -20,7 +19,7 @@ import (
 // once). The playbook is validated, and a hang answer in a scenario without
 // turnTimeout is refused: the recording would wait forever.
 func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
-	path := filepath.Join(dir, scenario.PlaybookFile)
+	path := filepath.Join(dir, fixture.PlaybookFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Options{}, fmt.Errorf("recorder: %s has no playbook.json; write one (agentsnap new scaffolds an example) or record from a live model", dir)
@@ -47,7 +46,7 @@ func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 		Consumed: d.Unused,
 		Provider: "playbook",
 		Model:    "playbook",
-		Playbook: PlaybookDigest(b),
+		Playbook: fixture.PlaybookDigest(b),
 	}, nil
 }
 
@@ -55,11 +54,4 @@ func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 // endpoint (a URL without secrets, for messages) serving model.
 func LiveOptions(d llm.Driver, endpoint, model string) Options {
 	return Options{Driver: d, Live: true, Endpoint: endpoint, Provider: "openai-compatible", Model: model}
-}
-
-// PlaybookDigest is the digest of a playbook's bytes that scenario.json's
-// recorded.playbook holds.
-func PlaybookDigest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:8])
 }

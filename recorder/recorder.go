@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -25,7 +25,8 @@ import (
 // Options configures a recording. PlaybookOptions and LiveOptions fill the
 // model's part for the two usual cases.
 type Options struct {
-	// Runtime is the agent recorded (default agent.Reference).
+	// Runtime is the agent recorded: agent.Reference for agentsnap's own
+	// fixtures, yours for yours. Required.
 	Runtime agentsnap.Runtime
 
 	Driver llm.Driver // the model: a playbook driver, or a live one (set Live)
@@ -55,7 +56,7 @@ type Options struct {
 	Endpoint         string
 	KeepLiveFailures bool
 	// LiveFailure tells such failures by their code; default
-	// openai.InfrastructureFailure.
+	// live.InfrastructureFailure.
 	LiveFailure func(code string) bool
 
 	// Secrets maps a source to a value that must never be written or
@@ -178,8 +179,8 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	for name := range files {
 		res.Files = append(res.Files, name)
 	}
-	if _, ok := files[scenario.ProposalFile]; ok {
-		res.Proposal = filepath.Join(dir, scenario.ProposalFile)
+	if _, ok := files[fixture.ProposalFile]; ok {
+		res.Proposal = filepath.Join(dir, fixture.ProposalFile)
 	}
 	res.ToolErrors = toolErrors(rendered)
 	return res, nil
@@ -190,7 +191,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 // scenario, the runtime and the secrets too short to check) to Logf.
 func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *Result, error) {
 	if opts.Runtime == nil {
-		opts.Runtime = agent.Reference
+		return nil, nil, errors.New("recorder: Options.Runtime is nil: pass the runtime to record (agent.Reference for agentsnap's own fixtures)")
 	}
 	if opts.Clock == nil {
 		opts.Clock = func() time.Time { return agentsnap.Epoch }
@@ -199,7 +200,7 @@ func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *R
 		}
 	}
 	if opts.LiveFailure == nil {
-		opts.LiveFailure = openai.InfrastructureFailure
+		opts.LiveFailure = live.InfrastructureFailure
 	}
 	if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
 		return nil, nil, fmt.Errorf("recorder: %s is a symlink; record into the real folder, so the swap cannot land outside the fixtures", dir)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -21,9 +22,9 @@ var _ = Describe("recording a fork scenario from its playbook", func() {
 		Expect(res.Sessions).To(Equal(2))
 		Expect(res.Calls).To(Equal(4))
 
-		root, err := session.ReadFile(filepath.Join(dir, session.RootFile))
+		root, err := session.ReadFile(filepath.Join(dir, fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
-		child, err := session.ReadFile(filepath.Join(dir, session.ChildFile(1)))
+		child, err := session.ReadFile(filepath.Join(dir, fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		h := child.Header
 		Expect(h.Mode).To(Equal(session.ModeFork))
@@ -57,7 +58,7 @@ var _ = Describe("recording a fork scenario from its playbook", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(sc.Recorded).NotTo(BeNil())
 		Expect(sc.Recorded.By).To(Equal("agentsnap test"))
-		Expect(string(must(os.ReadFile(filepath.Join(dir, session.RootFile))))).To(ContainSubstring(`"cwd":"{{cwd}}"`), "machine paths become placeholders")
+		Expect(string(must(os.ReadFile(filepath.Join(dir, fixture.RootLog))))).To(ContainSubstring(`"cwd":"{{cwd}}"`), "machine paths become placeholders")
 	})
 
 	It("replays offline to identical logs and the golden it wrote", func() {
@@ -96,7 +97,7 @@ var _ = Describe("a recording that does not finish", func() {
 	})
 
 	It("leaves the previous fixture byte-identical when the playbook runs out", func() {
-		path := filepath.Join(dir, scenario.PlaybookFile)
+		path := filepath.Join(dir, fixture.PlaybookFile)
 		pb, err := playbook.Load(path)
 		Expect(err).NotTo(HaveOccurred())
 		pb.Sessions["root"] = pb.Sessions["root"][:2]
@@ -107,7 +108,7 @@ var _ = Describe("a recording that does not finish", func() {
 	})
 
 	It("refuses a playbook with turns the agent never asked for", func() {
-		path := filepath.Join(dir, scenario.PlaybookFile)
+		path := filepath.Join(dir, fixture.PlaybookFile)
 		pb, err := playbook.Load(path)
 		Expect(err).NotTo(HaveOccurred())
 		pb.Sessions["root"] = append(pb.Sessions["root"], &playbook.Turn{Text: "spare"})
@@ -128,7 +129,7 @@ var _ = Describe("the secrets tripwire", func() {
 			Expect(err).NotTo(HaveOccurred())
 			before := tree(dir)
 
-			path := filepath.Join(dir, scenario.PlaybookFile)
+			path := filepath.Join(dir, fixture.PlaybookFile)
 			pb, err := playbook.Load(path)
 			Expect(err).NotTo(HaveOccurred())
 			leak(pb)

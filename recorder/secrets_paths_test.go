@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -63,11 +65,12 @@ var _ = Describe("the paths a credential could take out of a recording", Label("
 
 	It("redacts a kept live failure of any driver before it is recorded", func() {
 		opts := recorder.LiveOptions(echoFailure{}, "https://h/v1?key=[REDACTED]", "m")
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"the key= query parameter of AGENTSNAP_BASE_URL": pathKey}
 		opts.KeepLiveFailures = true
 		_, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		b, err := os.ReadFile(filepath.Join(dir, session.RootFile))
+		b, err := os.ReadFile(filepath.Join(dir, fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(b)).To(ContainSubstring(`dial failed for https://h/v1?key=[REDACTED]`))
 		Expect(leaktest.Traces(pathKey, []string{filepath.Dir(dir)})).To(BeEmpty())
@@ -108,6 +111,7 @@ var _ = Describe("the paths a credential could take out of a recording", Label("
 		dir := committed("fork/codeword")
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"OPENAI_API_KEY": "OK"}
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
 		res, err := recorder.Record(context.Background(), dir, opts)

@@ -13,12 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -107,6 +108,7 @@ func leakOptions(p placement, leak leaktest.Leak, m mode, base, key, side string
 	d, err := openai.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	opts := recorder.LiveOptions(d, openai.RedactURL(cfg.BaseURL), "m")
+	opts.Runtime = agent.Reference
 	opts.Secrets, opts.Progress, opts.By = secrets, out, "agentsnap test"
 	opts.Logf = func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
 	opts.KeepLiveFailures = m == keep
@@ -147,19 +149,19 @@ func leakRecording(p placement, leak leaktest.Leak, m mode, n int) {
 	case leak.Streamed():
 		Expect(err).To(MatchError(recorder.ErrSecret), "the recording would have held the key")
 		Expect(msg).To(ContainSubstring("the value of "+p.source+" "), "the refusal names the source")
-		Expect(filepath.Join(dir, session.RootFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 		if m == jsonlS || m == sqlS {
 			Expect(msg).To(MatchRegexp(`on its way to the side store; nothing was kept|side store holds nothing of this recording`))
 			Expect(sideSessions(m, side)).To(BeEmpty(), "a refused recording leaves nothing in the side store")
 		}
 	case leak.Fails() && m != keep:
 		Expect(err).To(MatchError(recorder.ErrLiveFailure))
-		Expect(filepath.Join(dir, session.RootFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 	default:
 		Expect(err).NotTo(HaveOccurred(), "nothing the recording keeps holds the key")
-		Expect(filepath.Join(dir, session.RootFile)).To(BeARegularFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).To(BeARegularFile())
 		if leak.Fails() {
-			b, err := os.ReadFile(filepath.Join(dir, session.RootFile))
+			b, err := os.ReadFile(filepath.Join(dir, fixture.RootLog))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(b)).To(ContainSubstring(`"kind":"error"`), "the failure is kept")
 		}

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -31,6 +33,7 @@ func recordPlaybook(dir string) (*recorder.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Runtime = agent.Reference
 	opts.By = "agentsnap test"
 	opts.ReplaceGolden = true // these specs look at the logs; proposals have their own
 	return recorder.Record(context.Background(), dir, opts)
@@ -65,7 +68,7 @@ var _ = Describe("a playbook hang answer", func() {
 		dir := committed("errors/hang-timeout")
 		editFile(dir, scenario.File, `"turnTimeout": "300ms",`, ``)
 		_, err := recorder.PlaybookOptions(dir, 0)
-		Expect(err).To(MatchError(ContainSubstring(filepath.Join(dir, scenario.PlaybookFile) + ": sessions.call_fetch[0] is a hang answer")))
+		Expect(err).To(MatchError(ContainSubstring(filepath.Join(dir, fixture.PlaybookFile) + ": sessions.call_fetch[0] is a hang answer")))
 		Expect(err).To(MatchError(ContainSubstring(`but scenario.json sets no turnTimeout, so the recording would wait forever; set "turnTimeout"`)))
 
 		editFile(dir, scenario.File, `"maxDepth": 2,`, `"maxDepth": 2, "turnTimeout": "200ms",`)
@@ -88,7 +91,7 @@ func toolErrorsScenario(root string) string {
   "agent": {"preset": "default", "system": "You are careful.", "tools": ["subagent_spawn", "add"]}
 }
 `), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), []byte(`{
+	Expect(os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), []byte(`{
   "sessions": {
     "root": [
       {"toolCalls": [
@@ -150,6 +153,7 @@ var _ = Describe("re-recording", func() {
 		Expect(err).NotTo(HaveOccurred())
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.By, opts.ReplaceGolden = "someone else", true
 		res, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -165,12 +169,12 @@ var _ = Describe("re-recording", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(replayPasses(dir).Stale).To(BeEmpty())
 
-		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
-		fx, err := harness.LoadFixture(dir)
+		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(o.Stale).To(ContainSubstring(filepath.Join(dir, scenario.PlaybookFile) + " changed since the recording"))
+		Expect(o.Stale).To(ContainSubstring(filepath.Join(dir, fixture.PlaybookFile) + " changed since the recording"))
 		Expect(o.Stale).To(ContainSubstring("re-record with: go tool agentsnap record " + dir))
 		Expect(o.Passed()).To(BeFalse())
 		Expect(o.Report()).To(ContainSubstring("stale recording:"))
@@ -211,8 +215,8 @@ var _ = Describe("re-recording", func() {
 
 	It("removes a session log the agent no longer creates", func() {
 		dir := committed("fork/codeword")
-		Expect(filepath.Join(dir, session.ChildFile(1))).To(BeARegularFile())
-		Expect(os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), []byte(`{"sessions": {"root": [{"text": "OK"}, {"text": "MARMALADE"}]}}`), 0o644)).To(Succeed())
+		Expect(filepath.Join(dir, fixture.ChildLog(1))).To(BeARegularFile())
+		Expect(os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), []byte(`{"sessions": {"root": [{"text": "OK"}, {"text": "MARMALADE"}]}}`), 0o644)).To(Succeed())
 		// The fork category asks for a fork child; this one has none now.
 		moved := filepath.Join(filepath.Dir(filepath.Dir(dir)), "custom")
 		Expect(os.Rename(filepath.Dir(dir), moved)).To(Succeed())
@@ -221,8 +225,8 @@ var _ = Describe("re-recording", func() {
 		res, err := recordPlaybook(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Sessions).To(Equal(1))
-		Expect(filepath.Join(dir, session.ChildFile(1))).NotTo(BeAnExistingFile())
-		Expect(filepath.Join(dir, session.RootFile)).To(BeARegularFile())
+		Expect(filepath.Join(dir, fixture.ChildLog(1))).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).To(BeARegularFile())
 		replayPasses(dir)
 	})
 })
@@ -230,38 +234,40 @@ var _ = Describe("re-recording", func() {
 var _ = Describe("a re-recording whose transcript changed", func() {
 	It("keeps the golden and writes the new transcript beside it, for review", func() {
 		dir := committed("fork/codeword")
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		before, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
-		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
+		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		res, err := recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(res.Proposal).To(Equal(filepath.Join(dir, scenario.ProposalFile)))
+		Expect(res.Proposal).To(Equal(filepath.Join(dir, fixture.ProposalFile)))
 		Expect(os.ReadFile(golden)).To(Equal(before))
 		proposal, err := os.ReadFile(res.Proposal)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(proposal)).To(ContainSubstring("MARMALADE, as agreed."))
 
 		By("a re-recording that matches the golden again drops the proposal")
-		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE, as agreed."`, `"text": "MARMALADE"`)
+		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE, as agreed."`, `"text": "MARMALADE"`)
 		opts, err = recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		res, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Proposal).To(BeEmpty())
-		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.ProposalFile)).NotTo(BeAnExistingFile())
 		replayPasses(dir)
 	})
 
 	It("replaces the golden when asked to", func() {
 		dir := committed("fork/codeword")
-		editFile(dir, scenario.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
+		editFile(dir, fixture.PlaybookFile, `"text": "MARMALADE"`, `"text": "MARMALADE, as agreed."`)
 		res, err := recordPlaybook(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Proposal).To(BeEmpty())
-		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(replayPasses(dir).Transcript).To(ContainSubstring("MARMALADE, as agreed."))
 	})
 })
@@ -281,6 +287,7 @@ var _ = Describe("the secrets tripwire on a failed stream", func() {
 		before = tree(dir)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agent.Reference
 		opts.Secrets = map[string]string{"OPENAI_API_KEY": key}
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).To(MatchError(recorder.ErrSecret))

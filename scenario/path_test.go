@@ -5,17 +5,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 var _ = Describe("FixtureDir", func() {
 	DescribeTable("maps CATEGORY/NAME under the root",
 		func(name string, want ...string) {
 			root := GinkgoT().TempDir()
-			dir, err := scenario.FixtureDir(root, name)
+			dir, err := fixture.Path(root, name)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(dir).To(Equal(filepath.Join(append([]string{root}, want...)...)))
 		},
@@ -27,8 +26,8 @@ var _ = Describe("FixtureDir", func() {
 	DescribeTable("refuses names that could escape the root or are not CATEGORY/NAME",
 		func(name, want string) {
 			root := GinkgoT().TempDir()
-			_, err := scenario.FixtureDir(root, name)
-			Expect(err).To(MatchError(scenario.ErrBadName))
+			_, err := fixture.Path(root, name)
+			Expect(err).To(MatchError(fixture.ErrBadName))
 			Expect(err).To(MatchError(ContainSubstring(want)))
 			Expect(err.Error()).To(HavePrefix("scenario: bad scenario name"))
 		},
@@ -51,8 +50,8 @@ var _ = Describe("FixtureDir", func() {
 	It("refuses a category folder that is a symlink", func() {
 		root := GinkgoT().TempDir()
 		Expect(os.Symlink(GinkgoT().TempDir(), filepath.Join(root, "fork"))).To(Succeed())
-		_, err := scenario.FixtureDir(root, "fork/x")
-		Expect(err).To(MatchError(scenario.ErrBadName))
+		_, err := fixture.Path(root, "fork/x")
+		Expect(err).To(MatchError(fixture.ErrBadName))
 		Expect(err).To(MatchError(ContainSubstring(filepath.Join(root, "fork") + " is a symlink; fixtures must be real folders inside " + root)))
 	})
 
@@ -60,16 +59,16 @@ var _ = Describe("FixtureDir", func() {
 		root := GinkgoT().TempDir()
 		Expect(os.Mkdir(filepath.Join(root, "fork"), 0o755)).To(Succeed())
 		Expect(os.Symlink(GinkgoT().TempDir(), filepath.Join(root, "fork", "x"))).To(Succeed())
-		_, err := scenario.FixtureDir(root, "fork/x")
-		Expect(err).To(MatchError(scenario.ErrBadName))
+		_, err := fixture.Path(root, "fork/x")
+		Expect(err).To(MatchError(fixture.ErrBadName))
 		Expect(err).To(MatchError(ContainSubstring("is a symlink")))
 	})
 
 	It("refuses a root that is a symlink", func() {
 		link := filepath.Join(GinkgoT().TempDir(), "fixtures")
 		Expect(os.Symlink(GinkgoT().TempDir(), link)).To(Succeed())
-		_, err := scenario.FixtureDir(link, "fork/x")
-		Expect(err).To(MatchError(scenario.ErrBadName))
+		_, err := fixture.Path(link, "fork/x")
+		Expect(err).To(MatchError(fixture.ErrBadName))
 		Expect(err).To(MatchError(ContainSubstring(link + " is a symlink")))
 	})
 })
@@ -82,20 +81,20 @@ var _ = Describe("Within", func() {
 	})
 
 	It("accepts a folder inside the root, and the root itself", func() {
-		Expect(scenario.Within(root, filepath.Join(root, "fork", "x"))).To(Succeed())
-		Expect(scenario.Within(root, root)).To(Succeed())
+		Expect(fixture.Within(root, filepath.Join(root, "fork", "x"))).To(Succeed())
+		Expect(fixture.Within(root, root)).To(Succeed())
 	})
 
 	It("accepts a root named through a symlink", func() {
 		link := filepath.Join(GinkgoT().TempDir(), "link")
 		Expect(os.Symlink(root, link)).To(Succeed())
-		Expect(scenario.Within(link, filepath.Join(root, "fork", "x"))).To(Succeed())
+		Expect(fixture.Within(link, filepath.Join(root, "fork", "x"))).To(Succeed())
 	})
 
 	It("refuses a folder outside the root", func() {
 		outside := GinkgoT().TempDir()
-		err := scenario.Within(root, outside)
-		Expect(err).To(MatchError(scenario.ErrBadName))
+		err := fixture.Within(root, outside)
+		Expect(err).To(MatchError(fixture.ErrBadName))
 		Expect(err).To(MatchError("scenario: bad scenario name: " + outside + " is outside " + root + "; give a fixture folder inside it"))
 	})
 
@@ -103,17 +102,17 @@ var _ = Describe("Within", func() {
 		sibling := root + "-other"
 		Expect(os.Mkdir(sibling, 0o755)).To(Succeed())
 		DeferCleanup(os.RemoveAll, sibling)
-		Expect(scenario.Within(root, sibling)).To(MatchError(scenario.ErrBadName))
+		Expect(fixture.Within(root, sibling)).To(MatchError(fixture.ErrBadName))
 	})
 
 	It("refuses a symlink inside the root that leads out of it", func() {
 		link := filepath.Join(root, "fork", "escape")
 		Expect(os.Symlink(GinkgoT().TempDir(), link)).To(Succeed())
-		Expect(scenario.Within(root, link)).To(MatchError(scenario.ErrBadName))
+		Expect(fixture.Within(root, link)).To(MatchError(fixture.ErrBadName))
 	})
 
 	It("fails on a folder that does not exist", func() {
-		err := scenario.Within(root, filepath.Join(root, "fork", "none"))
+		err := fixture.Within(root, filepath.Join(root, "fork", "none"))
 		Expect(err).To(MatchError(fs.ErrNotExist))
 		Expect(err.Error()).To(HavePrefix("scenario: "))
 	})

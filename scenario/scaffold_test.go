@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -28,7 +29,7 @@ var _ = Describe("Scaffold", func() {
 	DescribeTable("creates a scenario.json and a playbook.json that load, with an example for the category",
 		func(name, call string, wantPrompts int) {
 			root := filepath.Join(GinkgoT().TempDir(), "fixtures")
-			dir, err := scenario.Scaffold(root, name)
+			dir, err := fixture.Scaffold(root, name)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(dir).To(Equal(filepath.Join(root, filepath.FromSlash(name))))
 
@@ -38,7 +39,7 @@ var _ = Describe("Scaffold", func() {
 			for _, e := range entries {
 				files = append(files, e.Name())
 			}
-			Expect(files).To(ConsistOf(scenario.File, scenario.PlaybookFile))
+			Expect(files).To(ConsistOf(scenario.File, fixture.PlaybookFile))
 			siblings, err := os.ReadDir(filepath.Dir(dir))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(siblings).To(HaveLen(1), "no temporary folder is left behind")
@@ -46,7 +47,7 @@ var _ = Describe("Scaffold", func() {
 			sc, err := scenario.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(sc.Prompts).To(HaveLen(wantPrompts))
-			pb, err := playbook.Load(filepath.Join(dir, scenario.PlaybookFile))
+			pb, err := playbook.Load(filepath.Join(dir, fixture.PlaybookFile))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(pb.Doc).NotTo(BeEmpty(), "the playbook documents itself")
 
@@ -63,9 +64,9 @@ var _ = Describe("Scaffold", func() {
 	)
 
 	It("makes the fork example complete a turn before it forks, so the child inherits something", func() {
-		dir, err := scenario.Scaffold(GinkgoT().TempDir(), "fork/x")
+		dir, err := fixture.Scaffold(GinkgoT().TempDir(), "fork/x")
 		Expect(err).NotTo(HaveOccurred())
-		pb, err := playbook.Load(filepath.Join(dir, scenario.PlaybookFile))
+		pb, err := playbook.Load(filepath.Join(dir, fixture.PlaybookFile))
 		Expect(err).NotTo(HaveOccurred())
 		first := pb.Sessions[playbook.RootKey][0]
 		Expect(first.ToolCalls).To(BeEmpty())
@@ -78,7 +79,7 @@ var _ = Describe("Scaffold", func() {
 		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
 		Expect(os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("keep"), 0o644)).To(Succeed())
 
-		_, err := scenario.Scaffold(root, "fork/taken")
+		_, err := fixture.Scaffold(root, "fork/taken")
 		Expect(err).To(MatchError(fs.ErrExist))
 		Expect(err).To(MatchError("scenario: " + dir + ": file already exists; pick another name, or edit it and run: go tool agentsnap record " + dir))
 		entries, err := os.ReadDir(dir)
@@ -91,19 +92,19 @@ var _ = Describe("Scaffold", func() {
 
 	It("refuses a bad name and creates nothing", func() {
 		root := filepath.Join(GinkgoT().TempDir(), "fixtures")
-		_, err := scenario.Scaffold(root, "../escape")
-		Expect(err).To(MatchError(scenario.ErrBadName))
+		_, err := fixture.Scaffold(root, "../escape")
+		Expect(err).To(MatchError(fixture.ErrBadName))
 		_, err = os.Stat(root)
 		Expect(err).To(MatchError(fs.ErrNotExist))
 	})
 
 	It("writes files readable by everyone, as any checked-in file", func() {
-		dir, err := scenario.Scaffold(GinkgoT().TempDir(), "spawn/perm")
+		dir, err := fixture.Scaffold(GinkgoT().TempDir(), "spawn/perm")
 		Expect(err).NotTo(HaveOccurred())
 		st, err := os.Stat(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Mode().Perm()).To(Equal(fs.FileMode(0o755)))
-		for _, n := range []string{scenario.File, scenario.PlaybookFile} {
+		for _, n := range []string{scenario.File, fixture.PlaybookFile} {
 			st, err := os.Stat(filepath.Join(dir, n))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(st.Mode().Perm()&0o444).To(Equal(fs.FileMode(0o444)), n)

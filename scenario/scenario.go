@@ -18,16 +18,9 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// File names of a fixture folder.
-const (
-	File         = "scenario.json"
-	PlaybookFile = "playbook.json"
-	GoldenFile   = "transcript.golden"
-	// ProposalFile is a golden's pending proposal: a transcript that
-	// differs from it, waiting for review (agentsnap review).
-	ProposalFile = GoldenFile + ".new"
-	OverrideFile = "replay.override.json"
-)
+// File is the file name of scenario.json in a fixture folder (package
+// fixture names the folder's other files).
+const File = "scenario.json"
 
 // Scenario is scenario.json.
 //

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -52,7 +53,7 @@ var _ = Describe("FolderLogs, with a log that cannot be read", func() {
 	var dir string
 	BeforeEach(func() {
 		dir = GinkgoT().TempDir()
-		writeLog(dir, session.RootFile, lines(rootHeader))
+		writeLog(dir, fixture.RootLog, lines(rootHeader))
 	})
 
 	It("names a child log that is a directory", func() {

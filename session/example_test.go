@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -120,9 +121,9 @@ func ExampleLineageOrder() {
 		return
 	}
 	for i, l := range ordered {
-		name := session.RootFile
+		name := fixture.RootLog
 		if i > 0 {
-			name = session.ChildFile(i)
+			name = fixture.ChildLog(i)
 		}
 		fmt.Println(name, l.Header.ID)
 	}

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -139,8 +140,8 @@ var _ = Describe("FolderLogs and ReadFolder", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ids(logs)).To(Equal([]string{"s1", "s2", "s0"}))
 		Expect(logs[0].Path).To(Equal(filepath.Join(dir, "session.jsonl")))
-		Expect(session.RootFile).To(Equal("session.jsonl"))
-		Expect(session.ChildFile(3)).To(Equal("session.3.jsonl"))
+		Expect(fixture.RootLog).To(Equal("session.jsonl"))
+		Expect(fixture.ChildLog(3)).To(Equal("session.3.jsonl"))
 	})
 
 	It("fails on a folder without logs, saying which", func() {

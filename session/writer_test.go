@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -97,14 +98,14 @@ var _ = Describe("Validate", func() {
 var _ = Describe("WriteFile", func() {
 	It("writes a log that reads back equal, with no temp file left", func() {
 		dir := GinkgoT().TempDir()
-		path := filepath.Join(dir, session.RootFile)
+		path := filepath.Join(dir, fixture.RootLog)
 		l := &session.Log{Header: session.Header{ID: "s", CreatedAt: 1, SeedLength: 10}, Events: turnEvents(0, 1, "c1")}
 		Expect(session.WriteFile(path, l)).To(Succeed())
 		back, err := session.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Header).To(Equal(l.Header))
 		Expect(back.Events).To(Equal(l.Events))
-		Expect(stateOf(path).Listing).To(Equal([]string{session.RootFile}))
+		Expect(stateOf(path).Listing).To(Equal([]string{fixture.RootLog}))
 	})
 
 	It("refuses an invalid log naming the path, and leaves the old file as it was", func() {

@@ -12,11 +12,12 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/sdktest"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -48,26 +49,26 @@ var _ = Describe("lineage inferred for an agent that names no sessions (wire.Inf
 	untagged := func(a *sdktest.Agent) { a.Untagged = true }
 
 	It("is refused by default, naming what to send", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		_, err := recordWith(dir, sdkRuntimeOpts(untagged))
 		Expect(err).To(MatchError(ContainSubstring("which waits for the results of its tool calls (call_f, call_s), carries none of them; if it is a subagent's call, name its session: in process, make the child's context with wire.Spawn(ctx, callID) or wire.Fork(ctx, callID)")))
 		Expect(err.Error()).To(ContainSubstring("wire.InferLineage()"))
 	})
 
 	It("records each child under the open call whose arguments hold its prompt, a fork when it starts with its parent's turns, and replays it the same way", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		rt := sdkRuntimeOpts(untagged, wire.InferLineage())
 		_, err := recordWith(dir, rt)
 		Expect(err).NotTo(HaveOccurred())
-		tagged := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		tagged := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(tagged)
-		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 			Expect(string(mustRead(filepath.Join(dir, name)))).To(Equal(string(mustRead(filepath.Join(tagged, name)))), "%s: the same logs as with wire.Spawn and wire.Fork", name)
 		}
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		for range 10 {
-			o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: rt})
+			o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: rt})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording())
 		}
@@ -76,31 +77,31 @@ var _ = Describe("lineage inferred for an agent that names no sessions (wire.Inf
 
 var _ = Describe("drift in what an SDK agent sends", func() {
 	It("names a changed setting with both values", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		_, err := recordWith(dir, sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 }))
 		Expect(err).NotTo(HaveOccurred())
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.7 })})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.7 })})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Drift).NotTo(BeNil(), o.Report())
 		Expect(o.Drift.String()).To(Equal("root (root session), model call 1 (turn 1 step 1): the request settings changed: temperature 0.2 → 0.7"))
 	})
 
 	It("names the first message that changed", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(dir)
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		fx.Scenario.Prompts[1] = "Fork one child for the codeword, and spawn one for the release."
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Drift).NotTo(BeNil(), o.Report())
 		Expect(o.Drift.String()).To(Equal(`root (root session), model call 2 (turn 2 step 1): the conversation sent differs from message 3 on (3 messages recorded, 3 now); message 3 was user "Fork a child for the codeword and spawn one for the release, at once.", now user "Fork one child for the codeword, and spawn one for the release."`))
 	})
 
 	It("leaves out what a fixture recorded before the API and the settings were kept never held", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		_, err := recordWith(dir, sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 }))
 		Expect(err).NotTo(HaveOccurred())
 		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl"} {
@@ -108,9 +109,9 @@ var _ = Describe("drift in what an SDK agent sends", func() {
 			old := strings.NewReplacer(`,"api":"openai-chat"`, "", `,"settings":{"temperature":0.2}`, "").Replace(string(mustRead(path)))
 			Expect(os.WriteFile(path, []byte(old), 0o644)).To(Succeed())
 		}
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 })})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 })})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 	})
@@ -162,14 +163,14 @@ var _ = Describe("a live recording through the wire layer", func() {
 		model := &idlessModel{}
 		srv := httptest.NewServer(model)
 		DeferCleanup(srv.Close)
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		drv, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
 		Expect(err).NotTo(HaveOccurred())
 		opts := recorder.LiveOptions(drv, srv.URL, "live-model")
 		opts.Runtime = sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.3 })
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(3))
 		Expect(fx.Logs[1].Header.ParentCallID).To(Equal("call_0"))

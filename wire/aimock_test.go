@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/aimock"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
@@ -48,7 +50,7 @@ const forkAimock = `{"fixtures": [
 var _ = Describe("a live recording through the wire layer against aimock, an independent server", func() {
 	It("records the SDK agent's tree from OpenAI Chat Completions and replays it offline", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
 		srv := startAimock(ctx, forkAimock)
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		drv, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", APIKey: "aimock-test-key"})
 		Expect(err).NotTo(HaveOccurred())
 		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
@@ -56,14 +58,14 @@ var _ = Describe("a live recording through the wire layer against aimock, an ind
 		_, err = recorder.Record(ctx, dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(3))
 		Expect(fx.Logs[1].Header).To(HaveField("ParentCallID", "call_f"))
 		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
 		Expect(fx.Logs[2].Header).To(HaveField("ParentCallID", "call_s"))
 		Expect(string(mustRead(filepath.Join(dir, "transcript.golden")))).To(ContainSubstring("assistant: MARMALADE, and release v2.4.1."))
-		o, err := harness.Replay(ctx, fx, harness.Options{Runtime: sdkRuntime})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: sdkRuntime})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 	})

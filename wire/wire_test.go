@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/journal"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -49,12 +51,12 @@ const forkPlaybook = `{
 }
 `
 
-// fixture writes a scenario folder CATEGORY/NAME under a temporary root.
-func fixture(name, sc, pb string) string {
+// newFixture writes a scenario folder CATEGORY/NAME under a temporary root.
+func newFixture(name, sc, pb string) string {
 	dir := filepath.Join(GinkgoT().TempDir(), name)
 	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
 	Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(sc), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), []byte(pb), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), []byte(pb), 0o644)).To(Succeed())
 	return dir
 }
 
@@ -69,11 +71,11 @@ func recordSDK(dir string) *recorder.Result {
 
 var _ = Describe("an agent on the OpenAI SDK, through the wire layer", func() {
 	It("records logs from the wire to the contract: lineage, a fork seed stamped from its parent's completed turns, turns and steps", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		res := recordSDK(dir)
 		Expect(res.Sessions).To(Equal(3))
 
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		root, fork, spawn := fx.Logs[0], fx.Logs[1], fx.Logs[2]
 		Expect(fork.Header).To(HaveField("ParentCallID", "call_f"))
@@ -85,7 +87,7 @@ var _ = Describe("an agent on the OpenAI SDK, through the wire layer", func() {
 		Expect(spawn.Header.SeedLength).To(BeZero())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal("sdk-test-agent"))
 
-		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(Equal(`== root ==
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(`== root ==
 turn 1 (user)
   user: The codeword is MARMALADE. Reply OK.
   step 1
@@ -124,24 +126,24 @@ turn 1 (subagent)
 	})
 
 	It("replays the SDK agent offline, identically, many times (children at once)", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(dir)
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		for range 20 {
-			o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
+			o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording())
-			Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+			Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 		}
 	})
 
 	It("goes red without the seed slice, naming the fork child", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(dir)
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		broken, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime, Deriver: func(l *session.Log) (*fakellm.Script, error) {
+		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime, Deriver: func(l *session.Log) (*fakellm.Script, error) {
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}})
 		Expect(err).NotTo(HaveOccurred())
@@ -150,12 +152,12 @@ turn 1 (subagent)
 	})
 
 	It("shows drift when the SDK agent sends another system prompt", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(dir)
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		fx.Scenario.Agent = []byte(`{"system": "You are a changed SDK agent."}`)
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntime})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.String()).To(ContainSubstring("the system prompt changed"))
@@ -170,29 +172,29 @@ func mustRead(path string) []byte {
 
 var _ = Describe("the wire layer's checks", func() {
 	It("records a fork child that sends its parent's running turn too as sent, its seed the completed turns", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
 		forkAll := sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
 		opts.Runtime = forkAll
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		root, fork := fx.Logs[0], fx.Logs[1]
 		turn1 := slices.IndexFunc(root.Events, func(e session.Event) bool { return e.Type == session.TypeTurnEnd }) + 1
 		Expect(fork.Header.SeedLength).To(Equal(turn1), "the completed turn, whatever the child sends")
-		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(ContainSubstring(`turn 2 (subagent)
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring(`turn 2 (subagent)
   history replaced: the first 2 messages kept, then:
     user: Fork a child for the codeword and spawn one for the release, at once.
     call call_f subagent_fork {"prompt":"What is the codeword?"}
     call call_s subagent_spawn {"prompt":"Look up the release."}
   user: What is the codeword?
   step 1`))
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
-		broken, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: forkAll, Deriver: func(l *session.Log) (*fakellm.Script, error) {
+		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll, Deriver: func(l *session.Log) (*fakellm.Script, error) {
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}})
 		Expect(err).NotTo(HaveOccurred())
@@ -201,20 +203,20 @@ var _ = Describe("the wire layer's checks", func() {
 	})
 
 	It("serves and records whole answers (no stream) the same way as streams", func() {
-		dir := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
 		whole := sdkRuntimeWith(func(a *sdktest.Agent) { a.Whole = true })
 		opts.Runtime = whole
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
-		streamed := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		streamed := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(streamed)
-		Expect(mustRead(filepath.Join(dir, scenario.GoldenFile))).To(Equal(mustRead(filepath.Join(streamed, scenario.GoldenFile))))
+		Expect(mustRead(filepath.Join(dir, fixture.GoldenFile))).To(Equal(mustRead(filepath.Join(streamed, fixture.GoldenFile))))
 
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: whole})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: whole})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 	})

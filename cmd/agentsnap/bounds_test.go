@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -162,7 +162,7 @@ var _ = Describe("check's output of a scenario folder named with control charact
 		name := "code\nforged      9  9  ok\x1b[31m"
 		root := fixtureCopy("fork/" + "codeword")
 		Expect(os.Rename(filepath.Join(root, "fixtures/fork/codeword"), filepath.Join(root, "fixtures/fork", name))).To(Succeed())
-		replaceIn(filepath.Join(root, "fixtures/fork", name, scenario.GoldenFile), "MARMALADE", "MARMALADE!") // fail, so every section prints
+		replaceIn(filepath.Join(root, "fixtures/fork", name, fixture.GoldenFile), "MARMALADE", "MARMALADE!") // fail, so every section prints
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(exitFail))
 		Expect(r.stdout).NotTo(ContainSubstring("\x1b"))
@@ -195,7 +195,7 @@ var _ = Describe("check on a fixture whose recording breaks the contract", func(
 
 	It("refuses a replay.override.json entry that breaks it, naming the file and the entry", func() {
 		root := fixtureCopy("fork/codeword")
-		sidecar := filepath.Join(root, "fixtures/fork/codeword", scenario.OverrideFile)
+		sidecar := filepath.Join(root, "fixtures/fork/codeword", fixture.OverrideFile)
 		Expect(os.WriteFile(sidecar, []byte(`{"session.jsonl": {"patch": {"0": {"kind": "chunks", "chunks": [{"type":"finish","reason":{"kind":"done"}}]}}}}`), 0o644)).To(Succeed())
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(exitFail))

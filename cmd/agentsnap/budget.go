@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -113,7 +113,7 @@ func newGrowthCheck(e *env, baseline string, max float64) (*growthCheck, error) 
 		g.base = "."
 	}
 	for _, d := range dirs {
-		g.byName[harness.Name(d)] = append(g.byName[harness.Name(d)], d)
+		g.byName[fixture.Name(d)] = append(g.byName[fixture.Name(d)], d)
 	}
 	return g, nil
 }
@@ -128,7 +128,7 @@ func (g *growthCheck) baselineOf(dir string) (found, why string) {
 			return cand, ""
 		}
 	}
-	name := harness.Name(dir)
+	name := fixture.Name(dir)
 	switch dirs := g.byName[name]; len(dirs) {
 	case 0:
 		return "", fmt.Sprintf("no scenario %s under the baseline %s (a new scenario?); its growth is not checked", name, g.display)
@@ -159,7 +159,7 @@ func relPath(base, dir string) (string, error) {
 // check compares the fixture's recorded usage with its baseline's. It
 // returns the failure, "" when within bounds, and a note when the scenario
 // cannot be compared (no baseline). A nil check checks nothing.
-func (g *growthCheck) check(fx *harness.Fixture) (problem, note string) {
+func (g *growthCheck) check(fx *fixture.Fixture) (problem, note string) {
 	if g == nil {
 		return "", ""
 	}
@@ -199,7 +199,7 @@ func (g *growthCheck) check(fx *harness.Fixture) (problem, note string) {
 // prices are the scenario's, with the baseline scenario's for models it
 // no longer prices, so both trees are priced alike. Without prices of its
 // own the scenario grows in tokens.
-func (g *growthCheck) prices(fx *harness.Fixture, baseDir string) budget.Prices {
+func (g *growthCheck) prices(fx *fixture.Fixture, baseDir string) budget.Prices {
 	if len(fx.Scenario.Prices) == 0 {
 		return nil
 	}

@@ -12,7 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/report"
@@ -245,7 +247,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	dirs = shard.filter(e, "check", dirs)
 	if f.update {
-		if why := harness.UpdateRefusal(); why != "" {
+		if why := judge.UpdateRefusal(); why != "" {
 			return fail(e, "check", fmt.Errorf("%s", why))
 		}
 	}
@@ -332,27 +334,27 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 	}
 	closeAll := func() { shared.Close(); cleanup() }
 	return func(dir string) func() (persistence.Store, error) {
-		prefix := harness.Name(dir) + "/"
+		prefix := fixture.Name(dir) + "/"
 		return func() (persistence.Store, error) { return persistence.Namespace(shared, prefix), nil }
 	}, closeAll, nil
 }
 
 func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
-	r := checkResult{name: harness.Name(dir), dir: dir}
+	r := checkResult{name: fixture.Name(dir), dir: dir}
 	if ctx.Err() != nil {
 		r.late = true
 		r.setError(errors.New("not replayed: the --timeout passed before its turn"), nil, opts.page)
 		return r
 	}
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
-		r.setError(err, nil, opts.page)
+		r.setError(fmt.Errorf("%w; re-record it with: %s", err, judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})), nil, opts.page)
 		return r
 	}
 	r.sessions = len(fx.Logs)
-	o, err := harness.Replay(ctx, fx, harness.Options{Store: store, FromCLI: true, Schedules: opts.schedules, ScheduleSeed: opts.seed})
+	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference, Store: store, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
-		r.late = errors.Is(err, harness.ErrUnfinished)
+		r.late = errors.Is(err, judge.ErrUnfinished)
 		r.setError(err, fx, opts.page)
 		return r
 	}
@@ -362,14 +364,14 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		r.notes = append(r.notes, o.Notes...)
 	}
 	updated := opts.update && o.Passed()
-	var g harness.GoldenResult
+	var g judge.GoldenResult
 	switch {
 	case updated:
-		g = harness.UpdateGolden(o)
+		g = judge.UpdateGolden(o)
 	case opts.readOnly:
-		g = harness.DiffGolden(o)
+		g = judge.DiffGolden(o)
 	default:
-		g = harness.CompareGolden(o)
+		g = judge.CompareGolden(o)
 	}
 	r.pending = g.Pending
 	growth, note := opts.growth.check(fx)
@@ -387,7 +389,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 // golden comparison g (updated: --update applied to a passing replay) and
 // the growth check's problem: the table's word, the status, the problems
 // in full, the most telling line and the command that fixes it.
-func (r *checkResult) judge(o *harness.Outcome, g harness.GoldenResult, growth string, updated bool) {
+func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth string, updated bool) {
 	var problems []string
 	if !o.Passed() {
 		problems = append(problems, o.Report())
@@ -425,7 +427,7 @@ func (r *checkResult) judge(o *harness.Outcome, g harness.GoldenResult, growth s
 
 // setError records a scenario that could not be loaded or replayed; fx is
 // nil when it could not be loaded.
-func (r *checkResult) setError(err error, fx *harness.Fixture, page bool) {
+func (r *checkResult) setError(err error, fx *fixture.Fixture, page bool) {
 	r.verdict = "ERROR"
 	r.status, r.problems, r.first = statusError, []string{err.Error()}, firstLine(err.Error())
 	if page {
@@ -447,11 +449,11 @@ func (r *checkResult) shown(text string) string {
 
 // fixCommand returns the command that fixes a failing scenario: re-record
 // it when the replay itself fails, else update the golden.
-func fixCommand(o *harness.Outcome) string {
+func fixCommand(o *judge.Outcome) string {
 	if !o.Passed() {
-		return o.Fixture.RecordCommand()
+		return judge.RecordCommand(o)
 	}
-	return harness.UpdateCommand(o)
+	return judge.UpdateCommand(o)
 }
 
 func printCheck(e *env, results []checkResult) int {

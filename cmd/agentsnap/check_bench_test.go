@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -73,7 +75,7 @@ func writeScenario(dir string, i, turns int) (*playbook.Playbook, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pb, os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), b, 0o644)
+	return pb, os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), b, 0o644)
 }
 
 // benchTree is a generated fixtures tree: count scenarios of the given
@@ -127,7 +129,7 @@ func recordScenario(dir string, i, turns int) (int, error) {
 	}
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	if _, err := recorder.Record(context.Background(), dir, recorder.Options{
-		Driver: playbook.NewDriver(pb, filepath.Join(dir, scenario.PlaybookFile)), Provider: "playbook", Model: "playbook",
+		Runtime: agent.Reference, Driver: playbook.NewDriver(pb, filepath.Join(dir, fixture.PlaybookFile)), Provider: "playbook", Model: "playbook",
 		By: "agentsnap bench", Clock: clock,
 	}); err != nil {
 		return 0, err

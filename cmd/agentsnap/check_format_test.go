@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -28,7 +29,7 @@ func replaceIn(path, old, new string) {
 // breakGolden makes fork/codeword's golden differ from its replay at
 // golden line 5.
 func breakGolden(root string) string {
-	golden := filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile)
+	golden := filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile)
 	replaceIn(golden, "assistant: OK", "assistant: Okay")
 	return golden
 }
@@ -36,7 +37,7 @@ func breakGolden(root string) string {
 // breakLog makes spawn/one-child's recorded root answer (its
 // assistant/message event) differ from what its replay writes.
 func breakLog(root string) {
-	path := filepath.Join(root, "fixtures/spawn/one-child", session.RootFile)
+	path := filepath.Join(root, "fixtures/spawn/one-child", fixture.RootLog)
 	b, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
 	lines := strings.Split(string(b), "\n")
@@ -179,7 +180,7 @@ var _ = Describe("agentsnap check --format", func() {
 		Expect(got.Passed).To(Equal(1))
 		Expect(got.Failed).To(Equal(0))
 
-		bad := filepath.Join(root, "fixtures/spawn/two-sequential", session.ChildFile(2))
+		bad := filepath.Join(root, "fixtures/spawn/two-sequential", fixture.ChildLog(2))
 		Expect(os.WriteFile(bad, []byte("garbage\n"), 0o644)).To(Succeed())
 		r = cli(root, nil, "check", "fixtures/spawn/two-sequential", "--format", "json")
 		Expect(r.code).To(Equal(exitFail))
@@ -187,7 +188,7 @@ var _ = Describe("agentsnap check --format", func() {
 		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
 		Expect(got.Scenarios).To(HaveLen(1))
 		Expect(got.Scenarios[0].Status).To(Equal("error"))
-		Expect(got.Scenarios[0].FirstDifference).To(HavePrefix("harness: bad fixture: " + bad + ":1: "))
+		Expect(got.Scenarios[0].FirstDifference).To(HavePrefix("fixture: bad fixture: " + bad + ":1: "))
 		Expect(got.Failed).To(Equal(1))
 	})
 
@@ -257,7 +258,7 @@ var _ = Describe("agentsnap check --format", func() {
 
 	It("junit: an unloadable fixture is an error", func() {
 		root := fixtureCopy("spawn/two-sequential")
-		bad := filepath.Join(root, "fixtures/spawn/two-sequential", session.ChildFile(2))
+		bad := filepath.Join(root, "fixtures/spawn/two-sequential", fixture.ChildLog(2))
 		Expect(os.WriteFile(bad, []byte("garbage\n"), 0o644)).To(Succeed())
 		r := cli(root, nil, "check", "--format", "junit")
 		Expect(r.code).To(Equal(exitFail))
@@ -267,13 +268,13 @@ var _ = Describe("agentsnap check --format", func() {
 		Expect(doc.Suite.Failures).To(Equal(0))
 		Expect(doc.Suite.Case.Failure).To(BeNil())
 		Expect(doc.Suite.Case.Error).NotTo(BeNil())
-		Expect(doc.Suite.Case.Error.Message).To(HavePrefix("harness: bad fixture: " + bad + ":1: "))
+		Expect(doc.Suite.Case.Error.Message).To(HavePrefix("fixture: bad fixture: " + bad + ":1: "))
 		Expect(doc.Suite.Case.Error.Text).To(Equal(doc.Suite.Case.Error.Message))
 	})
 
 	It("junit: stays valid XML when a transcript holds what XML cannot, or ends a CDATA section", func() {
 		root := fixtureCopy("fork/codeword")
-		replaceIn(filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile), "assistant: OK", "assistant: OK \x1b[31m ]]> <b>")
+		replaceIn(filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile), "assistant: OK", "assistant: OK \x1b[31m ]]> <b>")
 		r := cli(root, nil, "check", "--format", "junit")
 		Expect(r.code).To(Equal(exitFail))
 		var doc junitDoc
@@ -310,21 +311,21 @@ var _ = Describe("xmlText", func() {
 
 var _ = Describe("firstDifference", func() {
 	It("names the most telling problem first: drift, the replay driver, a replay error, a log difference, a stale recording, a category rule, then the transcript", func() {
-		fx := &harness.Fixture{Dir: "fixtures/fork/x", Name: "fork/x", Golden: "fixtures/fork/x/" + scenario.GoldenFile}
+		fx := &fixture.Fixture{Dir: "fixtures/fork/x", Name: "fork/x", Golden: "fixtures/fork/x/" + fixture.GoldenFile}
 		o := &harness.Outcome{
 			Fixture:     fx,
 			Transcript:  "a\nB\nc\n",
-			Drift:       &harness.Drift{Session: "root", Lineage: "root session", Call: 1, Turn: 1, Step: 1, Changes: []string{"the system prompt changed"}},
+			Drift:       &judge.Drift{Session: "root", Lineage: "root session", Call: 1, Turn: 1, Step: 1, Changes: []string{"the system prompt changed"}},
 			Consumption: errors.New("fakellm: 1 recorded call never replayed\nthe details"),
 			RunErrors:   []error{errors.New("agent: the tool failed\nthe details"), errors.New("agent: a second error")},
-			Differences: []harness.Difference{
+			Differences: []judge.Difference{
 				{Session: "root", Lineage: "root session", Seq: 3, Type: "assistant/message", Note: "the first"},
 				{Session: "session 1", Lineage: "fork of root via call_f", Seq: 4, Type: "tool/result", Note: "the second"},
 			},
 			Stale:          "playbook.json changed since the recording\nre-record",
 			RuleViolations: []string{"a fork/ scenario needs a fork child\nmore", "a second rule"},
 		}
-		g := harness.GoldenResult{Path: fx.Golden, Message: "the transcript differs from the golden\nthe diff"}
+		g := judge.GoldenResult{Path: fx.Golden, Message: "the transcript differs from the golden\nthe diff"}
 		golden := "a\nb\nc\n"
 		steps := []struct {
 			want string
@@ -343,6 +344,6 @@ var _ = Describe("firstDifference", func() {
 			s.fix()
 		}
 		Expect(firstDifference(o, g, nil)).To(Equal("the transcript differs from the golden"), "without the golden's text, the message's first line")
-		Expect(firstDifference(o, harness.GoldenResult{Path: fx.Golden}, &golden)).To(BeEmpty(), "nothing differs")
+		Expect(firstDifference(o, judge.GoldenResult{Path: fx.Golden}, &golden)).To(BeEmpty(), "nothing differs")
 	})
 })

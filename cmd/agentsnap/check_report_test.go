@@ -8,9 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -24,16 +22,16 @@ func reportTree() string {
 	breakGolden(root)
 	breakLog(root)
 	dir := filepath.Join(root, "fixtures/fork/after-tool-call")
-	b, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+	b, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(string(b)).To(ContainSubstring("Release note: Version v2.4.1 is out now."))
 	proposal := strings.Replace(string(b), "Release note: Version v2.4.1 is out now.", "Release note: PROPOSED-WORDING", 1)
-	Expect(os.WriteFile(filepath.Join(dir, harness.ProposalFile), []byte(proposal), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, fixture.ProposalFile), []byte(proposal), 0o644)).To(Succeed())
 	// The golden differs from the replay too, so check keeps a proposal
 	// (it removes one beside a golden that matches: a stale proposal).
 	golden := strings.Replace(string(b), "Release note: Version v2.4.1 is out now.", "Release note: GOLDEN-WORDING", 1)
-	Expect(os.WriteFile(filepath.Join(dir, scenario.GoldenFile), []byte(golden), 0o644)).To(Succeed())
-	Expect(os.WriteFile(filepath.Join(root, "fixtures/mixed/spawn-then-fork", session.ChildFile(2)), []byte("garbage\n"), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, fixture.GoldenFile), []byte(golden), 0o644)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(root, "fixtures/mixed/spawn-then-fork", fixture.ChildLog(2)), []byte("garbage\n"), 0o644)).To(Succeed())
 	return root
 }
 
@@ -104,7 +102,7 @@ var _ = Describe("agentsnap report", func() {
 		// s1 after-tool-call, s2 codeword, s3 spawn-then-fork, s4 one-child, s5 two-sequential.
 		Expect(divergences(page)).To(ConsistOf("s1", "s2", "s4"))
 		Expect(page).To(ContainSubstring("PROPOSED-WORDING"), "the proposal is the replay side of a pending scenario")
-		Expect(page).To(ContainSubstring("a golden proposal waits for review: " + filepath.Join(root, "fixtures/fork/after-tool-call", harness.ProposalFile)))
+		Expect(page).To(ContainSubstring("a golden proposal waits for review: " + filepath.Join(root, "fixtures/fork/after-tool-call", fixture.ProposalFile)))
 		Expect(page).To(ContainSubstring("go tool agentsnap record " + filepath.Join(root, "fixtures/spawn/one-child")))
 		Expect(page).To(ContainSubstring("go tool agentsnap check --update " + filepath.Join(root, "fixtures/fork/codeword")))
 		Expect(page).To(ContainSubstring("log difference: root (root session): seq 39"), "the most telling line leads")

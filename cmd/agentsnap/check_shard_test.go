@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -44,7 +44,7 @@ func shardOf(shards [][]string) map[string]int {
 var _ = Describe("sharding", func() {
 	DescribeTable("ParseShard takes K/N with 1 <= K <= N",
 		func(s string, k, n int) {
-			gk, gn, err := harness.ParseShard(s)
+			gk, gn, err := fixture.ParseShard(s)
 			Expect(err).NotTo(HaveOccurred())
 			Expect([]int{gk, gn}).To(Equal([]int{k, n}))
 		},
@@ -55,7 +55,7 @@ var _ = Describe("sharding", func() {
 
 	DescribeTable("ParseShard refuses anything else, saying why",
 		func(s, want string) {
-			_, _, err := harness.ParseShard(s)
+			_, _, err := fixture.ParseShard(s)
 			Expect(err).To(MatchError(ContainSubstring(want)))
 			Expect(err).To(MatchError(ContainSubstring("want K/N, such as 1/4 (shard 1 of 4)")))
 		},
@@ -78,7 +78,7 @@ var _ = Describe("sharding", func() {
 			for _, name := range names {
 				in := 0
 				for k := 1; k <= n; k++ {
-					if harness.InShard(name, k, n) {
+					if fixture.InShard(name, k, n) {
 						in++
 						sizes[k-1]++
 					}
@@ -89,18 +89,18 @@ var _ = Describe("sharding", func() {
 				Expect(size).To(BeNumerically(">", 300/n/2), "shard %d/%d holds %d of 300", k+1, n, size)
 			}
 		}
-		Expect(harness.InShard("x/y", 0, 2)).To(BeFalse())
-		Expect(harness.InShard("x/y", 3, 2)).To(BeFalse())
-		Expect(harness.InShard("x/y", 1, 0)).To(BeFalse())
+		Expect(fixture.InShard("x/y", 0, 2)).To(BeFalse())
+		Expect(fixture.InShard("x/y", 3, 2)).To(BeFalse())
+		Expect(fixture.InShard("x/y", 1, 0)).To(BeFalse())
 	})
 
 	It("InShard is FNV-1a of CATEGORY/NAME mod N, as documented, so shards stay put across versions", func() {
 		// fnv32a("fork/codeword") = 74496331, mod 4 = 3: shard 4 of 4.
-		Expect(harness.InShard("fork/codeword", 4, 4)).To(BeTrue())
+		Expect(fixture.InShard("fork/codeword", 4, 4)).To(BeTrue())
 		// fnv32a("spawn/one-child") = 2942761396, mod 4 = 0: shard 1 of 4.
-		Expect(harness.InShard("spawn/one-child", 1, 4)).To(BeTrue())
+		Expect(fixture.InShard("spawn/one-child", 1, 4)).To(BeTrue())
 		// fnv32a("parallel/fan-out") = 3651524145, mod 4 = 1: shard 2 of 4.
-		Expect(harness.InShard("parallel/fan-out", 2, 4)).To(BeTrue())
+		Expect(fixture.InShard("parallel/fan-out", 2, 4)).To(BeTrue())
 	})
 })
 
@@ -117,7 +117,7 @@ var _ = Describe("agentsnap check --shard", func() {
 		before := shardOf(shardNames(root, n))
 		Expect(before).To(HaveLen(len(names)), "the union of the shards is every scenario")
 		for name, k := range before {
-			Expect(harness.InShard(name, k, n)).To(BeTrue(), name)
+			Expect(fixture.InShard(name, k, n)).To(BeTrue(), name)
 		}
 
 		By("adding a scenario")

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -25,7 +25,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL replay$`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+2\s+3\s+ok$`))
 		var rule string
-		for _, cr := range harness.CategoryRules {
+		for _, cr := range judge.CategoryRules {
 			if cr.Category == "spawn" {
 				rule = cr.Requires
 			}
@@ -107,7 +107,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 		var committed, changed []byte
 		BeforeEach(func() {
 			root = fixtureCopy("spawn/one-child")
-			golden = filepath.Join(root, "fixtures/spawn/one-child", scenario.GoldenFile)
+			golden = filepath.Join(root, "fixtures/spawn/one-child", fixture.GoldenFile)
 			var err error
 			committed, err = os.ReadFile(golden)
 			Expect(err).NotTo(HaveOccurred())

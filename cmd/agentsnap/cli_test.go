@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -125,7 +126,7 @@ var _ = Describe("agentsnap new and record", func() {
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("recorded fixtures/fork/x: 2 sessions, 4 model calls"))
 		Expect(r.stderr).To(ContainSubstring("record fork/x: fork child via call_fork_1 (depth 1) turn 2 ended completed"))
-		child, err := session.ReadFile(filepath.Join(dir, "fixtures/fork/x", session.ChildFile(1)))
+		child, err := session.ReadFile(filepath.Join(dir, "fixtures/fork/x", fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(child.Header.SeedLength).To(BeNumerically(">", 0))
 
@@ -166,7 +167,7 @@ var _ = Describe("agentsnap new and record", func() {
 		Expect(r.code).To(Equal(2))
 		Expect(r.stderr).To(ContainSubstring("--live needs the model: give --model M or set AGENTSNAP_MODEL"))
 
-		pb := filepath.Join(dir, "fixtures/fork/x", scenario.PlaybookFile)
+		pb := filepath.Join(dir, "fixtures/fork/x", fixture.PlaybookFile)
 		b, _ := os.ReadFile(pb)
 		Expect(os.WriteFile(pb, []byte(strings.Replace(string(b), `"name": "subagent_fork"`, `"name": ""`, 1)), 0o644)).To(Succeed())
 		r = cli(dir, nil, "record", "fixtures/fork/x")
@@ -185,7 +186,7 @@ var _ = Describe("agentsnap check", func() {
 
 	It("exits 1 and prints the diff and the fixing command when a golden differs", func() {
 		root := fixtureCopy("spawn/one-child", "fork/codeword")
-		golden := filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile)
+		golden := filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile)
 		b, _ := os.ReadFile(golden)
 		Expect(os.WriteFile(golden, []byte(strings.Replace(string(b), "assistant: OK", "assistant: Okay", 1)), 0o644)).To(Succeed())
 		r := cli(root, nil, "check", "fixtures")

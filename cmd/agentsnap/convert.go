@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/open"
@@ -217,9 +218,9 @@ func fileNames(logs []*session.Log) []string {
 		n[l.Header.ID] = i
 	}
 	for i, l := range logs {
-		names[i] = session.RootFile
+		names[i] = fixture.RootLog
 		if k := n[l.Header.ID]; k > 0 {
-			names[i] = session.ChildFile(k)
+			names[i] = fixture.ChildLog(k)
 		}
 	}
 	return names

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence/sqlite"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/session"
@@ -37,14 +38,14 @@ func treeFolder(dir string) string {
 	write := func(name string, lines []string) {
 		Expect(os.WriteFile(filepath.Join(folder, name), []byte(strings.Join(lines, "\n")+"\n"), 0o644)).To(Succeed())
 	}
-	write(session.RootFile, root)
+	write(fixture.RootLog, root)
 	fork := []string{`{"type":"session","version":0,"id":"root/call_f","createdAt":2000,"parentSession":"root","seedLength":9,"origin":"subagent","delegationDepth":1,"parentCallId":"call_f","mode":"fork"}`}
 	fork = append(fork, root[1:]...)
 	fork = append(fork,
 		`{"type":"turn/start","seq":10,"time":2001,"data":{"turn":2,"trigger":"subagent"}}`,
 		`{"type":"turn/end","seq":11,"time":2002,"data":{"turn":2,"reason":{"kind":"completed"}}}`)
-	write(session.ChildFile(1), fork)
-	write(session.ChildFile(2), []string{
+	write(fixture.ChildLog(1), fork)
+	write(fixture.ChildLog(2), []string{
 		`{"type":"session","version":0,"id":"root/call_s","createdAt":3000,"parentSession":"root","origin":"subagent","delegationDepth":1,"parentCallId":"call_s","mode":"spawn"}`,
 		`{"type":"turn/start","seq":0,"time":3001,"data":{"turn":1,"trigger":"subagent"}}`,
 	})
@@ -99,7 +100,7 @@ var _ = Describe("agentsnap convert", func() {
 		Expect(r.stdout).To(ContainSubstring("to folder of JSONL logs"))
 		Expect(logsIn(filepath.Join(dir, "back"))).To(Equal(before))
 
-		raw, err := os.ReadFile(filepath.Join(dir, "back", session.RootFile))
+		raw, err := os.ReadFile(filepath.Join(dir, "back", fixture.RootLog))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(raw)).NotTo(ContainSubstring("text-chunks"), "packed rows are written expanded")
 		Expect(string(raw)).To(ContainSubstring(`{"type":"agent/inbox/spliced","seq":0,"time":1001,"data":{"target":"next-turn","inserted":[]},"ignorable":true}`))
@@ -113,12 +114,12 @@ var _ = Describe("agentsnap convert", func() {
 
 	It("converts one log to a database and back to one log", func() {
 		folder := treeFolder(dir)
-		r := cli(dir, nil, "convert", filepath.Join("tree", session.ChildFile(1)), "one.db")
+		r := cli(dir, nil, "convert", filepath.Join("tree", fixture.ChildLog(1)), "one.db")
 		Expect(r.code).To(Equal(0), r.stderr)
 		r = cli(dir, nil, "convert", "one.db", "one.jsonl")
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("to JSONL log"))
-		want, err := session.ReadFile(filepath.Join(folder, session.ChildFile(1)))
+		want, err := session.ReadFile(filepath.Join(folder, fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		got, err := session.ReadFile(filepath.Join(dir, "one.jsonl"))
 		Expect(err).NotTo(HaveOccurred())
@@ -142,14 +143,14 @@ var _ = Describe("agentsnap convert", func() {
 
 	It("drops a torn last line with a warning", func() {
 		folder := treeFolder(dir)
-		f, err := os.OpenFile(filepath.Join(folder, session.ChildFile(2)), os.O_WRONLY|os.O_APPEND, 0)
+		f, err := os.OpenFile(filepath.Join(folder, fixture.ChildLog(2)), os.O_WRONLY|os.O_APPEND, 0)
 		Expect(err).NotTo(HaveOccurred())
 		_, err = f.WriteString(`{"type":"step/st`)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(f.Close()).To(Succeed())
 		r := cli(dir, nil, "convert", "tree", "tree.db")
 		Expect(r.code).To(Equal(0), r.stderr)
-		Expect(r.stderr).To(Equal("agentsnap convert: warning: " + filepath.Join(folder, session.ChildFile(2)) +
+		Expect(r.stderr).To(Equal("agentsnap convert: warning: " + filepath.Join(folder, fixture.ChildLog(2)) +
 			":3: dropped a torn last line (16 bytes), what a crash in the middle of a write leaves\n"))
 	})
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -91,7 +92,7 @@ func deriveInput(name, path string) error {
 	case err != nil || !st.IsDir():
 		return nil // DeriveFile reports any other problem with the file
 	}
-	example := filepath.Join(name, session.RootFile)
+	example := filepath.Join(name, fixture.RootLog)
 	logs, err := session.FolderLogs(path)
 	if err != nil {
 		return fmt.Errorf("%s is a folder; derive takes one session log file, e.g. %s", name, example)

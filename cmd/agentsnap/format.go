@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/textdiff"
+	"github.com/agentsnap/agentsnap/judge"
 )
 
 // printers are check's output formats: each prints the results to stdout
@@ -187,7 +187,7 @@ func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
 // rule, else the transcript's first changed line against golden — the
 // golden file's text, nil when the golden was missing or the run updated
 // it, and then the golden message's first line.
-func firstDifference(o *harness.Outcome, g harness.GoldenResult, golden *string) string {
+func firstDifference(o *judge.Outcome, g judge.GoldenResult, golden *string) string {
 	switch {
 	case o.Drift != nil:
 		return "request drift: " + o.Drift.String()

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/agentsnap/agentsnap/session"
 )
 
 // logLines builds a log's lines after its header: turns of the given
@@ -59,13 +58,13 @@ func dshFolder() string {
 	root.turn(1, 1)
 	seed := root.seq
 	root.turn(2, 1, "subagent_fork", "subagent_spawn")
-	writeLog(filepath.Join(dir, session.RootFile), `{"type":"session","version":0,"id":"root","createdAt":1}`, &root)
+	writeLog(filepath.Join(dir, fixture.RootLog), `{"type":"session","version":0,"id":"root","createdAt":1}`, &root)
 	fork := logLines{lines: append([]string(nil), root.lines[:seed]...), seq: seed}
 	fork.turn(2, 1)
-	writeLog(filepath.Join(dir, session.ChildFile(1)), fmt.Sprintf(`{"type":"session","version":0,"id":"root/f","createdAt":2,"parentSession":"root","seedLength":%d,"origin":"subagent","delegationDepth":1}`, seed), &fork)
+	writeLog(filepath.Join(dir, fixture.ChildLog(1)), fmt.Sprintf(`{"type":"session","version":0,"id":"root/f","createdAt":2,"parentSession":"root","seedLength":%d,"origin":"subagent","delegationDepth":1}`, seed), &fork)
 	var spawn logLines
 	spawn.turn(1, 1)
-	writeLog(filepath.Join(dir, session.ChildFile(2)), `{"type":"session","version":0,"id":"root/s","createdAt":3,"parentSession":"root","delegationDepth":1}`, &spawn)
+	writeLog(filepath.Join(dir, fixture.ChildLog(2)), `{"type":"session","version":0,"id":"root/s","createdAt":3,"parentSession":"root","delegationDepth":1}`, &spawn)
 	return dir
 }
 

@@ -11,11 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // version is written into recordings.
@@ -122,6 +126,10 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			return fail(e, "record", err)
 		}
 	}
+	if err := referenceOnly(dir); err != nil {
+		return fail(e, "record", err)
+	}
+	opts.Runtime = agent.Reference
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
 	opts.Secrets = keySecrets(e, f.baseURL)
 	if f.prov != "" {
@@ -237,4 +245,21 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 			fmt.Fprintf(e.stdout, "    %s\n", t)
 		}
 	}
+}
+
+// referenceOnly refuses to record, with agentsnap's reference agent, a
+// scenario another runtime recorded: the next replay of the user's
+// runtime would fail on the reference agent's logs. Such a scenario is
+// re-recorded from its test, or by serve for an agent in another process.
+func referenceOnly(dir string) error {
+	sc, err := scenario.Load(dir)
+	if err != nil {
+		return err
+	}
+	rec := sc.Recorded
+	if rec == nil || rec.Runtime == "" || rec.Runtime == agentsnap.ReferenceName {
+		return nil
+	}
+	name := fixture.Name(dir)
+	return fmt.Errorf("%s was recorded with the runtime %q, and agentsnap record records agentsnap's own reference agent only; re-record it the way it was made: from the test that replays it, go test ./YOUR/PACKAGE -record='^%s$' (or AGENTSNAP_RECORD='^%s$'), or, for an agent in another process, go tool agentsnap serve --record --runtime %s %s and run the agent against the URL it prints", dir, rec.Runtime, name, name, rec.Runtime, dir)
 }

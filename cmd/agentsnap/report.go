@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/report"
 )
 
@@ -122,7 +123,7 @@ func writeReport(e *env, path, title string, results []checkResult) error {
 // when the fixture could not be loaded, o when it could not be replayed.
 // A scenario whose replay matches its recording and that has a golden
 // proposal beside its golden is pending, the proposal on the replay side.
-func pageScenario(r *checkResult, fx *harness.Fixture, o *harness.Outcome) *report.Scenario {
+func pageScenario(r *checkResult, fx *fixture.Fixture, o *judge.Outcome) *report.Scenario {
 	sc := &report.Scenario{Name: r.name, Dir: r.dir, Status: r.status, FixCommand: r.fix}
 	// The summary shows the first line of the first problem: lead with
 	// the most telling line rather than the report's title.
@@ -140,7 +141,7 @@ func pageScenario(r *checkResult, fx *harness.Fixture, o *harness.Outcome) *repo
 		sc.GoldenTranscript = string(b)
 	}
 	sc.Replayed, sc.ReplayTranscript = o.Replayed, o.Transcript
-	proposal := harness.ProposalPath(fx.Golden)
+	proposal := fixture.ProposalPath(fx.Golden)
 	if b, err := os.ReadFile(proposal); err == nil && o.Passed() {
 		sc.Status, sc.ReplayTranscript = report.StatusPending, string(b)
 		sc.FixCommand = "go tool agentsnap review " + r.dir

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/judge"
 )
 
 func init() {
@@ -111,12 +111,12 @@ func runReview(ctx context.Context, e *env, args []string) int {
 		if f.format == "json" {
 			fmt.Fprintln(e.stdout, "[]")
 		} else {
-			fmt.Fprintf(e.stdout, "no golden proposals (%s) pending review\n", harness.ProposalFile)
+			fmt.Fprintf(e.stdout, "no golden proposals (%s) pending review\n", fixture.ProposalFile)
 		}
 		return exitOK
 	}
 	if f.accept || interactive {
-		if why := harness.UpdateRefusal(); why != "" {
+		if why := judge.UpdateRefusal(); why != "" {
 			return fail(e, "review", errors.New(why))
 		}
 	}
@@ -145,8 +145,8 @@ func runReview(ctx context.Context, e *env, args []string) int {
 func loadProposals(dirs []string) ([]proposal, error) {
 	var out []proposal
 	for _, dir := range dirs {
-		golden := filepath.Join(dir, scenario.GoldenFile)
-		path := harness.ProposalPath(golden)
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		path := fixture.ProposalPath(golden)
 		next, err := os.ReadFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -158,7 +158,7 @@ func loadProposals(dirs []string) ([]proposal, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		p := proposal{Scenario: harness.Name(dir), Dir: dir, Golden: golden, Proposal: path}
+		p := proposal{Scenario: fixture.Name(dir), Dir: dir, Golden: golden, Proposal: path}
 		p.Sessions, p.Warnings = diffSessions(string(old), string(next))
 		p.Sessions = append([]sessionDiff{}, p.Sessions...)
 		p.Warnings = append([]string{}, p.Warnings...)

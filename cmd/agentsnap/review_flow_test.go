@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -21,17 +21,17 @@ var _ = Describe("changing a playbook answer", func() {
 	It("leaves the golden untouched and a pending proposal, which review --accept makes the golden", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		before, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
-		replaceIn(filepath.Join(dir, scenario.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
+		replaceIn(filepath.Join(dir, fixture.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
 
 		r := cli(root, nil, "record", "fixtures/fork/codeword")
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("the transcript changed: transcript.golden is kept"))
 		Expect(r.stdout).To(ContainSubstring("review it with: go tool agentsnap review fixtures/fork/codeword"))
 		Expect(os.ReadFile(golden)).To(Equal(before), "the golden is untouched")
-		Expect(filepath.Join(dir, scenario.ProposalFile)).To(BeARegularFile())
+		Expect(filepath.Join(dir, fixture.ProposalFile)).To(BeARegularFile())
 
 		r = cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
@@ -40,7 +40,7 @@ var _ = Describe("changing a playbook answer", func() {
 
 		r = cli(root, nil, "review", "--accept", "fixtures")
 		Expect(r.code).To(Equal(0), r.stdout+r.stderr)
-		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(readFile(golden)).To(ContainSubstring("assistant: It is MARMALADE."))
 
 		r = cli(root, nil, "check", "fixtures")
@@ -50,10 +50,10 @@ var _ = Describe("changing a playbook answer", func() {
 	It("replaces the golden at once with --replace-golden", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")
-		replaceIn(filepath.Join(dir, scenario.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
+		replaceIn(filepath.Join(dir, fixture.PlaybookFile), `"text": "MARMALADE"`, `"text": "It is MARMALADE."`)
 		r := cli(root, nil, "record", "fixtures/fork/codeword", "--replace-golden")
 		Expect(r.code).To(Equal(0), r.stderr)
-		Expect(filepath.Join(dir, scenario.ProposalFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.ProposalFile)).NotTo(BeAnExistingFile())
 		Expect(cli(root, nil, "check", "fixtures").code).To(Equal(0))
 	})
 })

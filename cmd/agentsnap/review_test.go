@@ -9,8 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -20,7 +19,7 @@ import (
 // and the proposal's text.
 func propose(root, name string, edit func(string) string) (golden, proposal, text string) {
 	GinkgoHelper()
-	golden = filepath.Join(root, "fixtures", name, scenario.GoldenFile)
+	golden = filepath.Join(root, "fixtures", name, fixture.GoldenFile)
 	b, err := os.ReadFile(golden)
 	Expect(err).NotTo(HaveOccurred())
 	text = edit(string(b))
@@ -70,7 +69,7 @@ var _ = Describe("agentsnap review", func() {
 		root := fixtureCopy("fork/codeword", "spawn/one-child", "spawn/two-sequential")
 		g1, p1, t1 := propose(root, "fork/codeword", codewordJAM)
 		g2, p2, t2 := propose(root, "spawn/one-child", replace("Jupiter", "Saturn"))
-		untouched := readFile(filepath.Join(root, "fixtures/spawn/two-sequential", scenario.GoldenFile))
+		untouched := readFile(filepath.Join(root, "fixtures/spawn/two-sequential", fixture.GoldenFile))
 		r := cli(root, nil, "review", "--accept")
 		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
 		Expect(r.stdout).To(Equal("accepted fork/codeword: " + g1 + " now holds the proposal\naccepted spawn/one-child: " + g2 + " now holds the proposal\n"))
@@ -78,7 +77,7 @@ var _ = Describe("agentsnap review", func() {
 		Expect(readFile(g2)).To(Equal(t2))
 		Expect(p1).NotTo(BeAnExistingFile())
 		Expect(p2).NotTo(BeAnExistingFile())
-		Expect(readFile(filepath.Join(root, "fixtures/spawn/two-sequential", scenario.GoldenFile))).To(Equal(untouched))
+		Expect(readFile(filepath.Join(root, "fixtures/spawn/two-sequential", fixture.GoldenFile))).To(Equal(untouched))
 	})
 
 	It("--reject deletes each proposal and keeps the goldens", func() {
@@ -255,7 +254,7 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 
 	It("check writes one beside a golden that differs and lists it after the table", func() {
 		root := fixtureCopy("fork/codeword", "spawn/one-child")
-		committed := readFile(filepath.Join(root, "fixtures/fork/codeword", scenario.GoldenFile))
+		committed := readFile(filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile))
 		golden := breakGolden(root)
 		r := cli(root, nil, "check")
 		Expect(r.code).To(Equal(exitFail))
@@ -272,14 +271,14 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 		GinkgoT().Setenv("CI", "true")
 		root := fixtureCopy("fork/codeword", "spawn/one-child")
 		golden := breakGolden(root)
-		stale := filepath.Join(root, "fixtures/spawn/one-child", harness.ProposalFile)
+		stale := filepath.Join(root, "fixtures/spawn/one-child", fixture.ProposalFile)
 		Expect(os.WriteFile(stale, []byte("stale\n"), 0o644)).To(Succeed())
 		before := treeDigest(filepath.Join(root, "fixtures"))
 		r := cli(root, nil, "check")
 		Expect(r.code).To(Equal(exitFail))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+4\s+FAIL golden$`))
 		Expect(r.stdout).NotTo(ContainSubstring("golden pending"))
-		Expect(harness.ProposalPath(golden)).NotTo(BeAnExistingFile())
+		Expect(fixture.ProposalPath(golden)).NotTo(BeAnExistingFile())
 		Expect(treeDigest(filepath.Join(root, "fixtures"))).To(Equal(before), "CI checks goldens; it writes no file, proposals included")
 	})
 
@@ -294,7 +293,7 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 
 		fresh := GinkgoT().TempDir()
 		Expect(cli(fresh, nil, "new", "fork/one").code).To(Equal(exitOK))
-		Expect(readFile(filepath.Join(fresh, "fixtures", ".gitignore"))).To(HaveSuffix("\n" + scenario.ProposalPattern + "\n"))
-		Expect(filepath.Match(scenario.ProposalPattern, harness.ProposalFile)).To(BeTrue(), "the pattern ignores the proposal")
+		Expect(readFile(filepath.Join(fresh, "fixtures", ".gitignore"))).To(HaveSuffix("\n" + fixture.ProposalPattern + "\n"))
+		Expect(filepath.Match(fixture.ProposalPattern, fixture.ProposalFile)).To(BeTrue(), "the pattern ignores the proposal")
 	})
 })

@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/fixture"
 )
 
 // findScenarios resolves the DIR arguments (default ./fixtures/...) of
@@ -32,51 +31,10 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 	return dirs, exitOK
 }
 
-// scenarioDirs resolves one argument to scenario folders: the folder
-// itself when it holds scenario.json, else every folder under it that
-// does, skipping folders whose name starts with ".". The argument is
-// followed when it is a symlink; a symlinked folder found under it is an
-// error naming the link (scenario.RefuseLinkedFolder), the rule
-// harness.Discover applies too.
+// scenarioDirs resolves one argument to scenario folders: the one rule
+// of fixture.Discover (the tests' too), after the "..." of a pattern.
 func scenarioDirs(arg string) ([]string, error) {
-	root := strings.TrimSuffix(strings.TrimSuffix(arg, "..."), string(filepath.Separator))
-	if root == "" || root == "." {
-		root = "."
-	}
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; give a scenario folder, a category folder or a fixtures folder", arg)
-	}
-	if _, err := os.Stat(filepath.Join(root, scenario.File)); err == nil {
-		return []string{root}, nil
-	}
-	walkRoot := root
-	if lst, err := os.Lstat(root); err == nil && lst.Mode()&os.ModeSymlink != 0 {
-		walkRoot += string(filepath.Separator) // WalkDir does not follow a symlinked root itself
-	}
-	var out []string
-	err = filepath.WalkDir(walkRoot, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p != walkRoot && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if err := scenario.RefuseLinkedFolder(p, d); err != nil {
-			return err
-		}
-		if !d.IsDir() && d.Name() == scenario.File {
-			out = append(out, filepath.Dir(p))
-		}
-		return nil
-	})
-	return out, err
+	return fixture.Discover(strings.TrimSuffix(strings.TrimSuffix(arg, "..."), string(filepath.Separator)))
 }
 
 // naturalCompare orders paths with their digit runs compared as numbers,

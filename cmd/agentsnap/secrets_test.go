@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/scenario"
-	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -78,7 +78,7 @@ func cliLeak(p cliPlacement, leak leaktest.Leak, flags []string, n int) {
 		Expect(r.code).To(Equal(1), r.stderr)
 		Expect(r.stderr).To(ContainSubstring("refusing to save: a secret appears in the recording: the value of " + p.source + " "))
 		Expect(r.stdout).NotTo(ContainSubstring("recorded"))
-		Expect(filepath.Join(dir, session.RootFile)).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 		if store {
 			Expect(r.stderr).To(ContainSubstring("nothing was kept: the fixture is unchanged, and the 1 session this recording had stored in the side store (none holding the secret) was deleted"))
 			Expect(storedSessions(root, flags[1])).To(BeEmpty())
@@ -96,7 +96,7 @@ func cliLeak(p cliPlacement, leak leaktest.Leak, flags []string, n int) {
 		}
 	default:
 		Expect(r.code).To(Equal(0), r.stderr)
-		Expect(filepath.Join(dir, session.RootFile)).To(BeARegularFile())
+		Expect(filepath.Join(dir, fixture.RootLog)).To(BeARegularFile())
 	}
 }
 
@@ -179,7 +179,7 @@ var _ = Describe("agentsnap serve --record --live against an endpoint that leaks
 			if leak.Streamed() {
 				Expect(code).To(Equal(1))
 				Expect(stderr).To(ContainSubstring("refusing to save: a secret appears in the recording: the value of the key= query parameter of --base-url"))
-				Expect(filepath.Join(dir, session.RootFile)).NotTo(BeAnExistingFile())
+				Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 			}
 		},
 		Entry("in the answer", leaktest.Text, false),

@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/httpguard"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
@@ -211,7 +212,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -224,8 +225,13 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
-	o, err := harness.Replay(ctx, fx, harness.Options{Runtime: rt, FromCLI: true, Logf: logf, Once: true,
-		RecordCommand: fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s (and run the agent against the URL it prints)", arg, rt.name)})
+	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: logf, Once: true, Hints: judge.Hints{Record: func(fx *fixture.Fixture) string {
+		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s", arg, rt.name)
+		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
+			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
+		}
+		return cmd + " (and run the agent against the URL it prints)"
+	}}})
 	if err == nil && rt.calls.Load() == 0 {
 		// The replay then only lists every recorded session as missing.
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed%s; run the agent against the URL serve prints first, then stop serve", fx.Name, rt.refusedNote())
@@ -233,7 +239,7 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
-	g := harness.CompareGolden(o)
+	g := judge.CompareGolden(o)
 	fmt.Fprintln(e.stdout, strings.TrimRight(o.Report(), "\n"))
 	if g.Message != "" {
 		fmt.Fprintf(e.stdout, "\n%s\n", strings.TrimRight(g.Message, "\n"))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -28,7 +29,7 @@ var _ = Describe("agentsnap serve and the agent's calls", func() {
 	})
 
 	It("records nothing, and exits 1, when the agent stops before it sends its tool results", func() {
-		dir := copyFixture(scenario.File, scenario.PlaybookFile)
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
 		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
 		a, prompts := goAgent(s.url, dir)
 		Expect(a.Run(context.Background(), prompts[:1])).To(Succeed())
@@ -54,8 +55,8 @@ var _ = Describe("agentsnap serve and the agent's calls", func() {
 var _ = Describe("agentsnap serve --record --replace-golden", func() {
 	It("replaces a golden the new transcript differs from; without it the golden waits beside a proposal", func() {
 		for _, replace := range []bool{false, true} {
-			dir := copyFixture(scenario.File, scenario.PlaybookFile, scenario.GoldenFile)
-			golden := filepath.Join(dir, scenario.GoldenFile)
+			dir := copyFixture(scenario.File, fixture.PlaybookFile, fixture.GoldenFile)
+			golden := filepath.Join(dir, fixture.GoldenFile)
 			Expect(os.WriteFile(golden, []byte("a stale golden\n"), 0o644)).To(Succeed())
 			args := []string{"serve", dir, "--record", "--runtime", "go-agent"}
 			if replace {
@@ -69,7 +70,7 @@ var _ = Describe("agentsnap serve --record --replace-golden", func() {
 			Expect(err).NotTo(HaveOccurred())
 			_, perr := os.Stat(golden + ".new")
 			if replace {
-				Expect(string(b)).To(Equal(readFile(filepath.Join(serveFixture, scenario.GoldenFile))))
+				Expect(string(b)).To(Equal(readFile(filepath.Join(serveFixture, fixture.GoldenFile))))
 				Expect(perr).To(MatchError(os.ErrNotExist))
 			} else {
 				Expect(string(b)).To(Equal("a stale golden\n"))

@@ -129,10 +129,12 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 			w.Header().Set("Content-Type", "text/event-stream")
 			chunk := "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"" + strings.Repeat("la", 32<<10) + "\"}}]}\n\n"
 			if !strings.Contains(string(b), "Go on.") {
-				// The root's model: a few chunks, then it stops mid-answer.
+				// The root's model: a few chunks and the start of the call
+				// that creates the child, then it stops mid-answer.
 				for range 3 {
 					io.WriteString(w, chunk)
 				}
+				io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"subagent_spawn\",\"arguments\":\"\"}}]}}]}\n\n")
 				w.(http.Flusher).Flush()
 				close(rootStreaming)
 				<-r.Context().Done()
@@ -160,7 +162,16 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 		resp, err := http.ReadResponse(reading, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.StatusCode).To(Equal(http.StatusOK))
-		go func() { _, _ = io.Copy(io.Discard, resp.Body) }()
+		// Once the root's client has read the call, its child may name it.
+		body := bufio.NewReader(resp.Body)
+		for {
+			line, err := body.ReadString('\n')
+			Expect(err).NotTo(HaveOccurred())
+			if strings.Contains(line, `"call_1"`) {
+				break
+			}
+		}
+		go func() { _, _ = io.Copy(io.Discard, body) }()
 		Eventually(rootStreaming).Should(BeClosed())
 		// The child's client never reads.
 		p.dial(withHeaders(`{"model":"m","stream":true,"messages":[{"role":"user","content":"Go on."}]}`,

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -151,13 +151,13 @@ var _ = Describe("agentsnap serve", func() {
 	})
 
 	It("records the agent's fixture from the playbook, byte for byte as committed", func() {
-		dir := copyFixture(scenario.File, scenario.PlaybookFile)
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
 		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
 		Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(0), out+stderr)
 		Expect(out).To(HavePrefix("recorded " + dir + ": 3 sessions, 6 model calls\n"))
-		for _, name := range []string{scenario.File, "session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{scenario.File, "session.jsonl", "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 			Expect(readFile(filepath.Join(dir, name))).To(Equal(readFile(filepath.Join(serveFixture, name))), name)
 		}
 	})
@@ -168,7 +168,7 @@ var _ = Describe("agentsnap serve", func() {
 		code, _, stderr := s.stop()
 		Expect(code).To(Equal(1))
 		Expect(stderr).To(ContainSubstring("the fixture is unchanged"))
-		for _, name := range []string{scenario.File, "session.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{scenario.File, "session.jsonl", fixture.GoldenFile} {
 			Expect(readFile(filepath.Join(dir, name))).To(Equal(readFile(filepath.Join(serveFixture, name))), name)
 		}
 	})
@@ -200,7 +200,7 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(models).To(Equal([]string{"real-model"}))
 		Expect(auth).To(Equal([]string{"Bearer " + key}))
 		mu.Unlock()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded).To(HaveField("Model", "real-model"))
 		Expect(fx.Scenario.Recorded).To(HaveField("Runtime", "go-agent"))

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 )
 
 // shard is the part of the scenarios one CI job checks: shard k of n, or
@@ -15,11 +15,11 @@ func parseShardFlag(s string) (shard, error) {
 	if s == "" {
 		return shard{}, nil
 	}
-	k, n, err := harness.ParseShard(s)
+	k, n, err := fixture.ParseShard(s)
 	return shard{k, n}, err
 }
 
-// filter keeps the scenario folders of the shard (harness.InShard of
+// filter keeps the scenario folders of the shard (fixture.InShard of
 // CATEGORY/NAME), in their order. A shard that holds none of them is
 // legitimate — N jobs over fewer scenarios — and is said on stderr.
 func (s shard) filter(e *env, name string, dirs []string) []string {
@@ -28,7 +28,7 @@ func (s shard) filter(e *env, name string, dirs []string) []string {
 	}
 	var out []string
 	for _, d := range dirs {
-		if harness.InShard(harness.Name(d), s.k, s.n) {
+		if fixture.InShard(fixture.Name(d), s.k, s.n) {
 			out = append(out, d)
 		}
 	}

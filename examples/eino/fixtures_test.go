@@ -5,7 +5,9 @@ import (
 	"errors"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -29,14 +31,14 @@ func fixtures() []string {
 // entries returns one table entry per fixture, named CATEGORY/NAME, that
 // keep accepts (every fixture for nil). A fixture that does not load is
 // left to the replay table, which says why.
-func entries(keep func(*harness.Fixture) bool) []TableEntry {
+func entries(keep func(*fixture.Fixture) bool) []TableEntry {
 	var out []TableEntry
 	for _, dir := range fixtures() {
 		if keep == nil {
 			out = append(out, Entry(harness.Name(dir), dir))
 			continue
 		}
-		if fx, err := harness.LoadFixture(dir); err == nil && keep(fx) {
+		if fx, err := fixture.Load(dir); err == nil && keep(fx) {
 			out = append(out, Entry(fx.Name, dir))
 		}
 	}
@@ -44,8 +46,8 @@ func entries(keep func(*harness.Fixture) bool) []TableEntry {
 }
 
 // withLog accepts a fixture with a session log that keep accepts.
-func withLog(keep func(*session.Log) bool) func(*harness.Fixture) bool {
-	return func(fx *harness.Fixture) bool {
+func withLog(keep func(*session.Log) bool) func(*fixture.Fixture) bool {
+	return func(fx *fixture.Fixture) bool {
 		for _, l := range fx.Logs {
 			if keep(l) {
 				return true
@@ -57,7 +59,7 @@ func withLog(keep func(*session.Log) bool) func(*harness.Fixture) bool {
 
 // parallel accepts a fixture in which one answer creates two children or
 // more: Eino runs that step's tool calls at once.
-func parallel(fx *harness.Fixture) bool {
+func parallel(fx *fixture.Fixture) bool {
 	creators := map[string]bool{} // "session callID" of every child's creating call
 	for _, l := range fx.Logs[1:] {
 		creators[l.Header.ParentSession+" "+l.Header.ParentCallID] = true
@@ -144,7 +146,7 @@ var _ = Describe("the desk's fixtures", func() {
 
 	DescribeTable("record the critic with the parent's completed turns as its seed, and its first request as Eino sent it: \"For context:\" user messages",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			for _, child := range fx.Logs {
 				if !seededFork(child) {
@@ -193,7 +195,7 @@ var _ = Describe("the desk's fixtures", func() {
 
 	DescribeTable("a fork fixture fails without the seed slice, naming the critic, and passes with it",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			var forks []string
 			for _, l := range fx.Logs {
@@ -205,7 +207,7 @@ var _ = Describe("the desk's fixtures", func() {
 			Expect(forks[0]).To(HavePrefix("root/call_"))
 
 			By("deriving the critic's script from its whole log, inherited prefix included")
-			broken, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: runtime, Deriver: ignoreSeed})
+			broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: runtime, Deriver: ignoreSeed})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken.Passed()).To(BeFalse())
 			diagnosis := errors.Join(append(broken.RunErrors, broken.Consumption)...)
@@ -213,7 +215,7 @@ var _ = Describe("the desk's fixtures", func() {
 			Expect(broken.Report()).To(ContainSubstring(forks[0]), "the report names the critic's session")
 
 			By("deriving it from its own events only")
-			fixed, err := harness.Replay(context.Background(), fx, opts)
+			fixed, err := judge.Replay(context.Background(), fx, opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fixed).To(harness.MatchRecording())
 		},
@@ -226,10 +228,10 @@ var _ = Describe("the desk's fixtures", func() {
 
 	DescribeTable("replay the same whatever order Eino's parallel tool calls run in",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			for range 20 {
-				o, err := harness.Replay(context.Background(), fx, opts)
+				o, err := judge.Replay(context.Background(), fx, opts)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(o).To(harness.MatchRecording())
 			}

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/cloudwego/eino-ext/components/model/openai"
 	. "github.com/onsi/ginkgo/v2"
@@ -38,9 +40,9 @@ func edit(path, old, new string) {
 
 // replay replays the fixture in dir with o.
 func replay(dir string, o harness.Options) *harness.Outcome {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	out, err := harness.Replay(context.Background(), fx, o)
+	out, err := judge.Replay(context.Background(), fx, o)
 	Expect(err).NotTo(HaveOccurred())
 	return out
 }
@@ -57,7 +59,7 @@ var _ = Describe("changing the agent or the golden", func() {
 	It("shows drift at the first call when the shop in scenario.json changes the system prompt, and refuses to update the golden from it", func() {
 		dir := copyFixture(mixed)
 		edit(filepath.Join(dir, scenario.File), `"shop": "Folio Books"`, `"shop": "Quarto Books"`)
-		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 
 		o := replay(dir, opts)
@@ -68,10 +70,10 @@ var _ = Describe("changing the agent or the golden", func() {
 		Expect(o.Drift.String()).To(ContainSubstring("the system prompt changed"))
 		Expect(o.Report()).To(ContainSubstring("the system prompt changed"))
 
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeFalse())
 		Expect(res.Message).To(ContainSubstring("the replay itself fails"))
-		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal(golden), "the golden is untouched")
+		Expect(os.ReadFile(filepath.Join(dir, fixture.GoldenFile))).To(Equal(golden), "the golden is untouched")
 	})
 
 	It("names a changed chat-model setting (temperature, from scenario.json in the recording) with both values", func() {
@@ -84,21 +86,21 @@ var _ = Describe("changing the agent or the golden", func() {
 
 	It("rewrites an edited golden from a replay that matches its recording (what -update does)", func() {
 		dir := copyFixture(mixed)
-		path := filepath.Join(dir, scenario.GoldenFile)
+		path := filepath.Join(dir, fixture.GoldenFile)
 		original, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		edit(path, "assistant: Solaris: 1 in stock, 9.90 EUR.", "assistant: Solaris: sold out.")
 
 		o := replay(dir, opts)
 		Expect(o).To(harness.MatchRecording())
-		cmp := harness.CompareGolden(o)
+		cmp := judge.CompareGolden(o)
 		Expect(cmp.Message).To(ContainSubstring("-    assistant: Solaris: sold out."))
 		Expect(cmp.Message).To(ContainSubstring("+    assistant: Solaris: 1 in stock, 9.90 EUR."))
 
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Message).To(BeEmpty())
 		Expect(res.Updated).To(BeTrue())
 		Expect(os.ReadFile(path)).To(Equal(original), "the golden is the recording's transcript again")
-		Expect(harness.CompareGolden(replay(dir, opts)).Message).To(BeEmpty())
+		Expect(judge.CompareGolden(replay(dir, opts)).Message).To(BeEmpty())
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -98,7 +99,7 @@ var _ = Describe("naming the helpers' sessions", func() {
 		By("the scouts: each one's first request is the request argument of one open call")
 		dir := copyAuthored(root + "/parallel/two-scouts")
 		Expect(recordWith(dir, infer)).To(Succeed())
-		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 			inferred, err := os.ReadFile(filepath.Join(dir, name))
 			Expect(err).NotTo(HaveOccurred())
 			tagged, err := os.ReadFile(filepath.Join(root, "parallel/two-scouts", name))
@@ -147,10 +148,10 @@ var _ = Describe("a handoff to the cashier (adk.SetSubAgents, transfer_to_agent)
 		Expect(msgs[6].Content).To(Equal("For context: [folio] called tool: `transfer_to_agent` with arguments: {\"agent_name\":\"cashier\"}."))
 
 		By("what the log holds: one session, the transfer answered by an error result, the rewrite as a history/replace, the cashier's steps under its own prompt")
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(1), "a handoff creates no child")
-		b, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		b, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 		golden := string(b)
 		Expect(golden).To(ContainSubstring("result call_to_cashier (error): agentsnap: the agent's next request sent no result for this call"))

@@ -14,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -205,7 +207,7 @@ var _ = Describe("recording the desk live", func() {
 
 		By("replaying with the endpoint gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal("eino"))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
@@ -219,7 +221,7 @@ var _ = Describe("recording the desk live", func() {
 		}
 		Expect(modes).To(Equal(map[string]session.Mode{"call_live_scout": session.ModeSpawn, "call_live_critic": session.ModeFork}))
 
-		o, err := harness.Replay(context.Background(), fx, opts)
+		o, err := judge.Replay(context.Background(), fx, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))

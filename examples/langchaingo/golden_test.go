@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,9 +38,9 @@ func edit(path, old, new string) {
 }
 
 func replay(dir string) *harness.Outcome {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, opts)
+	o, err := judge.Replay(context.Background(), fx, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return o
 }
@@ -55,7 +57,7 @@ var _ = Describe("changing the desk or the golden", func() {
 	It("shows drift at the first call when the system prompt in scenario.json changes, and refuses to update the golden from it", func() {
 		dir := copyFixture(mixed)
 		edit(filepath.Join(dir, scenario.File), "You are Harbor, the terse", "You are Harbor, the chatty")
-		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 
 		o := replay(dir)
@@ -66,10 +68,10 @@ var _ = Describe("changing the desk or the golden", func() {
 		Expect(o.Drift.String()).To(ContainSubstring("the system prompt changed"))
 		Expect(o.Report()).To(ContainSubstring("the system prompt changed"))
 
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeFalse())
 		Expect(res.Message).To(ContainSubstring("the replay itself fails"))
-		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal(golden), "the golden is untouched")
+		Expect(os.ReadFile(filepath.Join(dir, fixture.GoldenFile))).To(Equal(golden), "the golden is untouched")
 	})
 
 	It("names the setting when the temperature the desk passes with chains.WithTemperature changes", func() {
@@ -86,7 +88,7 @@ var _ = Describe("changing the desk or the golden", func() {
 
 	It("rewrites an edited golden from a replay that matches its recording, under -update (AGENTSNAP_UPDATE=1) only", func() {
 		dir := copyFixture(mixed)
-		path := filepath.Join(dir, scenario.GoldenFile)
+		path := filepath.Join(dir, fixture.GoldenFile)
 		original, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		edit(path, "assistant: 3.6 times the allowed error rate.", "assistant: 2.6 times the allowed error rate.")
@@ -95,7 +97,7 @@ var _ = Describe("changing the desk or the golden", func() {
 		GinkgoT().Setenv("AGENTSNAP_UPDATE", "")
 		o := harness.Run(GinkgoTB(), dir, opts)
 		Expect(o).To(harness.MatchRecording())
-		cmp := harness.CompareGolden(o)
+		cmp := judge.CompareGolden(o)
 		Expect(cmp.Message).To(And(
 			ContainSubstring("-    assistant: 2.6 times the allowed error rate."),
 			ContainSubstring("+    assistant: 3.6 times the allowed error rate."),
@@ -111,7 +113,7 @@ var _ = Describe("changing the desk or the golden", func() {
 		Expect(os.ReadFile(path)).To(Equal(original), "the golden is the recording's transcript again")
 
 		GinkgoT().Setenv("AGENTSNAP_UPDATE", "")
-		Expect(harness.CompareGolden(replay(dir)).Message).To(BeEmpty())
+		Expect(judge.CompareGolden(replay(dir)).Message).To(BeEmpty())
 	})
 })
 

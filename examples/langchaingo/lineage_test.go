@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/wire"
@@ -20,9 +22,9 @@ var explicitRuntime = wire.Runtime("langchaingo-opsdesk", deskRun())
 
 var _ = Describe("telling the desk's children apart", func() {
 	It("needs wire.InferLineage: without it the researcher's first call is taken for the desk's, and refused naming the option", func() {
-		fx, err := harness.LoadFixture(root + "/spawn/researcher")
+		fx, err := fixture.Load(root + "/spawn/researcher")
 		Expect(err).NotTo(HaveOccurred())
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: explicitRuntime})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: explicitRuntime})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Passed()).To(BeFalse())
 		Expect(errors.Join(o.RunErrors...)).To(MatchError(And(
@@ -39,7 +41,7 @@ var _ = Describe("telling the desk's children apart", func() {
   "prompts": ["Check checkout, and have a researcher say whether checkout latency is within 500 ms."],
   "agent": {"system": "You are Harbor."}
 }`), 0o644)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(dir, scenario.PlaybookFile), []byte(`{"sessions": {
+		Expect(os.WriteFile(filepath.Join(dir, fixture.PlaybookFile), []byte(`{"sessions": {
   "root": [
     {"toolCalls": [
       {"id": "call_checkout", "name": "service_status", "arguments": {"__arg1": "checkout"}},
@@ -57,7 +59,7 @@ var _ = Describe("telling the desk's children apart", func() {
 			ContainSubstring("the prompt \"Is the checkout p95 latency within 500 ms?\" of a new session is in the arguments of 2 open tool calls (root call_checkout, root call_ask)"),
 			ContainSubstring("wire.Spawn(ctx, callID)"),
 		)))
-		_, err = os.Stat(filepath.Join(dir, scenario.GoldenFile))
+		_, err = os.Stat(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).To(MatchError(os.ErrNotExist), "nothing was recorded")
 	})
 })

@@ -13,8 +13,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/harness/tree"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -189,13 +191,13 @@ var _ = Describe("recording the desk live", func() {
 
 		By("replaying with the endpoint gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal("langchaingo-opsdesk"))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
 		Expect(fx.Scenario.Recorded.Model).To(Equal("fake-model"))
 
-		o, err := harness.Replay(context.Background(), fx, opts)
+		o, err := judge.Replay(context.Background(), fx, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))

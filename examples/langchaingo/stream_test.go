@@ -4,7 +4,9 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,9 +21,9 @@ var _ = Describe("the desk streaming its answers", func() {
 			return nil
 		})), wire.InferLineage())
 		for _, dir := range fixtures() {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
-			o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: streaming})
+			o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: streaming})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording(), fx.Name)
 		}

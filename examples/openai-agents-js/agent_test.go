@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -54,7 +55,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		func(dir string) {
 			recordIfAsked(ctx, dir)
 			code, verdict := run(ctx, nil, dir, dir)
-			if code != 0 && harness.UpdateRequested() && exists(filepath.Join(dir, scenario.ProposalFile)) {
+			if code != 0 && harness.UpdateRequested() && exists(filepath.Join(dir, fixture.ProposalFile)) {
 				accept(ctx, dir) // -update: the replay matched, only the golden differed
 				code, verdict = run(ctx, nil, dir, dir)
 			}
@@ -65,11 +66,11 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 	)
 
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their tool calls; the handoff in the same session", func() {
-		dir := copyFixture(parallel, scenario.File, scenario.PlaybookFile)
+		dir := copyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		code, verdict := run(ctx, nil, dir, dir, "--record")
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(ContainSubstring("recorded " + dir + ": 3 sessions, 8 model calls"))
-		for _, name := range []string{scenario.File, session.RootFile, "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{scenario.File, fixture.RootLog, "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 			want, err := os.ReadFile(filepath.Join(parallel, name))
 			Expect(err).NotTo(HaveOccurred())
 			got, err := os.ReadFile(filepath.Join(dir, name))
@@ -77,7 +78,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 			Expect(string(got)).To(Equal(string(want)), "%s differs from the committed fixture", name)
 		}
 
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(3), "the root and one child per research call; the writer is no session of its own")
 		for i, call := range []string{"call_research_24", "call_research_25"} {
@@ -121,7 +122,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 
 	It("updates a golden the way -update does: the replay proposes the transcript, review --accept takes it", func() {
 		dir := copyFixture(parallel)
-		golden := filepath.Join(dir, scenario.GoldenFile)
+		golden := filepath.Join(dir, fixture.GoldenFile)
 		want, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		stale := bytes.Replace(want, []byte("v2.5 drops the legacy v1 API."), []byte("v2.5 drops nothing."), 1)
@@ -134,7 +135,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("the transcript differs from " + golden))
 		Expect(verdict).To(ContainSubstring("-    assistant: v2.5 drops nothing.\n+    assistant: v2.5 drops the legacy v1 API."))
-		proposal, err := os.ReadFile(filepath.Join(dir, scenario.ProposalFile))
+		proposal, err := os.ReadFile(filepath.Join(dir, fixture.ProposalFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(proposal)).To(Equal(string(want)), "the proposal is the replay's transcript")
 		Expect(verdict).To(ContainSubstring("go tool agentsnap review " + dir))
@@ -145,7 +146,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		got, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(got)).To(Equal(string(want)))
-		Expect(exists(filepath.Join(dir, scenario.ProposalFile))).To(BeFalse())
+		Expect(exists(filepath.Join(dir, fixture.ProposalFile))).To(BeFalse())
 
 		code, verdict = run(ctx, dev, dir, dir)
 		Expect(code).To(Equal(0), verdict)
@@ -194,7 +195,7 @@ var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
 
 	It("records and replays with --lineage=infer: each researcher's prompt is its call's input", func(ctx SpecContext) {
 		script := withoutLineage()
-		dir := copyFixture(parallel, scenario.File, scenario.PlaybookFile)
+		dir := copyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		for _, args := range [][]string{{"--record", "--lineage=infer"}, nil} {
 			s := serve(ctx, nil, append([]string{dir, "--runtime", runtimeName}, args...)...)
 			out, err := exec.CommandContext(ctx, "node", script, s.url, dir).CombinedOutput()
@@ -202,10 +203,10 @@ var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
 			Expect(err).NotTo(HaveOccurred(), "node %s:\n%s\nagentsnap serve:\n%s", script, out, verdict)
 			Expect(code).To(Equal(0), verdict)
 		}
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Lineage).To(Equal("infer"))
-		for _, name := range []string{session.RootFile, "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+		for _, name := range []string{fixture.RootLog, "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 			want, err := os.ReadFile(filepath.Join(parallel, name))
 			Expect(err).NotTo(HaveOccurred())
 			got, err := os.ReadFile(filepath.Join(dir, name))

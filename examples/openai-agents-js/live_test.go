@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -152,7 +152,7 @@ var _ = Describe("recording the OpenAI Agents SDK agent live", Label("node"), fu
 
 		By("replaying with the server gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal(runtimeName))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
@@ -162,7 +162,7 @@ var _ = Describe("recording the OpenAI Agents SDK agent live", Label("node"), fu
 			calls[l.Header.ParentCallID] = l.Header.Mode
 		}
 		Expect(calls).To(Equal(map[string]session.Mode{"call_live_24": session.ModeSpawn, "call_live_25": session.ModeSpawn}))
-		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(golden)).To(ContainSubstring("call call_live_handoff transfer_to_Writer {}"))
 		Expect(string(golden)).To(ContainSubstring("assistant: Meet v2.5: offline mode and faster sync. The v1 API is gone."))

@@ -12,7 +12,9 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/examples/ownloop"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -26,7 +28,7 @@ var _ = Describe("a user's cancel (errors/user-cancel)", func() {
 	dir := filepath.Join(root, "errors", "user-cancel")
 
 	It("is recorded as dsh records it: chunks with no finish, then the turn ends aborted", func() {
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		var turn2 []string
 		for _, e := range fx.Logs[0].Events {
@@ -48,7 +50,7 @@ var _ = Describe("a user's cancel (errors/user-cancel)", func() {
 	})
 
 	It("derives to a hang entry, which the replay cancels where the recording did", func() {
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		script, err := fakellm.DeriveLog(fx.Logs[0], fakellm.DeriveOptions{})
 		Expect(err).NotTo(HaveOccurred())
@@ -72,11 +74,11 @@ var _ = Describe("a user's cancel (errors/user-cancel)", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(b)).To(ContainSubstring(`"turnTimeout": "500ms"`))
 		Expect(os.WriteFile(path, []byte(strings.Replace(string(b), `"turnTimeout": "500ms"`, `"turnTimeout": "1h"`, 1)), 0o644)).To(Succeed())
-		fx, err := harness.LoadFixture(cp)
+		fx, err := fixture.Load(cp)
 		Expect(err).NotTo(HaveOccurred())
 		within, cancel := context.WithTimeout(ctx, time.Minute) // a real wait would fail here, saying what it waits for
 		defer cancel()
-		o, err := harness.Replay(within, fx, opts)
+		o, err := judge.Replay(within, fx, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/examples/ownloop"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -91,7 +92,7 @@ var _ = Describe("the delegations of one step", func() {
 		dir := filepath.Join(root, "spawn", "two-helpers")
 		sc, err := scenario.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		pb, err := playbook.Load(filepath.Join(dir, scenario.PlaybookFile))
+		pb, err := playbook.Load(filepath.Join(dir, fixture.PlaybookFile))
 		Expect(err).NotTo(HaveOccurred())
 		// The helper of the second call is answered first.
 		b := newBarrier(playbook.NewDriver(pb, "playbook.json"), "call_words", "call_price")

@@ -6,7 +6,9 @@ import (
 
 	"github.com/agentsnap/agentsnap/examples/ownloop"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -38,7 +40,7 @@ func entries(keep func(*session.Log) bool) []TableEntry {
 			out = append(out, Entry(harness.Name(dir), dir))
 			continue
 		}
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		if err != nil {
 			continue
 		}
@@ -77,7 +79,7 @@ var _ = Describe("ownloop's fixtures", func() {
 
 	DescribeTable("a fork fixture fails without the seed slice, naming the fork child, and passes with it",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			var forks []string
 			for _, l := range fx.Logs {
@@ -88,7 +90,7 @@ var _ = Describe("ownloop's fixtures", func() {
 			Expect(forks).NotTo(BeEmpty())
 
 			By("deriving the child's script from its whole log, inherited prefix included")
-			broken, err := harness.Replay(context.Background(), fx, harness.Options{
+			broken, err := judge.Replay(context.Background(), fx, harness.Options{
 				Runtime: ownloop.Runtime{},
 				Deriver: func(l *session.Log) (*fakellm.Script, error) {
 					return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
@@ -102,7 +104,7 @@ var _ = Describe("ownloop's fixtures", func() {
 			Expect(broken.Report()).To(ContainSubstring(forks[0]))
 
 			By("deriving it from its own events only")
-			fixed, err := harness.Replay(context.Background(), fx, opts)
+			fixed, err := judge.Replay(context.Background(), fx, opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fixed).To(harness.MatchRecording())
 		},

@@ -12,7 +12,9 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap/examples/ownloop"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -135,7 +137,7 @@ var _ = Describe("recording ownloop live", func() {
 
 		By("replaying with the endpoint gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal(ownloop.Name))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
@@ -143,7 +145,7 @@ var _ = Describe("recording ownloop live", func() {
 		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
 		Expect(fx.Logs[1].Header.SeedLength).To(BeNumerically(">", 0))
 
-		o, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: ownloop.Runtime{}})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: ownloop.Runtime{}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))

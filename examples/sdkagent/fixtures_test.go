@@ -5,7 +5,9 @@ import (
 	"errors"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -37,7 +39,7 @@ func entries(keep func(*session.Log) bool) []TableEntry {
 			out = append(out, Entry(harness.Name(dir), dir))
 			continue
 		}
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		if err != nil {
 			continue
 		}
@@ -90,7 +92,7 @@ var _ = Describe("sdkagent's fixtures", func() {
 
 	DescribeTable("a fork fixture fails without the seed slice, naming the fork child, and passes with it",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			var forks []string
 			for _, l := range fx.Logs {
@@ -101,7 +103,7 @@ var _ = Describe("sdkagent's fixtures", func() {
 			Expect(forks).NotTo(BeEmpty())
 
 			By("deriving the child's script from its whole log, inherited prefix included")
-			broken, err := harness.Replay(context.Background(), fx, harness.Options{Runtime: runtime, Deriver: ignoreSeed})
+			broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: runtime, Deriver: ignoreSeed})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken.Passed()).To(BeFalse())
 			diagnosis := errors.Join(append(broken.RunErrors, broken.Consumption)...)
@@ -109,7 +111,7 @@ var _ = Describe("sdkagent's fixtures", func() {
 			Expect(broken.Report()).To(ContainSubstring(forks[0]), "the report names the fork child")
 
 			By("deriving it from its own events only")
-			fixed, err := harness.Replay(context.Background(), fx, opts)
+			fixed, err := judge.Replay(context.Background(), fx, opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fixed).To(harness.MatchRecording())
 		},

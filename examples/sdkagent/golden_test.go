@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,9 +38,9 @@ func edit(path, old, new string) {
 }
 
 func replay(dir string) *harness.Outcome {
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, opts)
+	o, err := judge.Replay(context.Background(), fx, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return o
 }
@@ -55,7 +57,7 @@ var _ = Describe("changing the agent or the golden", func() {
 	It("shows drift at the first call when the system prompt in scenario.json changes, and refuses to update the golden from it", func() {
 		dir := copyFixture(mixed)
 		edit(filepath.Join(dir, scenario.File), "You are Compass, the terse", "You are Compass, the chatty")
-		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 
 		o := replay(dir)
@@ -66,29 +68,29 @@ var _ = Describe("changing the agent or the golden", func() {
 		Expect(o.Drift.String()).To(ContainSubstring("the system prompt changed"))
 		Expect(o.Report()).To(ContainSubstring("the system prompt changed"))
 
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeFalse())
 		Expect(res.Message).To(ContainSubstring("the replay itself fails"))
-		Expect(os.ReadFile(filepath.Join(dir, scenario.GoldenFile))).To(Equal(golden), "the golden is untouched")
+		Expect(os.ReadFile(filepath.Join(dir, fixture.GoldenFile))).To(Equal(golden), "the golden is untouched")
 	})
 
 	It("rewrites an edited golden from a replay that matches its recording (what -update does)", func() {
 		dir := copyFixture(mixed)
-		path := filepath.Join(dir, scenario.GoldenFile)
+		path := filepath.Join(dir, fixture.GoldenFile)
 		original, err := os.ReadFile(path)
 		Expect(err).NotTo(HaveOccurred())
 		edit(path, "assistant: 400 EUR each.", "assistant: 300 EUR each.")
 
 		o := replay(dir)
 		Expect(o).To(harness.MatchRecording())
-		cmp := harness.CompareGolden(o)
+		cmp := judge.CompareGolden(o)
 		Expect(cmp.Message).To(ContainSubstring("-    assistant: 300 EUR each."))
 		Expect(cmp.Message).To(ContainSubstring("+    assistant: 400 EUR each."))
 
-		res := harness.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
 		Expect(res.Message).To(BeEmpty())
 		Expect(res.Updated).To(BeTrue())
 		Expect(os.ReadFile(path)).To(Equal(original), "the golden is the recording's transcript again")
-		Expect(harness.CompareGolden(replay(dir)).Message).To(BeEmpty())
+		Expect(judge.CompareGolden(replay(dir)).Message).To(BeEmpty())
 	})
 })

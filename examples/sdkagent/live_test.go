@@ -13,7 +13,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -161,7 +163,7 @@ var _ = Describe("recording sdkagent live", func() {
 
 		By("replaying with the endpoint gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal("sdkagent"))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
@@ -175,7 +177,7 @@ var _ = Describe("recording sdkagent live", func() {
 		}
 		Expect(modes).To(Equal(map[string]session.Mode{"call_live_zurich": session.ModeSpawn, "call_live_split": session.ModeFork}))
 
-		o, err := harness.Replay(context.Background(), fx, opts)
+		o, err := judge.Replay(context.Background(), fx, opts)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))

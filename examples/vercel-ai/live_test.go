@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -151,7 +151,7 @@ var _ = Describe("recording the Vercel AI SDK agent live", Label("node"), func()
 
 		By("replaying with the server gone")
 		server.Close()
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal(runtimeName))
 		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
@@ -161,7 +161,7 @@ var _ = Describe("recording the Vercel AI SDK agent live", Label("node"), func()
 			calls[l.Header.ParentCallID] = l.Header.Mode
 		}
 		Expect(calls).To(Equal(map[string]session.Mode{"call_live_24": session.ModeSpawn, "call_live_25": session.ModeSpawn}))
-		golden, err := os.ReadFile(filepath.Join(dir, scenario.GoldenFile))
+		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(golden)).To(ContainSubstring("result call_live_notes_25: v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API."))
 		Expect(string(golden)).To(ContainSubstring("assistant: v2.4 brought SSO and audit export; v2.5 brings offline mode and drops the v1 API."))

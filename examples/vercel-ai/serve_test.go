@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -194,7 +194,7 @@ func recordIfAsked(ctx context.Context, dir string) {
 	code, verdict := run(ctx, nil, dir, dir, append([]string{"--record"}, args...)...)
 	Expect(code).To(Equal(0), verdict)
 	GinkgoWriter.Print(verdict)
-	if harness.UpdateRequested() && exists(filepath.Join(dir, scenario.ProposalFile)) {
+	if harness.UpdateRequested() && exists(filepath.Join(dir, fixture.ProposalFile)) {
 		accept(ctx, dir)
 	}
 }
@@ -207,7 +207,7 @@ func copyFixture(dir string, names ...string) string {
 	ents, err := os.ReadDir(dir)
 	Expect(err).NotTo(HaveOccurred())
 	for _, e := range ents {
-		if e.IsDir() || (len(names) > 0 && !slices.Contains(names, e.Name())) || e.Name() == scenario.ProposalFile {
+		if e.IsDir() || (len(names) > 0 && !slices.Contains(names, e.Name())) || e.Name() == fixture.ProposalFile {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))

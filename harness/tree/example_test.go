@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/harness/tree"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/onsi/gomega"
 )
 
@@ -14,11 +17,11 @@ import (
 // calls in order with their arguments, the model calls of a child and the
 // tokens spent. The last assertion fails and prints its message.
 func Example() {
-	fx, err := harness.LoadFixture("../../fixtures/billing/refund-flow")
+	fx, err := fixture.Load("../../fixtures/billing/refund-flow")
 	if err != nil {
 		panic(err)
 	}
-	o, err := harness.Replay(context.Background(), fx, harness.Options{})
+	o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 	if err != nil {
 		panic(err)
 	}

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/harness/tree"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,9 +21,9 @@ import (
 // replay replays a committed fixture.
 func replay(name string) *harness.Outcome {
 	GinkgoHelper()
-	fx, err := harness.LoadFixture(filepath.Join("..", "..", "fixtures", name))
+	fx, err := fixture.Load(filepath.Join("..", "..", "fixtures", name))
 	Expect(err).NotTo(HaveOccurred())
-	o, err := harness.Replay(context.Background(), fx, harness.Options{})
+	o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(o).To(harness.MatchRecording())
 	return o
@@ -82,14 +85,14 @@ var _ = Describe("tree matchers on committed fixtures", func() {
 	)
 
 	It("accept a fixture's recorded logs and a []*session.Log as well", func() {
-		fx, err := harness.LoadFixture("../../fixtures/mixed/spawn-then-fork")
+		fx, err := fixture.Load("../../fixtures/mixed/spawn-then-fork")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx).To(tree.Forked("root", "call_recall"))
 		Expect(fx.Logs).To(tree.Forked("root", "call_recall"))
 	})
 
 	It("name sessions by lineage path whatever ids the runtime gave", func() {
-		fx, err := harness.LoadFixture("../../fixtures/mixed/fork-spawns-grandchild")
+		fx, err := fixture.Load("../../fixtures/mixed/fork-spawns-grandchild")
 		Expect(err).NotTo(HaveOccurred())
 		renamed := map[string]string{}
 		for i, l := range fx.Logs {

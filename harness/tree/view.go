@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/session"
@@ -62,7 +63,7 @@ func viewOf(actual any, matcher string) (*view, error) {
 		if a.Fixture != nil && a.Fixture.Scenario != nil {
 			prices = a.Fixture.Scenario.Prices
 		}
-	case *harness.Fixture:
+	case *fixture.Fixture:
 		if a == nil {
 			return nil, fmt.Errorf("tree.%s: got a nil *harness.Fixture", matcher)
 		}

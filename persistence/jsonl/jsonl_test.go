@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
@@ -60,15 +61,15 @@ var _ = Describe("jsonl layout", func() {
 		dir := GinkgoT().TempDir()
 		root := storetest.RootHeader("r")
 		child := storetest.SpawnHeader("r", "call_1")
-		writeLog(filepath.Join(dir, session.RootFile), root, storetest.CompletedTurn(0, 1, "p", "a"))
-		writeLog(filepath.Join(dir, session.ChildFile(1)), child, storetest.CompletedTurn(0, 1, "q", "b"))
+		writeLog(filepath.Join(dir, fixture.RootLog), root, storetest.CompletedTurn(0, 1, "p", "a"))
+		writeLog(filepath.Join(dir, fixture.ChildLog(1)), child, storetest.CompletedTurn(0, 1, "q", "b"))
 		s := openStore(dir)
 		hs, err := s.List(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hs).To(Equal([]session.Header{root, child}))
 
 		Expect(s.Append(ctx, "r/call_1", storetest.CompletedTurn(8, 2, "more", "c"))).To(Succeed())
-		l, err := session.ReadFile(filepath.Join(dir, session.ChildFile(1)))
+		l, err := session.ReadFile(filepath.Join(dir, fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(l.Events).To(HaveLen(16))
 		Expect(filepath.Glob(filepath.Join(dir, "*.jsonl"))).To(HaveLen(2), "no new file")

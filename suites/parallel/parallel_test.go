@@ -3,7 +3,10 @@ package parallel_test
 import (
 	"runtime"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/suites/suitekit"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,7 +26,9 @@ var _ = Describe("parallel scenarios", Label("parallel"), func() {
 	// outcome is schedule 0's, and each other schedule must match the
 	// recording too and write the same bytes.
 	DescribeTable("replay to their recording and golden under 50 seeded schedules, byte for byte",
-		func(dir string) { suitekit.Replay(dir, harness.Options{Schedules: schedules}) },
+		func(dir string) {
+			suitekit.Replay(dir, harness.Options{Runtime: agent.Reference, Schedules: schedules})
+		},
 		suitekit.Entries("parallel"),
 	)
 
@@ -31,12 +36,12 @@ var _ = Describe("parallel scenarios", Label("parallel"), func() {
 	// cores: each runs other seeds than the table above.
 	DescribeTable("replay identically under 50 more schedules each with GOMAXPROCS 1 and 8",
 		func(ctx SpecContext, dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(runtime.GOMAXPROCS, runtime.GOMAXPROCS(0))
 			for i, procs := range []int{1, 8} {
 				runtime.GOMAXPROCS(procs)
-				res, err := harness.SearchSchedules(ctx, fx, harness.Options{ScheduleSeed: int64(1 + schedules*(i+1))}, schedules)
+				res, err := judge.SearchSchedules(ctx, fx, harness.Options{Runtime: agent.Reference, ScheduleSeed: int64(1 + schedules*(i+1))}, schedules)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(res.Err()).NotTo(HaveOccurred(), "GOMAXPROCS=%d", procs)
 			}

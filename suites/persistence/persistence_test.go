@@ -4,7 +4,10 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/sqlite"
@@ -55,7 +58,7 @@ func reload(open func() (persistence.Store, error)) []*session.Log {
 var _ = Describe("every scenario through every store", Label("persistence"), func() {
 	DescribeTable("replays to identical logs in memory, JSONL files and SQLite, and reads back the same after reopening",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			tmp := GinkgoT().TempDir()
 			stores := map[string]func() (persistence.Store, error){
@@ -66,14 +69,14 @@ var _ = Describe("every scenario through every store", Label("persistence"), fun
 					return sqlite.Open(context.Background(), filepath.Join(tmp, "agentsnap.db"))
 				},
 			}
-			inMemory, err := harness.Replay(context.Background(), fx, harness.Options{})
+			inMemory, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(inMemory).To(harness.MatchRecording())
 			want := encode(inMemory.Replayed)
 
 			for _, name := range []string{"jsonl", "sqlite"} {
 				open := stores[name]
-				o, err := harness.Replay(context.Background(), fx, harness.Options{Store: open})
+				o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference, Store: open})
 				Expect(err).NotTo(HaveOccurred(), name)
 				Expect(o).To(harness.MatchRecording(), name)
 				Expect(encode(o.Replayed)).To(Equal(want), "%s gives the same bytes as memory", name)

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/suites/suitekit"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -32,9 +35,9 @@ var _ = Describe("replay", Label("regression", "security"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(dirs).NotTo(BeEmpty())
 		for _, dir := range dirs {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
-			o, err := harness.Replay(context.Background(), fx, harness.Options{})
+			o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording())
 		}

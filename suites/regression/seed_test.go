@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/suites/suitekit"
 	. "github.com/onsi/ginkgo/v2"
@@ -29,7 +32,7 @@ func forkScenarios() []TableEntry {
 	}
 	var out []TableEntry
 	for _, dir := range dirs {
-		fx, err := harness.LoadFixture(dir)
+		fx, err := fixture.Load(dir)
 		if err != nil {
 			panic(err)
 		}
@@ -50,11 +53,11 @@ var _ = Describe("the seed boundary", Label("regression"), func() {
 
 	DescribeTable("a fork scenario fails without the seed slice, naming the mis-routed child, and passes with it",
 		func(dir string) {
-			fx, err := harness.LoadFixture(dir)
+			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 
 			By("replaying with a deriver that skips the slice")
-			broken, err := harness.Replay(context.Background(), fx, harness.Options{Deriver: withoutSlice})
+			broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference, Deriver: withoutSlice})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(broken).NotTo(harness.MatchRecording())
 			var misrouted []string
@@ -69,7 +72,7 @@ var _ = Describe("the seed boundary", Label("regression"), func() {
 			Expect(strings.Index(broken.Report(), misrouted[0])).To(BeNumerically(">=", 0))
 
 			By("replaying the same scenario with the slice")
-			fixed, err := harness.Replay(context.Background(), fx, harness.Options{})
+			fixed, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fixed).To(harness.MatchRecording())
 		},
@@ -79,6 +82,6 @@ var _ = Describe("the seed boundary", Label("regression"), func() {
 
 var _ = Describe("the fixture inventory", Label("regression"), func() {
 	It("has every scenario folder with all its files (every category is run: built-in ones by their suite, the rest by suites/custom)", func() {
-		Expect(harness.Inventory(suitekit.Root())).To(BeEmpty())
+		Expect(fixture.Inventory(suitekit.Root())).To(BeEmpty())
 	})
 })

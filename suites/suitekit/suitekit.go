@@ -22,7 +22,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
@@ -82,11 +85,11 @@ func inShard() func(dir string) bool {
 	if v == "" {
 		return func(string) bool { return true }
 	}
-	k, n, err := harness.ParseShard(v)
+	k, n, err := fixture.ParseShard(v)
 	if err != nil {
 		panic(fmt.Sprintf("suitekit: %s=%s: %v", ShardVar, v, err))
 	}
-	return func(dir string) bool { return harness.InShard(harness.Name(dir), k, n) }
+	return func(dir string) bool { return fixture.InShard(harness.Name(dir), k, n) }
 }
 
 // Entries returns one table entry per scenario of category, named
@@ -124,14 +127,27 @@ func entries(keep func(dir string) bool, category string, dirs []string) []Table
 	return out
 }
 
+// options is the options given, with the reference runtime — the one
+// agentsnap's own fixtures are recorded with — unless they name another.
+func options(opts []judge.Options) judge.Options {
+	var o judge.Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Runtime == nil {
+		o.Runtime = agent.Reference
+	}
+	return o
+}
+
 // Replay replays one fixture and asserts both comparisons: the logs against
 // the fixture's, and the transcript against transcript.golden through goldie
 // (with GinkgoTB()). The replay driver's consumption check runs at cleanup.
-func Replay(dir string, opts ...harness.Options) *harness.Outcome {
+func Replay(dir string, opts ...judge.Options) *judge.Outcome {
 	if dir == "" {
 		Fail("no fixtures in this category; record one with agentsnap new and agentsnap record")
 	}
-	o := harness.Run(GinkgoTB(), dir, opts...)
+	o := harness.Run(GinkgoTB(), dir, options(opts))
 	ExpectWithOffset(1, o).To(harness.MatchRecording())
 	ExpectWithOffset(1, o).To(harness.MatchGolden(GinkgoTB()))
 	return o
@@ -153,7 +169,7 @@ func ReportGoldens(categories ...string) bool {
 		for i, c := range categories {
 			roots[i] = filepath.Join(Root(), c)
 		}
-		if s := harness.GoldenSummary(unfiltered, roots...); s != "" {
+		if s := judge.GoldenSummary(unfiltered, roots...); s != "" {
 			fmt.Print(s)
 		}
 	})

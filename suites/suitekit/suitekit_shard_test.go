@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/suites/suitekit"
 	. "github.com/onsi/ginkgo/v2"
@@ -19,7 +20,7 @@ func categories() []string {
 func inShard(category string, k, n int) int {
 	c := 0
 	for _, d := range suitekit.Fixtures(category) {
-		if harness.InShard(harness.Name(d), k, n) {
+		if fixture.InShard(harness.Name(d), k, n) {
 			c++
 		}
 	}

@@ -1,10 +1,11 @@
-package harness
+package judge
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -44,7 +45,7 @@ var CategoryRules = []CategoryRule{
 // CheckCategory returns what fx's recording lacks for its category, and
 // any fork child whose seed does not end right after a turn/end; nil when
 // there is nothing to say.
-func CheckCategory(fx *Fixture) []string {
+func CheckCategory(fx *fixture.Fixture) []string {
 	var out []string
 	for _, l := range fx.Logs {
 		if err := seedBoundary(l); err != nil {

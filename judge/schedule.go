@@ -1,18 +1,17 @@
-package harness
+package judge
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/onsi/ginkgo/v2"
 )
 
 // Schedule search. An agent that runs subagents or tools concurrently must
@@ -32,7 +31,11 @@ import (
 // 0 turns searches off), or by agentsnap check --schedules N. Only a
 // Replay's own outcome (schedule 0) persists through Options.Store; the
 // other schedules persist in memory.
-var scheduleSeedFlag = registerScheduleSeedFlag()
+//
+// In a test (Options.Hints.Test set), AGENTSNAP_SCHEDULE_SEED replays the
+// one schedule of that seed and AGENTSNAP_SCHEDULES=N searches N schedules
+// whatever Options and scenario.json say (0 turns searches off); the test
+// adapter's -schedule-seed flag sets Options.OnlySeed, which beats both.
 
 // Environment variables of the schedule search, read by tests (the
 // agentsnap CLI has flags instead).
@@ -41,20 +44,13 @@ const (
 	ScheduleSeedVar = "AGENTSNAP_SCHEDULE_SEED"
 )
 
-func registerScheduleSeedFlag() *int64 {
-	if flag.Lookup("schedule-seed") != nil {
-		return nil // the test binary has a -schedule-seed of its own; use AGENTSNAP_SCHEDULE_SEED
-	}
-	return flag.Int64("schedule-seed", 0, "agentsnap: replay every scenario under the one schedule of this seed, as a failed schedule search prints it; also "+ScheduleSeedVar)
-}
-
 // ErrScheduleDependent is wrapped by ScheduleResult.Err: the replayed
 // logs depend on the order concurrent calls finish in.
 var ErrScheduleDependent = errors.New("the replay depends on the schedule")
 
 // ScheduleResult is the verdict of a schedule search.
 type ScheduleResult struct {
-	Fixture *Fixture
+	Fixture *fixture.Fixture
 	Seeds   []int64 // the seed of each schedule, in the order replayed
 	// Diverged is the first schedule whose logs differ, byte for byte,
 	// from schedule 0's, or -1; Difference is their first differing event
@@ -84,7 +80,7 @@ func (r *ScheduleResult) Err() error {
 	}
 	// The message is made now: schedule 0's outcome, which this result
 	// may report, is about to hold the error.
-	msg := fmt.Sprintf("harness: %s: %s", ErrScheduleDependent, strings.TrimRight(r.Report(), "\n"))
+	msg := fmt.Sprintf("judge: %s: %s", ErrScheduleDependent, strings.TrimRight(r.Report(), "\n"))
 	return &scheduleError{msg: msg, diverged: r.Diverged >= 0}
 }
 
@@ -194,20 +190,20 @@ func mismatchLines(o *Outcome) []string {
 // AGENTSNAP_SCHEDULE_SEED) it replays only that schedule, and
 // AGENTSNAP_SCHEDULES overrides n, except for the CLI (opts.FromCLI). The
 // error is for a replay that could not run at all.
-func SearchSchedules(ctx context.Context, fx *Fixture, opts Options, n int) (*ScheduleResult, error) {
-	if opts.tb == nil && ginkgo.CurrentSpecReport().LeafNodeText != "" {
-		opts.tb = ginkgo.GinkgoTB() // so the command to replay a schedule focuses the spec
-	}
+func SearchSchedules(ctx context.Context, fx *fixture.Fixture, opts Options, n int) (*ScheduleResult, error) {
 	seeds, err := searchSeeds(opts, n)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
 	}
 	return search(ctx, fx, opts, seeds, nil)
 }
 
 // searchSeeds resolves the seeds SearchSchedules replays.
 func searchSeeds(opts Options, n int) ([]int64, error) {
-	if !opts.FromCLI {
+	if opts.OnlySeed != 0 {
+		return []int64{opts.OnlySeed}, nil
+	}
+	if opts.Hints.Test != nil {
 		s, err := fromEnv(opts.ScheduleSeed)
 		switch {
 		case err != nil:
@@ -226,7 +222,7 @@ func searchSeeds(opts Options, n int) ([]int64, error) {
 
 // search replays fx under each seed; first, if set, is schedule 0's
 // outcome already.
-func search(ctx context.Context, fx *Fixture, opts Options, seeds []int64, first0 *Outcome) (*ScheduleResult, error) {
+func search(ctx context.Context, fx *fixture.Fixture, opts Options, seeds []int64, first0 *Outcome) (*ScheduleResult, error) {
 	r := &ScheduleResult{Fixture: fx, Seeds: seeds, Diverged: -1, Unmatched: -1, commands: opts.commands()}
 	// The playbook is read once: every schedule shares its verdict.
 	var stale string
@@ -239,13 +235,13 @@ func search(ctx context.Context, fx *Fixture, opts Options, seeds []int64, first
 	var firstBytes string
 	for i, seed := range seeds {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("harness: %s: schedule search stopped at schedule %d: %w", fx.Name, i, err)
+			return nil, fmt.Errorf("judge: %s: schedule search stopped at schedule %d: %w", fx.Name, i, err)
 		}
 		o := first0
 		if i > 0 || o == nil {
 			var err error
 			if o, err = Replay(ctx, fx, scheduled(opts, seed, i)); err != nil {
-				return nil, fmt.Errorf("harness: %s: schedule %d (seed %d): %w", fx.Name, i, seed, err)
+				return nil, fmt.Errorf("judge: %s: schedule %d (seed %d): %w", fx.Name, i, seed, err)
 			}
 			o.Stale = stale
 		}
@@ -364,15 +360,18 @@ func fromEnv(base int64) (*scheduling, error) {
 // AGENTSNAP_SCHEDULE_SEED; Options.ScheduleSeed without Schedules; then
 // the number of schedules to search, from AGENTSNAP_SCHEDULES,
 // Options.Schedules or scenario.json. The CLI reads no flag or variable.
-func (opts Options) scheduling(fx *Fixture) (scheduling, error) {
+func (opts Options) scheduling(fx *fixture.Fixture) (scheduling, error) {
 	if opts.schedule != nil {
 		return scheduling{seed: *opts.schedule}, nil
 	}
 	if opts.Once {
 		return scheduling{}, nil
 	}
+	if opts.OnlySeed != 0 {
+		return scheduling{seed: opts.OnlySeed, named: true}, nil
+	}
 	n := opts.Schedules
-	if !opts.FromCLI {
+	if opts.Hints.Test != nil {
 		s, err := fromEnv(opts.ScheduleSeed)
 		if err != nil {
 			return scheduling{}, err
@@ -388,7 +387,7 @@ func (opts Options) scheduling(fx *Fixture) (scheduling, error) {
 		n = fx.Scenario.Schedules
 	}
 	if n < 0 || n > scenario.SchedulesLimit {
-		return scheduling{}, fmt.Errorf("harness: %s: %w: %d schedules: want 0 to %d, such as 50 (0: no search)", fx.Name, ErrFixture, n, scenario.SchedulesLimit)
+		return scheduling{}, fmt.Errorf("judge: %s: %w: %d schedules: want 0 to %d, such as 50 (0: no search)", fx.Name, fixture.ErrFixture, n, scenario.SchedulesLimit)
 	}
 	return searching(seedsFrom(opts.ScheduleSeed, n)), nil
 }
@@ -404,7 +403,7 @@ func (s scheduling) driverOptions() []fakellm.Option {
 // search notes a named schedule, and searches the other seeds when o is
 // schedule 0 of a search: a dependence on the schedule becomes one of o's
 // errors. A failure every schedule shares is o's own, reported already.
-func (s scheduling) search(ctx context.Context, fx *Fixture, opts Options, o *Outcome) error {
+func (s scheduling) search(ctx context.Context, fx *fixture.Fixture, opts Options, o *Outcome) error {
 	if s.named {
 		o.Notes = append(o.Notes, fmt.Sprintf("replayed under the schedule of seed %d", s.seed))
 	}
@@ -424,18 +423,15 @@ func (s scheduling) search(ctx context.Context, fx *Fixture, opts Options, o *Ou
 	return nil
 }
 
-// namedSeed is -schedule-seed, else AGENTSNAP_SCHEDULE_SEED; 0 when unset.
+// namedSeed is AGENTSNAP_SCHEDULE_SEED; 0 when unset.
 func namedSeed() (int64, error) {
-	if scheduleSeedFlag != nil && *scheduleSeedFlag != 0 {
-		return *scheduleSeedFlag, nil
-	}
 	v := strings.TrimSpace(os.Getenv(ScheduleSeedVar))
 	if v == "" {
 		return 0, nil
 	}
 	seed, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("harness: %s=%q: want a schedule seed such as 18, as a failed schedule search prints it", ScheduleSeedVar, v)
+		return 0, fmt.Errorf("judge: %s=%q: want a schedule seed such as 18, as a failed schedule search prints it", ScheduleSeedVar, v)
 	}
 	return seed, nil
 }
@@ -448,7 +444,7 @@ func envSchedules() (int, bool, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > scenario.SchedulesLimit {
-		return 0, false, fmt.Errorf("harness: %s=%q: want a number of schedules such as 50 (0 turns the search off), at most %d", SchedulesVar, v, scenario.SchedulesLimit)
+		return 0, false, fmt.Errorf("judge: %s=%q: want a number of schedules such as 50 (0 turns the search off), at most %d", SchedulesVar, v, scenario.SchedulesLimit)
 	}
 	return n, true, nil
 }
@@ -481,9 +477,3 @@ func seedRange(seeds []int64) string {
 
 // schedule returns the command that replays fx under the one schedule of
 // seed.
-func (c commands) schedule(fx *Fixture, seed int64) string {
-	if c.cli {
-		return c.tool(fmt.Sprintf("check --schedule-seed=%d", seed), fx.Dir)
-	}
-	return c.testCommand(fx, fmt.Sprintf("-schedule-seed=%d", seed))
-}

@@ -1,18 +1,18 @@
-package harness
+package judge
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/session"
 )
 
 // Outcome is the result of replaying one fixture.
 type Outcome struct {
-	Fixture     *Fixture
+	Fixture     *fixture.Fixture
 	Replayed    []*session.Log // in lineage order
 	Transcript  string         // rendered from the replayed logs
 	Calls       int            // model calls replayed
@@ -139,9 +139,10 @@ func (o *Outcome) onlyScheduleDependent() (diverged, only bool) {
 }
 
 // servedBy reports whether a runtime's error is a replay driver's refusal
-// that the consumption check lists already — whatever runtime wrapped it.
+// that the consumption check lists already — whatever runtime wrapped it
+// (with %w, as it must).
 func servedBy(err error) bool {
-	return errors.Is(err, agent.ErrNotStarted) || errors.Is(err, fakellm.ErrUnrecordedSession) ||
+	return errors.Is(err, fakellm.ErrUnrecordedSession) ||
 		errors.Is(err, fakellm.ErrScriptExhausted) || errors.Is(err, fakellm.ErrPathMismatch)
 }
 

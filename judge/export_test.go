@@ -1,4 +1,4 @@
-package harness
+package judge
 
 import "github.com/agentsnap/agentsnap/session"
 

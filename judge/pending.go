@@ -1,4 +1,4 @@
-package harness
+package judge
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // Pending goldens. When a replay matches its recording but its transcript
@@ -26,7 +26,7 @@ import (
 const ProposalSuffix = ".new"
 
 // ProposalFile is the name of a scenario's golden proposal.
-const ProposalFile = scenario.ProposalFile
+const ProposalFile = fixture.ProposalFile
 
 // ProposalPath returns the proposal beside the golden at path.
 func ProposalPath(golden string) string { return golden + ProposalSuffix }
@@ -85,35 +85,6 @@ func proposalNote(o *Outcome, pending, problem string) string {
 	return ""
 }
 
-// FindProposals returns the golden proposals (files named ProposalFile)
-// under roots, sorted. Folders starting with "." are skipped.
-func FindProposals(roots ...string) []string {
-	return findFiles(roots, func(path string) bool { return filepath.Base(path) == ProposalFile })
-}
-
-// findFiles returns the files under roots that keep reports true for,
-// sorted and without repeats. Folders starting with "." (a recording's
-// temporary folders) are skipped.
-func findFiles(roots []string, keep func(path string) bool) []string {
-	var out []string
-	for _, root := range roots {
-		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != root {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && keep(path) {
-				out = append(out, path)
-			}
-			return nil
-		})
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // pendingProposals returns the proposals this process wrote that still
 // exist, with those under roots, sorted and without repeats. Call it with
 // goldens.mu held.
@@ -131,7 +102,7 @@ func pendingProposals(roots []string) []string {
 			add(p)
 		}
 	}
-	for _, p := range FindProposals(roots...) {
+	for _, p := range fixture.FindProposals(roots...) {
 		add(p)
 	}
 	slices.Sort(out)

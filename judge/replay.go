@@ -1,4 +1,4 @@
-package harness
+package judge
 
 import (
 	"context"
@@ -7,24 +7,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
-	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
 )
 
-// Options tune a replay. The zero value replays agentsnap's reference
-// runtime into memory with the real script derivation.
+// Options tune a replay. Runtime is required.
 type Options struct {
-	// Runtime is the agent under test (default agent.Reference).
+	// Runtime is the agent under test: agent.Reference for agentsnap's
+	// own fixtures, yours for yours. There is no default, so a replay never
+	// runs another agent than the one its caller means.
 	Runtime agentsnap.Runtime
 	// Store returns the store the replay persists through (default: a new
 	// in-memory store). The replay closes it.
@@ -34,39 +32,31 @@ type Options struct {
 	Deriver fakellm.Deriver
 	// Logf receives the replay driver's notes and the scenario's warnings.
 	Logf func(format string, args ...any)
-	// FromCLI is set by the agentsnap CLI, so messages end with CLI
-	// commands rather than test commands.
-	FromCLI bool
-	// RecordCommand, when set, is the command messages give for
-	// re-recording the fixture (and for updating its golden, which only a
-	// recording writes then): agentsnap serve's, for an agent in another
-	// process.
-	RecordCommand string
+	// Hints says where the user is, for the commands messages end with;
+	// the zero value is the CLI's.
+	Hints Hints
 	// Schedules, when above 1, replays the scenario under that many seeded
 	// schedules, seeds from ScheduleSeed (0 means 1) on: the Outcome is
 	// schedule 0's, and a schedule that does not match the recording or
-	// writes other bytes is one of its errors (see SearchSchedules).
-	// ScheduleSeed without Schedules replays under that one schedule.
-	// In tests -schedule-seed, AGENTSNAP_SCHEDULE_SEED and
-	// AGENTSNAP_SCHEDULES override both; see schedule.go.
+	// writes other bytes is one of its errors (see SearchSchedules). 0
+	// takes scenario.json's schedules. ScheduleSeed without Schedules
+	// replays under that one schedule.
 	Schedules    int
 	ScheduleSeed int64
+	// OnlySeed, when set, replays under that one schedule whatever else
+	// asks for schedules: a test's -schedule-seed, the command a failed
+	// search prints.
+	OnlySeed int64
 	// Once replays the scenario one time, whatever Schedules and
 	// scenario.json's schedules say: an agent in another process (agentsnap
 	// serve) runs once per serve, so there is no schedule to search.
 	Once bool
 
-	tb       testing.TB // the test Run serves, for the commands messages print
-	schedule *int64     // set by a schedule search for its own replays
+	schedule *int64 // set by a schedule search for its own replays
 }
 
-// runtime returns the runtime under test.
-func (opts Options) runtime() agentsnap.Runtime {
-	if opts.Runtime == nil {
-		return agent.Reference
-	}
-	return opts.Runtime
-}
+// ErrNoRuntime is returned by Replay without Options.Runtime.
+var ErrNoRuntime = errors.New("judge: Options.Runtime is nil: pass the runtime under test (agent.Reference for agentsnap's own fixtures)")
 
 // ErrUnfinished is wrapped by Replay's error when the replay did not end
 // before its context did (the deadline of agentsnap check --timeout, a
@@ -86,15 +76,18 @@ var ErrUnfinished = errors.New("the replay did not finish")
 // deadline passed — Replay returns an error wrapping ErrUnfinished and
 // ctx's error that names what the replay waits for: a call waiting for a
 // cancel no timeout brings, a recorded call never made.
-func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
-	rt, cmds := opts.runtime(), opts.commands()
+func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, error) {
+	rt, cmds := opts.Runtime, opts.commands()
+	if rt == nil {
+		return nil, ErrNoRuntime
+	}
 	goldens.checked(fx.Golden)
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
 	}
 	warnings, err := agentsnap.Validate(rt, fx.Scenario)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
 	}
 	fopts := []fakellm.Option{fakellm.WithRecordCommand(cmds.record(fx)), fakellm.WithVirtualTime()}
 	if fx.Override != nil {
@@ -112,12 +105,12 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	// What is wrong with the fixture or the options is said first.
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("harness: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
+		return nil, fmt.Errorf("judge: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
 	}
 	fopts = append(fopts, sched.driverOptions()...)
 	drv, err := fakellm.New(fx.Logs, fopts...)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
 	}
 	if err := checkHangs(fx, drv.Scripts(), cmds); err != nil {
 		return nil, err
@@ -128,7 +121,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	store, err := open()
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s: opening the store: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: opening the store: %w", fx.Name, err)
 	}
 	defer store.Close()
 
@@ -163,7 +156,7 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 	}
 	o.Replayed, err = collect(ctx, store)
 	if err != nil {
-		return nil, fmt.Errorf("harness: %s: reading the replayed logs: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: reading the replayed logs: %w", fx.Name, err)
 	}
 	o.compare()
 	if opts.schedule == nil {
@@ -177,33 +170,33 @@ func Replay(ctx context.Context, fx *Fixture, opts Options) (*Outcome, error) {
 
 // stalePlaybook says why the recording no longer follows its playbook —
 // playbook.json changed since — or "".
-func stalePlaybook(fx *Fixture, cmds commands) string {
+func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 	rec := fx.Scenario.Recorded
 	if rec == nil || rec.Playbook == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(fx.Dir, scenario.PlaybookFile))
+	b, err := os.ReadFile(filepath.Join(fx.Dir, fixture.PlaybookFile))
 	if err != nil {
 		return "" // a playbook removed after recording asks for nothing
 	}
-	if now := recorder.PlaybookDigest(b); now != rec.Playbook {
-		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; re-record with: %s", filepath.Join(fx.Dir, scenario.PlaybookFile), rec.Playbook, now, cmds.record(fx))
+	if now := fixture.PlaybookDigest(b); now != rec.Playbook {
+		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; re-record with: %s", filepath.Join(fx.Dir, fixture.PlaybookFile), rec.Playbook, now, cmds.record(fx))
 	}
 	return ""
 }
 
 // fitsRuntime refuses to replay a fixture with a runtime other than the
 // one that recorded it: every difference would be noise.
-func fitsRuntime(fx *Fixture, rt agentsnap.Runtime, cmds commands) error {
+func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error {
 	rec := fx.Scenario.Recorded
 	name := agentsnap.NameOf(rt)
 	if rec == nil || rec.Runtime == "" || name == "" || rec.Runtime == name {
 		return nil
 	}
-	if cmds.cli {
-		return fmt.Errorf("harness: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...)", fx.Name, ErrFixture, rec.Runtime, rec.Runtime)
+	if cmds.cli() {
+		return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...)", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime)
 	}
-	return fmt.Errorf("harness: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, ErrFixture, rec.Runtime, name, cmds.record(fx))
+	return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))
 }
 
 // run runs rt under a context of its own, without ctx's deadline (a
@@ -227,22 +220,8 @@ func run(ctx context.Context, rt agentsnap.Runtime, env *agentsnap.Env, drv *fak
 	return err, waiting, true
 }
 
-// testContext is the context of a test's replay: the test's, ending a
-// twentieth of the time left before the test binary's own deadline (go
-// test -timeout), so a replay that cannot go on fails saying what it waits
-// for rather than in the binary's panic.
-func testContext(t testing.TB) (context.Context, context.CancelFunc) {
-	ctx := t.Context()
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if at, ok := d.Deadline(); ok {
-			return context.WithDeadline(ctx, at.Add(-time.Until(at)/20))
-		}
-	}
-	return context.WithCancel(ctx)
-}
-
 // unfinished is the error of a replay whose context ended first.
-func unfinished(fx *Fixture, cause error, waiting []string, cmds commands) error {
+func unfinished(fx *fixture.Fixture, cause error, waiting []string, cmds commands) error {
 	var b strings.Builder
 	if len(waiting) == 0 {
 		b.WriteString("; no model call was in flight or due: the runtime itself did not return")
@@ -253,11 +232,11 @@ func unfinished(fx *Fixture, cause error, waiting []string, cmds commands) error
 		}
 	}
 	more := "the test's timeout (go test -timeout, or the spec's timeout)"
-	if cmds.cli {
+	if cmds.cli() {
 		more = "--timeout: " + cmds.tool("check --timeout 30m", fx.Dir)
 	}
 	fmt.Fprintf(&b, "\nThe runtime waits for what the recording does not give it — a call it does not make, a cancel that does not come — so compare its path with the recording, or re-record with: %s. If the replay is only slow, give it more time with %s.", cmds.record(fx), more)
-	return fmt.Errorf("harness: %s: %w (%w)%s", fx.Name, ErrUnfinished, cause, b.String())
+	return fmt.Errorf("judge: %s: %w (%w)%s", fx.Name, ErrUnfinished, cause, b.String())
 }
 
 // checkHangs refuses a fixture whose replay would wait forever: a hang
@@ -266,17 +245,17 @@ func unfinished(fx *Fixture, cause error, waiting []string, cmds commands) error
 // reference runtime cancels nothing but with turnTimeout, while a runtime
 // of one's own may cancel a call itself, so only the reference runtime's
 // are refused.
-func checkHangs(fx *Fixture, scripts []*fakellm.Script, cmds commands) error {
+func checkHangs(fx *fixture.Fixture, scripts []*fakellm.Script, cmds commands) error {
 	if fx.Scenario.TurnTimeout > 0 {
 		return nil
 	}
 	for _, s := range scripts {
 		for i, e := range s.Entries {
 			if e.Kind == fakellm.KindHang {
-				return fmt.Errorf("harness: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, ErrFixture, s.Name, i+1, fx.Dir)
+				return fmt.Errorf("judge: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir)
 			}
-			if !cmds.user && e.Waits() {
-				return fmt.Errorf("harness: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))
+			if cmds.byCLI(fx) && e.Waits() {
+				return fmt.Errorf("judge: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package harness_test
+package judge_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -36,7 +36,7 @@ var _ = Describe("comparing a replayed log with its recording", func() {
 
 	DescribeTable("finds no difference where only times differ",
 		func(change func(l *session.Log)) {
-			Expect(harness.CompareSessionPair(recorded(), replayed(change))).To(BeNil())
+			Expect(judge.CompareSessionPair(recorded(), replayed(change))).To(BeNil())
 		},
 		Entry("nothing", func(*session.Log) {}),
 		Entry("event times", func(l *session.Log) { l.Events[0].Time, l.Events[1].Time = 100, 200 }),
@@ -48,7 +48,7 @@ var _ = Describe("comparing a replayed log with its recording", func() {
 
 	DescribeTable("finds the member that differs",
 		func(change func(l *session.Log), seq int64, field string) {
-			d := harness.CompareSessionPair(recorded(), replayed(change))
+			d := judge.CompareSessionPair(recorded(), replayed(change))
 			Expect(d).NotTo(BeNil())
 			Expect(d.Seq).To(Equal(seq))
 			Expect(d.Field).To(Equal(field))

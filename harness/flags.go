@@ -1,0 +1,77 @@
+package harness
+
+import (
+	"flag"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/agentsnap/agentsnap/internal/envvar"
+)
+
+// The flags of a test binary that uses the harness. They exist only in test
+// binaries (testing.Testing()): a program that links the harness registers
+// nothing. Each has a variable for runs where a flag cannot be passed.
+//
+//	-record=REGEXP       AGENTSNAP_RECORD       re-record the matching scenarios, then replay them
+//	-schedule-seed=SEED  AGENTSNAP_SCHEDULE_SEED replay under the one schedule a failed search named
+//	-update              AGENTSNAP_UPDATE       rewrite goldens from replays that match (goldie's flag)
+var (
+	recordFlag       *string
+	scheduleSeedFlag *int64
+)
+
+func init() {
+	if !testing.Testing() {
+		return
+	}
+	// A test binary with a flag of its own of the same name keeps it; the
+	// variable still works.
+	if flag.Lookup("record") == nil {
+		recordFlag = flag.String("record", "", "agentsnap: re-record the scenarios whose CATEGORY/NAME matches this regexp before replaying them (from playbook.json, or live with AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key set); also AGENTSNAP_RECORD")
+	}
+	if flag.Lookup("schedule-seed") == nil {
+		scheduleSeedFlag = flag.Int64("schedule-seed", 0, "agentsnap: replay every scenario under the one schedule of this seed, as a failed schedule search prints it; also AGENTSNAP_SCHEDULE_SEED")
+	}
+}
+
+// scheduleSeed is -schedule-seed (AGENTSNAP_SCHEDULE_SEED is read where a
+// replay resolves its schedules); 0 when unset.
+func scheduleSeed() int64 {
+	if scheduleSeedFlag != nil {
+		return *scheduleSeedFlag
+	}
+	return 0
+}
+
+// Update policy. Goldie's -update flag (and its GOLDIE_UPDATE variable) and
+// AGENTSNAP_UPDATE ask for goldens to be rewritten from the replay. The
+// harness takes the flag over from goldie, so that it alone writes: only
+// goldens, only when the replay itself matched the recording, atomically,
+// and never under CI unless forced.
+var (
+	takeOver   sync.Once
+	updateFlag bool // goldie's -update, as this process was started with
+)
+
+// UpdateRequested reports whether this run was asked to rewrite goldens:
+// -update as the test binary was started, or AGENTSNAP_UPDATE as it is
+// set now.
+func UpdateRequested() bool {
+	takeOver.Do(func() {
+		if f := flag.Lookup("update"); f != nil {
+			updateFlag = f.Value.String() == "true"
+			// From here on goldie only compares; the harness writes.
+			_ = f.Value.Set("false")
+		}
+	})
+	return updateFlag || envvar.On("AGENTSNAP_UPDATE")
+}
+
+// recordExpr is the -record (or AGENTSNAP_RECORD) pattern, "" when unset.
+func recordExpr() string {
+	if recordFlag != nil && *recordFlag != "" {
+		return *recordFlag
+	}
+	return os.Getenv("AGENTSNAP_RECORD")
+}

@@ -1,0 +1,181 @@
+package judge
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fixture"
+)
+
+// Hints says where the user is, so that every command a failure message
+// ends with works there: from the root of the user's module, with the
+// agentsnap CLI as a Go tool (go get -tool
+// github.com/agentsnap/agentsnap/cmd/agentsnap), or through the user's own
+// test binary — and for the runtime and the source (a playbook, a live
+// model) that recorded the fixture. The zero value is the CLI's.
+type Hints struct {
+	// Test, set by a test adapter (package harness), returns the command
+	// that runs the test replaying fx again with extra arguments, such as
+	// go test ./pkg -run '^TestScenarios$/^fork/x$' -update. Nil outside
+	// a test.
+	Test func(fx *fixture.Fixture, args string) string
+	// Record, when set, re-records a fixture (agentsnap serve, whose agent
+	// runs in another process); a golden is then updated by accepting the
+	// proposal the replay writes (agentsnap review).
+	Record func(fx *fixture.Fixture) string
+}
+
+// commands builds the commands of one replay's messages from its Hints.
+type commands struct {
+	Hints
+	runtime string // the name of the runtime under test
+}
+
+func (opts Options) commands() commands {
+	return commands{Hints: opts.Hints, runtime: agentsnap.NameOf(opts.Runtime)}
+}
+
+// cli reports whether the user runs the CLI.
+func (c commands) cli() bool { return c.Test == nil && c.Record == nil }
+
+// byCLI reports whether the agentsnap CLI records fx: it runs the
+// reference runtime only.
+func (c commands) byCLI(fx *fixture.Fixture) bool {
+	name := c.recordedBy(fx)
+	return name == "" || name == agentsnap.ReferenceName
+}
+
+// recordedBy is the name of the runtime that recorded fx, else the
+// runtime under test.
+func (c commands) recordedBy(fx *fixture.Fixture) string {
+	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" {
+		return rec.Runtime
+	}
+	return c.runtime
+}
+
+// tool returns the agentsnap CLI command with args for the fixture folder
+// (or folder of fixtures) dir: "go tool agentsnap record fixtures/fork/x".
+func (c commands) tool(args, dir string) string {
+	return "go tool agentsnap " + args + " " + c.dir(dir)
+}
+
+// dir returns fixture folder dir relative to the module root, when the
+// process runs inside a module; else dir as given.
+func (c commands) dir(dir string) string {
+	if rel, ok := fromModuleRoot(dir); ok {
+		return rel
+	}
+	return dir
+}
+
+// record returns the command that re-records fx: the CLI's for a fixture
+// of the reference runtime, the user's test with -record for any other
+// runtime (the CLI cannot load it), serve's for an agent in another
+// process — with what a live recording needs in front of it.
+func (c commands) record(fx *fixture.Fixture) string {
+	live := fx.Scenario.Recorded != nil && fx.Scenario.Recorded.Provider != "" && fx.Scenario.Recorded.Provider != "playbook"
+	switch {
+	case c.Record != nil:
+		return c.Record(fx)
+	case c.byCLI(fx):
+		cmd := c.tool("record", fx.Dir)
+		if live {
+			cmd = liveVars + " " + cmd + " --live --base-url URL --model " + shellQuote(fx.Scenario.Recorded.Model)
+		}
+		return cmd
+	}
+	args := "-record=" + shellQuote("^"+regexp.QuoteMeta(fx.Name)+"$")
+	var cmd string
+	if c.Test != nil {
+		cmd = c.Test(fx, args)
+	} else {
+		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, c.recordedBy(fx))
+	}
+	if live {
+		cmd = liveVars + " AGENTSNAP_BASE_URL=URL AGENTSNAP_MODEL=" + shellQuote(fx.Scenario.Recorded.Model) + " " + cmd
+	}
+	return cmd
+}
+
+// liveVars names the key variable a live recording reads.
+const liveVars = "AGENTSNAP_API_KEY=..."
+
+// update returns the command that rewrites fx's golden from a replay.
+func (c commands) update(fx *fixture.Fixture) string {
+	switch {
+	case c.Record != nil:
+		return c.tool("review --accept", fx.Dir) // serve's replay writes the proposal
+	case c.Test != nil:
+		return c.Test(fx, "-update")
+	}
+	return c.tool("check --update", fx.Dir)
+}
+
+// schedule returns the command that replays fx under one schedule.
+func (c commands) schedule(fx *fixture.Fixture, seed int64) string {
+	if c.Test != nil {
+		return c.Test(fx, fmt.Sprintf("-schedule-seed=%d", seed))
+	}
+	return c.tool(fmt.Sprintf("check --schedule-seed=%d", seed), fx.Dir)
+}
+
+// fromModuleRoot returns path relative to the root of the module the
+// process runs in; false outside a module, or for a path outside it.
+func fromModuleRoot(path string) (string, bool) {
+	root := moduleRoot()
+	abs, err := filepath.Abs(path)
+	if root == "" || err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return rel, true
+}
+
+// Package returns the test's package folder relative to the module root,
+// as the go command takes it ("./suites/fork"), for a test adapter's Hints.
+func Package() string {
+	rel, ok := fromModuleRoot(".")
+	if !ok || rel == "." {
+		return "."
+	}
+	return "./" + filepath.ToSlash(rel)
+}
+
+// shellSafe matches the words a POSIX shell takes as they are.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=@-]+$`)
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string { return shellQuote(s) }
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// moduleRoot returns the folder of the go.mod above the working folder.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,218 @@
+package judge
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/textdiff"
+	"github.com/agentsnap/agentsnap/scenario"
+)
+
+// UpdateRefusal returns why an update must not happen here, or "".
+func UpdateRefusal() string {
+	if ci, refused := fixture.WritesRefused(); refused {
+		return fmt.Sprintf("refusing to update goldens with CI=%s: CI checks goldens, it does not write them; update locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", ci)
+	}
+	return ""
+}
+
+// UpdateCommand returns the command that rewrites o's golden from a
+// replay, in the form that works where the user is (the test that ran
+// it, or the CLI).
+func UpdateCommand(o *Outcome) string { return o.commands.update(o.Fixture) }
+
+// RecordCommand returns the command that re-records o's fixture, in the
+// form that works where the user is, for the runtime and the source (a
+// playbook, a live model) that recorded it.
+func RecordCommand(o *Outcome) string { return o.commands.record(o.Fixture) }
+
+// RecordCommandFor returns the command that re-records the scenario in
+// dir with opts (its Runtime and Hints: where the user is), for a fixture
+// that does not load: it reads what it can of scenario.json (which
+// runtime recorded it, from which source).
+func RecordCommandFor(dir string, opts Options) string {
+	fx := &fixture.Fixture{Dir: dir, Name: fixture.Name(dir), Scenario: &scenario.Scenario{}}
+	if sc, err := scenario.Load(dir); err == nil {
+		fx.Scenario = sc
+	}
+	return opts.commands().record(fx)
+}
+
+// GoldenResult is the golden step's verdict.
+type GoldenResult struct {
+	Path    string
+	Updated bool   // the golden was written (added or changed)
+	Message string // why it failed, with the diff and the fixing command; "" on success
+	// Pending is the golden proposal (Path + ProposalSuffix) this
+	// comparison wrote or kept, for "agentsnap review"; "" when none.
+	Pending string
+}
+
+// UpdateGolden rewrites o's transcript.golden from its replay, atomically —
+// only when the replay matched its recording, and under CI only with
+// AGENTSNAP_FORCE_UPDATE=1 — and says whether it wrote. A proposal beside
+// the golden is settled by the update and removed. It is what a test's
+// -update does per scenario, and what "agentsnap check --update" calls.
+func UpdateGolden(o *Outcome) GoldenResult {
+	fx := o.Fixture
+	res := GoldenResult{Path: fx.Golden}
+	if why := UpdateRefusal(); why != "" {
+		res.Message = "judge: " + why
+		return res
+	}
+	if !o.Passed() {
+		res.Message = fmt.Sprintf("judge: not updating %s: the replay itself fails, and goldens are only rewritten from a replay that matches its recording:\n%s", fx.Golden, o.Report())
+		return res
+	}
+	old, err := os.ReadFile(fx.Golden)
+	exists := err == nil
+	if !exists || string(old) != o.Transcript {
+		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
+			res.Message = fmt.Sprintf("judge: updating %s: %v", fx.Golden, err)
+			return res
+		}
+		goldens.wrote(fx.Golden, !exists)
+		res.Updated = true
+	}
+	if err := withdrawProposal(fx.Golden); err != nil {
+		res.Message = err.Error()
+	}
+	return res
+}
+
+// goldenTracker records which goldens a run checked and wrote.
+type goldenTracker struct {
+	mu      sync.Mutex
+	seen    map[string]bool
+	added   []string
+	changed []string
+	pending []string // proposals written
+}
+
+var goldens = &goldenTracker{seen: map[string]bool{}}
+
+func (g *goldenTracker) checked(path string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen[filepath.Clean(path)] = true
+}
+
+func (g *goldenTracker) wrote(path string, added bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if added {
+		g.added = append(g.added, path)
+	} else {
+		g.changed = append(g.changed, path)
+	}
+}
+
+func (g *goldenTracker) proposed(path string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !slices.Contains(g.pending, path) {
+		g.pending = append(g.pending, path)
+	}
+}
+
+// GoldenSummary describes the goldens this process added and changed, the
+// golden proposals waiting for review (those this process wrote and any
+// under roots) and, when unfiltered is true (every scenario under roots
+// ran), the golden files under roots that no scenario checked: obsolete
+// ones. It returns "" when there is nothing to say.
+func GoldenSummary(unfiltered bool, roots ...string) string {
+	goldens.mu.Lock()
+	defer goldens.mu.Unlock()
+	var b strings.Builder
+	for _, p := range goldens.added {
+		fmt.Fprintf(&b, "golden added:    %s\n", p)
+	}
+	for _, p := range goldens.changed {
+		fmt.Fprintf(&b, "golden changed:  %s\n", p)
+	}
+	if pending := pendingProposals(roots); len(pending) > 0 {
+		for _, p := range pending {
+			fmt.Fprintf(&b, "golden pending:  %s\n", p)
+		}
+		fmt.Fprintf(&b, "  (replays that differ from their golden; accept or reject them with: %s)\n", commands{}.tool("review", commonFolder(pending)))
+	}
+	if unfiltered {
+		for _, p := range obsoleteGoldens(roots, goldens.seen) {
+			fmt.Fprintf(&b, "golden obsolete: %s (no scenario checks it; delete it or add its scenario back)\n", p)
+		}
+	}
+	return b.String()
+}
+
+func obsoleteGoldens(roots []string, seen map[string]bool) []string {
+	return fixture.Files(roots, func(path string) bool {
+		return strings.HasSuffix(path, ".golden") && !seen[filepath.Clean(path)]
+	})
+}
+
+// CompareGolden compares o's transcript with transcript.golden without a
+// test (the CLI's check). It never writes the golden; like the suites'
+// comparison it keeps the proposal beside it in step (see
+// settleProposal). DiffGolden is the same comparison without that.
+func CompareGolden(o *Outcome) GoldenResult { return compareGolden(o, true) }
+
+// DiffGolden compares o's transcript with transcript.golden and writes
+// nothing at all, for viewers such as "agentsnap report"; its message
+// names a proposal already beside the golden.
+func DiffGolden(o *Outcome) GoldenResult { return compareGolden(o, false) }
+
+func compareGolden(o *Outcome, propose bool) GoldenResult {
+	old, err := os.ReadFile(o.Fixture.Golden)
+	differs := err != nil || string(old) != o.Transcript
+	diff := ""
+	if err == nil && differs {
+		diff = textdiff.Unified(string(old), o.Transcript, 3)
+	}
+	return settle(o, err != nil, differs, diff, propose)
+}
+
+// SettleGolden finishes a comparison of o's transcript with its golden
+// made elsewhere — a test's, through goldie — that found it missing or
+// differing, with diff ([diff -golden +replay]): it keeps the proposal
+// beside the golden in step, as CompareGolden does, and returns the
+// verdict, whose message ends with the command that updates the golden.
+func SettleGolden(o *Outcome, missing, differs bool, diff string) GoldenResult {
+	return settle(o, missing, missing || differs, diff, true)
+}
+
+func settle(o *Outcome, missing, differs bool, diff string, propose bool) GoldenResult {
+	fx := o.Fixture
+	res := GoldenResult{Path: fx.Golden}
+	var pending, problem string
+	switch {
+	case propose:
+		pending, problem = settleProposal(o, differs)
+	case differs && o.Passed():
+		// A viewer names the proposal an earlier comparison left.
+		if _, err := os.Stat(ProposalPath(fx.Golden)); err == nil {
+			pending = ProposalPath(fx.Golden)
+		}
+	}
+	res.Pending = pending
+	note := strings.TrimSuffix(proposalNote(o, pending, problem), "\n")
+	if !differs {
+		res.Message = note
+	}
+	switch {
+	case missing:
+		res.Message = fmt.Sprintf("%s: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Name, fx.Golden, UpdateCommand(o))
+	case differs:
+		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s",
+			fx.Name, fx.Golden, diff, UpdateCommand(o))
+	}
+	if differs && note != "" {
+		res.Message += "\n" + note
+	}
+	return res
+}
