@@ -30,7 +30,10 @@ type Driver struct {
 	mu       sync.Mutex
 	byLive   map[string]*replay
 	failures []failure
-	notes    []string
+	// toolFailures are recorded tools' calls and MCP requests the replay
+	// could not serve (see tools.go).
+	toolFailures []failure
+	notes        []string
 
 	// The virtual clock (nil without WithVirtualTime) and what it knows
 	// of the replay's progress; see progress.go.
@@ -67,6 +70,8 @@ type replay struct {
 	turnEnds  map[int]string
 	flights   []*flight
 	diverged  bool
+
+	rec *recordedTools // recorded tools served so far; see tools.go
 }
 
 var _ llm.Driver = (*Driver)(nil)
