@@ -44,6 +44,10 @@ type Agent struct {
 	Untagged bool
 	// Temperature, when set, is sent with every call.
 	Temperature float64
+	// Lookup, when set, answers the lookup tool instead of the agent's
+	// table, with the context of the calling session (an MCP server's
+	// tool, say).
+	Lookup func(ctx context.Context, key string) string
 }
 
 // New returns the agent configured by settings, scenario.json's agent
@@ -154,6 +158,10 @@ func (s *Session) runTools(ctx context.Context, calls []openai.ChatCompletionMes
 		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
 		switch tc.Function.Name {
 		case "lookup":
+			if s.agent.Lookup != nil {
+				results[i] = s.agent.Lookup(ctx, args.Key)
+				continue
+			}
 			results[i] = facts[args.Key]
 		case "subagent_spawn", "subagent_fork":
 			// Set up before any child runs: the parent's conversation does
