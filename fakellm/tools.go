@@ -111,7 +111,7 @@ func (d *Driver) ReplayMCP(_ context.Context, ref llm.SessionRef, call session.M
 		return r.script.MCP[i], nil
 	}
 	err = fmt.Errorf("fakellm: %w: %s: MCP request %s to server %q with params %s: the recording holds no answer to it (recorded MCP requests of this session: %s) — the agent asks what it did not ask while recording; re-record with: %s",
-		ErrUnrecordedTool, r.describe(), call.Method, call.Server, abbrev(string(session.CanonicalJSON(call.Params))), mcpList(r.script.MCP), d.record)
+		ErrUnrecordedTool, r.describe(), call.Method, call.Server, abbrev(call.Asked()), mcpList(r.script.MCP), d.record)
 	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: key, err: err})
 	return session.MCPCallData{}, err
 }
@@ -132,7 +132,7 @@ func (r *replay) unserved() []string {
 		if !used {
 			rec := &r.script.MCP[i]
 			out = append(out, fmt.Sprintf("%s: live session %s never made the recorded MCP request %s to server %q with params %s (turn %d step %d)",
-				r.describe(), r.live, rec.Method, rec.Server, abbrev(string(session.CanonicalJSON(rec.Params))), rec.Turn, rec.Step))
+				r.describe(), r.live, rec.Method, rec.Server, abbrev(rec.Asked()), rec.Turn, rec.Step))
 		}
 	}
 	return out
@@ -155,7 +155,7 @@ func mcpList(recs []session.MCPCallData) string {
 	}
 	parts := make([]string, len(recs))
 	for i := range recs {
-		parts[i] = fmt.Sprintf("%s %s %s", recs[i].Server, recs[i].Method, abbrev(string(session.CanonicalJSON(recs[i].Params))))
+		parts[i] = fmt.Sprintf("%s %s %s", recs[i].Server, recs[i].Method, abbrev(recs[i].Asked()))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -61,14 +61,39 @@ type MCPError struct {
 }
 
 // Key is what a replay matches an MCP request by: the server, the method
-// and the params in a canonical form (members in name order, no spaces).
-// An initialize request is matched by server and method alone: the client
-// sends its own name and version, the server answers what it is.
+// and what it asks (Asked). An initialize request is matched by server
+// and method alone: the client sends its own name and version, the server
+// answers what it is.
 func (d *MCPCallData) Key() string {
 	if d.Method == "initialize" {
 		return d.Server + "\x00" + d.Method
 	}
-	return d.Server + "\x00" + d.Method + "\x00" + string(CanonicalJSON(d.Params))
+	return d.Server + "\x00" + d.Method + "\x00" + d.Asked()
+}
+
+// Asked returns the request's params in canonical form (CanonicalJSON)
+// without their _meta member, which says who asks and how (the client's
+// name and capabilities, a progress token), not what.
+func (d *MCPCallData) Asked() string {
+	return string(CanonicalJSON(WithoutMeta(d.Params)))
+}
+
+// WithoutMeta returns a JSON object without its _meta member; v itself
+// when it is no object or has none.
+func WithoutMeta(v json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) != nil || m == nil {
+		return v
+	}
+	if _, ok := m["_meta"]; !ok {
+		return v
+	}
+	delete(m, "_meta")
+	b, err := json.Marshal(m)
+	if err != nil {
+		return v
+	}
+	return b
 }
 
 // CanonicalJSON returns v with object members in name order and no

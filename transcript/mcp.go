@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // listing names; any other method with its params and result, cut short.
 func mcpSummary(d *session.MCPCallData) string {
 	if d.Error != nil {
-		return fmt.Sprintf("%s %s: error %d: %s", d.Method, cut(string(session.CanonicalJSON(d.Params))), d.Error.Code, d.Error.Message)
+		return fmt.Sprintf("%s %s: error %d: %s", d.Method, cut(withoutMeta(d.Params)), d.Error.Code, d.Error.Message)
 	}
 	var p struct {
 		Name      string          `json:"name"`
@@ -27,10 +28,10 @@ func mcpSummary(d *session.MCPCallData) string {
 		Tools    []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
-		ServerInfo *struct {
-			Name    string `json:"name"`
-			Version string `json:"version"`
-		} `json:"serverInfo"`
+		ServerInfo *serverInfo `json:"serverInfo"`
+		Meta       struct {
+			ServerInfo *serverInfo `json:"io.modelcontextprotocol/serverInfo"`
+		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(d.Params, &p)
 	_ = json.Unmarshal(d.Result, &r)
@@ -40,7 +41,7 @@ func mcpSummary(d *session.MCPCallData) string {
 		if r.IsError {
 			label = " (error): "
 		}
-		return fmt.Sprintf("tools/call %s %s%s%s", p.Name, cut(string(session.CanonicalJSON(p.Arguments))), label, texts(r.Content))
+		return fmt.Sprintf("tools/call %s %s%s%s", p.Name, cut(withoutMeta(p.Arguments)), label, texts(r.Content))
 	case "resources/read":
 		return fmt.Sprintf("resources/read %s: %s", p.URI, texts(r.Contents))
 	case "tools/list":
@@ -49,12 +50,23 @@ func mcpSummary(d *session.MCPCallData) string {
 			names[i] = t.Name
 		}
 		return fmt.Sprintf("tools/list: %s", strings.Join(names, ", "))
-	case "initialize":
-		if r.ServerInfo != nil {
-			return fmt.Sprintf("initialize: %s %s", r.ServerInfo.Name, r.ServerInfo.Version)
+	case "initialize", "server/discover":
+		if info := cmp.Or(r.ServerInfo, r.Meta.ServerInfo); info != nil {
+			return fmt.Sprintf("%s: %s %s", d.Method, info.Name, info.Version)
 		}
 	}
-	return fmt.Sprintf("%s %s: %s", d.Method, cut(string(session.CanonicalJSON(d.Params))), cut(string(session.CanonicalJSON(d.Result))))
+	return fmt.Sprintf("%s %s: %s", d.Method, cut(withoutMeta(d.Params)), cut(withoutMeta(d.Result)))
+}
+
+type serverInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// withoutMeta shows a JSON value in canonical form without its _meta
+// member, which says who asks and how, not what.
+func withoutMeta(v json.RawMessage) string {
+	return string(session.CanonicalJSON(session.WithoutMeta(v)))
 }
 
 // mcpContent is an item of an MCP result's content: text, or another kind
