@@ -16,6 +16,9 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // postResp sends one Responses request to url.
@@ -124,6 +127,14 @@ turn 1 (user)
 		okResp(url, respReq(`"input":"hi"`))
 		r := okResp(url, respReq(`"input":"again"`))
 		Expect([]string{r.ID, r.Output[0].ID}).NotTo(ContainElements(first[0], first[1]))
+	})
+
+	It("keeps the responses of each handler to itself: DefaultFormats gives every handler its own", func() {
+		_, _, first := serveWire(sayDriver)
+		r1 := okResp(first, respReq(`"input":"hi"`))
+		h, _, other := serveWire(sayDriver)
+		code, body := postResp(other, respReq(`"previous_response_id":"`+r1.ID+`"`, `"input":"again"`), nil)
+		expectRefused(h, code, body, `previous_response_id "`+r1.ID+`" names no response served in this run (none was served yet)`)
 	})
 
 	It("resolves item_reference items against the items served (the Vercel AI SDK's shape with store)", func() {
@@ -274,9 +285,20 @@ var _ = Describe("a Responses answer", func() {
 		_, body = postResp(url, respReq(`"input":"again"`, `"stream":true`), nil)
 		Expect(body).To(HaveSuffix("event: error\ndata: {\"type\":\"error\",\"sequence_number\":2,\"code\":\"RATE_LIMIT\",\"message\":\"slow down\",\"param\":null," +
 			"\"error\":{\"type\":\"agentsnap_replay_error\",\"code\":\"RATE_LIMIT\",\"message\":\"slow down\",\"param\":null}}\n\n"))
+		client := openai.NewClient(option.WithBaseURL(url+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		stream := client.Responses.NewStreaming(context.Background(), responses.ResponseNewParams{
+			Model: "m", Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("from the SDK")}})
+		for stream.Next() {
+		}
+		Expect(stream.Err()).To(MatchError(ContainSubstring(`received error while streaming: {"type":"agentsnap_replay_error","code":"RATE_LIMIT","message":"slow down","param":null}`)), "openai-go's stream returns the error")
 		code, whole := postResp(url, respReq(`"input":"and again"`), nil)
 		Expect(code).To(Equal(http.StatusTooManyRequests))
 		Expect(whole).To(MatchJSON(`{"error":{"type":"agentsnap_error","code":"RATE_LIMIT","message":"slow down","param":null}}`))
+
+		finish = session.FinishAborted
+		_, body = postResp(url, respReq(`"input":"cut short"`, `"stream":true`), nil)
+		Expect(sseEvents(body)[len(sseEvents(body))-1]).To(HavePrefix("response.output_item.done|"))
+		Expect(body).NotTo(ContainSubstring("event: response.completed"), "an aborted call ends as a cut connection does: no terminal event")
 	})
 
 	It("serves a recorded reasoning item under its recorded id with its encrypted content, and an agent that sends it back sends what the log holds", func() {
