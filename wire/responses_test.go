@@ -92,6 +92,20 @@ var _ = Describe("an agent on openai-go's Responses client, through the wire lay
 		Entry("the conversation sent back as items, whole answers", itemsOnce),
 	)
 
+	It("replays the children of one answer identically under 20 seeded schedules", func() {
+		fx := loadFixture(recordResp(respRuntime(chained)))
+		Expect(replayWith(fx, harness.Options{Runtime: respRuntime(chained), Schedules: 20})).To(harness.MatchRecording())
+	})
+
+	It("fails a replay that leaves recorded calls unmade (the consumption check), naming the session", func() {
+		fx := loadFixture(recordResp(respRuntime(chained)))
+		fx.Scenario.Prompts = fx.Scenario.Prompts[:1]
+		o := replayWith(fx, harness.Options{Runtime: respRuntime(chained)})
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(ContainSubstring("recording not consumed"))
+		Expect(o.Report()).To(ContainSubstring("root"))
+	})
+
 	It("goes red without the seed slice, naming the fork child", func() {
 		fx := loadFixture(recordResp(respRuntime(chained)))
 		broken := replayWith(fx, harness.Options{Runtime: respRuntime(chained), Deriver: func(l *session.Log) (*fakellm.Script, error) {
