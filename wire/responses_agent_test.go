@@ -32,6 +32,9 @@ type respAgent struct {
 	Items bool
 	// ForkAll makes a fork child (with Items) inherit the running turn too.
 	ForkAll bool
+	// Untagged runs children on their parent's context, naming no session
+	// (for lineage inference).
+	Untagged bool
 	// Temperature and MaxOutputTokens, when set, go with every call.
 	Temperature     float64
 	MaxOutputTokens int64
@@ -207,8 +210,14 @@ func (s *respSession) runTools(ctx context.Context, calls []responses.ResponseFu
 // completed turns (its last response, or its items).
 func (s *respSession) child(ctx context.Context, callID string, fork bool) (*respSession, context.Context) {
 	c := &respSession{agent: s.agent}
+	tagged := func(tag func(context.Context, string) context.Context) context.Context {
+		if s.agent.Untagged {
+			return ctx
+		}
+		return tag(ctx, callID)
+	}
 	if !fork {
-		return c, wire.Spawn(ctx, callID)
+		return c, tagged(wire.Spawn)
 	}
 	c.last, c.turnEnd = s.turnEnd, s.turnEnd
 	inherit := s.completed
@@ -217,7 +226,7 @@ func (s *respSession) child(ctx context.Context, callID string, fork bool) (*res
 	}
 	c.items = slices.Clone(s.items[:inherit])
 	c.completed = len(c.items)
-	return c, wire.Fork(ctx, callID)
+	return c, tagged(wire.Fork)
 }
 
 func respTools() []responses.ToolUnionParam {

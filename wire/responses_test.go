@@ -92,6 +92,20 @@ var _ = Describe("an agent on openai-go's Responses client, through the wire lay
 		Entry("the conversation sent back as items, whole answers", itemsOnce),
 	)
 
+	DescribeTable("records the same logs when the children name no session and agentsnap infers them (wire.InferLineage), and replays them",
+		func(change func(*respAgent)) {
+			untagged := func(a *respAgent) { change(a); a.Untagged = true }
+			dir := recordResp(respRuntime(untagged, wire.InferLineage()))
+			tagged := recordResp(respRuntime(change))
+			for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+				Expect(string(mustRead(filepath.Join(dir, name)))).To(Equal(string(mustRead(filepath.Join(tagged, name)))), name)
+			}
+			Expect(replayWith(loadFixture(dir), harness.Options{Runtime: respRuntime(untagged, wire.InferLineage())})).To(harness.MatchRecording())
+		},
+		Entry("chained", chained),
+		Entry("items", items),
+	)
+
 	It("replays the children of one answer identically under 20 seeded schedules", func() {
 		fx := loadFixture(recordResp(respRuntime(chained)))
 		Expect(replayWith(fx, harness.Options{Runtime: respRuntime(chained), Schedules: 20})).To(harness.MatchRecording())
