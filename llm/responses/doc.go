@@ -29,7 +29,10 @@
 // ends. Tool calls are named by call_id in the log. What the API wants
 // back with an item — its id, a message's phase, a reasoning item's
 // encrypted_content — rides on the part as Meta ({"openai-responses":
-// {...}}); an item's status is not kept.
+// {...}}): an item this run served comes back with the meta its recording
+// holds (the ids served are the call's, derived again in every run), so
+// the conversation a request sends is the log's, digest for digest; an
+// item it did not serve keeps what it says. An item's status is not kept.
 //
 // A stream is response.created, response.in_progress, then per item
 // output_item.added, its content (content_part.added, output_text.delta
