@@ -149,4 +149,3 @@ var _ = Describe("a live recording of a Responses agent through the wire layer a
 		Entry("the conversation sent back as items", NodeTimeout(2*time.Minute), items),
 	)
 })
-
