@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	rs "github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -91,7 +91,7 @@ var _ = Describe("a live recording of a Responses agent through the wire layer",
 		DeferCleanup(srv.Close)
 		drv, err := rs.New(rs.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
 		Expect(err).NotTo(HaveOccurred())
-		dir := fixture("mixed/responses", forkScenario, forkPlaybook)
+		dir := newFixture("mixed/responses", forkScenario, forkPlaybook)
 		opts := recorder.LiveOptions(drv, srv.URL, "live-model")
 		rt := respRuntime(func(a *respAgent) { a.Temperature = 0.3 })
 		opts.Runtime = rt
@@ -127,7 +127,7 @@ var _ = Describe("a live recording of a Responses agent through the wire layer a
 			srv := startAimock(ctx, respAimock)
 			drv, err := rs.New(rs.Config{BaseURL: srv.URL + "/v1", APIKey: "aimock-test-key"})
 			Expect(err).NotTo(HaveOccurred())
-			dir := fixture("mixed/responses", forkScenario, forkPlaybook)
+			dir := newFixture("mixed/responses", forkScenario, forkPlaybook)
 			opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
 			rt := respRuntime(change)
 			opts.Runtime = rt
@@ -139,7 +139,7 @@ var _ = Describe("a live recording of a Responses agent through the wire layer a
 			Expect(fx.Logs[1].Header).To(HaveField("ParentCallID", "call_f"))
 			Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
 			Expect(fx.Logs[2].Header).To(HaveField("ParentCallID", "call_s"))
-			golden := string(mustRead(filepath.Join(dir, scenario.GoldenFile)))
+			golden := string(mustRead(filepath.Join(dir, fixture.GoldenFile)))
 			Expect(golden).To(ContainSubstring("assistant: MARMALADE, and release v2.4.1."))
 			Expect(golden).To(ContainSubstring("thinking: I should look it up."))
 			Expect(string(mustRead(filepath.Join(dir, "session.2.jsonl")))).To(ContainSubstring(`"encrypted_content":`), "aimock gives a store:false request's reasoning its encrypted content")

@@ -110,6 +110,7 @@ turn 1 (user)
     call call_1 lookup {"key":"release"}
     result call_1: v2.4.1
   step 2
+    called with another system prompt (6 characters)
     assistant: done
   ended completed
 `))

@@ -10,9 +10,10 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/conformance"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/journal"
-	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -23,22 +24,22 @@ import (
 // recordResp records the fork scenario from its playbook with rt.
 func recordResp(rt agentsnap.Runtime) string {
 	GinkgoHelper()
-	dir := fixture("mixed/responses", forkScenario, forkPlaybook)
+	dir := newFixture("mixed/responses", forkScenario, forkPlaybook)
 	_, err := recordWith(dir, rt)
 	Expect(err).NotTo(HaveOccurred())
 	return dir
 }
 
-func loadFixture(dir string) *harness.Fixture {
+func loadFixture(dir string) *fixture.Fixture {
 	GinkgoHelper()
-	fx, err := harness.LoadFixture(dir)
+	fx, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred())
 	return fx
 }
 
-func replayWith(fx *harness.Fixture, opts harness.Options) *harness.Outcome {
+func replayWith(fx *fixture.Fixture, opts harness.Options) *harness.Outcome {
 	GinkgoHelper()
-	o, err := harness.Replay(context.Background(), fx, opts)
+	o, err := judge.Replay(context.Background(), fx, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return o
 }
@@ -69,21 +70,21 @@ var _ = Describe("an agent on openai-go's Responses client, through the wire lay
 				}
 			}
 		}
-		chat := fixture("mixed/sdk", forkScenario, forkPlaybook)
+		chat := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		recordSDK(chat)
-		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(Equal(string(mustRead(filepath.Join(chat, scenario.GoldenFile)))))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(string(mustRead(filepath.Join(chat, fixture.GoldenFile)))))
 		Expect(string(mustRead(filepath.Join(dir, "session.1.jsonl")))).NotTo(ContainSubstring("history/replace"), "the child's chain resolved to its parent's completed turn")
 	})
 
 	DescribeTable("records the same tree however the agent keeps its conversation, and replays it identically 20 times",
 		func(change func(*respAgent)) {
 			dir := recordResp(respRuntime(change))
-			Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(Equal(string(mustRead(filepath.Join(recordResp(respRuntime(chained)), scenario.GoldenFile)))))
+			Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(string(mustRead(filepath.Join(recordResp(respRuntime(chained)), fixture.GoldenFile)))))
 			fx := loadFixture(dir)
 			for range 20 {
 				o := replayWith(fx, harness.Options{Runtime: respRuntime(change)})
 				Expect(o).To(harness.MatchRecording())
-				Expect(harness.CompareGolden(o).Message).To(BeEmpty())
+				Expect(judge.CompareGolden(o).Message).To(BeEmpty())
 			}
 		},
 		Entry("chained by previous_response_id, streamed", chained),
@@ -97,7 +98,7 @@ var _ = Describe("an agent on openai-go's Responses client, through the wire lay
 			untagged := func(a *respAgent) { change(a); a.Untagged = true }
 			dir := recordResp(respRuntime(untagged, wire.InferLineage()))
 			tagged := recordResp(respRuntime(change))
-			for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", scenario.GoldenFile} {
+			for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
 				Expect(string(mustRead(filepath.Join(dir, name)))).To(Equal(string(mustRead(filepath.Join(tagged, name)))), name)
 			}
 			Expect(replayWith(loadFixture(dir), harness.Options{Runtime: respRuntime(untagged, wire.InferLineage())})).To(harness.MatchRecording())
@@ -133,7 +134,7 @@ var _ = Describe("an agent on openai-go's Responses client, through the wire lay
 	It("records a fork child that sends its parent's running turn too as sent, its seed the completed turns", func() {
 		rt := respRuntime(func(a *respAgent) { a.Items, a.ForkAll = true, true })
 		dir := recordResp(rt)
-		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(ContainSubstring("history replaced: the first 2 messages kept, then:"))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring("history replaced: the first 2 messages kept, then:"))
 		fx := loadFixture(dir)
 		Expect(replayWith(fx, harness.Options{Runtime: rt})).To(harness.MatchRecording())
 	})
@@ -162,21 +163,21 @@ var _ = Describe("drift and goldens of a Responses agent", func() {
 
 	It("rewrites an edited golden from a replay that matches its recording (-update), and refuses one from a replay that drifts", func() {
 		dir := recordResp(respRuntime(chained))
-		path := filepath.Join(dir, scenario.GoldenFile)
+		path := filepath.Join(dir, fixture.GoldenFile)
 		original := mustRead(path)
 		Expect(os.WriteFile(path, []byte(strings.Replace(string(original), "assistant: MARMALADE, and release", "assistant: MARMITE, and release", 1)), 0o644)).To(Succeed())
 
 		fx := loadFixture(dir)
 		o := replayWith(fx, harness.Options{Runtime: respRuntime(chained)})
 		Expect(o).To(harness.MatchRecording())
-		Expect(harness.CompareGolden(o).Message).To(ContainSubstring("-    assistant: MARMITE, and release v2.4.1."))
-		res := harness.UpdateGolden(o)
+		Expect(judge.CompareGolden(o).Message).To(ContainSubstring("-    assistant: MARMITE, and release v2.4.1."))
+		res := judge.UpdateGolden(o)
 		Expect(res.Message).To(BeEmpty())
 		Expect(res.Updated).To(BeTrue())
 		Expect(mustRead(path)).To(Equal(original))
 
 		fx.Scenario.Agent = []byte(`{"system": "You are a changed SDK agent."}`)
-		res = harness.UpdateGolden(replayWith(fx, harness.Options{Runtime: respRuntime(chained)}))
+		res = judge.UpdateGolden(replayWith(fx, harness.Options{Runtime: respRuntime(chained)}))
 		Expect(res.Updated).To(BeFalse())
 		Expect(res.Message).To(ContainSubstring("the replay itself fails"))
 		Expect(mustRead(path)).To(Equal(original))
