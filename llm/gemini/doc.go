@@ -2,7 +2,7 @@
 // streamGenerateContent), both sides of it on one schema: a live
 // [llm.Driver] that streams calls to a Gemini endpoint (the client side,
 // [New], on package live), and what the wire layer serves agents on the
-// official SDKs with (the server side: [DecodeRequest], [StreamWriter],
+// official SDKs with (the server side: [DecodeRequest], [WriteStream],
 // [WriteMessage], [WriteError]).
 //
 // # The live driver

@@ -18,7 +18,7 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("nil request")
 	}
-	contents, err := Contents(req.Messages)
+	contents, err := toContents(req.Messages)
 	if err != nil {
 		return nil, err
 	}
@@ -71,13 +71,13 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 	return []byte(s), nil
 }
 
-// Contents returns the Gemini contents for a conversation: assistant
+// toContents returns the Gemini contents for a conversation: assistant
 // messages become model contents (reasoning as thought parts, tool calls
 // as functionCall parts, each with its thought signature), tool results
 // functionResponse parts of a user content ({"output": text}, or
 // {"error": text} for a result that is an error), and what one role says
 // in a row one content, as the API wants a call's responses together.
-func Contents(msgs []session.Message) ([]Content, error) {
+func toContents(msgs []session.Message) ([]Content, error) {
 	names := map[string]string{} // tool call id -> name, for results without one
 	var out []Content
 	add := func(role string, p Part) {

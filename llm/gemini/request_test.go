@@ -81,6 +81,33 @@ var _ = Describe("the request", func() {
 		}`))
 	})
 
+	It("writes a conversation the server side reads back as it was: one schema, both sides", func(ctx SpecContext) {
+		p := newProvider(streaming(event(`{"text":"ok"}`, "STOP", "")))
+		msgs := []session.Message{
+			{Role: session.RoleUser, Content: []session.Part{session.TextPart("Look both up.")}},
+			{Role: session.RoleAssistant, Content: []session.Part{
+				{Type: session.PartReasoning, Text: "Two lookups.", Meta: gemini.Meta("c2lnLTE=")},
+				{Type: session.PartText, Text: "Checking."},
+				{Type: session.PartToolCall, ID: "fc_1", Name: "lookup", Arguments: `{"key":"a"}`, Meta: gemini.Meta("c2lnLTI=")},
+				{Type: session.PartToolCall, ID: "fc_2", Name: "lookup", Arguments: `{"key":"b"}`},
+			}},
+			{Role: session.RoleTool, Content: []session.Part{{Type: session.PartToolResult, ToolCallID: "fc_1", Name: "lookup", Content: []session.Part{session.TextPart("A")}}}},
+			{Role: session.RoleTool, Content: []session.Part{{Type: session.PartToolResult, ToolCallID: "fc_2", Name: "lookup", Content: []session.Part{session.TextPart("none")}, IsError: true}}},
+			{Role: session.RoleUser, Content: []session.Part{session.TextPart("And now?")}},
+			{Role: session.RoleAssistant, Content: []session.Part{session.TextPart("Done.")}},
+		}
+		req := userRequest("")
+		req.System, req.Messages = "Be brief.", msgs
+		req.Tools = []llm.ToolSpec{{Name: "lookup", Description: "Look up.", Parameters: json.RawMessage(`{"properties":{"key":{"type":"string"}},"type":"object"}`)}}
+		collect(ctx, newDriver(p), req)
+		back, err := gemini.DecodeRequest(p.Requests()[0].body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back.System).To(Equal(req.System))
+		Expect(back.Messages).To(Equal(msgs))
+		Expect(back.Tools).To(Equal(req.Tools))
+		Expect(back.Settings).To(BeEmpty())
+	})
+
 	It("sends the settings of a call an agent made in this API as sent, and the tools they hold after the functions", func(ctx SpecContext) {
 		p := newProvider(streaming(event(`{"text":"ok"}`, "STOP", "")))
 		req := userRequest("hi")

@@ -29,26 +29,7 @@ import (
 // a 401 or 500 body, in a response header, or by cutting the connection.
 func leakyGemini(leak leaktest.Leak, key string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		parts := []string{key}
-		if v := r.Header.Get("X-Goog-Api-Key"); v != "" {
-			parts = append(parts, v)
-		}
-		for _, vs := range r.URL.Query() {
-			parts = append(parts, vs...)
-		}
-		payload := strings.Join(parts, " ")
-		var body struct {
-			Contents []struct {
-				Parts []map[string]any `json:"parts"`
-			} `json:"contents"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		answered := false
-		if n := len(body.Contents); n > 0 {
-			for _, p := range body.Contents[n-1].Parts {
-				_, answered = p["functionResponse"]
-			}
-		}
+		payload, answered := leakPayload(r, key)
 		switch leak {
 		case leaktest.Auth401, leaktest.Server:
 			status := http.StatusUnauthorized
@@ -98,6 +79,31 @@ func leakyGemini(leak leaktest.Leak, key string) *httptest.Server {
 	}))
 	DeferCleanup(srv.Close)
 	return srv
+}
+
+// leakPayload is what the endpoint leaks for r — key and every credential
+// r carries — and whether r brings a function response.
+func leakPayload(r *http.Request, key string) (string, bool) {
+	parts := []string{key}
+	if v := r.Header.Get("X-Goog-Api-Key"); v != "" {
+		parts = append(parts, v)
+	}
+	for _, vs := range r.URL.Query() {
+		parts = append(parts, vs...)
+	}
+	var body struct {
+		Contents []struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"contents"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	answered := false
+	if n := len(body.Contents); n > 0 {
+		for _, p := range body.Contents[n-1].Parts {
+			_, answered = p["functionResponse"]
+		}
+	}
+	return strings.Join(parts, " "), answered
 }
 
 // geminiPlacement is where a live Gemini client puts the key.

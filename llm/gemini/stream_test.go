@@ -132,6 +132,14 @@ var _ = Describe("streaming an answer", func() {
 		Entry("PROHIBITED_CONTENT → a content filter error", `{"text":"a"}`, "PROHIBITED_CONTENT", session.FinishError, live.CodeContentFilter),
 		Entry("MALFORMED_FUNCTION_CALL → a provider error", `{"text":""}`, "MALFORMED_FUNCTION_CALL", session.FinishError, live.CodeProvider),
 		Entry("OTHER → a provider error", `{"text":"a"}`, "OTHER", session.FinishError, live.CodeProvider),
+		Entry("BLOCKLIST → a content filter error", `{"text":"a"}`, "BLOCKLIST", session.FinishError, live.CodeContentFilter),
+		Entry("SPII → a content filter error", `{"text":"a"}`, "SPII", session.FinishError, live.CodeContentFilter),
+		Entry("IMAGE_SAFETY → a content filter error", `{"text":"a"}`, "IMAGE_SAFETY", session.FinishError, live.CodeContentFilter),
+		Entry("IMAGE_PROHIBITED_CONTENT → a content filter error", `{"text":"a"}`, "IMAGE_PROHIBITED_CONTENT", session.FinishError, live.CodeContentFilter),
+		Entry("IMAGE_RECITATION → a content filter error", `{"text":"a"}`, "IMAGE_RECITATION", session.FinishError, live.CodeContentFilter),
+		Entry("UNEXPECTED_TOOL_CALL → a provider error", `{"text":""}`, "UNEXPECTED_TOOL_CALL", session.FinishError, live.CodeProvider),
+		Entry("TOO_MANY_TOOL_CALLS → a provider error", `{"text":""}`, "TOO_MANY_TOOL_CALLS", session.FinishError, live.CodeProvider),
+		Entry("LANGUAGE → a provider error", `{"text":"a"}`, "LANGUAGE", session.FinishError, live.CodeProvider),
 	)
 
 	It("ends a stream whose prompt was blocked with a content filter error", func(ctx SpecContext) {
@@ -204,4 +212,3 @@ var _ = Describe("streaming an answer", func() {
 		Expect(gemini.DecodeBody(context.Background(), iotest.OneByteReader(strings.NewReader(body)))).To(Equal(whole))
 	})
 })
-
