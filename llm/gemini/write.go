@@ -26,7 +26,7 @@ func (a Answer) response(c Candidate, u *session.Usage) Response {
 	return r
 }
 
-// StreamWriter writes the chunks of one model call as the events of a
+// streamWriter writes the chunks of one model call as the events of a
 // streamGenerateContent?alt=sse answer, the way the official SDKs parse
 // them: each event one data line holding a whole GenerateContentResponse,
 // then a blank line; nothing else. Every event carries one part with
@@ -38,7 +38,7 @@ func (a Answer) response(c Candidate, u *session.Usage) Response {
 // error event, an aborted one with no finish at all, as a cut connection
 // does. No continuationToken is ever sent: the SDK would send the request
 // again.
-type StreamWriter struct {
+type streamWriter struct {
 	w        io.Writer
 	flush    func()
 	answer   Answer
@@ -48,20 +48,20 @@ type StreamWriter struct {
 	done     bool
 }
 
-// NewStreamWriter returns a writer of events to w; flush (may be nil) is
+// newStreamWriter returns a writer of events to w; flush (may be nil) is
 // called after each event.
-func NewStreamWriter(w io.Writer, flush func(), a Answer) *StreamWriter {
+func newStreamWriter(w io.Writer, flush func(), a Answer) *streamWriter {
 	if flush == nil {
 		flush = func() {}
 	}
-	return &StreamWriter{w: w, flush: flush, answer: a, heldFrom: -1}
+	return &streamWriter{w: w, flush: flush, answer: a, heldFrom: -1}
 }
 
-// Add writes what chunk c adds to the answer. It returns an error when
+// add writes what chunk c adds to the answer. It returns an error when
 // writing fails or the chunks cannot be written as Gemini events (a tool
 // call whose arguments are not an object: the stream ends with an error
 // event then). After the finish it writes nothing.
-func (s *StreamWriter) Add(c session.Chunk) error {
+func (s *streamWriter) add(c session.Chunk) error {
 	if s.done {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (s *StreamWriter) Add(c session.Chunk) error {
 
 // blockEnd writes what a block's end adds: a tool call, whole; a thought
 // signature, on the block's last part.
-func (s *StreamWriter) blockEnd(index int, b *session.Block) error {
+func (s *streamWriter) blockEnd(index int, b *session.Block) error {
 	sig := Signature(b.Meta)
 	if b.Type == session.BlockToolCall {
 		p, err := functionCallPart(b.ID, b.Name, b.Arguments, sig)
@@ -117,7 +117,7 @@ func functionCallPart(id, name, arguments, sig string) (*Part, error) {
 }
 
 // hold sends the pending part, if any, and keeps p in its place.
-func (s *StreamWriter) hold(p *Part, index int) error {
+func (s *streamWriter) hold(p *Part, index int) error {
 	if s.pending != nil {
 		if err := s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*s.pending}}}, nil)); err != nil {
 			return err
@@ -128,7 +128,7 @@ func (s *StreamWriter) hold(p *Part, index int) error {
 }
 
 // finish writes the end of the answer.
-func (s *StreamWriter) finish(r *session.FinishReason) error {
+func (s *streamWriter) finish(r *session.FinishReason) error {
 	if r == nil {
 		r = &session.FinishReason{Kind: session.FinishStop}
 	}
@@ -149,7 +149,7 @@ func (s *StreamWriter) finish(r *session.FinishReason) error {
 	return s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*last}}, FinishReason: finishReason(r.Kind)}, s.usage))
 }
 
-func (s *StreamWriter) send(v any) error {
+func (s *streamWriter) send(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func finishReason(kind string) string {
 }
 
 // WriteStream writes a streamed answer of chunks to w: the status, the
-// headers and the events (see StreamWriter).
+// headers and the events (see streamWriter).
 func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -178,9 +178,9 @@ func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]
 	if fl, ok := w.(http.Flusher); ok {
 		flush = fl.Flush
 	}
-	sw := NewStreamWriter(w, flush, a)
+	sw := newStreamWriter(w, flush, a)
 	for c := range chunks {
-		if err := sw.Add(c); err != nil {
+		if err := sw.add(c); err != nil {
 			return err
 		}
 		if sw.done {
@@ -232,7 +232,7 @@ func WriteMessage(w http.ResponseWriter, a Answer, msg session.Message, usage *s
 // status, "message", "status"}}, with agentsnap's code, when there is one,
 // as the reason of an ErrorInfo detail.
 func WriteError(w http.ResponseWriter, status int, code, message string) error {
-	e := APIError{Code: status, Message: message, Status: StatusName(status)}
+	e := APIError{Code: status, Message: message, Status: statusName(status)}
 	if code != "" {
 		d, _ := json.Marshal(map[string]string{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "agentsnap"})
 		e.Details = []json.RawMessage{d}
@@ -243,7 +243,7 @@ func WriteError(w http.ResponseWriter, status int, code, message string) error {
 }
 
 func errorResponse(status int, message string) map[string]APIError {
-	return map[string]APIError{"error": {Code: status, Message: message, Status: StatusName(status)}}
+	return map[string]APIError{"error": {Code: status, Message: message, Status: statusName(status)}}
 }
 
 // failure returns the HTTP status and the message of a failed call's
@@ -267,8 +267,8 @@ func failure(r *session.FinishReason) (int, string) {
 	return http.StatusInternalServerError, f.Message
 }
 
-// StatusName is the google.rpc status the API names an HTTP status by.
-func StatusName(status int) string {
+// statusName is the google.rpc status the API names an HTTP status by.
+func statusName(status int) string {
 	switch status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
 		return "INVALID_ARGUMENT"
