@@ -8,5 +8,6 @@ func DefaultFormats() []Format {
 	return []Format{
 		ChatCompletions,
 		Responses(),
+		Gemini,
 	}
 }

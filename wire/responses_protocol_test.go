@@ -187,7 +187,7 @@ turn 1 (user)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
-		want := "wire: POST /v1/responses/compact is not a model call agentsnap serves (it serves OpenAI Chat Completions (POST /v1/chat/completions), OpenAI Responses (POST /v1/responses))"
+		want := "wire: POST /v1/responses/compact is not a model call agentsnap serves (it serves OpenAI Chat Completions (POST /v1/chat/completions), OpenAI Responses (POST /v1/responses), "
 		Expect(string(b)).To(ContainSubstring(want))
 		Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
 	})
