@@ -15,7 +15,8 @@ import (
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/apis"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -76,15 +77,17 @@ the logs you have.`,
 type recordFlags struct {
 	live, keep, replace  bool
 	baseURL, model, prov string
+	api                  string // --api: the model API a live recording calls
 	storeSpec            string
 	pace                 time.Duration
 }
 
 func (f *recordFlags) set() *flag.FlagSet {
 	fs := newFlagSet("record")
-	fs.BoolVar(&f.live, "live", false, "record from a live OpenAI-compatible model instead of playbook.json")
+	fs.BoolVar(&f.live, "live", false, "record from a live model (OpenAI-compatible, OpenAI Responses, Anthropic, Gemini: --api) instead of playbook.json")
 	fs.StringVar(&f.baseURL, "base-url", "", "the endpoint's base `URL`, such as https://api.openai.com/v1 (with --live; default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.model, "model", "", "the `model` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
+	fs.StringVar(&f.api, "api", "", "the model `API` to call with --live: "+apis.Names()+" (default $AGENTSNAP_API, else openai-chat)")
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls that failed outside the model (network, key, server) in the fixture")
 	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
@@ -114,13 +117,13 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	var opts recorder.Options
 	if f.live {
-		opts, err = liveOptions(e, &f)
+		opts, err = liveOptions(e, &f, false)
 		if err != nil {
 			return usageError(e, "record", "%v", err)
 		}
 	} else {
-		if f.baseURL != "" || f.model != "" || f.keep {
-			return usageError(e, "record", "--base-url, --model and --keep-live-failures only apply with --live")
+		if f.baseURL != "" || f.model != "" || f.keep || f.api != "" {
+			return usageError(e, "record", "--base-url, --model, --api and --keep-live-failures only apply with --live")
 		}
 		if opts, err = recorder.PlaybookOptions(dir, f.pace); err != nil {
 			return fail(e, "record", err)
@@ -196,13 +199,16 @@ func keySecrets(e *env, baseURL string) map[string]string {
 }
 
 // liveOptions builds the live model from the flags and the environment.
-func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
+// routed (serve) calls each request in the API it came in unless --api or
+// AGENTSNAP_API names one; record calls the reference agent's requests in
+// the named API, else Chat Completions.
+func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) {
 	baseURL := f.baseURL
 	if baseURL == "" {
 		baseURL = strings.TrimSpace(e.getenv("AGENTSNAP_BASE_URL"))
 	}
 	if baseURL == "" {
-		return recorder.Options{}, fmt.Errorf("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL (e.g. https://api.openai.com/v1, http://localhost:11434/v1)")
+		return recorder.Options{}, fmt.Errorf("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL (e.g. https://api.openai.com/v1, https://api.anthropic.com, https://generativelanguage.googleapis.com, http://localhost:11434/v1)")
 	}
 	model := f.model
 	if model == "" {
@@ -211,20 +217,29 @@ func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
 	if model == "" {
 		return recorder.Options{}, fmt.Errorf("--live needs the model: give --model M or set AGENTSNAP_MODEL")
 	}
-	key, from := openai.KeyFromEnv(e.getenv)
-	if key == "" {
-		return recorder.Options{}, fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or "))
+	api := f.api
+	if api == "" {
+		api = strings.TrimSpace(e.getenv("AGENTSNAP_API"))
+	}
+	if api == "" && !routed {
+		api = apis.Default
 	}
 	secrets := secret.New()
 	secrets.AddAll(keySecrets(e, f.baseURL))
 	logger := slog.New(slog.NewTextHandler(secrets.Writer(e.stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
+	r, err := apis.NewRouter(api, live.Config{BaseURL: baseURL, Model: model, Logger: logger}, e.getenv)
 	if err != nil {
 		return recorder.Options{}, err
 	}
-	where := secrets.Redact(openai.RedactURL(baseURL))
-	fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", model, where, from)
-	opts := recorder.LiveOptions(d, where, model)
+	where := secrets.Redact(live.RedactURL(baseURL))
+	opts := recorder.LiveOptions(r, where, model)
+	if a, ok := r.Fixed(); ok {
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, %s (key from %s)\n", model, where, a.Title, r.KeyVar(a.Name))
+		opts.Provider = apis.Provider(a)
+	} else {
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, each call in the API the agent speaks\n", model, where)
+		opts.Provider = apis.Routed
+	}
 	opts.KeepLiveFailures = f.keep
 	return opts, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/httpguard"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 )
@@ -101,7 +102,8 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.runtime, "runtime", "external", "the agent's runtime `name`, recorded in scenario.json; a replay needs the name that recorded it")
 	fs.StringVar(&f.lineage, "lineage", "explicit", "how serve tells the agent's sessions apart: `explicit` (the Agentsnap-* headers; a call without them is the root's) or infer (a call that continues no session is the child of the open tool call whose arguments hold its prompt); a fixture recorded with infer replays with it")
 	fs.BoolVar(&f.record, "record", false, "record DIR from its playbook (or a live model, with --live) instead of replaying it")
-	fs.BoolVar(&f.rec.live, "live", false, "with --record: answer from a live OpenAI-compatible model instead of playbook.json")
+	fs.BoolVar(&f.rec.live, "live", false, "with --record: answer from a live model instead of playbook.json, each call in the API the agent speaks (or --api)")
+	fs.StringVar(&f.rec.api, "api", "", "with --live: call every request in this model `API` ("+apis.Names()+"); default $AGENTSNAP_API, else the API each request comes in")
 	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
 	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
@@ -161,8 +163,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace) {
-		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures, --pace and --replace-golden only apply with --record")
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace) {
+		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace and --replace-golden only apply with --record")
 	}
 	if err := checkPace(f.rec.pace); err != nil {
 		return usageError(e, "serve", "%v", err)
@@ -255,7 +257,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 	var opts recorder.Options
 	var err error
 	if f.rec.live {
-		if opts, err = liveOptions(e, &f.rec); err != nil {
+		if opts, err = liveOptions(e, &f.rec, true); err != nil {
 			return usageError(e, "serve", "%v", err)
 		}
 		opts.Driver = fixedModel{Driver: opts.Driver, model: opts.Model}
