@@ -7,5 +7,6 @@ package wire
 func DefaultFormats() []Format {
 	return []Format{
 		ChatCompletions,
+		AnthropicMessages,
 	}
 }
