@@ -132,6 +132,9 @@ func (d *decoder) start(ev *Event) string {
 		d.open(b, session.BlockReasoning)
 		b.data = cb.Data
 	case TypeToolUse:
+		if cb.Name == "" {
+			return fmt.Sprintf("the tool_use block %d names no tool", *ev.Index)
+		}
 		d.open(b, session.BlockToolCall)
 		d.calls++
 		b.id, b.name = d.claimID(cb.ID, b.index), cb.Name
@@ -142,7 +145,7 @@ func (d *decoder) start(ev *Event) string {
 			c.ArgumentsDelta = in
 			b.buf.WriteString(in)
 		} else {
-			b.input = in
+			b.input = "{}" // also for a start without input
 		}
 		d.out = append(d.out, c)
 	default:

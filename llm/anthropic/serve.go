@@ -285,8 +285,10 @@ func (s *streamWriter) end(b *outBlock, blk *session.Block) {
 			b.start.ID, b.start.Name = blk.ID, blk.Name
 		}
 	case session.BlockReasoning:
-		if !b.ready {
-			b.start = reasoningBlock(blk.Text, meta)
+		// Unnamed until now: a redacted_thinking block says all in its
+		// start; a thinking block's text and signature follow as deltas.
+		if !b.ready && reasoningBlock(blk.Text, meta).Type == TypeRedactedThinking {
+			b.start = Block{Type: TypeRedactedThinking, Data: meta.Data}
 		}
 	}
 	b.ready = true
