@@ -126,7 +126,7 @@ func sseEvents(events ...string) string {
 const oneTurn = `{"description": "one question", "prompts": ["Say something."], "agent": {"system": "You are terse."}}`
 
 var _ = Describe("a live recording through the Messages driver", func() {
-	It("sends the agent's settings on as they are, with the key in x-api-key and anthropic-version", func(ctx SpecContext) {
+	It("sends the agent's settings on as they are, with the key in x-api-key and anthropic-version", NodeTimeout(time.Minute), func(ctx SpecContext) {
 		model := &messagesModel{say: func(map[string]any) string { return "Something." }}
 		srv := httptest.NewServer(model)
 		DeferCleanup(srv.Close)
@@ -152,7 +152,7 @@ var _ = Describe("a live recording through the Messages driver", func() {
 		Expect(string(mustRead(filepath.Join(dir, scenario.GoldenFile)))).To(ContainSubstring("assistant: Something."))
 	})
 
-	It("refuses a recording in which the endpoint echoed a credential, and writes nothing", Label("secrets"), func(ctx SpecContext) {
+	It("refuses a recording in which the endpoint echoed a credential, and writes nothing", Label("secrets"), NodeTimeout(time.Minute), func(ctx SpecContext) {
 		for who, leaked := range map[string]string{"the driver": "sk-ant-live-key-0123456789", "the agent": claudeAgentKey} {
 			model := &messagesModel{say: func(map[string]any) string { return "Your key is " + leaked + "." }}
 			srv := httptest.NewServer(model)

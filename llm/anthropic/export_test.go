@@ -43,17 +43,9 @@ func CheckProtocol(chunks []session.Chunk) error {
 		fail := func(format string, args ...any) error {
 			return fmt.Errorf("chunk %d (%s): %s", i, c.Type, fmt.Sprintf(format, args...))
 		}
-		var b *protoBlock
-		if c.Type != session.ChunkBlockStart && c.Type != session.ChunkUsage && c.Type != session.ChunkFinish {
-			if c.Index < 0 || c.Index >= len(blocks) {
-				return fail("block %d never started", c.Index)
-			}
-			if b = blocks[c.Index]; b.ended {
-				return fail("block %d already ended", c.Index)
-			}
-			if usage {
-				return fail("after the usage")
-			}
+		b, err := openBlockOf(&c, blocks, usage)
+		if err != nil {
+			return fail("%v", err)
 		}
 		switch c.Type {
 		case session.ChunkBlockStart:
@@ -98,6 +90,24 @@ func CheckProtocol(chunks []session.Chunk) error {
 		}
 	}
 	return errors.New("no finish chunk")
+}
+
+// openBlockOf is the open block a delta or block-end names (nil for
+// other chunks), or why there is none.
+func openBlockOf(c *session.Chunk, blocks []*protoBlock, usage bool) (*protoBlock, error) {
+	switch c.Type {
+	case session.ChunkBlockStart, session.ChunkUsage, session.ChunkFinish:
+		return nil, nil
+	}
+	switch {
+	case c.Index < 0 || c.Index >= len(blocks):
+		return nil, fmt.Errorf("block %d never started", c.Index)
+	case blocks[c.Index].ended:
+		return nil, fmt.Errorf("block %d already ended", c.Index)
+	case usage:
+		return nil, errors.New("after the usage")
+	}
+	return blocks[c.Index], nil
 }
 
 func checkEnd(c *session.Chunk, b *protoBlock) error {

@@ -62,7 +62,7 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		*c = Content{{Type: TypeText, Text: s}}
 		return nil
 	case b[0] != '[':
-		return errors.New("content is neither a string nor an array of content blocks")
+		return errors.New("want a string or an array of content blocks")
 	}
 	var blocks []Block
 	if err := json.Unmarshal(b, &blocks); err != nil {

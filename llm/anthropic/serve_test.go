@@ -99,7 +99,7 @@ var _ = Describe("reading an agent's request", func() {
 		Entry("not an object", `[1]`, "the body is not a JSON object"),
 		Entry("a role of another API", `{"messages":[{"role":"user","content":"x"},{"role":"system","content":"x"}]}`,
 			`messages[1].role: "system"; want user or assistant (the system prompt is the request's system member)`),
-		Entry("a content neither string nor blocks", `{"messages":[{"role":"user","content":7}]}`, "messages[0]: content is neither a string nor an array of content blocks"),
+		Entry("a content neither string nor blocks", `{"messages":[{"role":"user","content":7}]}`, "messages[0]: want a string or an array of content blocks"),
 		Entry("a tool_use without id", `{"messages":[{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","name":"f","input":{}}]}]}`,
 			"messages[0].content[1]: a tool_use block needs an id, a name and an input object"),
 		Entry("a tool_use input that is not an object", `{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":[1]}]}]}`,
