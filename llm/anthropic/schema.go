@@ -121,6 +121,25 @@ type Block struct {
 	IsError   bool            `json:"is_error"`    // tool_result
 }
 
+// UnmarshalJSON reads a block of any type. Only a tool_result block's
+// content is read as Content: other blocks' content (a server tool's
+// result, an error object) is not this package's.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	type plain Block
+	var w struct {
+		plain
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*b = Block(w.plain)
+	if b.Type != TypeToolResult {
+		return nil
+	}
+	return b.Content.UnmarshalJSON(w.Content)
+}
+
 // emptyObject is a tool_use block's input when it has none.
 var emptyObject = json.RawMessage(`{}`)
 

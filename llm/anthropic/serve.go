@@ -90,7 +90,7 @@ func apiUsage(u *session.Usage) *Usage {
 	in, out = u.InputTokens, u.OutputTokens
 	if u.CacheReadTokens != nil {
 		read := *u.CacheReadTokens
-		in -= read
+		in = max(in-read, 0)
 		res.CacheReadInputTokens = &read
 	}
 	if u.ReasoningTokens != nil {

@@ -91,6 +91,14 @@ var _ = Describe("reading an agent's request", func() {
 		Expect(call.Messages).To(Equal([]session.Message{user("hi"), {Role: session.RoleAssistant, Content: []session.Part{session.TextPart("hello")}}}))
 	})
 
+	It("leaves out blocks without text in them, whatever their content (a server tool's result, an image)", func() {
+		call, err := anthropic.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":""}},{"type":"text","text":"search"}]},` +
+			`{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"x"}},` +
+			`{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"web_search_tool_result_error","error_code":"unavailable"}},{"type":"text","text":"Nothing."}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Messages).To(Equal([]session.Message{user("search"), {Role: session.RoleAssistant, Content: []session.Part{session.TextPart("Nothing.")}}}))
+	})
+
 	DescribeTable("refuses what is not a Messages request, naming where",
 		func(body, want string) {
 			_, err := anthropic.DecodeRequest([]byte(body))
