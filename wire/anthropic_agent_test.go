@@ -150,7 +150,7 @@ func (s *claudeSession) complete(ctx context.Context) (sdk.Message, error) {
 	return msg, stream.Err()
 }
 
-// facts is the lookup tool's table.
+// claudeFacts is the lookup tool's table.
 var claudeFacts = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}
 
 // runTools runs the calls of one answer, the children at once, and

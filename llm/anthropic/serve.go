@@ -115,10 +115,8 @@ func apiUsage(u *session.Usage) *Usage {
 // more delta; a block-end's signature as a signature_delta.
 func ServeStream(w io.Writer, flush func(), id, model string, chunks iter.Seq[session.Chunk]) error {
 	s := &streamWriter{w: w, flush: flush, byIndex: map[int]*outBlock{}}
-	zero := 0
-	null := (*string)(nil)
 	s.queue(&Event{Type: EventMessageStart, Message: &Response{ID: id, Type: "message", Role: session.RoleAssistant,
-		Content: []Block{}, Model: model, StopReason: null, Usage: &Usage{InputTokens: &zero, OutputTokens: &zero}}}, nil)
+		Content: []Block{}, Model: model, Usage: apiUsage(nil)}}, nil)
 	if err := s.send(); err != nil {
 		return err
 	}
@@ -131,7 +129,7 @@ func ServeStream(w io.Writer, flush func(), id, model string, chunks iter.Seq[se
 			return err
 		}
 	}
-	return nil
+	return s.send()
 }
 
 // outBlock is a block being streamed to the agent.
