@@ -9,5 +9,6 @@ func DefaultFormats() []Format {
 		ChatCompletions,
 		Responses(),
 		Gemini,
+		AnthropicMessages,
 	}
 }

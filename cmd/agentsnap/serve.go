@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm/anthropic"
 	"github.com/agentsnap/agentsnap/llm/gemini"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/llm/openai"
@@ -23,13 +24,14 @@ type API struct {
 	Aliases []string
 	// Title names the API in messages and help ("OpenAI Chat Completions").
 	Title string
-	// Client is the client side a live driver streams with.
-	Client live.API
 	// KeyVars are the environment variables the key is read from, in
 	// order.
 	KeyVars []string
 	// BaseURL is the provider's own endpoint, the example a message gives.
 	BaseURL string
+	// open makes a driver the way the API's package does (defaults, headers
+	// a keyless endpoint still wants).
+	open func(live.Config) (*live.Driver, error)
 }
 
 // Default is the API a live recording calls when none is named: the one
@@ -41,12 +43,30 @@ const Default = openai.API
 const legacy = "openai-compatible"
 
 var all = []API{
-	{Name: openai.API, Aliases: []string{"chat", "openai"}, Title: "OpenAI Chat Completions", Client: openai.Chat{},
-		KeyVars: []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}, BaseURL: "https://api.openai.com/v1"},
-	{Name: responses.API, Aliases: []string{"responses"}, Title: "OpenAI Responses", Client: responses.Client{},
-		KeyVars: []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY"}, BaseURL: "https://api.openai.com/v1"},
-	{Name: gemini.API, Aliases: []string{"google"}, Title: "Gemini", Client: gemini.GenerateContent{},
-		KeyVars: []string{"AGENTSNAP_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"}, BaseURL: "https://generativelanguage.googleapis.com"},
+	{Name: openai.API, Aliases: []string{"chat", "openai"}, Title: "OpenAI Chat Completions",
+		KeyVars: []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}, BaseURL: "https://api.openai.com/v1",
+		open: func(c live.Config) (*live.Driver, error) {
+			return openai.New(openai.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
+				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
+		}},
+	{Name: responses.API, Aliases: []string{"responses"}, Title: "OpenAI Responses",
+		KeyVars: []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY"}, BaseURL: "https://api.openai.com/v1",
+		open: func(c live.Config) (*live.Driver, error) {
+			return responses.New(responses.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
+				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
+		}},
+	{Name: anthropic.API, Aliases: []string{"anthropic", "claude"}, Title: "Anthropic Messages",
+		KeyVars: []string{"AGENTSNAP_API_KEY", "ANTHROPIC_API_KEY"}, BaseURL: "https://api.anthropic.com",
+		open: func(c live.Config) (*live.Driver, error) {
+			return anthropic.New(anthropic.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
+				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
+		}},
+	{Name: gemini.API, Aliases: []string{"google"}, Title: "Gemini",
+		KeyVars: []string{"AGENTSNAP_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"}, BaseURL: "https://generativelanguage.googleapis.com",
+		open: func(c live.Config) (*live.Driver, error) {
+			return gemini.New(gemini.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
+				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
+		}},
 }
 
 // All returns every API, the default first.
@@ -103,7 +123,7 @@ func (a API) MissingKey() error {
 }
 
 // New returns a live driver of a for cfg.
-func (a API) New(cfg live.Config) (*live.Driver, error) { return live.New(a.Client, cfg) }
+func (a API) New(cfg live.Config) (*live.Driver, error) { return a.open(cfg) }
 
 // Routed is the provider a recording writes when each call went to the API
 // the agent spoke (request/header's api says which).
