@@ -7,10 +7,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -175,8 +175,8 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		forkAll := sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
-		opts.Runtime = forkAll
+		forking := sdkRuntimeWith(forkAll)
+		opts.Runtime = forking
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		fx, err := fixture.Load(dir)
@@ -191,10 +191,10 @@ var _ = Describe("the wire layer's checks", func() {
     call call_s subagent_spawn {"prompt":"Look up the release."}
   user: What is the codeword?
   step 1`))
-		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forking})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
-		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll, Deriver: func(l *session.Log) (*fakellm.Script, error) {
+		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forking, Deriver: func(l *session.Log) (*fakellm.Script, error) {
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}})
 		Expect(err).NotTo(HaveOccurred())
@@ -206,7 +206,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		whole := sdkRuntimeWith(func(a *sdktest.Agent) { a.Whole = true })
+		whole := sdkRuntimeWith(func(a *sdkagent.Agent) { a.WholeAnswers = true })
 		opts.Runtime = whole
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
