@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/examples/sdkagent"
@@ -60,6 +63,20 @@ func untagged(a *sdkagent.Agent) { a.ChildContext = nil }
 // temperature sends t with every call.
 func temperature(t float64) func(*sdkagent.Agent) {
 	return func(a *sdkagent.Agent) { a.Temperature = openai.Float(t) }
+}
+
+// wholeAnswers asks for whole answers. A request for a stream fails, so
+// a spec of whole answers cannot pass on streams.
+func wholeAnswers(a *sdkagent.Agent) {
+	a.WholeAnswers = true
+	refuseStreams := func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		var body struct{ Stream bool }
+		if err := readJSON(&r.Body, &body); err != nil || body.Stream {
+			return nil, fmt.Errorf("wholeAnswers: the agent asked for a stream (%v)", err)
+		}
+		return next(r)
+	}
+	a.Client = openai.NewClient(append(slices.Clone(a.Client.Options), option.WithMiddleware(refuseStreams))...)
 }
 
 // facts is the lookup tool's table: what forkPlaybook's calls look up.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
@@ -175,8 +174,8 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		forking := sdkRuntimeWith(forkAll)
-		opts.Runtime = forking
+		forkAll := sdkRuntimeWith(forkRunningTurn)
+		opts.Runtime = forkAll
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		fx, err := fixture.Load(dir)
@@ -191,10 +190,10 @@ var _ = Describe("the wire layer's checks", func() {
     call call_s subagent_spawn {"prompt":"Look up the release."}
   user: What is the codeword?
   step 1`))
-		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forking})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
-		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forking, Deriver: func(l *session.Log) (*fakellm.Script, error) {
+		broken, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: forkAll, Deriver: func(l *session.Log) (*fakellm.Script, error) {
 			return fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
 		}})
 		Expect(err).NotTo(HaveOccurred())
@@ -206,7 +205,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		whole := sdkRuntimeWith(func(a *sdkagent.Agent) { a.WholeAnswers = true })
+		whole := sdkRuntimeWith(wholeAnswers)
 		opts.Runtime = whole
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())

@@ -15,7 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// forkAll makes the SDK agent's fork children send their parent's running
+// forkRunningTurn makes the SDK agent's fork children send their parent's running
 // turn too — the root's conversation so far and the answer whose tool call
 // created the child — before their own messages: what an agent does that
 // hands a fork everything it has, the case the wire layer records as sent
@@ -24,9 +24,9 @@ import (
 // wrapper rewrites each fork child's request in the agent's client. It
 // reads the root's answers whole, so it asks for whole answers; it knows
 // the root's running turn only, which is all the fork scenario needs.
-func forkAll(a *sdkagent.Agent) {
+func forkRunningTurn(a *sdkagent.Agent) {
 	w := &runningTurn{children: map[string]*splice{}}
-	a.WholeAnswers = true
+	wholeAnswers(a)
 	a.Client = openai.NewClient(append(slices.Clone(a.Client.Options), option.WithMiddleware(w.middleware))...)
 	tag := a.ChildContext
 	a.ChildContext = func(ctx context.Context, callID string, fork bool) context.Context {
@@ -36,7 +36,7 @@ func forkAll(a *sdkagent.Agent) {
 
 type childKey struct{}
 
-// child is a child session as forkAll's middleware tells it from the root.
+// child is a child session as forkRunningTurn's middleware tells it from the root.
 type child struct {
 	callID string
 	fork   bool
@@ -61,11 +61,11 @@ type splice struct {
 func (w *runningTurn) middleware(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	body := map[string]json.RawMessage{}
 	if err := readJSON(&r.Body, &body); err != nil {
-		return nil, fmt.Errorf("forkAll: the request: %w", err)
+		return nil, fmt.Errorf("forkRunningTurn: the request: %w", err)
 	}
 	var msgs []json.RawMessage
 	if err := json.Unmarshal(body["messages"], &msgs); err != nil {
-		return nil, fmt.Errorf("forkAll: the request's messages: %w", err)
+		return nil, fmt.Errorf("forkRunningTurn: the request's messages: %w", err)
 	}
 	c, isChild := r.Context().Value(childKey{}).(child)
 	w.mu.Lock()
@@ -98,7 +98,7 @@ func (w *runningTurn) middleware(r *http.Request, next option.MiddlewareNext) (*
 	}
 	var res openai.ChatCompletion
 	if err := readJSON(&resp.Body, &res); err != nil || len(res.Choices) == 0 {
-		return nil, fmt.Errorf("forkAll: the root's answer (%v): want a whole Chat Completions answer", err)
+		return nil, fmt.Errorf("forkRunningTurn: the root's answer (%v): want a whole Chat Completions answer", err)
 	}
 	answer, err := json.Marshal(res.Choices[0].Message.ToParam())
 	w.mu.Lock()
