@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/llm/gemini"
@@ -173,6 +174,7 @@ func leakRecording(p geminiPlacement, leak leaktest.Leak, keep bool, n int) {
 	d, err := gemini.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	opts := recorder.LiveOptions(d, gemini.RedactURL(cfg.BaseURL), "gemini-2.5-flash")
+	opts.Runtime = agent.Reference
 	opts.Provider = gemini.API
 	opts.Secrets, opts.Progress, opts.By = secrets, &out, "agentsnap test"
 	opts.Logf = func(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) }
