@@ -154,7 +154,7 @@ var _ = Describe("recording from the user's own tests", func() {
 		sc, err := scenario.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(sc.Recorded.Model).To(Equal("m"))
-		Expect(sc.Recorded.Provider).To(Equal("openai-compatible"))
+		Expect(sc.Recorded.Provider).To(Equal("live"), "each call in the API the agent speaks")
 		Expect(sc.Recorded.Playbook).To(BeEmpty())
 		for name, content := range everyFile(dir) {
 			Expect(content).NotTo(ContainSubstring(key), name)

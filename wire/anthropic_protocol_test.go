@@ -193,8 +193,8 @@ var _ = Describe("the Messages format's requests", func() {
 		_, err := s.send(secret.NewContext(ctx, set), "hi")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(h.Close(ctx)).To(Succeed())
-		Expect(set.Values()).To(HaveKeyWithValue("the bearer token in the Authorization header", claudeAgentKey))
-		Expect(set.Values()).To(HaveKeyWithValue("the x-api-key header", other))
+		Expect(set.Values()).To(HaveKeyWithValue("the bearer token in the Authorization header of the agent's request", claudeAgentKey))
+		Expect(set.Values()).To(HaveKeyWithValue("the x-api-key header of the agent's request", other))
 	})
 
 	It("is served at /v1/messages under any prefix (also a base URL that ends in /v1), and count_tokens is not a model call", func() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -54,7 +55,7 @@ var _ = Describe("agentsnap record --live --api, against aimock, an independent 
 	}, NodeTimeout(time.Minute))
 
 	DescribeTable("records the reference agent in the API named, and replays it offline",
-		func(api, keyVar, base, path, provider string) {
+		func(api, keyVar, base, path, provider, apiFlag string) {
 			root := GinkgoT().TempDir()
 			dir := filepath.Join(root, "fixtures", "custom", "live")
 			Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
@@ -82,11 +83,19 @@ var _ = Describe("agentsnap record --live --api, against aimock, an independent 
 
 			r = cli(root, nil, "check", "fixtures/custom/live")
 			Expect(r.code).To(Equal(0), r.stdout+r.stderr)
+
+			// A changed prompt: the fix re-records from the same API.
+			b, err := os.ReadFile(filepath.Join(dir, scenario.File))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(filepath.Join(dir, scenario.File), bytes.Replace(b, []byte("Reply OK."), []byte("Reply OK!"), 1), 0o644)).To(Succeed())
+			r = cli(root, nil, "check", "fixtures/custom/live")
+			Expect(r.code).To(Equal(1))
+			Expect(r.stdout).To(ContainSubstring("go tool agentsnap record " + dir + " --live --base-url URL --model m-1" + apiFlag + "\n"))
 		},
-		Entry("OpenAI Chat Completions, the default's name", "openai-chat", "OPENAI_API_KEY", "/v1", "/v1/chat/completions", "openai-compatible"),
-		Entry("OpenAI Responses", "responses", "OPENAI_API_KEY", "/v1", "/v1/responses", "openai-responses"),
-		Entry("Anthropic Messages, from the origin", "anthropic", "ANTHROPIC_API_KEY", "", "/v1/messages", "anthropic-messages"),
-		Entry("Gemini, from the origin", "gemini", "GEMINI_API_KEY", "", "/v1beta/models/m-1:streamGenerateContent", "gemini"),
+		Entry("OpenAI Chat Completions, the default's name", "openai-chat", "OPENAI_API_KEY", "/v1", "/v1/chat/completions", "openai-compatible", ""),
+		Entry("OpenAI Responses", "responses", "OPENAI_API_KEY", "/v1", "/v1/responses", "openai-responses", " --api openai-responses"),
+		Entry("Anthropic Messages, from the origin", "anthropic", "ANTHROPIC_API_KEY", "", "/v1/messages", "anthropic-messages", " --api anthropic-messages"),
+		Entry("Gemini, from the origin", "gemini", "GEMINI_API_KEY", "", "/v1beta/models/m-1:streamGenerateContent", "gemini", " --api gemini"),
 	)
 })
 
