@@ -300,12 +300,7 @@ func (o *Outcome) compare() {
 	o.Consumption = o.driver.Check()
 	o.Notes = o.driver.Notes()
 	for _, l := range o.Replayed {
-		own := l.Own()
-		for i := range own {
-			if own[i].Type == session.TypeRequestHeader {
-				o.Calls++
-			}
-		}
+		o.Calls += len(l.ModelCalls())
 	}
 	if len(o.Replayed) > 0 {
 		text, err := transcript.Render(o.Replayed)

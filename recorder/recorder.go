@@ -103,7 +103,7 @@ type Options struct {
 type Result struct {
 	Dir      string
 	Sessions int
-	Calls    int // model calls
+	Calls    int // model calls of every session (session.ModelCalls)
 	Files    []string
 	// Unchanged is true when the recording came out byte for byte as the
 	// fixture already was; nothing was written then.
@@ -174,7 +174,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	}
 	res.Sessions = len(logs)
 	for _, l := range logs {
-		res.Calls += countCalls(l.Own())
+		res.Calls += len(l.ModelCalls())
 	}
 	for name := range files {
 		res.Files = append(res.Files, name)
@@ -336,14 +336,4 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, 
 		}
 	}
 	return session.LineageOrder(logs)
-}
-
-func countCalls(evs []session.Event) int {
-	n := 0
-	for i := range evs {
-		if evs[i].Type == session.TypeRequestHeader {
-			n++
-		}
-	}
-	return n
 }

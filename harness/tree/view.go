@@ -38,7 +38,7 @@ type node struct {
 	log        *session.Log
 	parentPath string // "" for the root
 	calls      []ToolCall
-	modelCalls int // finish chunks of its own events
+	modelCalls int // its own model calls (session.ModelCalls)
 	turns      int // completed turns inherited (turn/start events in the seed)
 }
 
@@ -104,6 +104,7 @@ func (n *node) scan() {
 			n.turns++
 		}
 	}
+	n.modelCalls = len(n.log.ModelCalls())
 	own := n.log.Own()
 	for i := range own {
 		e := &own[i]
@@ -119,10 +120,6 @@ func (n *node) scan() {
 				c.Args = args
 			}
 			n.calls = append(n.calls, c)
-		case session.TypeAssistantChunk:
-			if d, err := session.DecodeChunkData(e.Data); err == nil && d.Chunk.IsFinish() {
-				n.modelCalls++
-			}
 		}
 	}
 }
