@@ -55,7 +55,7 @@
 //	tool-results-in-order one tool/call per tool-call part, the tool/results in the order of the calls
 //	error-turn            model-error: the turn ends "error"
 //	hang-turn             hang-timeout: the turn ends "aborted"
-//	replay-matches        a replay with a fresh runtime matches the recording (harness.Replay)
+//	replay-matches        a replay with a fresh runtime matches the recording (judge.Replay)
 //	golden-matches        its transcript matches the recorded transcript.golden
 //	deterministic         concurrent: every replay writes the same bytes
 //

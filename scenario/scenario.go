@@ -26,7 +26,7 @@ const File = "scenario.json"
 //
 // The agent member belongs to the runtime under test: it is kept as raw
 // JSON, and each runtime reads its own settings from it (the reference
-// runtime's are preset, system and tools; see agent.ScenarioAgent). The
+// runtime's are preset, system and tools: see the README). The
 // members after it are read by runtimes that share their meaning.
 type Scenario struct {
 	Description string          `json:"description"`

@@ -1,4 +1,4 @@
-package fakellm_test
+package loop_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/llm"
@@ -45,9 +45,9 @@ func liveModel(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error)
 	case req.Session.IsRoot() && last.Role == session.RoleUser:
 		var calls []session.Part
 		for k := 1; k <= fanOut; k++ {
-			tool := agent.SpawnToolName
+			tool := loop.SpawnToolName
 			if k%2 == 0 {
-				tool = agent.ForkToolName
+				tool = loop.ForkToolName
 			}
 			calls = append(calls, session.Part{Type: session.PartToolCall, ID: fmt.Sprintf("call_%d", k), Name: tool,
 				Arguments: fmt.Sprintf(`{"description":"task %d","prompt":"task %d: name a colour"}`, k, k)})
@@ -64,21 +64,21 @@ func liveModel(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error)
 }
 
 // runAgent runs the scenario's prompts with drv and returns every log.
-func runAgent(drv llm.Driver, ids string, mutate ...func(*agent.Config)) ([]*session.Log, error) {
+func runAgent(drv llm.Driver, ids string, mutate ...func(*loop.Config)) ([]*session.Log, error) {
 	GinkgoHelper()
 	store := memory.New()
 	DeferCleanup(store.Close)
-	cfg := agent.Config{
+	cfg := loop.Config{
 		Driver: drv, Store: store, Provider: "scripted", Model: "m", System: "You are a test agent.",
-		Tools: agent.NewRegistry(agent.SpawnTool(), agent.ForkTool()),
-		Retry: agent.RetryPolicy{MaxAttempts: 2},
-		Clock: agent.FixedClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-		IDs:   agent.LineageIDs(ids),
+		Tools: loop.NewRegistry(loop.SpawnTool(), loop.ForkTool()),
+		Retry: loop.RetryPolicy{MaxAttempts: 2},
+		Clock: loop.FixedClock(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+		IDs:   loop.LineageIDs(ids),
 	}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	rt, err := agent.New(cfg)
+	rt, err := loop.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	_, _, runErr := rt.Run(context.Background(), prompts...)
 	return storedLogs(store), runErr
@@ -162,7 +162,9 @@ var _ = Describe("Replay with the agent runtime", Ordered, func() {
 			}
 			Expect(session.WriteFile(filepath.Join(dir, name), l)).To(Succeed())
 		}
-		drv, err := loadDir(dir)
+		logs, err := session.ReadFolder(dir)
+		Expect(err).NotTo(HaveOccurred())
+		drv, err := fakellm.New(logs)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(drv.Check)
 		got, err := runAgent(drv, "live")
@@ -205,7 +207,7 @@ var _ = Describe("Replay with the agent runtime", Ordered, func() {
 		drv, err := fakellm.New(recorded)
 		Expect(err).NotTo(HaveOccurred())
 		// Without retries, child 3 stops at its failed attempt.
-		_, err = runAgent(drv, "live", func(c *agent.Config) { c.Retry.MaxAttempts = 1 })
+		_, err = runAgent(drv, "live", func(c *loop.Config) { c.Retry.MaxAttempts = 1 })
 		Expect(err).NotTo(HaveOccurred())
 		check := drv.Check()
 		Expect(check).To(MatchError(fakellm.ErrNotConsumed))
@@ -213,7 +215,7 @@ var _ = Describe("Replay with the agent runtime", Ordered, func() {
 	})
 
 	It("reports a child the recording never had", func() {
-		detour := llm.StreamMessage(llm.Message{Role: session.RoleAssistant, Content: []session.Part{{Type: session.PartToolCall, ID: "call_99", Name: agent.SpawnToolName,
+		detour := llm.StreamMessage(llm.Message{Role: session.RoleAssistant, Content: []session.Part{{Type: session.PartToolCall, ID: "call_99", Name: loop.SpawnToolName,
 			Arguments: `{"description":"new","prompt":"a task nobody recorded"}`}}}, nil, "")
 		root := recorded[0]
 		Expect(root.Header.IsChild()).To(BeFalse())

@@ -1,4 +1,4 @@
-package agent_test
+package loop_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -107,7 +107,7 @@ var _ = Describe("a fork child", func() {
 	})
 
 	It("inherits only completed turns when it forks mid-turn after a tool call", func() {
-		look := &agent.FuncTool{Name: "look", Description: "look", Parameters: `{"type":"object"}`,
+		look := &loop.FuncTool{Name: "look", Description: "look", Parameters: `{"type":"object"}`,
 			Fn: func(_ ctxT, _ rawT) (string, error) { return "a lamp", nil }}
 		d := newScripted().
 			say("root", "noted").
@@ -115,7 +115,7 @@ var _ = Describe("a fork child", func() {
 			calls("root", fork("call_f", "What did you see?")).
 			say("root/call_f", "a lamp").
 			say("root", "done")
-		r := newRig(d, func(c *agent.Config) { c.Tools = agent.NewRegistry(look, agent.ForkTool()) })
+		r := newRig(d, func(c *loop.Config) { c.Tools = loop.NewRegistry(look, loop.ForkTool()) })
 		s, _, err := r.rt.Run(ctx, "remember", "look, then fork")
 		Expect(err).NotTo(HaveOccurred())
 		root, child := r.log(s.ID()), r.log("root/call_f")
@@ -125,7 +125,7 @@ var _ = Describe("a fork child", func() {
 	})
 
 	It("keeps the results of tool calls in the prefix", func() {
-		look := &agent.FuncTool{Name: "look", Description: "look", Parameters: `{"type":"object"}`,
+		look := &loop.FuncTool{Name: "look", Description: "look", Parameters: `{"type":"object"}`,
 			Fn: func(_ ctxT, _ rawT) (string, error) { return "a lamp", nil }}
 		d := newScripted().
 			calls("root", call("call_l", "look", `{}`)).
@@ -133,7 +133,7 @@ var _ = Describe("a fork child", func() {
 			calls("root", fork("call_f", "What did you see?")).
 			say("root/call_f", "a lamp").
 			say("root", "done")
-		r := newRig(d, func(c *agent.Config) { c.Tools = agent.NewRegistry(look, agent.ForkTool()) })
+		r := newRig(d, func(c *loop.Config) { c.Tools = loop.NewRegistry(look, loop.ForkTool()) })
 		_, _, err := r.rt.Run(ctx, "look", "fork")
 		Expect(err).NotTo(HaveOccurred())
 		seed := r.log("root/call_f").Seed()
@@ -225,7 +225,7 @@ var _ = Describe("several subagent calls in one step", func() {
 			mu.Unlock()
 			inFlight.Add(-1)
 		}
-		r := newRig(d, func(c *agent.Config) { c.Serial = true })
+		r := newRig(d, func(c *loop.Config) { c.Serial = true })
 		_, _, err := r.rt.Run(ctx, "warm up", "fan out")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(peak.Load()).To(Equal(int32(1)))
@@ -240,7 +240,7 @@ var _ = Describe("the delegation depth limit", func() {
 			calls("root/c1", spawn("c2", "deeper still")).
 			say("root/c1", "could not").
 			say("root", "done")
-		r := newRig(d, func(c *agent.Config) { c.MaxDepth = 1 })
+		r := newRig(d, func(c *loop.Config) { c.MaxDepth = 1 })
 		_, results, err := r.rt.Run(ctx, "go")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(results[0].Errors).To(BeEmpty(), "hitting the limit is not a child failure")
@@ -275,7 +275,7 @@ var _ = Describe("resume", func() {
 		Expect(err).NotTo(HaveOccurred())
 		before := r.log("root/call_f").Header
 
-		later := newRig(d, func(c *agent.Config) { c.Store = r.store; c.Clock = agent.FixedClock(epoch.Add(3600e9)) })
+		later := newRig(d, func(c *loop.Config) { c.Store = r.store; c.Clock = loop.FixedClock(epoch.Add(3600e9)) })
 		s, err := later.rt.Resume(ctx, "root/call_f")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.Header()).To(Equal(before))

@@ -1,4 +1,5 @@
-// Package agent is agentsnap's reference in-process agent runtime: a loop
+// Package loop is agentsnap's reference in-process agent runtime (package
+// agent exports it as agent.Reference): a loop
 // that streams a model's answer, runs the tools it calls and delegates to
 // subagents, writing every step to a session log through a
 // persistence.Store. It is what the recorder records and what the harness
@@ -21,4 +22,4 @@
 //
 // The clock and the session ids are injectable (Config.Clock, Config.IDs) so
 // tests are deterministic.
-package agent
+package loop

@@ -1,4 +1,4 @@
-package agent_test
+package loop_test
 
 import (
 	"context"
@@ -7,17 +7,17 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // tools returns the registry the reference runtime builds for sc.
-func tools(sc *scenario.Scenario) (*agent.Registry, error) {
-	a, _, err := agent.ParseScenarioAgent(sc)
+func tools(sc *scenario.Scenario) (*loop.Registry, error) {
+	a, _, err := loop.ParseScenarioAgent(sc)
 	if err != nil {
 		return nil, err
 	}
-	var cfg agent.Config
+	var cfg loop.Config
 	if err := a.Configure(&cfg, sc); err != nil {
 		return nil, err
 	}
@@ -31,25 +31,25 @@ func withTools(names ...string) *scenario.Scenario {
 }
 
 // run calls the named tool of the scenario's registry with arguments.
-func run(sc *scenario.Scenario, name, args string) agent.Result {
+func run(sc *scenario.Scenario, name, args string) loop.Result {
 	GinkgoHelper()
 	r, err := tools(sc)
 	Expect(err).NotTo(HaveOccurred())
 	t, ok := r.Get(name)
 	Expect(ok).To(BeTrue(), "tool %s", name)
-	return t.Run(context.Background(), &agent.Call{ID: "call_1", Name: name, Arguments: json.RawMessage(args)})
+	return t.Run(context.Background(), &loop.Call{ID: "call_1", Name: name, Arguments: json.RawMessage(args)})
 }
 
 var _ = Describe("the tool catalogue", func() {
 	It("lists its tools sorted", func() {
-		Expect(agent.CatalogueTools()).To(Equal([]string{"add", "lookup", agent.ForkToolName, agent.SpawnToolName}))
+		Expect(loop.CatalogueTools()).To(Equal([]string{"add", "lookup", loop.ForkToolName, loop.SpawnToolName}))
 	})
 
 	It("builds the registry in the order agent.tools names the tools", func() {
-		sc := withTools("lookup", agent.SpawnToolName, "add", agent.ForkToolName)
+		sc := withTools("lookup", loop.SpawnToolName, "add", loop.ForkToolName)
 		r, err := tools(sc)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Names()).To(Equal([]string{"lookup", agent.SpawnToolName, "add", agent.ForkToolName}))
+		Expect(r.Names()).To(Equal([]string{"lookup", loop.SpawnToolName, "add", loop.ForkToolName}))
 		for _, spec := range r.Specs() {
 			Expect(spec.Description).NotTo(BeEmpty(), spec.Name)
 			Expect(spec.Parameters).To(ContainSubstring(`"type":"object"`), spec.Name)
@@ -77,18 +77,18 @@ var _ = Describe("the tool catalogue", func() {
 		sc.Data = scenario.Data{"release": "v2.4.1", "codename": "marmalade"}
 
 		It("answers from the scenario's data", func() {
-			Expect(run(sc, "lookup", `{"key":"release"}`)).To(Equal(agent.Result{Text: "v2.4.1"}))
+			Expect(run(sc, "lookup", `{"key":"release"}`)).To(Equal(loop.Result{Text: "v2.4.1"}))
 		})
 
 		It("returns an error result listing the known keys for an unknown key", func() {
-			Expect(run(sc, "lookup", `{"key":"version"}`)).To(Equal(agent.Result{
+			Expect(run(sc, "lookup", `{"key":"version"}`)).To(Equal(loop.Result{
 				Text: `no fact with key "version"; known keys: codename, release`, IsError: true,
 			}))
 		})
 
 		It("says there are no facts when the scenario has no data", func() {
 			empty := withTools("lookup")
-			Expect(run(empty, "lookup", `{"key":"release"}`)).To(Equal(agent.Result{
+			Expect(run(empty, "lookup", `{"key":"release"}`)).To(Equal(loop.Result{
 				Text: `no fact with key "release"; there are no facts`, IsError: true,
 			}))
 		})
@@ -100,14 +100,14 @@ var _ = Describe("the tool catalogue", func() {
 			Expect(err).NotTo(HaveOccurred())
 			live.Data["late"] = "yes"
 			t, _ := r.Get("lookup")
-			Expect(t.Run(context.Background(), &agent.Call{Arguments: json.RawMessage(`{"key":"late"}`)})).To(Equal(agent.Result{Text: "yes"}))
+			Expect(t.Run(context.Background(), &loop.Call{Arguments: json.RawMessage(`{"key":"late"}`)})).To(Equal(loop.Result{Text: "yes"}))
 		})
 	})
 
 	DescribeTable("add sums two numbers",
 		func(args, want string) {
 			sc := withTools("add")
-			Expect(run(sc, "add", args)).To(Equal(agent.Result{Text: want}))
+			Expect(run(sc, "add", args)).To(Equal(loop.Result{Text: want}))
 		},
 		Entry("integers", `{"a":2,"b":3}`, "5"),
 		Entry("fractions", `{"a":2,"b":3.5}`, "5.5"),
@@ -132,14 +132,14 @@ var _ = Describe("the reference runtime's scenario settings", func() {
 			Serial:      true,
 			MaxAttempts: 2,
 		}
-		a, warnings, err := agent.ParseScenarioAgent(sc)
+		a, warnings, err := loop.ParseScenarioAgent(sc)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(warnings).To(BeEmpty())
-		cfg := agent.Config{Model: "kept", MaxSteps: 9}
+		cfg := loop.Config{Model: "kept", MaxSteps: 9}
 		Expect(a.Configure(&cfg, sc)).To(Succeed())
 		Expect(cfg.System).To(Equal("be careful"))
 		Expect(cfg.Preset).To(Equal("default"))
-		Expect(cfg.Tools.Names()).To(Equal([]string{agent.SpawnToolName, "add"}))
+		Expect(cfg.Tools.Names()).To(Equal([]string{loop.SpawnToolName, "add"}))
 		Expect(cfg.MaxDepth).To(Equal(3))
 		Expect(cfg.Serial).To(BeTrue())
 		Expect(cfg.Retry.MaxAttempts).To(Equal(2))
@@ -149,7 +149,7 @@ var _ = Describe("the reference runtime's scenario settings", func() {
 
 	DescribeTable("refuses what it cannot run, naming every problem and the closest tool",
 		func(agentJSON, want string) {
-			_, _, err := agent.ParseScenarioAgent(&scenario.Scenario{Prompts: []string{"hi"}, Agent: json.RawMessage(agentJSON)})
+			_, _, err := loop.ParseScenarioAgent(&scenario.Scenario{Prompts: []string{"hi"}, Agent: json.RawMessage(agentJSON)})
 			Expect(err).To(MatchError(scenario.ErrInvalid))
 			Expect(err).To(MatchError("agent: scenario.json: invalid scenario: " + want))
 		},
@@ -161,7 +161,7 @@ var _ = Describe("the reference runtime's scenario settings", func() {
 
 	DescribeTable("warns about what it ignores, with the closest known name",
 		func(agentJSON, want string) {
-			_, warnings, err := agent.ParseScenarioAgent(&scenario.Scenario{Prompts: []string{"hi"}, Agent: json.RawMessage(agentJSON)})
+			_, warnings, err := loop.ParseScenarioAgent(&scenario.Scenario{Prompts: []string{"hi"}, Agent: json.RawMessage(agentJSON)})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(warnings).To(Equal([]string{want}))
 		},
@@ -172,7 +172,7 @@ var _ = Describe("the reference runtime's scenario settings", func() {
 	)
 
 	It("is checked before a run through agentsnap.Validator", func() {
-		v, ok := agent.Reference.(interface {
+		v, ok := loop.Reference.(interface {
 			Validate(*scenario.Scenario) ([]string, error)
 		})
 		Expect(ok).To(BeTrue())

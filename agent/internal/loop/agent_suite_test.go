@@ -1,4 +1,4 @@
-package agent_test
+package loop_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package agent_test
+package loop_test
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -69,13 +69,13 @@ var _ = Describe("a turn", func() {
 		h1, h2 := decode[session.RequestHeaderData](hs[0]), decode[session.RequestHeaderData](hs[1])
 		Expect(h1.Provider).To(Equal("scripted"))
 		Expect(h1.Model).To(Equal("test-model"))
-		Expect(h1.ToolNames).To(Equal([]string{agent.SpawnToolName, agent.ForkToolName}))
+		Expect(h1.ToolNames).To(Equal([]string{loop.SpawnToolName, loop.ForkToolName}))
 		Expect(h1.MessageCount).To(Equal(1))
 		Expect(h2.MessageCount).To(Equal(3))
 		Expect(h2.MessageDigests[:1]).To(Equal(h1.MessageDigests), "the first message is the same in both calls")
 		Expect(h2.SystemDigest).To(Equal(h1.SystemDigest))
 
-		other := newRig(newScripted().say("root", "one"), func(c *agent.Config) { c.System = "A different prompt." })
+		other := newRig(newScripted().say("root", "one"), func(c *loop.Config) { c.System = "A different prompt." })
 		s2, _, err := other.rt.Run(ctx, "first")
 		Expect(err).NotTo(HaveOccurred())
 		h3 := decode[session.RequestHeaderData](eventsOf(other.log(s2.ID()), session.TypeRequestHeader)[0])
@@ -104,7 +104,7 @@ var _ = Describe("a turn", func() {
 		d := newScripted()
 		d.chunks("root", []session.Chunk{session.ErrorFinish("RATE_LIMIT", "slow down")})
 		d.say("root", "recovered")
-		r := newRig(d, func(c *agent.Config) { c.Retry = agent.RetryPolicy{MaxAttempts: 3} })
+		r := newRig(d, func(c *loop.Config) { c.Retry = loop.RetryPolicy{MaxAttempts: 3} })
 		s, res, err := r.rt.Run(ctx, "go")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res[0].Text).To(Equal("recovered"))
@@ -150,9 +150,9 @@ var _ = Describe("a turn", func() {
 	DescribeTable("tool calls the runtime refuses with an error result the model can read",
 		func(part session.Part, want string) {
 			d := newScripted().calls("root", part).say("root", "ok")
-			echo := &agent.FuncTool{Name: "echo", Description: "echo", Parameters: `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
+			echo := &loop.FuncTool{Name: "echo", Description: "echo", Parameters: `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`,
 				Fn: func(_ context.Context, args json.RawMessage) (string, error) { return string(args), nil }}
-			r := newRig(d, func(c *agent.Config) { c.Tools = agent.NewRegistry(echo) })
+			r := newRig(d, func(c *loop.Config) { c.Tools = loop.NewRegistry(echo) })
 			s, _, err := r.rt.Run(ctx, "go")
 			Expect(err).NotTo(HaveOccurred())
 			res := decode[session.ToolResultData](eventsOf(r.log(s.ID()), session.TypeToolResult)[0])
@@ -170,9 +170,9 @@ var _ = Describe("a turn", func() {
 		for i := range 4 {
 			d.calls("root", call(fmt.Sprintf("c%d", i), "echo", `{"text":"again"}`))
 		}
-		echo := &agent.FuncTool{Name: "echo", Description: "echo", Parameters: `{"type":"object"}`,
+		echo := &loop.FuncTool{Name: "echo", Description: "echo", Parameters: `{"type":"object"}`,
 			Fn: func(_ context.Context, args json.RawMessage) (string, error) { return string(args), nil }}
-		r := newRig(d, func(c *agent.Config) { c.Tools, c.MaxSteps = agent.NewRegistry(echo), 3 })
+		r := newRig(d, func(c *loop.Config) { c.Tools, c.MaxSteps = loop.NewRegistry(echo), 3 })
 		s, err := r.rt.NewSession(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		res, err := s.Turn(ctx, "go")

@@ -1,4 +1,4 @@
-package agent_test
+package loop_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
@@ -83,11 +83,11 @@ func call(id, name, args string) session.Part {
 }
 
 func spawn(id, prompt string) session.Part {
-	return call(id, agent.SpawnToolName, fmt.Sprintf(`{"description":"sub","prompt":%q}`, prompt))
+	return call(id, loop.SpawnToolName, fmt.Sprintf(`{"description":"sub","prompt":%q}`, prompt))
 }
 
 func fork(id, prompt string) session.Part {
-	return call(id, agent.ForkToolName, fmt.Sprintf(`{"description":"sub","prompt":%q}`, prompt))
+	return call(id, loop.ForkToolName, fmt.Sprintf(`{"description":"sub","prompt":%q}`, prompt))
 }
 
 var epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -96,25 +96,25 @@ var epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 type rig struct {
 	driver *scripted
 	store  *memory.Store
-	rt     *agent.Runtime
+	rt     *loop.Runtime
 }
 
-func newRig(d *scripted, mutate ...func(*agent.Config)) *rig {
+func newRig(d *scripted, mutate ...func(*loop.Config)) *rig {
 	store := memory.New()
-	cfg := agent.Config{
+	cfg := loop.Config{
 		Driver:   d,
 		Store:    store,
 		Provider: "scripted",
 		Model:    "test-model",
 		System:   "You are a test agent.",
-		Tools:    agent.NewRegistry(agent.SpawnTool(), agent.ForkTool()),
-		Clock:    agent.FixedClock(epoch),
-		IDs:      agent.LineageIDs("root"),
+		Tools:    loop.NewRegistry(loop.SpawnTool(), loop.ForkTool()),
+		Clock:    loop.FixedClock(epoch),
+		IDs:      loop.LineageIDs("root"),
 	}
 	for _, m := range mutate {
 		m(&cfg)
 	}
-	rt, err := agent.New(cfg)
+	rt, err := loop.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	return &rig{driver: d, store: store, rt: rt}
 }
