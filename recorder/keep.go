@@ -173,11 +173,14 @@ func identical(a, b *session.Log) bool {
 	return true
 }
 
-// summarize says what the only-changed recording r kept and re-recorded,
-// from the new logs (rendered, in lineage order), the recording's and the
-// paths kept whole.
-func summarize(r *reuse, rendered, old []*session.Log, kept map[string]bool, sc *scenario.Scenario, model string) *Reuse {
+// summary says what the only-changed recording r kept and re-recorded,
+// from the new logs (rendered, in lineage order); nil for no reuse.
+func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model string) *Reuse {
+	if r == nil {
+		return nil
+	}
 	u := &Reuse{}
+	old, kept := r.old, r.kept
 	newKeys, oldKeys := session.LineageKeys(rendered), session.LineageKeys(old)
 	was := map[string]bool{}
 	for _, o := range old {

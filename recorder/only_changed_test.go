@@ -35,6 +35,7 @@ var (
 		"Fork a child to recall the codeword, please.":                  {call: "call_cw", name: "subagent_fork", args: `{"description":"recall","prompt":"What is the codeword?"}`},
 		"What is the codeword?":                                         {text: "MARMALADE", input: 300, output: 20},
 		"Look up the owner first, then spawn a helper for the release.": {call: "call_o", name: "lookup", args: `{"key":"owner"}`},
+		"Fork a new child to recall the codeword.":                      {call: "call_new", name: "subagent_fork", args: `{"description":"recall","prompt":"What is the codeword?"}`},
 	}
 )
 
@@ -75,6 +76,27 @@ func readFile(dir, name string) string {
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	Expect(err).NotTo(HaveOccurred())
 	return string(b)
+}
+
+// expectSeedIsPrefix expects the seed of fork to be the first turns of
+// parent, up to its turns-th turn/end, byte for byte (times included),
+// and returns its length.
+func expectSeedIsPrefix(fork, parent *session.Log, turns int) int {
+	GinkgoHelper()
+	boundary, ends := -1, 0
+	for i, e := range parent.Events {
+		if e.Type == session.TypeTurnEnd {
+			if ends++; ends == turns {
+				boundary = i + 1
+				break
+			}
+		}
+	}
+	Expect(fork.Header.SeedLength).To(Equal(boundary))
+	for i := range boundary {
+		Expect(string(session.AppendEvent(nil, &fork.Events[i]))).To(Equal(string(session.AppendEvent(nil, &parent.Events[i]))), "seed event %d", i)
+	}
+	return boundary
 }
 
 // recordedTree records the tree scenario live and returns its folder and
@@ -161,25 +183,29 @@ var _ = Describe("record --only-changed against a live endpoint", func() {
 		fork, err := session.ReadFile(filepath.Join(dir, fixture.ChildLog(1)))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fork.Header.Mode).To(Equal(session.ModeFork))
-		// The seed is the new root's first two turns, up to its second
-		// turn/end, byte for byte (times included).
-		ends := 0
-		boundary := -1
-		for i, e := range root.Events {
-			if e.Type == session.TypeTurnEnd {
-				if ends++; ends == 2 {
-					boundary = i + 1
-					break
-				}
-			}
-		}
-		Expect(fork.Header.SeedLength).To(Equal(boundary))
+		boundary := expectSeedIsPrefix(fork, root, 2)
 		Expect(fork.Header.SeedLength).NotTo(Equal(oldFork.Header.SeedLength))
-		for i := range boundary {
-			Expect(string(session.AppendEvent(nil, &fork.Events[i]))).To(Equal(string(session.AppendEvent(nil, &root.Events[i]))))
-		}
+		Expect(boundary).To(BeNumerically(">", 0))
 		Expect(string(session.Encode(&fork.Header, fork.Seed()))).To(ContainSubstring("Look up the owner first"))
 
+		s.Close()
+		replayPasses(dir)
+	})
+
+	It("gives a fork the recording never had its parent's prefix as the parent's log now has it, times included", func() {
+		dir, s := recordedTree()
+		editScenario(dir, func(sc *scenario.Scenario) { sc.Prompts[2] = "Fork a new child to recall the codeword." })
+		res, err := recordScripted(context.Background(), dir, s, onlyChanged)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Reuse.Gone).To(Equal([]string{"root/call_cw"}))
+		root, err := session.ReadFile(filepath.Join(dir, fixture.RootLog))
+		Expect(err).NotTo(HaveOccurred())
+		fork, err := session.ReadFile(filepath.Join(dir, fixture.ChildLog(2)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fork.Header.ParentCallID).To(Equal("call_new"))
+		// The root's first two turns replayed and keep their recorded
+		// times; the new fork inherits them as they are.
+		expectSeedIsPrefix(fork, root, 2)
 		s.Close()
 		replayPasses(dir)
 	})

@@ -171,7 +171,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	if err != nil {
 		return nil, err
 	}
-	re, old, err := onlyChanged(dir, sc, &opts)
+	re, err := onlyChanged(dir, sc, &opts)
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +184,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	if err != nil {
 		return nil, err
 	}
-	var kept map[string]bool
-	var keep func(map[string][]byte, []*session.Log)
-	if old != nil {
-		keep = func(files map[string][]byte, rendered []*session.Log) { kept = keepRecorded(files, rendered, old) }
-	}
-	files, rendered, same, err := render(dir, logs, sc, &opts, keep)
+	files, rendered, same, err := render(dir, logs, sc, &opts, re.keeper())
 	if err != nil {
 		return nil, err
 	}
@@ -220,31 +215,24 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 		res.Proposal = filepath.Join(dir, fixture.ProposalFile)
 	}
 	res.ToolErrors = toolErrors(rendered)
-	if re != nil {
-		res.Reuse = summarize(re, rendered, old, kept, sc, opts.Model)
-	}
+	res.Reuse = re.summary(rendered, sc, opts.Model)
 	return res, nil
 }
 
-// onlyChanged returns the model of an OnlyChanged recording and the
-// recording it keeps what it can of (nil when dir was never recorded), or
-// nils for a whole recording.
-func onlyChanged(dir string, sc *scenario.Scenario, opts *Options) (*reuse, []*session.Log, error) {
+// onlyChanged returns the model of an OnlyChanged recording, or nil for a
+// whole recording.
+func onlyChanged(dir string, sc *scenario.Scenario, opts *Options) (*reuse, error) {
 	if opts.Session != "" {
 		opts.OnlyChanged = true
 	}
 	if !opts.OnlyChanged {
-		return nil, nil, nil
+		return nil, nil
 	}
 	old, err := loadRecording(dir, sc, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	re, err := newReuse(dir, old, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return re, old, nil
+	return newReuse(dir, old, opts)
 }
 
 // prepare fills the defaults of opts, cleans up after an earlier recording

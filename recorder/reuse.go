@@ -26,9 +26,11 @@ import (
 // recording lacks, one created after its parent went live, or one
 // Options.Session names — asks the model (live, or the playbook).
 type reuse struct {
-	replay   *fakellm.Driver
-	model    llm.Driver // set by run: the live driver behind its watch, or the playbook
-	session  string     // Options.Session
+	old      []*session.Log  // the recording, in lineage order; nil when there is none
+	kept     map[string]bool // the lineage paths of the logs kept whole, once rendered
+	replay   *fakellm.Driver // nil when there is no recording
+	model    llm.Driver      // set by run: the live driver behind its watch, or the playbook
+	session  string          // Options.Session
 	replayed func(*llm.Request)
 
 	mu       sync.Mutex
@@ -85,7 +87,7 @@ func loadRecording(dir string, sc *scenario.Scenario, opts *Options) ([]*session
 
 // newReuse builds the model of an only-changed recording of old.
 func newReuse(dir string, old []*session.Log, opts *Options) (*reuse, error) {
-	r := &reuse{session: opts.Session, replayed: opts.Replayed, sessions: map[string]*reused{}}
+	r := &reuse{old: old, session: opts.Session, replayed: opts.Replayed, sessions: map[string]*reused{}}
 	if old == nil {
 		return r, nil
 	}
@@ -95,6 +97,15 @@ func newReuse(dir string, old []*session.Log, opts *Options) (*reuse, error) {
 	}
 	r.replay = d
 	return r, nil
+}
+
+// keeper returns what render lets keep the recording's logs, or nil (also
+// for no reuse).
+func (r *reuse) keeper() func(map[string][]byte, []*session.Log) {
+	if r == nil || r.old == nil {
+		return nil
+	}
+	return func(files map[string][]byte, rendered []*session.Log) { r.kept = keepRecorded(files, rendered, r.old) }
 }
 
 // check refuses the replay of a call Options.Session names, or whose
@@ -130,6 +141,9 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 		}
 		r.goLive(s, req, why(err, req))
 	}
+	r.mu.Lock()
+	s.live++
+	r.mu.Unlock()
 	seq, err := r.model.Stream(ctx, req)
 	if err != nil {
 		return nil, err
@@ -186,9 +200,6 @@ func why(err error, req *llm.Request) string {
 
 // count passes a live stream on and adds its usage to s.
 func (r *reuse) count(s *reused, seq iter.Seq[llm.Chunk]) iter.Seq[llm.Chunk] {
-	r.mu.Lock()
-	s.live++
-	r.mu.Unlock()
 	return func(yield func(llm.Chunk) bool) {
 		for c := range seq {
 			if c.Type == session.ChunkUsage && c.Usage != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -115,14 +116,17 @@ func (f *recordFlags) onlyChangedFlags(fs *flag.FlagSet, prefix string) {
 	fs.StringVar(&f.session, "session", "", prefix+"re-record the session at this lineage `PATH` (such as root/call_1) and its subtree, keep the rest (implies --only-changed)")
 }
 
-// reuse sets the options of --only-changed and --session, or says what is
-// wrong with --session.
-func (f *recordFlags) reuse(opts *recorder.Options) error {
+// checkSession says what is wrong with --session, if anything.
+func (f *recordFlags) checkSession() error {
 	if f.session != "" && (f.session != "root" && !strings.HasPrefix(f.session, "root/") || strings.HasSuffix(f.session, "/")) {
-		return fmt.Errorf("--session %q: give a lineage path such as root or root/call_1, as inspect and the summary of --only-changed show them", f.session)
+		return fmt.Errorf("--session %q: give a lineage path such as root or root/call_1, as the summary of --only-changed shows them", f.session)
 	}
-	opts.OnlyChanged, opts.Session = f.onlyChanged || f.session != "", f.session
 	return nil
+}
+
+// reuse sets the options of --only-changed and --session.
+func (f *recordFlags) reuse(opts *recorder.Options) {
+	opts.OnlyChanged, opts.Session = f.onlyChanged || f.session != "", f.session
 }
 
 func runRecord(ctx context.Context, e *env, args []string) int {
@@ -134,7 +138,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "record", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if err := checkPace(f.pace); err != nil {
+	if err := errors.Join(checkPace(f.pace), f.checkSession()); err != nil {
 		return usageError(e, "record", "%v", err)
 	}
 	dir := e.path(pos[0])
@@ -163,9 +167,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	opts.Runtime = agent.Reference
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
-	if err := f.reuse(&opts); err != nil {
-		return usageError(e, "record", "%v", err)
-	}
+	f.reuse(&opts)
 	opts.Secrets = keySecrets(e, f.baseURL)
 	if f.prov != "" {
 		opts.Provider = f.prov

@@ -168,7 +168,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "") {
 		return usageError(e, "serve", "--live, --base-url, --model, --keep-live-failures, --pace, --replace-golden, --only-changed and --session only apply with --record")
 	}
-	if err := checkPace(f.rec.pace); err != nil {
+	if err := errors.Join(checkPace(f.rec.pace), f.rec.checkSession()); err != nil {
 		return usageError(e, "serve", "%v", err)
 	}
 	if f.runtime == "" {
@@ -267,9 +267,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		return fail(e, "serve", err)
 	}
 	opts.Runtime, opts.By, opts.Progress, opts.ReplaceGolden = rt, version, e.stderr, f.rec.replace
-	if err := f.rec.reuse(&opts); err != nil {
-		return usageError(e, "serve", "%v", err)
-	}
+	f.rec.reuse(&opts)
 	if rt.lineage == wire.Infer {
 		opts.Lineage = "infer"
 	}
