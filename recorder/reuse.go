@@ -49,7 +49,7 @@ type reused struct {
 }
 
 // errForced refuses the replay of a session Options.Session names.
-var errForced = errors.New("re-recorded on purpose (--session)")
+var errForced = errors.New("re-recorded on purpose (--session, or -record-session from a test)")
 
 // driftError refuses the replay of a call whose request changed.
 type driftError struct{ changes []string }
