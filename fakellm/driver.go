@@ -67,6 +67,8 @@ type replay struct {
 	turnEnds  map[int]string
 	flights   []*flight
 	diverged  bool
+
+	requests map[callKey]*session.RequestHeaderData // for WithCallCheck, indexed at its first ask
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -320,6 +322,9 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	if (e.Turn != 0 || e.Step != 0) && (e.Turn != req.Turn || e.Step != req.Step) {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — the agent took another path; re-record with: %s",
 			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, d.record)
+	}
+	if err := d.checkCall(r, e, req); err != nil {
+		return Entry{}, err
 	}
 	r.cursor++
 	return e, nil

@@ -3,6 +3,7 @@ package fakellm
 import (
 	"time"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -18,6 +19,8 @@ type options struct {
 	virtual  bool // WithVirtualTime
 	record   string
 	logf     func(format string, args ...any)
+
+	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
 }
 
 // WithAttempts selects which recorded attempts replay (default every).
