@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -248,9 +249,12 @@ func (j *Journal) Turn() int { return j.turn }
 func (j *Journal) Step() int { return j.step }
 
 // Emit appends an event of any type with payload (encoded as JSON; a
-// json.RawMessage is kept as is). Use it for event types of your own;
+// json.RawMessage is kept as is, copied). Use it for event types of your own;
 // readers keep them verbatim and derivation ignores them.
 func (j *Journal) Emit(typ string, payload any) error {
+	if raw, ok := payload.(json.RawMessage); ok {
+		payload = json.RawMessage(bytes.Clone(raw)) // the caller may reuse it; the log's bytes are never written again
+	}
 	e, err := session.NewEvent(typ, payload)
 	if err != nil {
 		return fmt.Errorf("journal: session %s: %w", j.header.ID, err)
@@ -309,7 +313,11 @@ func (j *Journal) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := j.cfg.Store.Append(context.WithoutCancel(ctx), j.header.ID, batch); err != nil {
+	// Payloads are never written again (chunks are windows of the arena, the
+	// rest encoded afresh), so a store in memory keeps them rather than a
+	// copy: each chunk is held once, not by the journal and again by the
+	// store.
+	if err := j.cfg.Store.Append(persistence.KeepData(context.WithoutCancel(ctx)), j.header.ID, batch); err != nil {
 		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, j.stored, j.stored+len(batch)-1, err)
 	}
 	j.stored += len(batch)
