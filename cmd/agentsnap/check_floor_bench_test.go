@@ -216,7 +216,7 @@ func benchFloor(b *testing.B, root string) {
 			}
 		}))
 	}
-	if want := fmt.Sprintf("%d scenarios, %d passed, 0 failed", len(dirs), len(dirs)); !strings.Contains(out.String(), want) {
+	if want := fmt.Sprintf("%s, %d passed, 0 failed", count(len(dirs), "scenario"), len(dirs)); !strings.Contains(out.String(), want) {
 		b.Fatalf("agentsnap check did not say %q:\n%s", want, benchTail(out.String(), 2000))
 	}
 	of := func(f func(c cost) float64) func(c, _ cost) float64 { return func(c, _ cost) float64 { return f(c) } }
@@ -250,6 +250,15 @@ func BenchmarkCheckFloor(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("set=fixtures", func(b *testing.B) { benchFloor(b, repo) })
+	// A recorded hang replays in virtual time: as cheap as the scenario
+	// beside it, not its 300ms turnTimeout.
+	for _, name := range []string{"hang-timeout", "throw-midway"} {
+		one := filepath.Join(b.TempDir(), "fixtures")
+		if err := copyTree(filepath.Join(repo, "errors", name), filepath.Join(one, "errors", name)); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("set=errors/"+name, func(b *testing.B) { benchFloor(b, one) })
+	}
 	for _, size := range []struct{ count, turns int }{{300, 2}, {100, 32}} {
 		root := filepath.Join(b.TempDir(), "fixtures")
 		if _, err := buildTree(root, size.count, size.turns); err != nil {
