@@ -52,7 +52,7 @@ var _ = Describe("a schedule search's scripts", func() {
 		Expect(derived.Load()).To(BeEquivalentTo(len(fx.Logs)))
 	})
 
-	It("are derived again by the next replay, which may see the fixture changed", func() {
+	It("are derived again by a replay of its own, whose options may derive them otherwise", func() {
 		fx := load()
 		var derived atomic.Int32
 		for range 2 {

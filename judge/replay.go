@@ -110,13 +110,9 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		prep.warnings = warnings
 		opts.prepared = prep // the schedules a search replays share it
 	}
-	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(prep.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
-	if opts.Logf != nil {
-		fopts = append(fopts, fakellm.WithLogf(opts.Logf))
-	}
-	drv, err := prep.rec.Driver(fopts...)
+	drv, err := prep.driver(fx, sched, opts.Logf)
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		return nil, err
 	}
 	open := opts.Store
 	if open == nil {
@@ -200,6 +196,20 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	}
 	cwd, _ := os.Getwd()
 	return &prepared{rec: rec, record: cmds.record(fx), cwd: cwd}, nil
+}
+
+// driver returns a new replay driver of the prepared scripts, in virtual
+// time, under the schedule.
+func (p *prepared) driver(fx *fixture.Fixture, sched scheduling, logf func(string, ...any)) (*fakellm.Driver, error) {
+	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
+	if logf != nil {
+		fopts = append(fopts, fakellm.WithLogf(logf))
+	}
+	drv, err := p.rec.Driver(fopts...)
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	}
+	return drv, nil
 }
 
 // stalePlaybook says why the recording no longer follows its playbook —
