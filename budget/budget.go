@@ -112,12 +112,25 @@ func Of(logs []*session.Log) (*Usage, error) {
 }
 
 // OfSession counts the usage of one session's own model calls; Path is
-// the session's id.
+// the session's id. The calls are the session's session.ModelCalls, the
+// count every command and matcher shows; usage is attributed to them.
 func OfSession(l *session.Log) *Session {
 	s := &Session{Path: l.Header.ID, ID: l.Header.ID, Mode: l.Header.Mode, Depth: l.Header.DelegationDepth}
 	own := l.Own()
+	calls := l.ModelCalls()
+	s.Calls = make([]Call, len(calls))
+	for i, c := range calls {
+		s.Calls[i] = Call{Turn: c.Turn, Step: c.Step, Attempt: c.Attempt}
+	}
+	k := -1 // the latest call opened at or before the event
 	for i := range own {
-		s.event(&own[i])
+		opens := k+1 < len(calls) && calls[k+1].At == i
+		if opens {
+			k++
+		}
+		if k >= 0 {
+			s.event(&own[i], k, opens)
+		}
 	}
 	for _, c := range s.Calls {
 		s.Tokens = s.Tokens.Plus(c.Tokens)
@@ -125,20 +138,23 @@ func OfSession(l *session.Log) *Session {
 	return s
 }
 
-// event folds one of the session's own events into its calls.
-func (s *Session) event(e *session.Event) {
+// event folds one of the session's own events into its calls: k is the
+// latest call opened at or before it, opens says the event opened it.
+// session.ModelCalls puts every chunk in call k and every assistant/message
+// in the latest call of its turn and step.
+func (s *Session) event(e *session.Event, k int, opens bool) {
 	switch e.Type {
 	case session.TypeRequestHeader:
 		var d session.RequestHeaderData
-		if e.Decode(&d) == nil {
-			s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Attempt: d.Attempt, Model: d.Model})
+		if opens && e.Decode(&d) == nil {
+			s.Calls[k].Model = d.Model
 		}
 	case session.TypeAssistantChunk:
 		d, err := session.DecodeChunkData(e.Data)
 		if err != nil {
 			return
 		}
-		c := s.call(d.Turn, d.Step, d.Attempt)
+		c := &s.Calls[k]
 		switch {
 		case d.Chunk.Type == session.ChunkUsage && d.Chunk.Usage != nil:
 			c.Tokens, c.Reported = TokensOf(d.Chunk.Usage), true
@@ -150,30 +166,14 @@ func (s *Session) event(e *session.Event) {
 		if e.Decode(&d) != nil || d.Usage == nil {
 			return
 		}
-		// The message follows the finish of the attempt it closes: the
-		// latest call of its turn and step.
-		for i := len(s.Calls) - 1; i >= 0; i-- {
+		// The message closes the latest attempt of its turn and step.
+		for i := k; i >= 0; i-- {
 			if c := &s.Calls[i]; c.Turn == d.Turn && c.Step == d.Step {
 				c.Tokens, c.Reported = TokensOf(d.Usage), true
 				return
 			}
 		}
-		s.Calls = append(s.Calls, Call{Turn: d.Turn, Step: d.Step, Tokens: TokensOf(d.Usage), Reported: true})
 	}
-}
-
-// call returns the open call of (turn, step, attempt): the latest one with
-// that key, or a new one when the log wrote no request/header for it. A
-// finished call is not reopened: a chunk after a finish starts a new call.
-func (s *Session) call(turn, step, attempt int) *Call {
-	if n := len(s.Calls); n > 0 {
-		c := &s.Calls[n-1]
-		if c.Turn == turn && c.Step == step && c.Attempt == attempt && c.Finish == "" {
-			return c
-		}
-	}
-	s.Calls = append(s.Calls, Call{Turn: turn, Step: step, Attempt: attempt})
-	return &s.Calls[len(s.Calls)-1]
 }
 
 // Session returns the session at a lineage path, or nil.

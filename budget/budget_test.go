@@ -123,6 +123,33 @@ var _ = Describe("counting usage", func() {
 		Expect(s.Tokens.String()).To(Equal("1200 tokens (1000 input, 400 from cache, 200 output, 50 reasoning)"))
 	})
 
+	It("counts a dsh log's calls by their streams, not by its request/header, a configuration", func() {
+		dshChunk := func(c string) string { return `{"turn":1,"step":1,"chunk":` + c + `}` }
+		l := oneLog(
+			"request/header", `{"header":{"config":{"provider":"deepseek-official","model":"deepseek-v4-flash"}},"reason":"initial"}`,
+			"assistant/chunk", dshChunk(finishError),
+			"assistant/chunk", dshChunk(usageChunk(12, 3)),
+			"assistant/chunk", dshChunk(finishStop),
+			"assistant/message", message(`{"inputTokens":12,"outputTokens":3}`),
+		)
+		s := budget.OfSession(l)
+		Expect(s.Calls).To(Equal([]budget.Call{
+			{Turn: 1, Step: 1, Finish: "error"},
+			{Turn: 1, Step: 1, Tokens: budget.Tokens{Input: 12, Output: 3}, Reported: true, Finish: "stop"},
+		}))
+		Expect(s.Calls).To(HaveLen(len(l.ModelCalls())), "the calls session.ModelCalls counts")
+	})
+
+	It("counts a call cut short by a user's cancel, which has no finish", func() {
+		l := oneLog(
+			"request/header", header(1, "m"),
+			"assistant/chunk", chunk(1, `{"type":"text-delta","index":0,"text":"Here"}`),
+		)
+		s := budget.OfSession(l)
+		Expect(s.Calls).To(Equal([]budget.Call{{Turn: 1, Step: 1, Attempt: 1, Model: "m"}}))
+		Expect(s.Unreported()).To(Equal(1))
+	})
+
 	It("refuses logs that are not one tree", func() {
 		logs := fixture("billing/refund-flow")
 		_, err := budget.Of(logs[1:])

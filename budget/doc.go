@@ -2,7 +2,8 @@
 // call, per session and per tree, and their cost under per-model prices.
 //
 // Where the numbers come from. Each model call (each attempt, retries
-// included) is one [Call]. Its tokens are the usage of its assistant/message
+// included, as session.ModelCalls counts them: by request/header) is one
+// [Call]. Its tokens are the usage of its assistant/message
 // when the call ended with one (stop, tool-calls, max-tokens), else the last
 // usage chunk of its stream (a call that failed or was aborted after the
 // provider reported usage), else none: the call is unreported and counts

@@ -56,7 +56,7 @@
 //	recorded-tool         a recorded tool's tool/recorded answers one of its step's tool/calls, once, before its tool/result
 //	error-turn            model-error: the turn ends "error"
 //	hang-turn             hang-timeout: the turn ends "aborted"
-//	replay-matches        a replay with a fresh runtime matches the recording (harness.Replay)
+//	replay-matches        a replay with a fresh runtime matches the recording (judge.Replay)
 //	golden-matches        its transcript matches the recorded transcript.golden
 //	deterministic         concurrent: every replay writes the same bytes
 //

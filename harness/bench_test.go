@@ -94,7 +94,7 @@ func countEvents(fx *fixture.Fixture) int {
 // BenchmarkReplayFork replays a generated fork scenario whose root and
 // child logs hold more than 10,000 events: 80 answered turns before the
 // fork (inherited by the child as a seed of about 5,000 events), and a
-// child answer of 1,500 chunks. "replay" is harness.Replay of a loaded
+// child answer of 1,500 chunks. "replay" is judge.Replay of a loaded
 // fixture (derivation, the agent runtime, comparison, the transcript);
 // "load+replay" adds reading the fixture, as agentsnap check does. Each
 // reports events/s over the logs' events.

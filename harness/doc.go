@@ -1,37 +1,41 @@
-// Package harness replays a recorded scenario and judges it: the runtime runs
-// the scenario's prompts against a fakellm driver built from the fixture's
-// own logs, every replayed session log is compared with its fixture after
-// normalisation (times, creation times, machine paths, session ids), and the
-// transcript of the whole agent tree is compared with transcript.golden
-// through goldie.
+// Package harness makes agentsnap's judge (package judge) a test helper: it
+// replays a recorded scenario with the runtime under test and fails the
+// test when the replayed session logs differ from the fixture or the
+// transcript of the agent tree differs from transcript.golden (compared
+// through goldie). It is a thin adapter: loading is package fixture's,
+// replaying and judging package judge's.
 //
 // In a Ginkgo suite:
 //
-//	o := harness.Run(GinkgoTB(), "fixtures/fork/codeword")
+//	opts := harness.Options{Runtime: myRuntime}
+//	o := harness.Run(GinkgoTB(), "testdata/fixtures/fork/codeword", opts)
 //	Expect(o).To(harness.MatchRecording())
 //	Expect(o).To(harness.MatchGolden(GinkgoTB()))
 //
-// and in a plain go test, harness.Check(t, dir) does the same. The replay
-// driver's consumption check runs at cleanup.
+// and in a plain go test, harness.Check(t, dir, opts) does the same. The
+// replay driver's consumption check runs at cleanup. The runtime is
+// required: a forgotten one fails the test instead of replaying another
+// agent.
 //
-// A failure says what changed first and how to fix it. When the agent's
-// requests drift from the recording (another system prompt, other tools,
-// another conversation), that comes before any downstream difference:
+// A failure says what changed first and how to fix it, with commands that
+// work where the test runs (go test -run, or go tool ginkgo --focus). When
+// the agent's requests drift from the recording (another system prompt,
+// other tools, other settings, another conversation), that comes before any
+// downstream difference:
 //
-//	fork/codeword: the replay does not match the recording in fixtures/fork/codeword
+//	fork/codeword: the replay does not match the recording in testdata/fixtures/fork/codeword
 //
 //	request drift: root (root session), model call 1 (turn 1 step 1): the system prompt changed (127 characters recorded, 137 now)
 //	  The agent no longer sends what was recorded, so the recorded answers do not belong to it.
 //
-//	log differences [golden = the fixture, replay = this run]:
-//	  session 1 (fork of root via call_fork_1): seq 3 (request/header): data.systemChars: golden 127, replay 137
-//
 //	If the change is intended, re-record the scenario:
-//	  agentsnap record fixtures/fork/codeword
+//	  go test ./myagent -run '^TestScenarios$' -record='^fork/codeword$'
 //
-// A transcript that differs shows a [diff -golden +replay] and the command
-// that updates the golden. Goldie's -update flag (or GOLDIE_UPDATE,
-// AGENTSNAP_UPDATE) rewrites goldens — only goldens, never session logs, only
-// from a replay that matched its recording, atomically, and under CI only
-// with AGENTSNAP_FORCE_UPDATE=1.
+// Flags exist only in test binaries (testing.Testing()): -record=REGEXP
+// (or AGENTSNAP_RECORD) re-records the scenarios it matches with the
+// runtime under test before replaying them; -schedule-seed=N replays one
+// schedule of a failed schedule search; goldie's -update (or
+// GOLDIE_UPDATE, AGENTSNAP_UPDATE) rewrites goldens — only goldens, never
+// session logs, only from a replay that matched its recording, atomically,
+// and under CI only with AGENTSNAP_FORCE_UPDATE=1.
 package harness

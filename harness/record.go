@@ -14,7 +14,8 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/apis"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/recorder"
 )
 
@@ -23,14 +24,12 @@ import (
 // record/replay tools do: -record=REGEXP (or AGENTSNAP_RECORD=REGEXP, see
 // flags.go) re-records, before replaying it, every scenario whose
 // CATEGORY/NAME matches. The answers come from the scenario's
-// playbook.json, or from a live OpenAI-compatible model when
+// playbook.json, or from a live model (any API agentsnap speaks) when
 // AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable are all set. The
 // guarantees are the CLI's: all or nothing, the key tripwire, live
 // failures refuse, and no recording under CI unless
-// AGENTSNAP_FORCE_UPDATE=1.
-
-// keyVars are the environment variables a live key is read from, in order.
-var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}
+// AGENTSNAP_FORCE_UPDATE=1. -record-only-changed (or -record-session=PATH)
+// re-records only what changed, as record --only-changed (--session) does.
 
 // recordPattern returns the -record (or AGENTSNAP_RECORD) pattern, or nil.
 func recordPattern() (*regexp.Regexp, error) {
@@ -73,6 +72,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		return err
 	}
 	opts.Runtime, opts.By = rt, "agentsnap (go test)"
+	opts.OnlyChanged, opts.Session = recordOnlyChanged()
 	// -record with -update accepts the new transcript at once; -record
 	// alone leaves it beside the golden for review.
 	opts.ReplaceGolden = UpdateRequested()
@@ -89,6 +89,9 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		what = "recorded (unchanged)"
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
+	if res.Reuse != nil {
+		t.Logf("harness: %s: %s", Name(dir), strings.Join(res.Reuse.Lines(), "\n  "))
+	}
 	if res.Proposal != "" {
 		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, "go tool agentsnap review "+dir)
 	}
@@ -99,28 +102,32 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 }
 
 // recordOptions picks the model: live when the environment names one
-// completely, else the playbook.
+// completely, else the playbook. A live recording calls each request in the
+// API the agent speaks (what the wire layer decoded), or in AGENTSNAP_API.
 func recordOptions(dir string) (recorder.Options, error) {
 	// Every key variable and the base URL's credentials; the live driver
 	// adds what it sends.
 	creds := secret.FromEnv(os.Getenv)
 	secrets := creds.Values()
 	baseURL, model := os.Getenv("AGENTSNAP_BASE_URL"), os.Getenv("AGENTSNAP_MODEL")
-	key, _ := openai.KeyFromEnv(os.Getenv)
 	switch {
 	case baseURL == "" && model == "":
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		opts.Secrets = secrets
 		return opts, err
-	case baseURL == "" || model == "" || key == "":
-		return recorder.Options{}, fmt.Errorf("harness: recording %s live needs AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key (%s); unset both AGENTSNAP_BASE_URL and AGENTSNAP_MODEL to record from playbook.json", Name(dir), strings.Join(keyVars, ", "))
+	case baseURL == "" || model == "":
+		return recorder.Options{}, fmt.Errorf("harness: recording %s live needs AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key (AGENTSNAP_API_KEY, or the API's own: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, ...); unset both AGENTSNAP_BASE_URL and AGENTSNAP_MODEL to record from playbook.json", Name(dir))
 	}
 	logger := slog.New(slog.NewTextHandler(creds.Writer(os.Stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
+	r, err := apis.NewRouter(strings.TrimSpace(os.Getenv("AGENTSNAP_API")), live.Config{BaseURL: baseURL, Model: model, Logger: logger}, os.Getenv)
 	if err != nil {
-		return recorder.Options{}, err
+		return recorder.Options{}, fmt.Errorf("harness: recording %s live: %w", Name(dir), err)
 	}
-	opts := recorder.LiveOptions(d, creds.Redact(openai.RedactURL(baseURL)), model)
+	opts := recorder.LiveOptions(r, creds.Redact(live.RedactURL(baseURL)), model)
+	opts.Provider = apis.Routed
+	if a, ok := r.Fixed(); ok {
+		opts.Provider = apis.Provider(a)
+	}
 	opts.Secrets = secrets
 	opts.KeepLiveFailures = envvar.On("AGENTSNAP_KEEP_LIVE_FAILURES")
 	return opts, nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
@@ -86,6 +87,9 @@ func (c commands) record(fx *fixture.Fixture) string {
 		cmd := c.tool("record", fx.Dir)
 		if live {
 			cmd = liveVars + " " + cmd + " --live --base-url URL --model " + shellQuote(fx.Scenario.Recorded.Model)
+			if api := liveAPI(fx); api != "" {
+				cmd += " --api " + api
+			}
 		}
 		return cmd
 	}
@@ -97,9 +101,26 @@ func (c commands) record(fx *fixture.Fixture) string {
 		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, c.recordedBy(fx))
 	}
 	if live {
-		cmd = liveVars + " AGENTSNAP_BASE_URL=URL AGENTSNAP_MODEL=" + shellQuote(fx.Scenario.Recorded.Model) + " " + cmd
+		vars := liveVars + " AGENTSNAP_BASE_URL=URL AGENTSNAP_MODEL=" + shellQuote(fx.Scenario.Recorded.Model)
+		if api := liveAPI(fx); api != "" {
+			vars += " AGENTSNAP_API=" + api
+		}
+		cmd = vars + " " + cmd
 	}
 	return cmd
+}
+
+// liveAPI is the model API a live recording of fx called every request in,
+// when it named one: its provider is the API's name. A Chat Completions
+// recording ("openai-compatible") and one that called each request in the
+// agent's own API ("live") need none.
+func liveAPI(fx *fixture.Fixture) string {
+	switch p := fx.Scenario.Recorded.Provider; p {
+	case "", "playbook", "openai-compatible", "live":
+		return ""
+	default:
+		return shellQuote(p)
+	}
 }
 
 // liveVars names the key variable a live recording reads.
@@ -163,11 +184,24 @@ func shellQuote(s string) string {
 }
 
 // moduleRoot returns the folder of the go.mod above the working folder.
+// The answer is kept per working folder: every replay asks it for its
+// messages' commands, and a search up the tree costs a stat per level.
 func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
+	if root, ok := moduleRoots.Load(dir); ok {
+		return root.(string)
+	}
+	root := findModuleRoot(dir)
+	moduleRoots.Store(dir, root)
+	return root
+}
+
+var moduleRoots sync.Map // working folder -> moduleRoot's answer
+
+func findModuleRoot(dir string) string {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir

@@ -15,7 +15,7 @@ type Outcome struct {
 	Fixture     *fixture.Fixture
 	Replayed    []*session.Log // in lineage order
 	Transcript  string         // rendered from the replayed logs
-	Calls       int            // model calls replayed
+	Calls       int            // model calls replayed (session.ModelCalls of every replayed log)
 	Drift       *Drift         // the first request that differs from the recording, or nil
 	Differences []Difference   // the first difference of each session that differs
 	RunErrors   []error        // the runtime's error: a call that could not start, a store that failed
@@ -35,6 +35,7 @@ type Outcome struct {
 	Stale string
 
 	driver   *fakellm.Driver
+	prepared *prepared // what the fixture's other replays may share
 	commands commands
 	judged   bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
 }

@@ -53,7 +53,7 @@ type block struct {
 	Title      string
 	Items      []*item
 	Usage      usage
-	Calls      int // model calls (attempts) in the step
+	Calls      int // model calls (attempts) in the step, as session.ModelCalls counts them
 	callsShown map[string]bool
 }
 
@@ -238,9 +238,16 @@ type builder struct {
 	children map[string][]*sessionView
 }
 
+// blocks turns events into blocks; each block's Calls are the model calls
+// (session.ModelCalls) whose opening event falls in it.
 func (b *builder) blocks(events []session.Event) []*block {
+	calls := session.ModelCalls(events)
 	for i := range events {
 		b.event(&events[i])
+		for len(calls) > 0 && calls[0].At == i {
+			b.current().Calls++
+			calls = calls[1:]
+		}
 	}
 	return b.out
 }
@@ -341,8 +348,8 @@ func short(digest string) string {
 	return digest
 }
 
-// chunk counts model calls and their usage, and shows calls that did not
-// end normally; the content itself is in the assistant message.
+// chunk adds up usage and shows calls that did not end normally; the
+// content itself is in the assistant message.
 func (b *builder) chunk(e *session.Event) {
 	d, err := session.DecodeChunkData(e.Data)
 	if err != nil {
@@ -353,7 +360,6 @@ func (b *builder) chunk(e *session.Event) {
 	case d.Chunk.Type == session.ChunkUsage:
 		cur.Usage.add(d.Chunk.Usage)
 	case d.Chunk.IsFinish():
-		cur.Calls++
 		if r := d.Chunk.Reason; r != nil {
 			b.finish(r, d.Attempt)
 		}
@@ -385,9 +391,6 @@ func (b *builder) message(d *session.AssistantMessageData) {
 	// still has the message's usage.
 	if !cur.Usage.Known {
 		cur.Usage.add(d.Usage)
-	}
-	if cur.Calls == 0 {
-		cur.Calls = 1
 	}
 	for _, p := range d.Message.Content {
 		switch p.Type {

@@ -12,9 +12,9 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -22,15 +22,14 @@ import (
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // sdkRuntimeOpts is the SDK agent with a change and handler options.
-func sdkRuntimeOpts(change func(*sdktest.Agent), opts ...wire.Option) agentsnap.Runtime {
+func sdkRuntimeOpts(change func(*sdkagent.Agent), opts ...wire.Option) agentsnap.Runtime {
 	return wire.Runtime("sdk-test-agent", func(ctx context.Context, env *wire.Env) error {
-		a := sdktest.New(env.Scenario.Agent, option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient))
+		a := newSDKAgent(env)
 		change(a)
-		root := a.Root()
+		root := a.NewSession()
 		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
 			_, err := root.Send(ctx, prompt)
 			return err
@@ -46,8 +45,6 @@ func recordWith(dir string, rt agentsnap.Runtime) (*recorder.Result, error) {
 }
 
 var _ = Describe("lineage inferred for an agent that names no sessions (wire.InferLineage)", func() {
-	untagged := func(a *sdktest.Agent) { a.Untagged = true }
-
 	It("is refused by default, naming what to send", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		_, err := recordWith(dir, sdkRuntimeOpts(untagged))
@@ -78,11 +75,11 @@ var _ = Describe("lineage inferred for an agent that names no sessions (wire.Inf
 var _ = Describe("drift in what an SDK agent sends", func() {
 	It("names a changed setting with both values", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
-		_, err := recordWith(dir, sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 }))
+		_, err := recordWith(dir, sdkRuntimeOpts(temperature(0.2)))
 		Expect(err).NotTo(HaveOccurred())
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.7 })})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(temperature(0.7))})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Drift).NotTo(BeNil(), o.Report())
 		Expect(o.Drift.String()).To(Equal("root (root session), model call 1 (turn 1 step 1): the request settings changed: temperature 0.2 → 0.7"))
@@ -102,7 +99,7 @@ var _ = Describe("drift in what an SDK agent sends", func() {
 
 	It("leaves out what a fixture recorded before the API and the settings were kept never held", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
-		_, err := recordWith(dir, sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 }))
+		_, err := recordWith(dir, sdkRuntimeOpts(temperature(0.2)))
 		Expect(err).NotTo(HaveOccurred())
 		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl"} {
 			path := filepath.Join(dir, name)
@@ -111,7 +108,7 @@ var _ = Describe("drift in what an SDK agent sends", func() {
 		}
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
-		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.2 })})
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(temperature(0.2))})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 	})
@@ -167,7 +164,7 @@ var _ = Describe("a live recording through the wire layer", func() {
 		drv, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
 		Expect(err).NotTo(HaveOccurred())
 		opts := recorder.LiveOptions(drv, srv.URL, "live-model")
-		opts.Runtime = sdkRuntimeOpts(func(a *sdktest.Agent) { a.Temperature = 0.3 })
+		opts.Runtime = sdkRuntimeOpts(temperature(0.3))
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
 		fx, err := fixture.Load(dir)

@@ -57,4 +57,8 @@ type Request struct {
 	// API hands out (response and item ids) from it, so an agent that
 	// sends them back names the same ones in every run.
 	Key string
+	// Private is the format's own: what its DecodeRequest read that its
+	// writers need (a Responses request's store). The handler leaves it
+	// alone.
+	Private any
 }

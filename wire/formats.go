@@ -7,5 +7,8 @@ package wire
 func DefaultFormats() []Format {
 	return []Format{
 		ChatCompletions,
+		Responses(),
+		Gemini,
+		AnthropicMessages,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -109,6 +110,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.unknown(w, r)
 		return
 	}
+	// What the agent sends as a credential (a header, a key= in the
+	// query, userinfo) is a secret of the recording too: an agent that
+	// puts its own key into a message must not leave it in a fixture.
+	// Nothing happens in a replay, which has no secrets.
+	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError

@@ -6,22 +6,21 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/conformance"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // kitRuntime is the SDK agent as a runtime that treats a failed turn as
 // the recorded outcome it is — the agent says so and takes the next prompt
 // — rather than stopping the run: what the kit asks of a runtime. A
 // request the wire layer could not serve still fails the run (Close).
-func kitRuntime(change func(*sdktest.Agent), opts ...wire.Option) agentsnap.Runtime {
+func kitRuntime(change func(*sdkagent.Agent), opts ...wire.Option) agentsnap.Runtime {
 	return wire.Runtime("sdk-test-agent", func(ctx context.Context, env *wire.Env) error {
-		a := sdktest.New(env.Scenario.Agent, option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient))
+		a := newSDKAgent(env)
 		change(a)
-		root := a.Root()
+		root := a.NewSession()
 		return env.EachPrompt(ctx, func(ctx context.Context, i int, prompt string) error {
 			if _, err := root.Send(ctx, prompt); err != nil {
 				env.Logf("prompt %d: the agent says: %v", i+1, err)
@@ -33,8 +32,8 @@ func kitRuntime(change func(*sdktest.Agent), opts ...wire.Option) agentsnap.Runt
 
 var _ = Describe("the conformance kit against the wire layer", func() {
 	It("finds no violation in the logs the wire writes for an SDK agent, tagged or inferred", func(ctx SpecContext) {
-		inferred := kitRuntime(func(a *sdktest.Agent) { a.Untagged = true }, wire.InferLineage())
-		for _, rt := range []agentsnap.Runtime{kitRuntime(func(*sdktest.Agent) {}), inferred} {
+		inferred := kitRuntime(untagged, wire.InferLineage())
+		for _, rt := range []agentsnap.Runtime{kitRuntime(func(*sdkagent.Agent) {}), inferred} {
 			var skip []string
 			if rt == inferred {
 				// A fork in the parent's first turn inherits nothing: its

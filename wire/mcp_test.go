@@ -9,16 +9,15 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // The SDK agent looks facts up on an MCP server whose answers change from
@@ -84,21 +83,26 @@ func mcpRuntime(server *mcpServer, first ...func(ctx context.Context, env *wire.
 		if _, err := env.MCP(ctx, "facts", "tools/list", json.RawMessage(`{}`), send("tools/list")); err != nil {
 			return err
 		}
-		a := sdktest.New(env.Scenario.Agent, option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient))
-		a.Lookup = func(ctx context.Context, key string) string {
-			params := json.RawMessage(fmt.Sprintf(`{"name":"lookup","arguments":{"key":%q}}`, key))
-			res, err := env.MCP(ctx, "facts", "tools/call", params, send("tools/call"))
-			if err != nil {
-				return "the MCP call failed: " + err.Error()
-			}
-			if res.Error != nil {
-				return "the MCP server answered: " + res.Error.Message
-			}
-			var r struct{ Content []struct{ Text string } }
-			_ = json.Unmarshal(res.Result, &r)
-			return r.Content[0].Text
-		}
-		root := a.Root()
+		a := newSDKAgent(env)
+		a.Tools = []sdkagent.Tool{{
+			Name: "lookup", Description: lookup.Description, Parameters: lookup.Parameters,
+			Run: func(ctx context.Context, args string) (string, error) {
+				var in struct{ Key string }
+				_ = json.Unmarshal([]byte(args), &in)
+				params := json.RawMessage(fmt.Sprintf(`{"name":"lookup","arguments":{"key":%q}}`, in.Key))
+				res, err := env.MCP(ctx, "facts", "tools/call", params, send("tools/call"))
+				if err != nil {
+					return "", fmt.Errorf("the MCP call failed: %w", err)
+				}
+				if res.Error != nil {
+					return "", fmt.Errorf("the MCP server answered: %s", res.Error.Message)
+				}
+				var r struct{ Content []struct{ Text string } }
+				_ = json.Unmarshal(res.Result, &r)
+				return r.Content[0].Text, nil
+			},
+		}}
+		root := a.NewSession()
 		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
 			_, err := root.Send(ctx, prompt)
 			return err

@@ -606,7 +606,7 @@ var _ = Describe("a request on a path no API is served on", func() {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
-		Expect(string(b)).To(ContainSubstring("POST /v1/embeddings is not a model call agentsnap serves (it serves OpenAI Chat Completions (POST /v1/chat/completions))"))
+		Expect(string(b)).To(ContainSubstring("POST /v1/embeddings is not a model call agentsnap serves (it serves OpenAI Chat Completions (POST /v1/chat/completions), "))
 		err = h.Close(context.Background())
 		Expect(err).To(MatchError(HavePrefix("wire: POST /v1/embeddings is not a model call")))
 	})

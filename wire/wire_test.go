@@ -10,7 +10,6 @@ import (
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -175,7 +174,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		forkAll := sdkRuntimeWith(func(a *sdktest.Agent) { a.ForkAll = true })
+		forkAll := sdkRuntimeWith(forkRunningTurn)
 		opts.Runtime = forkAll
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())
@@ -206,7 +205,7 @@ var _ = Describe("the wire layer's checks", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
-		whole := sdkRuntimeWith(func(a *sdktest.Agent) { a.Whole = true })
+		whole := sdkRuntimeWith(wholeAnswers)
 		opts.Runtime = whole
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).NotTo(HaveOccurred())

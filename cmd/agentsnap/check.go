@@ -32,11 +32,12 @@ exactly as the suites do — agentsnap's reference runtime, fakellm from the
 recorded logs, no network, no key — and compares each replayed log with its
 fixture, the transcript with transcript.golden, and the recording with what
 its category requires (see the README's category rules). Prints a table
-(scenario, sessions, model calls, result), the replay driver's notes, and
-for each failure what differs and the command that fixes it. DIR may be a
-scenario folder, a category folder, a fixtures folder, or any of them
-followed by /... . A scenario recorded with another runtime (a team's own)
-is replayed by that team's tests, not here.
+(scenario, the recording's sessions and model calls as inspect counts
+them, result), the replay driver's notes, and for each failure what
+differs and the command that fixes it. DIR may be a scenario folder, a
+category folder, a fixtures folder, or any of them followed by /... . A
+scenario recorded with another runtime (a team's own) is replayed by that
+team's tests, not here.
 
 --update rewrites transcript.golden from the replay, for scenarios whose
 replay matched its recording — only goldens, never session logs, and not
@@ -332,6 +333,17 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 		cleanup()
 		return nil, noop, err
 	}
+	// The replays create their sessions: a store that already holds some
+	// (the last check's) would fail every replay on "session already
+	// exists", and read like a broken agent.
+	if held, err := shared.List(ctx); err != nil || len(held) > 0 {
+		shared.Close()
+		cleanup()
+		if err != nil {
+			return nil, noop, err
+		}
+		return nil, noop, fmt.Errorf("%s:%s already holds %d sessions (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, len(held), held[0].ID)
+	}
 	closeAll := func() { shared.Close(); cleanup() }
 	return func(dir string) func() (persistence.Store, error) {
 		prefix := fixture.Name(dir) + "/"
@@ -351,14 +363,13 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		r.setError(fmt.Errorf("%w; re-record it with: %s", err, judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})), nil, opts.page)
 		return r
 	}
-	r.sessions = len(fx.Logs)
+	r.sessions, r.calls = len(fx.Logs), modelCalls(fx.Logs)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference, Store: store, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
 		r.late = errors.Is(err, judge.ErrUnfinished)
 		r.setError(err, fx, opts.page)
 		return r
 	}
-	r.calls = o.Calls
 	r.notes = o.Warnings
 	if o.Passed() { // a failing scenario's report lists its notes
 		r.notes = append(r.notes, o.Notes...)

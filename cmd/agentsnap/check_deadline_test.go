@@ -57,7 +57,7 @@ var _ = Describe("agentsnap check --timeout", Label("deadline"), func() {
 		Expect(r.code).To(Equal(1))
 		GinkgoWriter.Println(r.stdout, r.stderr)
 		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+4\s+ok$`), "replayed before the deadline")
-		Expect(r.stdout).To(MatchRegexp(`(?m)^parallel/stuck\s+3\s+0\s+ERROR$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^parallel/stuck\s+3\s+3\s+ERROR$`), "the recording's sessions and calls")
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+0\s+0\s+ERROR$`))
 		Expect(r.stdout).To(ContainSubstring("judge: parallel/stuck: the replay did not finish (context deadline exceeded); it waits for:\n" +
 			"  session root/call_slow (spawn; session.1.jsonl), call 1 (turn 1 step 1): a call recorded as aborted, waiting for its context to end; the timeout of 1h0m0s that ends it is pending, held until the calls recorded before it are answered\n" +

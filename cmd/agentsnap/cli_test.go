@@ -161,7 +161,7 @@ var _ = Describe("agentsnap new and record", func() {
 
 		r = cli(dir, nil, "record", "fixtures/fork/x", "--live", "--model", "m", "--base-url", "http://127.0.0.1:1/v1")
 		Expect(r.code).To(Equal(2))
-		Expect(r.stderr).To(ContainSubstring("--live needs an API key: set AGENTSNAP_API_KEY, or OPENAI_API_KEY, or DEEPSEEK_API_KEY"))
+		Expect(r.stderr).To(ContainSubstring("a live recording of OpenAI Chat Completions needs an API key: set AGENTSNAP_API_KEY, or OPENAI_API_KEY, or DEEPSEEK_API_KEY"))
 
 		r = cli(dir, map[string]string{"OPENAI_API_KEY": "sk-abcdefgh12345678", "AGENTSNAP_BASE_URL": "http://127.0.0.1:1/v1"}, "record", "fixtures/fork/x", "--live")
 		Expect(r.code).To(Equal(2))

@@ -42,13 +42,19 @@ tool call that created it. Then, for each session:
             it does not (the child would replay a half-done turn).
   events    how many, and how many are the session's own
   torn      a last line cut by a crash, skipped
-  turns     one line per turn: steps, model calls (finish chunks), how the
-            turn ended, [inherited] for a turn in the seed, the tools
-            called and the last assistant text
+  turns     one line per turn: steps, model calls, how the turn ended,
+            [inherited] for a turn in the seed, the tools called and the
+            last assistant text
   usage     the session's own model calls and tokens (input, of them from
             cache; output, of them reasoning), and its cost when the
             scenario.json beside the logs has prices; a folder or a
             database also gets a table of every session and the tree
+
+A model call is one attempt, counted by its request/header (CONTRACT.md):
+a call that failed, was aborted, was cut short by a cancel or could not
+start counts too. A log without request/header events per call (dsh's)
+is counted by its streams: each (turn, step, attempt) run of chunks up to
+its finish is one call. The own turns' calls add up to the session's.
 
 Usage is each call's assistant/message usage, else the last usage chunk
 of its stream (a failed call), else none ("without usage"). A fork

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,8 @@ import (
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
-	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/apis"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -31,7 +33,7 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
+		args:    "DIR [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
@@ -63,6 +65,18 @@ A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,
 for "agentsnap review" (or --replace-golden replaces it at once).
 
+--only-changed re-records only what changed: every session replays its
+recorded calls while the agent's requests match them (the model, the system
+prompt, the tools, the conversation, the settings) and asks the model from
+its first call that does not; a session created after its parent went to
+the model is recorded fresh, and a session that never changed keeps its
+log byte for byte. The summary names every session re-recorded, from which
+call, why, and what the calls sent to the model cost (tokens, from their
+usage; money too with scenario.json's prices). --session PATH (a lineage
+path such as root/call_1; implies --only-changed) re-records that session
+and its subtree on purpose, a model upgraded behind the same name say, and
+keeps everything else.
+
 When to use record versus -update: record re-runs the agent against the
 model and rewrites the session logs, the replay's source; -update (or
 "agentsnap check --update") rewrites only transcript.golden from a replay of
@@ -76,21 +90,46 @@ the logs you have.`,
 type recordFlags struct {
 	live, keep, replace  bool
 	baseURL, model, prov string
+	api                  string // --api: the model API a live recording calls
 	storeSpec            string
 	pace                 time.Duration
+	onlyChanged          bool   // --only-changed
+	session              string // --session
 }
 
 func (f *recordFlags) set() *flag.FlagSet {
 	fs := newFlagSet("record")
-	fs.BoolVar(&f.live, "live", false, "record from a live OpenAI-compatible model instead of playbook.json")
+	fs.BoolVar(&f.live, "live", false, "record from a live model (OpenAI-compatible, OpenAI Responses, Anthropic, Gemini: --api) instead of playbook.json")
 	fs.StringVar(&f.baseURL, "base-url", "", "the endpoint's base `URL`, such as https://api.openai.com/v1 (with --live; default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.model, "model", "", "the `model` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
+	fs.StringVar(&f.api, "api", "", "the model `API` to call with --live: "+apis.Names()+" (default $AGENTSNAP_API, else openai-chat)")
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls that failed outside the model (network, key, server) in the fixture")
 	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
 	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file)")
 	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	f.onlyChangedFlags(fs, "")
 	return fs
+}
+
+// onlyChangedFlags adds --only-changed and --session to fs, their usage
+// after prefix.
+func (f *recordFlags) onlyChangedFlags(fs *flag.FlagSet, prefix string) {
+	fs.BoolVar(&f.onlyChanged, "only-changed", false, prefix+"replay every recorded call whose request still matches and ask the model only from each session's first call that changed")
+	fs.StringVar(&f.session, "session", "", prefix+"re-record the session at this lineage `PATH` (such as root/call_1) and its subtree, keep the rest (implies --only-changed)")
+}
+
+// checkSession says what is wrong with --session, if anything.
+func (f *recordFlags) checkSession() error {
+	if f.session != "" && (f.session != "root" && !strings.HasPrefix(f.session, "root/") || strings.HasSuffix(f.session, "/")) {
+		return fmt.Errorf("--session %q: give a lineage path such as root or root/call_1, as the summary of --only-changed shows them", f.session)
+	}
+	return nil
+}
+
+// reuse sets the options of --only-changed and --session.
+func (f *recordFlags) reuse(opts *recorder.Options) {
+	opts.OnlyChanged, opts.Session = f.onlyChanged || f.session != "", f.session
 }
 
 func runRecord(ctx context.Context, e *env, args []string) int {
@@ -102,7 +141,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "record", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if err := checkPace(f.pace); err != nil {
+	if err := errors.Join(checkPace(f.pace), f.checkSession()); err != nil {
 		return usageError(e, "record", "%v", err)
 	}
 	dir := e.path(pos[0])
@@ -114,13 +153,13 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	var opts recorder.Options
 	if f.live {
-		opts, err = liveOptions(e, &f)
+		opts, err = liveOptions(e, &f, false)
 		if err != nil {
 			return usageError(e, "record", "%v", err)
 		}
 	} else {
-		if f.baseURL != "" || f.model != "" || f.keep {
-			return usageError(e, "record", "--base-url, --model and --keep-live-failures only apply with --live")
+		if f.baseURL != "" || f.model != "" || f.keep || f.api != "" {
+			return usageError(e, "record", "--base-url, --model, --api and --keep-live-failures only apply with --live")
 		}
 		if opts, err = recorder.PlaybookOptions(dir, f.pace); err != nil {
 			return fail(e, "record", err)
@@ -131,6 +170,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	opts.Runtime = agent.Reference
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
+	f.reuse(&opts)
 	opts.Secrets = keySecrets(e, f.baseURL)
 	if f.prov != "" {
 		opts.Provider = f.prov
@@ -196,13 +236,16 @@ func keySecrets(e *env, baseURL string) map[string]string {
 }
 
 // liveOptions builds the live model from the flags and the environment.
-func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
+// routed (serve) calls each request in the API it came in unless --api or
+// AGENTSNAP_API names one; record calls the reference agent's requests in
+// the named API, else Chat Completions.
+func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) {
 	baseURL := f.baseURL
 	if baseURL == "" {
 		baseURL = strings.TrimSpace(e.getenv("AGENTSNAP_BASE_URL"))
 	}
 	if baseURL == "" {
-		return recorder.Options{}, fmt.Errorf("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL (e.g. https://api.openai.com/v1, http://localhost:11434/v1)")
+		return recorder.Options{}, fmt.Errorf("--live needs the endpoint: give --base-url URL or set AGENTSNAP_BASE_URL (e.g. https://api.openai.com/v1, https://api.anthropic.com, https://generativelanguage.googleapis.com, http://localhost:11434/v1)")
 	}
 	model := f.model
 	if model == "" {
@@ -211,20 +254,29 @@ func liveOptions(e *env, f *recordFlags) (recorder.Options, error) {
 	if model == "" {
 		return recorder.Options{}, fmt.Errorf("--live needs the model: give --model M or set AGENTSNAP_MODEL")
 	}
-	key, from := openai.KeyFromEnv(e.getenv)
-	if key == "" {
-		return recorder.Options{}, fmt.Errorf("--live needs an API key: set %s", strings.Join(keyVars, ", or "))
+	api := f.api
+	if api == "" {
+		api = strings.TrimSpace(e.getenv("AGENTSNAP_API"))
+	}
+	if api == "" && !routed {
+		api = apis.Default
 	}
 	secrets := secret.New()
 	secrets.AddAll(keySecrets(e, f.baseURL))
 	logger := slog.New(slog.NewTextHandler(secrets.Writer(e.stderr), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d, err := openai.New(openai.Config{BaseURL: baseURL, APIKey: key, Model: model, Logger: logger})
+	r, err := apis.NewRouter(api, live.Config{BaseURL: baseURL, Model: model, Logger: logger}, e.getenv)
 	if err != nil {
 		return recorder.Options{}, err
 	}
-	where := secrets.Redact(openai.RedactURL(baseURL))
-	fmt.Fprintf(e.stderr, "record: live model %s at %s (key from %s)\n", model, where, from)
-	opts := recorder.LiveOptions(d, where, model)
+	where := secrets.Redact(live.RedactURL(baseURL))
+	opts := recorder.LiveOptions(r, where, model)
+	if a, ok := r.Fixed(); ok {
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, %s (key from %s)\n", model, where, a.Title, r.KeyVar(a.Name))
+		opts.Provider = apis.Provider(a)
+	} else {
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, each call in the API the agent speaks\n", model, where)
+		opts.Provider = apis.Routed
+	}
 	opts.KeepLiveFailures = f.keep
 	return opts, nil
 }
@@ -235,6 +287,11 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
 	} else {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n  wrote %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"), strings.Join(res.Files, ", "))
+	}
+	if res.Reuse != nil {
+		for _, line := range res.Reuse.Lines() {
+			fmt.Fprintf(e.stdout, "  %s\n", line)
+		}
 	}
 	if res.Proposal != "" {
 		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", res.Proposal, name)

@@ -48,7 +48,7 @@ var _ = Describe("agentsnap record --live against an endpoint that fails", func(
 		before := treeDigest(fixtureDir)
 		r := cli(dir, nil, "record", "fixtures/fork/x", "--keep-live-failures")
 		Expect(r.code).To(Equal(2))
-		Expect(r.stderr).To(ContainSubstring("--base-url, --model and --keep-live-failures only apply with --live"))
+		Expect(r.stderr).To(ContainSubstring("--base-url, --model, --api and --keep-live-failures only apply with --live"))
 		Expect(treeDigest(fixtureDir)).To(Equal(before))
 	})
 })

@@ -153,7 +153,7 @@ var _ = Describe("agentsnap record --live against an endpoint that leaks the cre
 		end := leaktest.New(leaktest.Auth401, key, DeferCleanup)
 		r := cli(root, map[string]string{"AGENTSNAP_API_KEY": sentKey}, "record", "fixtures/custom/leak", "--live", "--model", "m", "--base-url", end.URL+"/v1?key="+key+"&alt=json")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(ContainSubstring("record: live model m at " + end.URL + "/v1?key=[REDACTED]&alt=[REDACTED] (key from AGENTSNAP_API_KEY)\n"))
+		Expect(r.stderr).To(ContainSubstring("record: live model m at " + end.URL + "/v1?key=[REDACTED]&alt=[REDACTED], OpenAI Chat Completions (key from AGENTSNAP_API_KEY)\n"))
 		Expect(r.stderr).To(ContainSubstring("failed at " + end.URL + "/v1?key=[REDACTED]&alt=[REDACTED]\n"))
 	})
 })

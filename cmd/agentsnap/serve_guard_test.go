@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -129,9 +128,7 @@ var _ = Describe("agentsnap serve answers only its own agent", func() {
 		Expect(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))).To(And(ContainSubstring("x-stainless-os"), ContainSubstring("agentsnap-session")))
 
 		var allowed atomic.Int64
-		sc, err := scenario.Load(serveFixture)
-		Expect(err).NotTo(HaveOccurred())
-		a := sdktest.New(sc.Agent, option.WithBaseURL(s.url), option.WithHeader("Origin", origin),
+		a, prompts := goAgent(s.url, serveFixture, option.WithHeader("Origin", origin),
 			option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 				resp, err := next(r)
 				if err == nil && resp.Header.Get("Access-Control-Allow-Origin") == origin {
@@ -139,8 +136,7 @@ var _ = Describe("agentsnap serve answers only its own agent", func() {
 				}
 				return resp, err
 			}))
-		a.Headers = true
-		Expect(a.Run(context.Background(), sc.Prompts)).To(Succeed())
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(0), out+stderr)
 		Expect(allowed.Load()).To(BeEquivalentTo(6), "answers marked readable for the origin")
@@ -148,11 +144,8 @@ var _ = Describe("agentsnap serve answers only its own agent", func() {
 
 	It("refuses an agent at another origin, telling it the flag", func() {
 		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent", "--allow-origin", "http://localhost:5173")
-		sc, err := scenario.Load(serveFixture)
-		Expect(err).NotTo(HaveOccurred())
-		a := sdktest.New(sc.Agent, option.WithBaseURL(s.url), option.WithHeader("Origin", "http://localhost:3000"))
-		a.Headers = true
-		err = a.Run(context.Background(), sc.Prompts)
+		a, prompts := goAgent(s.url, serveFixture, option.WithHeader("Origin", "http://localhost:3000"))
+		err := a.Run(context.Background(), prompts)
 		var apiErr *openai.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
 		Expect(apiErr.StatusCode).To(Equal(http.StatusForbidden))

@@ -16,35 +16,16 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
-	"github.com/agentsnap/agentsnap/internal/sdktest"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // serveFixture is a fixture recorded by serve --record from goAgent: a
 // fact in turn 1, then a fork, a lookup and a spawn in one step, the
 // children at once.
 const serveFixture = "testdata/serve/mixed/go-agent"
-
-// goAgent is an agent in "another process": internal/sdktest's openai-go
-// agent on a base URL, naming its sessions in headers only (no in-process
-// tags), configured by the scenario in dir.
-func goAgent(baseURL, dir string) (*sdktest.Agent, []string) {
-	sc, err := scenario.Load(dir)
-	Expect(err).NotTo(HaveOccurred())
-	a := sdktest.New(sc.Agent, option.WithBaseURL(baseURL))
-	a.Headers = true
-	return a, sc.Prompts
-}
-
-// runGoAgent runs the prompts of the scenario in dir as the root's turns.
-func runGoAgent(ctx context.Context, baseURL, dir string) error {
-	a, prompts := goAgent(baseURL, dir)
-	return a.Run(ctx, prompts)
-}
 
 // serving is a serve command running in process, stopped by cancelling
 // its context: what SIGINT does to the real one.
@@ -205,7 +186,7 @@ var _ = Describe("agentsnap serve", func() {
 		Expect(fx.Scenario.Recorded).To(HaveField("Model", "real-model"))
 		Expect(fx.Scenario.Recorded).To(HaveField("Runtime", "go-agent"))
 		Expect(fx.Logs[0].Events).To(ContainElement(HaveField("Type", session.TypeRequestHeader)))
-		Expect(readFile(filepath.Join(dir, "session.jsonl"))).To(And(ContainSubstring(`"model":"`+sdktest.Model+`"`), Not(ContainSubstring(key))))
+		Expect(readFile(filepath.Join(dir, "session.jsonl"))).To(And(ContainSubstring(`"model":"`+goAgentModel+`"`), Not(ContainSubstring(key))))
 	})
 
 	DescribeTable("refuses an address off this machine",
@@ -234,7 +215,7 @@ var _ = Describe("agentsnap serve", func() {
 	It("explains itself: the URL line, the headers, the stop, the recording", func() {
 		r := cli("", nil, "help", "serve")
 		Expect(r.code).To(Equal(0))
-		Expect(r.stdout).To(HavePrefix("usage: agentsnap serve DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M]"))
+		Expect(r.stdout).To(HavePrefix("usage: agentsnap serve DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]]"))
 		for _, s := range []string{"first line of the output is the base URL", "Agentsnap-Session", "Agentsnap-Parent", "Agentsnap-Call", "Agentsnap-Mode", "SIGINT", "--runtime name", "all or nothing", "--lineage=infer", "recorded as\nthe agent sent it"} {
 			Expect(r.stdout).To(ContainSubstring(s))
 		}

@@ -14,7 +14,7 @@ type turnSummary struct {
 	turn      int
 	inherited bool
 	steps     int
-	calls     int // model calls (finish chunks)
+	calls     int // model calls (session.ModelCalls)
 	tools     []string
 	end       string
 	text      string
@@ -71,12 +71,19 @@ func abbreviate(s string, n int) string {
 	return s
 }
 
-// summarizeTurns walks a log once and summarises each turn.
+// summarizeTurns walks a log once and summarises each turn. A turn's model
+// calls are those session.ModelCalls finds between its turn/start and the
+// next: the inherited turns' in the seed, the rest in the session's own
+// events, so the own turns add up to the session's calls.
 func summarizeTurns(l *session.Log) []turnSummary {
 	var out []turnSummary
 	var cur *turnSummary
+	opened := callStarts(l)
 	for i := range l.Events {
 		e := &l.Events[i]
+		if opened[i] && cur != nil {
+			cur.calls++
+		}
 		switch e.Type {
 		case session.TypeTurnStart:
 			var d session.TurnStartData
@@ -86,12 +93,6 @@ func summarizeTurns(l *session.Log) []turnSummary {
 		case session.TypeStepStart:
 			if cur != nil {
 				cur.steps++
-			}
-		case session.TypeAssistantChunk:
-			if cur != nil {
-				if d, err := session.DecodeChunkData(e.Data); err == nil && d.Chunk.IsFinish() {
-					cur.calls++
-				}
 			}
 		case session.TypeToolCall:
 			var d session.ToolCallData
@@ -113,4 +114,28 @@ func summarizeTurns(l *session.Log) []turnSummary {
 		}
 	}
 	return out
+}
+
+// callStarts marks the events of l that open a model call: the seed's
+// calls (the parent's, shown on the inherited turns) and the session's own.
+func callStarts(l *session.Log) map[int]bool {
+	seed := l.Seed()
+	opened := map[int]bool{}
+	for _, c := range session.ModelCalls(seed) {
+		opened[c.At] = true
+	}
+	for _, c := range l.ModelCalls() {
+		opened[len(seed)+c.At] = true
+	}
+	return opened
+}
+
+// modelCalls counts the model calls of every session of logs, each its own
+// (session.ModelCalls): the number inspect, check and report show.
+func modelCalls(logs []*session.Log) int {
+	n := 0
+	for _, l := range logs {
+		n += len(l.ModelCalls())
+	}
+	return n
 }

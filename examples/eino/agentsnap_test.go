@@ -80,7 +80,7 @@ func newRuntime(v variant) agentsnap.Runtime {
 		mc := &openai.ChatModelConfig{
 			BaseURL:     env.BaseURL,
 			HTTPClient:  env.HTTPClient,
-			APIKey:      "agentsnap", // never sent anywhere: env.HTTPClient serves in process
+			APIKey:      "unused", // never sent anywhere: env.HTTPClient serves in process
 			Model:       env.Model,
 			Temperature: cfg.Temperature,
 		}

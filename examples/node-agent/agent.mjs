@@ -158,7 +158,7 @@ async function main() {
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   const agent = {
     // agentsnap serve needs no key; the SDK wants one.
-    client: new OpenAI({ baseURL, apiKey: 'agentsnap', maxRetries: 0 }),
+    client: new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 }),
     system: scenario.agent?.system ?? 'You are a helpful agent.',
   };
   const root = new Session(agent, { id: 'root' });

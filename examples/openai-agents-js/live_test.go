@@ -155,7 +155,7 @@ var _ = Describe("recording the OpenAI Agents SDK agent live", Label("node"), fu
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal(runtimeName))
-		Expect(fx.Scenario.Recorded.Provider).To(Equal("openai-compatible"))
+		Expect(fx.Scenario.Recorded.Provider).To(Equal("live"), "serve calls each request in the API the agent speaks")
 		Expect(fx.Scenario.Recorded.Model).To(Equal("fake-model"))
 		calls := map[string]session.Mode{}
 		for _, l := range fx.Logs[1:] {

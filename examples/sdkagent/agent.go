@@ -9,14 +9,15 @@ import (
 	"sync"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 )
 
 // Agent is a chat agent on the OpenAI Chat Completions API: it streams
-// each answer, runs the tools the model calls and sends their results back
-// until the model answers without tools. It delegates with two tools:
-// subagent_spawn starts a child with an empty conversation, subagent_fork
-// a child that inherits the parent's completed turns. The children of one
-// answer run at the same time.
+// each answer (or asks for it whole), runs the tools the model calls and
+// sends their results back until the model answers without tools. It
+// delegates with two tools: subagent_spawn starts a child with an empty
+// conversation, subagent_fork a child that inherits the parent's
+// completed turns. The children of one answer run at the same time.
 //
 // An Agent is safe for concurrent use once set up; its sessions are not.
 type Agent struct {
@@ -27,6 +28,15 @@ type Agent struct {
 	Model string
 	// System is the system prompt of every session, children included.
 	System string
+	// Temperature, when set (openai.Float(0.2)), is sent with every call;
+	// unset, the model's default applies.
+	Temperature param.Opt[float64]
+	// WholeAnswers asks for each answer in one response instead of a
+	// stream: for an endpoint or a proxy that does not stream.
+	WholeAnswers bool
+	// Tools are the caller's own tools, offered after weather and
+	// calculator; their names must differ from the built-in ones.
+	Tools []Tool
 	// MaxDepth bounds delegation: a session at depth MaxDepth (the root is
 	// depth 0) is not offered the subagent tools. 0 means 1: the root
 	// delegates, its children do not.
@@ -61,6 +71,9 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 	if maxSteps == 0 {
 		maxSteps = 16
 	}
+	if err := a.checkTools(); err != nil {
+		return "", err
+	}
 	s.msgs = append(s.msgs, openai.UserMessage(prompt))
 	for range maxSteps {
 		msg, err := s.call(ctx)
@@ -79,13 +92,24 @@ func (s *Session) Send(ctx context.Context, prompt string) (string, error) {
 	return "", fmt.Errorf("sdkagent: the turn made %d model calls without a final answer; raise Agent.MaxSteps or check the tools' results", maxSteps)
 }
 
-// call streams one model call and returns the assembled answer.
+// call makes one model call and returns the assembled answer.
 func (s *Session) call(ctx context.Context) (openai.ChatCompletionMessage, error) {
 	a := s.agent
 	params := openai.ChatCompletionNewParams{
-		Model:    a.Model,
-		Messages: append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.System)}, s.msgs...),
-		Tools:    toolParams(s.delegates()),
+		Model:       a.Model,
+		Messages:    append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage(a.System)}, s.msgs...),
+		Tools:       a.toolParams(s.delegates()),
+		Temperature: a.Temperature,
+	}
+	if a.WholeAnswers {
+		res, err := a.Client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return openai.ChatCompletionMessage{}, fmt.Errorf("sdkagent: model call: %w", err)
+		}
+		if len(res.Choices) == 0 {
+			return openai.ChatCompletionMessage{}, errors.New("sdkagent: model call: the answer has no choices; check the endpoint speaks Chat Completions")
+		}
+		return res.Choices[0].Message, nil
 	}
 	stream := a.Client.Chat.Completions.NewStreaming(ctx, params)
 	defer stream.Close()
@@ -97,7 +121,7 @@ func (s *Session) call(ctx context.Context) (openai.ChatCompletionMessage, error
 		return openai.ChatCompletionMessage{}, fmt.Errorf("sdkagent: model call: %w", err)
 	}
 	if len(acc.Choices) == 0 {
-		return openai.ChatCompletionMessage{}, errors.New("sdkagent: model call: the stream ended without an answer; check the endpoint speaks Chat Completions streaming")
+		return openai.ChatCompletionMessage{}, errors.New("sdkagent: model call: the stream ended without an answer; check the endpoint speaks Chat Completions streaming, or set Agent.WholeAnswers")
 	}
 	return acc.Choices[0].Message, nil
 }
@@ -119,7 +143,7 @@ func (s *Session) runTools(ctx context.Context, calls []openai.ChatCompletionMes
 	for i, tc := range calls {
 		name, args := tc.Function.Name, tc.Function.Arguments
 		if (name != toolSpawn && name != toolFork) || !s.delegates() {
-			results[i] = runTool(name, args)
+			results[i] = s.agent.runTool(ctx, name, args)
 			continue
 		}
 		var in struct {

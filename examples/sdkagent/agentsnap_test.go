@@ -59,8 +59,8 @@ var runtime = wire.Runtime("sdkagent", func(ctx context.Context, env *wire.Env) 
 		Client: openai.NewClient(
 			option.WithBaseURL(env.BaseURL),
 			option.WithHTTPClient(env.HTTPClient),
-			option.WithAPIKey("agentsnap"), // never sent anywhere: env.HTTPClient serves in process
-			option.WithMaxRetries(0),       // a replay serves each recorded call once
+			option.WithAPIKey("unused"), // never sent anywhere: env.HTTPClient serves in process
+			option.WithMaxRetries(0),    // a replay serves each recorded call once
 		),
 		Model:        env.Model,
 		System:       cfg.System,

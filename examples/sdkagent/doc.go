@@ -11,11 +11,14 @@
 //     model answers without tools. subagent_spawn {prompt} starts a child
 //     with an empty conversation; subagent_fork {prompt} a child that
 //     inherits the parent's completed turns. The children of one answer
-//     run concurrently; their results go back in call order.
+//     run concurrently; their results go back in call order. Settings a
+//     deployment varies: Temperature, WholeAnswers (for an endpoint that
+//     does not stream), MaxDepth, MaxSteps, and Tools of its own.
 //
-//  2. tools.go — the other tools, deterministic so a replay is
+//  2. tools.go — the built-in tools, deterministic so a replay is
 //     byte-stable: weather {city} from a fixed table, calculator
-//     {expression} over numbers, + - * / and parentheses.
+//     {expression} over numbers, + - * / and parentheses; and Tool, the
+//     shape of a caller's own.
 //
 //  3. agentsnap_test.go — the only file that knows both the agent and
 //     agentsnap: wire.Runtime("sdkagent", ...) builds the agent as
@@ -44,10 +47,18 @@
 //     span per subagent, which is where such a hook comes from); the test
 //     sets it to wire.Fork / wire.Spawn. We chose the hook over importing
 //     wire in the agent: the agent keeps no dependency on a test tool, and
-//     the tagging is one function in the test. Importing wire for the two
-//     calls works as well (internal/sdktest, the agent of agentsnap's own
-//     wire tests, does it) and costs nothing at run time: untagged
-//     contexts are the root session.
+//     the tagging is one function in the test. Importing wire in the
+//     agent for the two calls would work as well and cost nothing at run
+//     time: untagged contexts are the root session.
+//
+// The same hook serves an agent that talks to agentsnap serve from
+// another process, which names each call's session in the Agentsnap-*
+// headers instead: ChildContext puts the child's session in the context,
+// and a client middleware (option.WithMiddleware) reads it from the
+// request's context and sets the headers. agentsnap's own tests run this
+// agent both ways: the wire tests in process (with a lookup tool of their
+// own, whole answers, a temperature, and children left untagged for
+// wire.InferLineage), the serve tests over HTTP with the headers.
 //
 // A fork child must send its parent's conversation up to the end of the
 // parent's last completed turn, then its own prompt — what Session does.

@@ -1,6 +1,7 @@
 package sdkagent
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,9 +33,40 @@ var forecasts = map[string]string{
 	"Zurich":  "cloudy, 12°C",
 }
 
+// Tool is a tool of the caller's: what the model is told about it, and
+// Run, which gets the arguments as the model sent them (JSON) and returns
+// the result the model reads. An error goes back to the model too, as
+// "error: ...", so it may try again. Run is called from the goroutine of
+// the session that calls the tool, several sessions at once.
+type Tool struct {
+	Name        string
+	Description string
+	// Parameters is the JSON schema of the arguments, an object.
+	Parameters map[string]any
+	Run        func(ctx context.Context, arguments string) (string, error)
+}
+
+// builtin are the names of the agent's own tools.
+var builtin = []string{toolWeather, toolCalculator, toolSpawn, toolFork}
+
+// checkTools refuses caller tools the model could not tell apart.
+func (a *Agent) checkTools() error {
+	seen := slices.Clone(builtin)
+	for i, t := range a.Tools {
+		switch {
+		case t.Name == "" || t.Run == nil:
+			return fmt.Errorf("sdkagent: Agent.Tools[%d] (%q) needs a Name and a Run", i, t.Name)
+		case slices.Contains(seen, t.Name):
+			return fmt.Errorf("sdkagent: Agent.Tools[%d] is named %q, like another tool; rename it (taken: %s)", i, t.Name, strings.Join(seen, ", "))
+		}
+		seen = append(seen, t.Name)
+	}
+	return nil
+}
+
 // toolParams is the tool list sent with each call; delegate adds the
 // subagent tools.
-func toolParams(delegate bool) []openai.ChatCompletionToolUnionParam {
+func (a *Agent) toolParams(delegate bool) []openai.ChatCompletionToolUnionParam {
 	fn := func(name, desc, arg, argDesc string) openai.ChatCompletionToolUnionParam {
 		return openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:        name,
@@ -50,6 +82,13 @@ func toolParams(delegate bool) []openai.ChatCompletionToolUnionParam {
 		fn(toolWeather, "Today's weather in a city.", "city", "the city, e.g. Lisbon"),
 		fn(toolCalculator, "Evaluate an arithmetic expression: numbers, + - * / and parentheses.", "expression", "e.g. (180 * 4) * 1.25"),
 	}
+	for _, t := range a.Tools {
+		tools = append(tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  t.Parameters,
+		}))
+	}
 	if delegate {
 		tools = append(tools,
 			fn(toolSpawn, "Hand a self-contained task to a new helper that sees only the prompt you give it.", "prompt", "the helper's task, complete"),
@@ -61,7 +100,7 @@ func toolParams(delegate bool) []openai.ChatCompletionToolUnionParam {
 
 // runTool runs a tool that is not a delegation and returns its result, an
 // error included: the model reads it and may try again.
-func runTool(name, args string) string {
+func (a *Agent) runTool(ctx context.Context, name, args string) string {
 	var out string
 	var err error
 	switch name {
@@ -80,7 +119,15 @@ func runTool(name, args string) string {
 			out, err = Calculate(in.Expression)
 		}
 	default:
-		err = fmt.Errorf("unknown tool %q (tools: %s, %s; delegation only above the depth limit)", name, toolWeather, toolCalculator)
+		i := slices.IndexFunc(a.Tools, func(t Tool) bool { return t.Name == name })
+		if i < 0 {
+			names := []string{toolWeather, toolCalculator}
+			for _, t := range a.Tools {
+				names = append(names, t.Name)
+			}
+			return fmt.Sprintf("error: unknown tool %q (tools: %s; delegation only above the depth limit)", name, strings.Join(names, ", "))
+		}
+		out, err = a.Tools[i].Run(ctx, args)
 	}
 	if err != nil {
 		return "error: " + err.Error()

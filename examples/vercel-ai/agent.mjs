@@ -68,7 +68,7 @@ async function main() {
   }
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   // agentsnap: the provider names each call's session; serve needs no key.
-  const provider = createOpenAI({ baseURL, apiKey: 'agentsnap', fetch: lineageFetch() });
+  const provider = createOpenAI({ baseURL, apiKey: 'unused', fetch: lineageFetch() });
   const { model, instructions, tools } = desk(provider, scenario.agent);
   const messages = [];
   for (const prompt of scenario.prompts) {

@@ -4,12 +4,12 @@
 // whether the tree stayed within a token or cost budget.
 //
 // A matcher takes a *harness.Outcome (its replayed logs), a
-// *harness.Fixture (its recorded logs) or a []*session.Log. Sessions are
+// *fixture.Fixture (its recorded logs) or a []*session.Log. Sessions are
 // named by lineage path — "root", "root/call_plan", "root/call_plan/call_weather",
 // the creating tool call ids from the root down (see session.LineageKeys) —
 // so a spec does not depend on the ids a runtime gives its sessions.
 //
-//	o := harness.Run(GinkgoTB(), "fixtures/billing/refund-flow")
+//	o := harness.Run(GinkgoTB(), "fixtures/billing/refund-flow", harness.Options{Runtime: agent.Reference})
 //	Expect(o).To(harness.MatchRecording())
 //	Expect(o).To(tree.Spawned("root", "call_draft"))
 //	Expect(o).To(tree.ToolCalls("root", tree.InOrder(

@@ -128,8 +128,9 @@ func InheritsTurns(path string, n any) types.GomegaMatcher {
 }
 
 // ModelCalls succeeds when the session at path made n model calls of its
-// own; every attempt counts, retries included. n is an int or a Gomega
-// matcher of an int.
+// own, as session.ModelCalls counts them (and inspect, check and the
+// report show them): every attempt, retries and calls that failed or were
+// cut short included. n is an int or a Gomega matcher of an int.
 //
 //	Expect(o).To(tree.ModelCalls("root/call_recall", 1))
 //	Expect(o).To(tree.ModelCalls("root", BeNumerically("<=", 4)))

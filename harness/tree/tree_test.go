@@ -135,7 +135,7 @@ var _ = Describe("tree matchers on committed fixtures", func() {
 	It("refuse what is not a tree with an error naming what they take", func() {
 		ok, err := tree.ModelCalls("root", 1).Match("fixtures/x")
 		Expect(ok).To(BeFalse())
-		Expect(err).To(MatchError("tree.ModelCalls expects a *harness.Outcome, a *harness.Fixture or a []*session.Log, got string"))
+		Expect(err).To(MatchError("tree.ModelCalls expects a *harness.Outcome, a *fixture.Fixture or a []*session.Log, got string"))
 		_, err = tree.Forked("root", "c").Match([]*session.Log{})
 		Expect(err).To(MatchError(ContainSubstring("there are no session logs")))
 		_, err = tree.Call("add").Match(3)

@@ -38,7 +38,7 @@ type node struct {
 	log        *session.Log
 	parentPath string // "" for the root
 	calls      []ToolCall
-	modelCalls int // finish chunks of its own events
+	modelCalls int // its own model calls (session.ModelCalls)
 	turns      int // completed turns inherited (turn/start events in the seed)
 }
 
@@ -50,7 +50,7 @@ type view struct {
 }
 
 // viewOf builds the tree of a *harness.Outcome (its replayed logs), a
-// *harness.Fixture (its recorded logs) or a []*session.Log.
+// *fixture.Fixture (its recorded logs) or a []*session.Log.
 func viewOf(actual any, matcher string) (*view, error) {
 	var logs []*session.Log
 	var prices budget.Prices
@@ -65,7 +65,7 @@ func viewOf(actual any, matcher string) (*view, error) {
 		}
 	case *fixture.Fixture:
 		if a == nil {
-			return nil, fmt.Errorf("tree.%s: got a nil *harness.Fixture", matcher)
+			return nil, fmt.Errorf("tree.%s: got a nil *fixture.Fixture", matcher)
 		}
 		logs = a.Logs
 		if a.Scenario != nil {
@@ -74,7 +74,7 @@ func viewOf(actual any, matcher string) (*view, error) {
 	case []*session.Log:
 		logs = a
 	default:
-		return nil, fmt.Errorf("tree.%s expects a *harness.Outcome, a *harness.Fixture or a []*session.Log, got %T", matcher, actual)
+		return nil, fmt.Errorf("tree.%s expects a *harness.Outcome, a *fixture.Fixture or a []*session.Log, got %T", matcher, actual)
 	}
 	if len(logs) == 0 {
 		return nil, fmt.Errorf("tree.%s: there are no session logs (did the replay run at all?)", matcher)
@@ -104,6 +104,7 @@ func (n *node) scan() {
 			n.turns++
 		}
 	}
+	n.modelCalls = len(n.log.ModelCalls())
 	own := n.log.Own()
 	for i := range own {
 		e := &own[i]
@@ -119,10 +120,6 @@ func (n *node) scan() {
 				c.Args = args
 			}
 			n.calls = append(n.calls, c)
-		case session.TypeAssistantChunk:
-			if d, err := session.DecodeChunkData(e.Data); err == nil && d.Chunk.IsFinish() {
-				n.modelCalls++
-			}
 		}
 	}
 }

@@ -38,7 +38,7 @@ var layers = []layer{
 		forbidden: testFrameworks},
 	{name: "the fixture folder", packages: []string{"fixture"},
 		forbidden: append([]string{module + "/agent", module + "/wire"}, testFrameworks...)},
-	{name: "runtimes", packages: []string{"agent", "wire"},
+	{name: "runtimes", packages: []string{"agent/...", "wire"},
 		forbidden: append([]string{module + "/judge", module + "/recorder"}, testFrameworks...)},
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},

@@ -154,18 +154,20 @@ func (s *Set) AddHeader(h http.Header) {
 			continue
 		}
 		for _, v := range h[name] {
-			s.addHeaderValue(name, strings.TrimSpace(v))
+			s.addHeaderValue(name, strings.TrimSpace(v), "")
 		}
 	}
 }
 
-func (s *Set) addHeaderValue(name, v string) {
+// addHeaderValue adds the credentials in header name's value v; of, when
+// set, says whose header it is (" of the agent's request").
+func (s *Set) addHeaderValue(name, v, of string) {
 	canon := http.CanonicalHeaderKey(name)
 	if canon != "Authorization" && canon != "Proxy-Authorization" {
-		s.Add("the "+strings.ToLower(name)+" header", v)
+		s.Add("the "+strings.ToLower(name)+" header"+of, v)
 		return
 	}
-	header := "the " + canon + " header"
+	header := "the " + canon + " header" + of
 	s.Add(header, v)
 	scheme, cred, ok := strings.Cut(v, " ")
 	if !ok {
@@ -189,13 +191,21 @@ func (s *Set) addHeaderValue(name, v string) {
 }
 
 // AddRequest adds the credentials an HTTP request carries: its credential
-// headers and its URL's, named after where. The wire layer gathers an
-// incoming request's this way.
+// headers and its URL's, named after where ("the agent's request"). The
+// wire layer gathers an incoming request's this way: an agent's own key,
+// even a dummy one, is kept out of fixtures like the recording's (a dummy
+// shorter than MinLen, such as "unused", is not a secret).
 func (s *Set) AddRequest(r *http.Request, where string) {
 	if s == nil || r == nil {
 		return
 	}
-	s.AddHeader(r.Header)
+	for _, name := range slices.Sorted(maps.Keys(r.Header)) {
+		if IsCredentialHeader(name) {
+			for _, v := range r.Header[name] {
+				s.addHeaderValue(name, strings.TrimSpace(v), " of "+where)
+			}
+		}
+	}
 	if r.URL != nil {
 		s.AddURL(where, r.URL.String())
 	}

@@ -207,12 +207,17 @@ var _ = Describe("gathering secrets", func() {
 		r, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/chat/completions?key=AIza-request-0123", nil)
 		Expect(err).NotTo(HaveOccurred())
 		r.Header.Set("X-Goog-Api-Key", "AIza-goog-req-0123")
+		r.Header.Set("Authorization", "Bearer sk-agent-req-0123")
+		r.Header.Set("X-Api-Key", "unused") // a dummy key, too short to be one
 		s := secret.New()
 		s.AddRequest(r, "the request")
 		Expect(s.Values()).To(Equal(map[string]string{
-			"the x-goog-api-key header":               "AIza-goog-req-0123",
-			"the key= query parameter of the request": "AIza-request-0123",
+			"the x-goog-api-key header of the request":                    "AIza-goog-req-0123",
+			"the Authorization header of the request":                     "Bearer sk-agent-req-0123",
+			"the bearer token in the Authorization header of the request": "sk-agent-req-0123",
+			"the key= query parameter of the request":                     "AIza-request-0123",
 		}))
+		Expect(s.Short()).To(ConsistOf("the x-api-key header of the request"))
 	})
 
 	DescribeTable("tells credential headers by name",

@@ -1,0 +1,167 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// emptySchema stands in for a tool without parameters: the API requires
+// an object schema.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// encodeRequest builds the JSON body of a streamed call of req to model.
+// A request decoded from this API keeps its settings, max_tokens among
+// them; any other gets maxTokens.
+func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error) {
+	set, err := ownSettings(req)
+	if err != nil {
+		return nil, err
+	}
+	body := Request{Model: model, Messages: EncodeMessages(req.Messages), Stream: true}
+	body.MaxTokens = set["max_tokens"]
+	delete(set, "max_tokens")
+	if len(body.MaxTokens) == 0 {
+		body.MaxTokens = json.RawMessage(strconv.Itoa(maxTokens))
+	}
+	if req.System != "" {
+		body.System = Content{{Type: TypeText, Text: req.System}}
+	}
+	for _, t := range req.Tools {
+		params := bytes.TrimSpace(t.Parameters)
+		if len(params) == 0 || string(params) == "null" {
+			params = emptySchema
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+		}
+		body.Tools = append(body.Tools, Tool{Name: t.Name, Description: t.Description, InputSchema: params})
+	}
+	out, err := marshal(&body)
+	if err != nil {
+		return nil, err
+	}
+	return appendMembers(out, set)
+}
+
+// ownSettings returns the settings of a call made in this API (an agent's
+// max_tokens, temperature, tool_choice, thinking, …, as the wire layer
+// decoded them), without the members the body says itself; nil for a call
+// of another API, whose settings mean nothing here.
+func ownSettings(req *llm.Request) (map[string]json.RawMessage, error) {
+	if req.API != API || len(req.Settings) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	var set map[string]json.RawMessage
+	if err := json.Unmarshal(req.Settings, &set); err != nil || set == nil {
+		return nil, fmt.Errorf("the request's settings are not a JSON object: %v", err)
+	}
+	for _, k := range Known {
+		delete(set, k)
+	}
+	return set, nil
+}
+
+// appendMembers adds members to the JSON object obj, in name order.
+func appendMembers(obj []byte, members map[string]json.RawMessage) ([]byte, error) {
+	if len(members) == 0 {
+		return obj, nil
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := obj[: len(obj)-1 : len(obj)-1]
+	for _, k := range keys {
+		kb, _ := marshal(k)
+		out = append(append(append(out, ','), kb...), ':')
+		out = append(out, bytes.TrimSpace(members[k])...)
+	}
+	return append(out, '}'), nil
+}
+
+// EncodeMessages returns the API's conversation for msgs. Tool results
+// (role tool, one result each) go back as tool_result blocks of a user
+// message, and consecutive messages of one role become one message (the
+// API joins them anyway), so the results of one answer and a text sent
+// after them travel as the agent sent them: one user message, results
+// first. A reasoning part goes back as the thinking or redacted_thinking
+// block its meta says it was; one without (another API's reasoning, a
+// playbook's) is left out, since the API refuses a thinking block it did
+// not sign. Empty text and messages left empty are left out too.
+func EncodeMessages(msgs []session.Message) []Message {
+	var out []Message
+	for i := range msgs {
+		role, content := encodeMessage(&msgs[i])
+		if len(content) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Content = append(out[n-1].Content, content...)
+			continue
+		}
+		out = append(out, Message{Role: role, Content: content})
+	}
+	if out == nil {
+		out = []Message{}
+	}
+	return out
+}
+
+// encodeMessage returns the role and blocks of one message.
+func encodeMessage(m *session.Message) (string, Content) {
+	role := m.Role
+	if role != session.RoleAssistant {
+		role = session.RoleUser // tool results are the user's
+	}
+	var results, rest Content
+	for _, p := range m.Content {
+		switch p.Type {
+		case session.PartText:
+			if p.Text != "" {
+				rest = append(rest, Block{Type: TypeText, Text: p.Text})
+			}
+		case session.PartReasoning:
+			switch meta := MetaOf(p.Meta); {
+			case meta.Data != "":
+				rest = append(rest, Block{Type: TypeRedactedThinking, Data: meta.Data})
+			case meta.Signature != "":
+				rest = append(rest, Block{Type: TypeThinking, Thinking: p.Text, Signature: meta.Signature})
+			}
+		case session.PartToolCall:
+			rest = append(rest, Block{Type: TypeToolUse, ID: p.ID, Name: p.Name, Input: toolInput(p.Arguments)})
+		case session.PartToolResult:
+			results = append(results, Block{Type: TypeToolResult, ToolUseID: p.ToolCallID,
+				Content: Content{{Type: TypeText, Text: partsText(p.Content)}}, IsError: p.IsError})
+		}
+	}
+	return role, append(results, rest...)
+}
+
+// toolInput is a tool call's arguments as the input object the API
+// wants: {} for none, or for arguments that are not a JSON object (a
+// stream cut short).
+func toolInput(args string) json.RawMessage {
+	t := strings.TrimSpace(args)
+	if !strings.HasPrefix(t, "{") || !json.Valid([]byte(t)) {
+		return emptyObject
+	}
+	return json.RawMessage(t)
+}
+
+// partsText is the text of a tool result's parts, joined.
+func partsText(parts []session.Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == session.PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,141 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// encodeRequest builds the body of a streamed call for req. A call the
+// wire layer decoded from an agent's Gemini request has its settings
+// (generationConfig, toolConfig, safetySettings, …) added as sent, and the
+// tools the settings hold (googleSearch, …) after the functions.
+func encodeRequest(req *llm.Request) ([]byte, error) {
+	if req == nil {
+		return nil, fmt.Errorf("nil request")
+	}
+	contents, err := toContents(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"contents": contents}
+	if req.System != "" {
+		body["systemInstruction"] = Content{Parts: []Part{{Text: ptr(req.System)}}}
+	}
+	var tools []any
+	if len(req.Tools) > 0 {
+		decls := make([]FunctionDeclaration, len(req.Tools))
+		for i, t := range req.Tools {
+			params := bytes.TrimSpace(t.Parameters)
+			if len(params) > 0 && string(params) != "null" && !json.Valid(params) {
+				return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+			}
+			if string(params) == "null" {
+				params = nil
+			}
+			decls[i] = FunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJSONSchema: params}
+		}
+		tools = append(tools, Tool{FunctionDeclarations: decls})
+	}
+	if req.API == API && len(req.Settings) > 0 {
+		var set map[string]json.RawMessage
+		if err := json.Unmarshal(req.Settings, &set); err != nil {
+			return nil, fmt.Errorf("the request's settings are not a JSON object: %w", err)
+		}
+		if raw, ok := set["tools"]; ok {
+			var more []json.RawMessage
+			if err := json.Unmarshal(raw, &more); err != nil {
+				return nil, fmt.Errorf("the request's settings: tools is not an array: %w", err)
+			}
+			for _, t := range more {
+				tools = append(tools, t)
+			}
+		}
+		for k, v := range set {
+			if k != "contents" && k != "systemInstruction" && k != "tools" {
+				body[k] = v
+			}
+		}
+	}
+	if len(tools) > 0 {
+		body["tools"] = tools
+	}
+	s, err := marshal(body) // members in name order
+	if err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+// toContents returns the Gemini contents for a conversation: assistant
+// messages become model contents (reasoning as thought parts, tool calls
+// as functionCall parts, each with its thought signature), tool results
+// functionResponse parts of a user content ({"output": text}, or
+// {"error": text} for a result that is an error), and what one role says
+// in a row one content, as the API wants a call's responses together.
+func toContents(msgs []session.Message) ([]Content, error) {
+	names := map[string]string{} // tool call id -> name, for results without one
+	var out []Content
+	add := func(role string, p Part) {
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Parts = append(out[n-1].Parts, p)
+			return
+		}
+		out = append(out, Content{Role: role, Parts: []Part{p}})
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		role := "user"
+		if m.Role == session.RoleAssistant {
+			role = "model"
+		}
+		for _, p := range m.Content {
+			sig := Signature(p.Meta)
+			switch p.Type {
+			case session.PartText:
+				add(role, Part{Text: ptr(p.Text), ThoughtSignature: sig})
+			case session.PartReasoning:
+				if role == "model" {
+					add(role, Part{Text: ptr(p.Text), Thought: true, ThoughtSignature: sig})
+				}
+			case session.PartToolCall:
+				args, ok := argsObject(p.Arguments)
+				if !ok {
+					return nil, fmt.Errorf("message %d: the arguments of tool call %s (%s) are not a JSON object, which functionCall.args must be: %.60q", i+1, p.ID, p.Name, p.Arguments)
+				}
+				names[p.ID] = p.Name
+				add("model", Part{FunctionCall: &FunctionCall{ID: p.ID, Name: p.Name, Args: args}, ThoughtSignature: sig})
+			case session.PartToolResult:
+				name := p.Name
+				if name == "" {
+					name = names[p.ToolCallID]
+				}
+				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resultResponse(p)}})
+			}
+		}
+	}
+	if out == nil {
+		out = []Content{}
+	}
+	return out, nil
+}
+
+// resultResponse is functionResponse.response for a tool result.
+func resultResponse(p session.Part) json.RawMessage {
+	var b strings.Builder
+	for _, c := range p.Content {
+		if c.Type == session.PartText {
+			b.WriteString(c.Text)
+		}
+	}
+	key := "output"
+	if p.IsError {
+		key = "error"
+	}
+	s, _ := marshal(map[string]string{key: b.String()})
+	return json.RawMessage(s)
+}

@@ -1,0 +1,155 @@
+package gemini_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/gemini"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// testKey is a made-up key; specs assert it never leaks.
+const testKey = "AIza-test-0123456789abcdefSECRET"
+
+// provider is an httptest server standing in for the Gemini API. Its
+// handler gets the 1-based number of the request.
+type provider struct {
+	URL string
+
+	mu       sync.Mutex
+	requests []recorded
+}
+
+type recorded struct {
+	url    string
+	header http.Header
+	body   []byte
+}
+
+func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
+	p := &provider{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer GinkgoRecover()
+		body, _ := io.ReadAll(r.Body)
+		p.mu.Lock()
+		p.requests = append(p.requests, recorded{url: r.URL.String(), header: r.Header.Clone(), body: body})
+		n := len(p.requests)
+		p.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		handle(w, r, n)
+	}))
+	DeferCleanup(srv.Close)
+	p.URL = srv.URL
+	return p
+}
+
+func (p *provider) Requests() []recorded {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]recorded(nil), p.requests...)
+}
+
+// streaming serves events as one stream, each a data line and a blank
+// line, as the Gemini API does.
+func streaming(events ...string) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for _, e := range events {
+			fmt.Fprintf(w, "data: %s\n\n", e)
+			w.(http.Flusher).Flush()
+		}
+	}
+}
+
+// failing answers with an HTTP error status and a JSON body.
+func failing(status int, body string) func(http.ResponseWriter, *http.Request, int) {
+	return func(w http.ResponseWriter, _ *http.Request, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+}
+
+// event is one streamed GenerateContentResponse with these parts (JSON)
+// and, when not empty, a finishReason and usageMetadata (JSON).
+func event(parts, finish, usage string) string {
+	cand := `{"content":{"role":"model","parts":[` + parts + `]},"index":0`
+	if finish != "" {
+		cand += `,"finishReason":"` + finish + `"`
+	}
+	out := `{"candidates":[` + cand + `}]`
+	if usage != "" {
+		out += `,"usageMetadata":` + usage
+	}
+	return out + `,"modelVersion":"gemini-2.5-flash","responseId":"r-1"}`
+}
+
+// newDriver builds a driver for p with the test key, a model, and
+// retries that do not wait; adjust changes the config first.
+func newDriver(p *provider, adjust ...func(*gemini.Config)) *gemini.Driver {
+	cfg := gemini.Config{BaseURL: p.URL, APIKey: testKey, Model: "gemini-2.5-flash", Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }}
+	for _, f := range adjust {
+		f(&cfg)
+	}
+	d, err := gemini.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	return d
+}
+
+func userRequest(text string) *llm.Request {
+	return &llm.Request{
+		Session:  llm.SessionRef{ID: "root"},
+		Turn:     1,
+		Step:     1,
+		Attempt:  1,
+		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
+	}
+}
+
+// collect runs one call and returns every chunk, checking the protocol.
+func collect(ctx context.Context, d *gemini.Driver, req *llm.Request) []session.Chunk {
+	GinkgoHelper()
+	seq, err := d.Stream(ctx, req)
+	Expect(err).NotTo(HaveOccurred())
+	chunks := drain(seq)
+	Expect(gemini.CheckProtocol(chunks)).To(Succeed())
+	return chunks
+}
+
+func drain(seq iter.Seq[llm.Chunk]) []session.Chunk {
+	var out []session.Chunk
+	for c := range seq {
+		out = append(out, c)
+	}
+	return out
+}
+
+// jsonLines encodes each chunk, for readable comparisons.
+func jsonLines(chunks []session.Chunk) []string {
+	out := make([]string, len(chunks))
+	for i := range chunks {
+		out[i] = string(chunks[i].AppendJSON(nil))
+	}
+	return out
+}
+
+// last returns the finish chunk's reason.
+func last(chunks []session.Chunk) *session.FinishReason {
+	GinkgoHelper()
+	Expect(chunks).NotTo(BeEmpty())
+	c := chunks[len(chunks)-1]
+	Expect(c.Type).To(Equal(session.ChunkFinish))
+	return c.Reason
+}

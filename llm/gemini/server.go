@@ -1,0 +1,391 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Call is an agent's generateContent request in agentsnap's terms: what
+// the wire layer records and replays it by.
+type Call struct {
+	System   string
+	Messages []session.Message
+	Tools    []llm.ToolSpec
+	// Settings holds the request's other members as sent, by name
+	// (generationConfig, toolConfig, safetySettings, cachedContent, …),
+	// and, under "tools", the tools that are not function declarations
+	// (googleSearch, codeExecution, …). A member whose value is an empty
+	// object says nothing and is left out: the official Go SDK sends
+	// generationConfig: {} whenever a config is given.
+	Settings map[string]json.RawMessage
+}
+
+// DecodeRequest reads an agent's request body. The conversation is read
+// as the API means it: consecutive model contents are one answer (an
+// agent that keeps a streamed answer as it came has one content per
+// event), adjacent text parts one text up to the part that carries a
+// thought signature, thought parts reasoning, and each functionResponse a
+// tool result of its own — paired with its call by id, or, when it names
+// none, with the first call of that name in the answer before it.
+func DecodeRequest(body []byte) (*Call, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	var in Request
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("the body is not a generateContent request: %w", err)
+	}
+	out := &Call{Settings: map[string]json.RawMessage{}}
+	if in.SystemInstruction != nil {
+		for i, p := range in.SystemInstruction.Parts {
+			if p.Text == nil || p.unsupported() != "" || p.FunctionCall != nil || p.FunctionResponse != nil {
+				return nil, fmt.Errorf("systemInstruction.parts[%d]: only text parts are a system instruction", i)
+			}
+			out.System += *p.Text
+		}
+	}
+	var err error
+	if out.Messages, err = messages(in.Contents); err != nil {
+		return nil, err
+	}
+	var extra []json.RawMessage
+	if out.Tools, extra, err = tools(members["tools"]); err != nil {
+		return nil, err
+	}
+	for k, v := range members {
+		switch k {
+		case "contents", "systemInstruction", "tools":
+		default:
+			if !emptyObject(v) {
+				out.Settings[k] = v
+			}
+		}
+	}
+	if len(extra) > 0 {
+		b, _ := json.Marshal(extra)
+		out.Settings["tools"] = b
+	}
+	return out, nil
+}
+
+func emptyObject(v json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(v, &m) == nil && m != nil && len(m) == 0
+}
+
+// conversation builds the messages of a request.
+type conversation struct {
+	out       []session.Message
+	lastModel int // index in out of the model message the last content added to, or -1
+	paired    map[int]map[int]bool
+}
+
+func messages(contents []Content) ([]session.Message, error) {
+	c := &conversation{lastModel: -1, paired: map[int]map[int]bool{}}
+	for i := range contents {
+		var err error
+		switch role := contents[i].Role; role {
+		case "model":
+			err = c.model(i, &contents[i])
+		case "user", "", "function":
+			err = c.user(i, &contents[i])
+		default:
+			err = fmt.Errorf("contents[%d]: unknown role %q; want user or model", i, role)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if c.out == nil {
+		c.out = []session.Message{}
+	}
+	return c.out, nil
+}
+
+// model adds a model content: to the model message just before it, if the
+// previous content was one.
+func (c *conversation) model(i int, content *Content) error {
+	if c.lastModel < 0 || c.lastModel != len(c.out)-1 {
+		c.out = append(c.out, session.Message{Role: session.RoleAssistant, Content: []session.Part{}})
+		c.lastModel = len(c.out) - 1
+	}
+	m := &c.out[c.lastModel]
+	for k := range content.Parts {
+		p := &content.Parts[k]
+		where := fmt.Sprintf("contents[%d].parts[%d]", i, k)
+		if kind := p.unsupported(); kind != "" {
+			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
+		}
+		switch {
+		case p.FunctionResponse != nil:
+			return fmt.Errorf("%s: a functionResponse in a model content; send function responses in a user content", where)
+		case p.FunctionCall != nil:
+			args, ok := argsText(p.FunctionCall.Args)
+			if !ok {
+				return fmt.Errorf("%s: functionCall.args is not a JSON object", where)
+			}
+			fc := p.FunctionCall
+			m.Content = append(m.Content, session.Part{Type: session.PartToolCall, ID: fc.ID, Name: fc.Name, Arguments: args, Meta: Meta(p.ThoughtSignature)})
+		case p.Text != nil:
+			typ := session.PartText
+			if p.Thought {
+				typ = session.PartReasoning
+			}
+			appendText(m, typ, *p.Text, p.ThoughtSignature)
+		case p.ThoughtSignature != "":
+			// A signature alone belongs to what came before it.
+			if n := len(m.Content); n > 0 && m.Content[n-1].Meta == nil {
+				m.Content[n-1].Meta = Meta(p.ThoughtSignature)
+			} else {
+				m.Content = append(m.Content, session.Part{Type: session.PartText, Meta: Meta(p.ThoughtSignature)})
+			}
+		}
+	}
+	return nil
+}
+
+// appendText adds text to m: to its last part when that is of the same
+// type and carries no signature yet (the streamed pieces of one block).
+func appendText(m *session.Message, typ, text, sig string) {
+	if n := len(m.Content); n > 0 {
+		if last := &m.Content[n-1]; last.Type == typ && last.Meta == nil {
+			last.Text += text
+			last.Meta = Meta(sig)
+			return
+		}
+	}
+	if text == "" && sig == "" {
+		return
+	}
+	m.Content = append(m.Content, session.Part{Type: typ, Text: text, Meta: Meta(sig)})
+}
+
+// user adds a user content: its text as one user message, and each
+// function response as a tool result, in the order of the parts.
+func (c *conversation) user(i int, content *Content) error {
+	var text *session.Message
+	for k := range content.Parts {
+		p := &content.Parts[k]
+		where := fmt.Sprintf("contents[%d].parts[%d]", i, k)
+		if kind := p.unsupported(); kind != "" {
+			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
+		}
+		switch {
+		case p.FunctionCall != nil:
+			return fmt.Errorf("%s: a functionCall in a user content; function calls are the model's", where)
+		case p.FunctionResponse != nil:
+			part, err := c.result(where, p.FunctionResponse)
+			if err != nil {
+				return err
+			}
+			c.out = append(c.out, session.Message{Role: session.RoleTool, Content: []session.Part{part}})
+			text = nil
+		case p.Text != nil:
+			if text == nil {
+				c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("")}})
+				text = &c.out[len(c.out)-1]
+			}
+			text.Content[0].Text += *p.Text
+		}
+	}
+	if len(content.Parts) == 0 {
+		c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("")}})
+	}
+	return nil
+}
+
+// result reads a function response as a tool-result part.
+func (c *conversation) result(where string, fr *FunctionResponse) (session.Part, error) {
+	if t := bytes.TrimSpace(fr.Parts); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
+		return session.Part{}, fmt.Errorf("%s: functionResponse.parts (media in a result), which agentsnap cannot record", where)
+	}
+	text, isErr, err := responseText(fr.Response)
+	if err != nil {
+		return session.Part{}, fmt.Errorf("%s: functionResponse.response: %w", where, err)
+	}
+	id := fr.ID
+	if id == "" {
+		id = c.callByName(fr.Name)
+	}
+	return session.Part{Type: session.PartToolResult, ToolCallID: id, Name: fr.Name, Content: []session.Part{session.TextPart(text)}, IsError: isErr}, nil
+}
+
+// callByName returns the id of the first call named name in the last
+// model message that no result was paired with yet, marking it paired.
+func (c *conversation) callByName(name string) string {
+	if c.lastModel < 0 {
+		return ""
+	}
+	seen := c.paired[c.lastModel]
+	if seen == nil {
+		seen = map[int]bool{}
+		c.paired[c.lastModel] = seen
+	}
+	for k, p := range c.out[c.lastModel].Content {
+		if p.Type == session.PartToolCall && p.Name == name && !seen[k] {
+			seen[k] = true
+			return p.ID
+		}
+	}
+	return ""
+}
+
+// responseText reads functionResponse.response: its "error" (a result
+// that is an error) or "output", a string as it is and anything else as
+// canonical JSON; a response with neither key is the output as a whole.
+func responseText(raw json.RawMessage) (string, bool, error) {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return "", false, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t, &m); err != nil || m == nil {
+		return "", false, errors.New("want a JSON object")
+	}
+	isErr := false
+	v, ok := m["error"]
+	if ok {
+		isErr = true
+	} else if v, ok = m["output"]; !ok {
+		v = t
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s, isErr, nil
+	}
+	s, err := canonicalJSON(v)
+	return s, isErr, err
+}
+
+// tools reads the request's tools: its function declarations, and every
+// other tool (googleSearch, …) as it was sent, for the settings.
+func tools(raw json.RawMessage) ([]llm.ToolSpec, []json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil, nil
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, nil, fmt.Errorf("tools: want an array of tool objects: %w", err)
+	}
+	var specs []llm.ToolSpec
+	var extra []json.RawMessage
+	for i, e := range entries {
+		if fd, ok := e["functionDeclarations"]; ok {
+			var decls []FunctionDeclaration
+			if err := json.Unmarshal(fd, &decls); err != nil {
+				return nil, nil, fmt.Errorf("tools[%d].functionDeclarations: %w", i, err)
+			}
+			for k, d := range decls {
+				spec, err := toolSpec(d)
+				if err != nil {
+					return nil, nil, fmt.Errorf("tools[%d].functionDeclarations[%d] (%s): %w", i, k, d.Name, err)
+				}
+				specs = append(specs, spec)
+			}
+			delete(e, "functionDeclarations")
+		}
+		if len(e) > 0 {
+			b, _ := json.Marshal(e)
+			extra = append(extra, b)
+		}
+	}
+	return specs, extra, nil
+}
+
+// toolSpec is a function declaration as agentsnap digests it: its
+// parameters as a JSON Schema in canonical form, an OpenAPI schema
+// (parameters) converted to one.
+func toolSpec(d FunctionDeclaration) (llm.ToolSpec, error) {
+	spec := llm.ToolSpec{Name: d.Name, Description: d.Description}
+	js, oa := present(d.ParametersJSONSchema), present(d.Parameters)
+	switch {
+	case js && oa:
+		return spec, errors.New("both parameters and parametersJsonSchema; a declaration sends one of them")
+	case js:
+		s, err := canonicalJSON(d.ParametersJSONSchema)
+		if err != nil {
+			return spec, fmt.Errorf("parametersJsonSchema: %w", err)
+		}
+		spec.Parameters = json.RawMessage(s)
+	case oa:
+		dec := json.NewDecoder(bytes.NewReader(d.Parameters))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return spec, fmt.Errorf("parameters: %w", err)
+		}
+		s, err := marshal(jsonSchema(v))
+		if err != nil {
+			return spec, err
+		}
+		spec.Parameters = json.RawMessage(s)
+	}
+	return spec, nil
+}
+
+func present(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && string(t) != "null"
+}
+
+// jsonSchema converts an OpenAPI schema (the Gemini Schema: type names in
+// upper case, nullable) to a JSON Schema: type names in lower case, a
+// nullable type a list with "null", through properties, items and anyOf.
+// The rest is kept as it is.
+func jsonSchema(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, val := range m {
+		switch k {
+		case "type":
+			if s, ok := val.(string); ok {
+				if s != "TYPE_UNSPECIFIED" {
+					out[k] = strings.ToLower(s)
+				}
+				continue
+			}
+			out[k] = val
+		case "nullable":
+		case "properties":
+			if props, ok := val.(map[string]any); ok {
+				conv := make(map[string]any, len(props))
+				for name, p := range props {
+					conv[name] = jsonSchema(p)
+				}
+				out[k] = conv
+				continue
+			}
+			out[k] = val
+		case "items":
+			out[k] = jsonSchema(val)
+		case "anyOf":
+			if list, ok := val.([]any); ok {
+				conv := make([]any, len(list))
+				for i, s := range list {
+					conv[i] = jsonSchema(s)
+				}
+				out[k] = conv
+				continue
+			}
+			out[k] = val
+		default:
+			out[k] = val
+		}
+	}
+	if n, _ := m["nullable"].(bool); n {
+		if t, ok := out["type"].(string); ok {
+			out["type"] = []any{t, "null"}
+		}
+	}
+	return out
+}

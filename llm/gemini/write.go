@@ -1,0 +1,298 @@
+package gemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Answer names the answer being written: the model the agent asked for,
+// and the response id the API hands out, the same in every run of the
+// call.
+type Answer struct {
+	Model      string
+	ResponseID string
+}
+
+func (a Answer) response(c Candidate, u *session.Usage) Response {
+	r := Response{Candidates: []Candidate{c}, ModelVersion: a.Model, ResponseID: a.ResponseID}
+	if u != nil {
+		r.UsageMetadata = usageMetadata(u)
+	}
+	return r
+}
+
+// streamWriter writes the chunks of one model call as the events of a
+// streamGenerateContent?alt=sse answer, the way the official SDKs parse
+// them: each event one data line holding a whole GenerateContentResponse,
+// then a blank line; nothing else. Every event carries one part with
+// something in it — an SDK's chat drops an event without from its history
+// — and the last one also the finishReason (STOP after function calls
+// too) and the usage: a part is held back until the next one, or the
+// finish, comes. A function call goes out whole at its block-end, a thought
+// signature on the last part of its block. A failed call ends with an
+// error event, an aborted one with no finish at all, as a cut connection
+// does. No continuationToken is ever sent: the SDK would send the request
+// again.
+type streamWriter struct {
+	w        io.Writer
+	flush    func()
+	answer   Answer
+	pending  *Part
+	heldFrom int // the block index of pending
+	usage    *session.Usage
+	done     bool
+}
+
+// newStreamWriter returns a writer of events to w; flush (may be nil) is
+// called after each event.
+func newStreamWriter(w io.Writer, flush func(), a Answer) *streamWriter {
+	if flush == nil {
+		flush = func() {}
+	}
+	return &streamWriter{w: w, flush: flush, answer: a, heldFrom: -1}
+}
+
+// add writes what chunk c adds to the answer. It returns an error when
+// writing fails or the chunks cannot be written as Gemini events (a tool
+// call whose arguments are not an object: the stream ends with an error
+// event then). After the finish it writes nothing.
+func (s *streamWriter) add(c session.Chunk) error {
+	if s.done {
+		return nil
+	}
+	switch c.Type {
+	case session.ChunkTextDelta, session.ChunkReasoningDelta:
+		if c.Text != "" {
+			return s.hold(&Part{Text: ptr(c.Text), Thought: c.Type == session.ChunkReasoningDelta}, c.Index)
+		}
+	case session.ChunkBlockEnd:
+		if c.Block != nil {
+			return s.blockEnd(c.Index, c.Block)
+		}
+	case session.ChunkUsage:
+		s.usage = c.Usage
+	case session.ChunkFinish:
+		s.done = true
+		return s.finish(c.Reason)
+	}
+	return nil
+}
+
+// blockEnd writes what a block's end adds: a tool call, whole; a thought
+// signature, on the block's last part.
+func (s *streamWriter) blockEnd(index int, b *session.Block) error {
+	sig := Signature(b.Meta)
+	if b.Type == session.BlockToolCall {
+		p, err := functionCallPart(b.ID, b.Name, b.Arguments, sig)
+		if err != nil {
+			s.done = true
+			_ = s.send(errorResponse(http.StatusInternalServerError, err.Error()))
+			return err
+		}
+		return s.hold(p, index)
+	}
+	switch {
+	case sig == "":
+	case s.pending != nil && s.heldFrom == index:
+		s.pending.ThoughtSignature = sig
+	default: // a block whose text went out before, or that had none
+		return s.hold(&Part{Text: ptr(""), Thought: b.Type == session.BlockReasoning, ThoughtSignature: sig}, index)
+	}
+	return nil
+}
+
+// functionCallPart is the part of a tool call; a call that has no id (a
+// log from elsewhere) goes out without one, as the API sends such calls.
+func functionCallPart(id, name, arguments, sig string) (*Part, error) {
+	args, ok := argsObject(arguments)
+	if !ok {
+		return nil, fmt.Errorf("gemini: tool call %s (%s) has arguments that are not a JSON object, which functionCall.args must be: %.60q", id, name, arguments)
+	}
+	return &Part{FunctionCall: &FunctionCall{ID: id, Name: name, Args: args}, ThoughtSignature: sig}, nil
+}
+
+// hold sends the pending part, if any, and keeps p in its place.
+func (s *streamWriter) hold(p *Part, index int) error {
+	if s.pending != nil {
+		if err := s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*s.pending}}}, nil)); err != nil {
+			return err
+		}
+	}
+	s.pending, s.heldFrom = p, index
+	return nil
+}
+
+// finish writes the end of the answer.
+func (s *streamWriter) finish(r *session.FinishReason) error {
+	if r == nil {
+		r = &session.FinishReason{Kind: session.FinishStop}
+	}
+	switch r.Kind {
+	case session.FinishAborted:
+		return nil
+	case session.FinishError:
+		if err := s.hold(nil, -1); err != nil {
+			return err
+		}
+		status, msg := failure(r)
+		return s.send(errorResponse(status, msg))
+	}
+	last := s.pending
+	if last == nil {
+		last = &Part{Text: ptr("")}
+	}
+	return s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*last}}, FinishReason: finishReason(r.Kind)}, s.usage))
+}
+
+func (s *streamWriter) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	s.flush()
+	return nil
+}
+
+func finishReason(kind string) string {
+	if kind == session.FinishMaxTokens {
+		return "MAX_TOKENS"
+	}
+	return "STOP"
+}
+
+// WriteStream writes a streamed answer of chunks to w: the status, the
+// headers and the events (see streamWriter).
+func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var flush func()
+	if fl, ok := w.(http.Flusher); ok {
+		flush = fl.Flush
+	}
+	sw := newStreamWriter(w, flush, a)
+	for c := range chunks {
+		if err := sw.add(c); err != nil {
+			return err
+		}
+		if sw.done {
+			return nil
+		}
+	}
+	return nil
+}
+
+// WriteMessage writes a whole answer: the message's parts in one content,
+// the finishReason and the usage; a failed call as an error body.
+func WriteMessage(w http.ResponseWriter, a Answer, msg session.Message, usage *session.Usage, finish *session.FinishReason) error {
+	kind := session.FinishStop
+	if finish != nil {
+		kind = finish.Kind
+	}
+	switch kind {
+	case session.FinishError:
+		status, text := failure(finish)
+		return WriteError(w, status, "", text)
+	case session.FinishAborted:
+		return WriteError(w, 499, "ABORTED", "agentsnap: the model call was aborted")
+	}
+	var parts []Part
+	for _, p := range msg.Content {
+		sig := Signature(p.Meta)
+		switch p.Type {
+		case session.PartText, session.PartReasoning:
+			parts = append(parts, Part{Text: ptr(p.Text), Thought: p.Type == session.PartReasoning, ThoughtSignature: sig})
+		case session.PartToolCall:
+			fc, err := functionCallPart(p.ID, p.Name, p.Arguments, sig)
+			if err != nil {
+				_ = WriteError(w, http.StatusInternalServerError, "AGENTSNAP", err.Error())
+				return err
+			}
+			parts = append(parts, *fc)
+		}
+	}
+	if len(parts) == 0 {
+		parts = []Part{{Text: ptr("")}}
+	}
+	body := a.response(Candidate{Content: &Content{Role: "model", Parts: parts}, FinishReason: finishReason(kind)}, usage)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	return json.NewEncoder(w).Encode(body)
+}
+
+// WriteError writes an error body in the API's shape, {"error": {"code":
+// status, "message", "status"}}, with agentsnap's code, when there is one,
+// as the reason of an ErrorInfo detail.
+func WriteError(w http.ResponseWriter, status int, code, message string) error {
+	e := APIError{Code: status, Message: message, Status: statusName(status)}
+	if code != "" {
+		d, _ := json.Marshal(map[string]string{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "agentsnap"})
+		e.Details = []json.RawMessage{d}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	return json.NewEncoder(w).Encode(map[string]APIError{"error": e})
+}
+
+func errorResponse(status int, message string) map[string]APIError {
+	return map[string]APIError{"error": {Code: status, Message: message, Status: statusName(status)}}
+}
+
+// failure returns the HTTP status and the message of a failed call's
+// finish: the status it was recorded with, or the one its code stands for.
+func failure(r *session.FinishReason) (int, string) {
+	f := r.Failure
+	if f == nil {
+		return http.StatusInternalServerError, "the model call failed"
+	}
+	if f.Status >= 400 && f.Status <= 599 {
+		return f.Status, f.Message
+	}
+	switch f.Code {
+	case "AUTH":
+		return http.StatusUnauthorized, f.Message
+	case "RATE_LIMIT":
+		return http.StatusTooManyRequests, f.Message
+	case "BAD_REQUEST", "CONTENT_FILTER":
+		return http.StatusBadRequest, f.Message
+	}
+	return http.StatusInternalServerError, f.Message
+}
+
+// statusName is the google.rpc status the API names an HTTP status by.
+func statusName(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusConflict:
+		return "ABORTED"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case 499:
+		return "CANCELLED"
+	case http.StatusNotImplemented:
+		return "UNIMPLEMENTED"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	case http.StatusRequestTimeout, http.StatusGatewayTimeout:
+		return "DEADLINE_EXCEEDED"
+	}
+	if status >= 500 {
+		return "INTERNAL"
+	}
+	return "FAILED_PRECONDITION"
+}

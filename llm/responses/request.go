@@ -1,0 +1,276 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Decoded is an agent's request in agentsnap's terms, its chain resolved.
+type Decoded struct {
+	Model string
+	// System is the instructions, then the system and developer messages
+	// of the input. previous_response_id does not carry instructions.
+	System string
+	// Messages is the whole conversation: the one previous_response_id
+	// continues, then the input. Consecutive output items (reasoning,
+	// assistant messages, function calls) are one assistant message; each
+	// function_call_output is a tool message.
+	Messages []session.Message
+	Tools    []llm.ToolSpec
+	Stream   bool
+	// Settings is every member of the request that is not transport, as
+	// sent; tools too when they hold more than Tools does.
+	Settings map[string]json.RawMessage
+	Previous string // previous_response_id
+	Store    bool   // store, true unless the request says false
+}
+
+// Decode reads an agent's request body, resolving previous_response_id
+// and item_reference items against s.
+func (s *Served) Decode(body []byte) (*Decoded, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	var in struct {
+		Request
+		Tools json.RawMessage `json:"tools"` // read by decodeTools: a tool of any type
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("the body is not a Responses request: %w", err)
+	}
+	if c, ok := members["conversation"]; ok && string(bytes.TrimSpace(c)) != "null" {
+		return nil, errors.New("conversation: agentsnap keeps no conversations (the Conversations API); continue a conversation with previous_response_id, or send it whole as input")
+	}
+	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
+	b := builder{served: s, names: map[string]string{}}
+	if in.PreviousResponseID != "" {
+		conv, err := s.Conversation(in.PreviousResponseID)
+		if err != nil {
+			return nil, err
+		}
+		b.msgs = conv
+		for _, m := range conv {
+			for _, c := range m.ToolCalls() {
+				b.names[c.ID] = c.Name
+			}
+		}
+	}
+	if in.Instructions != "" {
+		b.system = append(b.system, in.Instructions)
+	}
+	items, err := inputItems(in.Input)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		if err := b.item(&items[i]); err != nil {
+			return nil, fmt.Errorf("input[%d]: %w", i, err)
+		}
+	}
+	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
+	tools, extra, err := decodeTools(members["tools"])
+	if err != nil {
+		return nil, err
+	}
+	d.Tools = tools
+	d.Settings = map[string]json.RawMessage{}
+	for k, v := range members {
+		d.Settings[k] = v
+	}
+	for _, k := range transport {
+		delete(d.Settings, k)
+	}
+	if extra {
+		d.Settings["tools"] = members["tools"]
+	}
+	return d, nil
+}
+
+// inputItems reads input: a string is one user message.
+func inputItems(raw json.RawMessage) ([]Item, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		return nil, nil
+	case raw[0] == '"':
+		return []Item{{Type: ItemMessage, Role: session.RoleUser, Content: raw}}, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, errors.New("input: want a string or an array of items")
+	}
+	items := make([]Item, len(list))
+	for i, r := range list {
+		if err := json.Unmarshal(r, &items[i]); err != nil {
+			return nil, fmt.Errorf("input[%d]: not an item: %w", i, err)
+		}
+	}
+	return items, nil
+}
+
+// builder makes the conversation of a request's items.
+type builder struct {
+	served *Served
+	msgs   []session.Message
+	system []string
+	names  map[string]string // call id -> function name
+	open   bool              // the last message is an assistant message this input is building
+}
+
+func (b *builder) item(it *Item) error {
+	switch it.Type {
+	case "", ItemMessage:
+		return b.message(it)
+	case ItemFunctionCall:
+		if it.CallID == "" {
+			return errors.New("a function_call needs its call_id")
+		}
+		args := ""
+		if it.Arguments != nil {
+			args = *it.Arguments
+		}
+		b.names[it.CallID] = it.Name
+		b.assistant(session.Part{Type: session.PartToolCall, ID: it.CallID, Name: it.Name, Arguments: args, Meta: b.meta(it, Meta{ID: it.ID})})
+	case ItemFunctionCallOutput:
+		if it.CallID == "" {
+			return errors.New("a function_call_output needs its call_id")
+		}
+		text, err := contentText(it.Output)
+		if err != nil {
+			return fmt.Errorf("output: %w", err)
+		}
+		b.add(session.Message{Role: session.RoleTool, Content: []session.Part{{
+			Type: session.PartToolResult, ToolCallID: it.CallID, Name: b.names[it.CallID],
+			Content: []session.Part{session.TextPart(text)},
+		}}})
+	case ItemReasoning:
+		m := Meta{ID: it.ID}
+		if it.EncryptedContent != nil {
+			m.EncryptedContent = *it.EncryptedContent
+		}
+		b.assistant(session.Part{Type: session.PartReasoning, Text: reasoningText(it), Meta: b.meta(it, m)})
+	case ItemReference:
+		p, err := b.served.Item(it.ID)
+		if err != nil {
+			return err
+		}
+		if p.Type == session.PartToolCall {
+			b.names[p.ID] = p.Name
+		}
+		b.assistant(p)
+	default:
+		return fmt.Errorf("items of type %q are not served; agentsnap serves messages, function_call, function_call_output, reasoning and item_reference items (function tools only)", it.Type)
+	}
+	return nil
+}
+
+func (b *builder) message(it *Item) error {
+	text, err := contentText(it.Content)
+	if err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	switch it.Role {
+	case session.RoleUser:
+		b.add(session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
+	case session.RoleAssistant:
+		b.assistant(session.Part{Type: session.PartText, Text: text, Meta: b.meta(it, Meta{ID: it.ID, Phase: it.Phase})})
+	case "system", "developer":
+		b.system = append(b.system, text)
+		b.open = false
+	case "":
+		return errors.New("a message needs its role (user, assistant, system or developer), and another item its type")
+	default:
+		return fmt.Errorf("unknown role %q; want user, assistant, system or developer", it.Role)
+	}
+	return nil
+}
+
+// meta is the meta of an output item sent back: the recorded part's, when
+// this run served the item (its id is a transport detail, derived from the
+// call, and what the API wants back is what the recording holds), else
+// what the item says.
+func (b *builder) meta(it *Item, sent Meta) json.RawMessage {
+	if raw, ok := b.served.Recorded(it.ID); ok {
+		return raw
+	}
+	return sent.Raw()
+}
+
+// add appends a message that is not an assistant's.
+func (b *builder) add(m session.Message) {
+	b.msgs = append(b.msgs, m)
+	b.open = false
+}
+
+// assistant appends p to the assistant message the input is building.
+func (b *builder) assistant(p session.Part) {
+	if !b.open {
+		b.msgs = append(b.msgs, session.Message{Role: session.RoleAssistant, Content: []session.Part{}})
+		b.open = true
+	}
+	last := &b.msgs[len(b.msgs)-1]
+	last.Content = append(last.Content, p)
+}
+
+// contentText reads a content or output member: a string, or an array of
+// parts whose text counts (see partsText).
+func contentText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []Part
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("want a string or an array of content parts")
+	}
+	return partsText(parts), nil
+}
+
+// decodeTools reads a request's tools: its function tools as ToolSpecs,
+// and whether the array holds more than they say (a tool of another type,
+// strict, …), in which case it is a setting too.
+func decodeTools(raw json.RawMessage) ([]llm.ToolSpec, bool, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil, false, nil
+	}
+	var list []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, false, errors.New("tools: want an array of tool objects")
+	}
+	var specs []llm.ToolSpec
+	extra := false
+	for i, t := range list {
+		var typ, name, desc string
+		if json.Unmarshal(t["type"], &typ) != nil || typ != "function" {
+			extra = true
+			continue
+		}
+		if err := json.Unmarshal(t["name"], &name); err != nil || name == "" {
+			return nil, false, fmt.Errorf("tools[%d]: a function tool needs its name, a string", i)
+		}
+		if d, ok := t["description"]; ok && json.Unmarshal(d, &desc) != nil {
+			return nil, false, fmt.Errorf("tools[%d] (%s): description: want a string", i, name)
+		}
+		for k := range t {
+			switch k {
+			case "type", "name", "description", "parameters":
+			default:
+				extra = true
+			}
+		}
+		specs = append(specs, llm.ToolSpec{Name: name, Description: desc, Parameters: t["parameters"]})
+	}
+	return specs, extra, nil
+}

@@ -1,0 +1,112 @@
+package responses
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Served keeps every response a server answered, under its id, with the
+// conversation it answered, so a later request continues it by
+// previous_response_id or names its items by item_reference — the state
+// the Responses API keeps for a stored response. A server keeps one Served
+// for the life of one run (the ids it hands out are derived from its calls,
+// so a replay hands out, and is asked for, the same ones); a fork child
+// may name its parent's responses. It is safe for concurrent use.
+type Served struct {
+	mu        sync.Mutex
+	responses map[string]*served
+	items     map[string]servedItem
+}
+
+type served struct {
+	conv   []session.Message // the conversation it answered, then its output
+	stored bool
+}
+
+type servedItem struct {
+	part   session.Part // as recorded
+	resp   string
+	stored bool
+}
+
+// NewServed returns an empty Served.
+func NewServed() *Served {
+	return &Served{responses: map[string]*served{}, items: map[string]servedItem{}}
+}
+
+// Put keeps the response id: the conversation conv it answered, its output
+// out as recorded, and the id each part of out was served with (a
+// Result's). stored is the request's store: a response served with store
+// false is kept only to say so when a later request names it, as the API
+// keeps none.
+func (s *Served) Put(id string, conv []session.Message, out session.Message, itemIDs []string, stored bool) {
+	all := append(slices.Clip(slices.Clone(conv)), out)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responses[id] = &served{conv: all, stored: stored}
+	for i, item := range itemIDs {
+		if i < len(out.Content) && item != "" {
+			s.items[item] = servedItem{part: out.Content[i], resp: id, stored: stored}
+		}
+	}
+}
+
+// Recorded returns the meta of the part an output item was recorded with,
+// when this run served the item id: an agent that sends the item back
+// sends what the log holds. ok is false for an id this run never served.
+func (s *Served) Recorded(id string) (meta json.RawMessage, ok bool) {
+	if id == "" {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, ok := s.items[id]
+	return it.part.Meta, ok
+}
+
+// Conversation returns the conversation that continues response id: what
+// it answered, then its output. The caller may append to the slice.
+func (s *Served) Conversation(id string) ([]session.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.responses[id]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("previous_response_id %q names no response served in this run (%s); send the id of a response the agent was handed in this run, or send the whole conversation as input", id, s.count())
+	case !r.stored:
+		return nil, fmt.Errorf("previous_response_id %q names a response served with store: false, which the Responses API does not keep; send store: true with the request that makes it, or send the whole conversation as input", id)
+	}
+	return slices.Clip(slices.Clone(r.conv)), nil
+}
+
+// Item returns the output item id of a response served in this run, as
+// recorded: a part of an assistant message.
+func (s *Served) Item(id string) (session.Part, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	it, ok := s.items[id]
+	switch {
+	case !ok:
+		return session.Part{}, fmt.Errorf("item_reference %q names no output item of a response served in this run (%s); send the item itself", id, s.count())
+	case !it.stored:
+		return session.Part{}, fmt.Errorf("item_reference %q names an item of response %s, served with store: false, which the Responses API does not keep; send the item itself, or store: true with the request that makes it", id, it.resp)
+	}
+	return it.part, nil
+}
+
+// count says how many responses were served, for messages. The caller
+// holds s.mu.
+func (s *Served) count() string {
+	switch n := len(s.responses); n {
+	case 0:
+		return "none was served yet"
+	case 1:
+		return "1 was served"
+	default:
+		return fmt.Sprintf("%d were served", n)
+	}
+}

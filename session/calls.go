@@ -1,0 +1,136 @@
+package session
+
+import "github.com/agentsnap/agentsnap/internal/jsonscan"
+
+// ModelCall is one model call of a session: one attempt, so a retry is
+// another call. ModelCalls finds them.
+type ModelCall struct {
+	Turn, Step int
+	// Attempt counts from 1; it is 0 when the log records none (dsh).
+	Attempt int
+	// At is the index, in the events ModelCalls was given, of the event
+	// that opened the call: its request/header, else (a log without
+	// them) its first chunk, else its assistant/message.
+	At int
+}
+
+// ModelCalls returns the model calls the events record, in order. It is
+// the one definition of a model call that inspect, check, report, the
+// budget, the recorder, the judge and the tree matchers all count.
+//
+// A call is its request/header (CONTRACT.md, sections 3 and 5): one per
+// attempt, written before the request is sent, so a call the driver
+// refused (a header, no chunks), a call that failed or was aborted, and a
+// call a user's cancel cut short (chunks, no finish) count once each. The
+// first chunk after a request/header is its call's, and so are the chunks
+// after it that carry the same turn, step and attempt, up to the finish.
+//
+// A log written without them is counted by its streams: dsh's logs, whose
+// request/header events hold a configuration with no turn or step and are
+// no calls. There an assistant/chunk that is not the open call's opens a
+// call (a chunk after a finish is a retry's), and an assistant/message of
+// a turn and step without a call stands for one (a log that records the
+// answer without its stream). An assistant/message ends its call.
+//
+// Events whose payload cannot be read open no call.
+func ModelCalls(events []Event) []ModelCall {
+	var c callCounter
+	for i := range events {
+		c.event(&events[i], i)
+	}
+	return c.calls
+}
+
+// ModelCalls returns the session's own model calls: those of its events
+// from SeedLength on (a fork child's inherited prefix holds its parent's
+// calls, which the parent counts). At indexes l.Own().
+func (l *Log) ModelCalls() []ModelCall { return ModelCalls(l.Own()) }
+
+// callCounter is ModelCalls' state: the calls so far and the open one.
+type callCounter struct {
+	calls []ModelCall
+	made  map[[2]int]bool // the turns and steps of calls
+	open  bool            // the last call may take more chunks
+	// chunks, key and finished describe the open call's stream: whether
+	// it has chunks, the turn, step and attempt its first chunk carried,
+	// whether one was a finish.
+	chunks   bool
+	key      [3]int
+	finished bool
+}
+
+func (c *callCounter) event(e *Event, i int) {
+	switch e.Type {
+	case TypeRequestHeader:
+		if turn, step, attempt, ok := headerKey(e.Data); ok {
+			c.start(ModelCall{Turn: turn, Step: step, Attempt: attempt, At: i})
+		}
+	case TypeAssistantChunk:
+		d, err := DecodeChunkData(e.Data)
+		if err != nil {
+			return
+		}
+		key := [3]int{d.Turn, d.Step, d.Attempt}
+		if !c.joins(key) {
+			c.start(ModelCall{Turn: d.Turn, Step: d.Step, Attempt: d.Attempt, At: i})
+		}
+		if !c.chunks {
+			c.chunks, c.key = true, key
+		}
+		c.finished = c.finished || d.Chunk.IsFinish()
+	case TypeAssistantMessage:
+		turn, step, ok := TurnStep(e)
+		if !ok {
+			return
+		}
+		if !c.has(turn, step) {
+			c.start(ModelCall{Turn: turn, Step: step, At: i})
+		}
+		c.open = false
+	}
+}
+
+func (c *callCounter) start(m ModelCall) {
+	c.calls = append(c.calls, m)
+	if c.made == nil {
+		c.made = map[[2]int]bool{}
+	}
+	c.made[[2]int{m.Turn, m.Step}] = true
+	c.open, c.chunks, c.finished = true, false, false
+}
+
+// joins reports whether a chunk of key (turn, step, attempt) belongs to
+// the open call: its first chunk, or one more of its stream (the same key
+// as its first) before the finish.
+func (c *callCounter) joins(key [3]int) bool {
+	return c.open && !c.finished && (!c.chunks || key == c.key)
+}
+
+// has reports whether some call of (turn, step) was made.
+func (c *callCounter) has(turn, step int) bool { return c.made[[2]int{turn, step}] }
+
+// headerKey reads the turn, step and attempt of a request/header payload;
+// ok is false for a payload that names no turn and step (dsh's, which
+// records a configuration rather than a call).
+func headerKey(data []byte) (turn, step, attempt int, ok bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return 0, 0, 0, false
+	}
+	var sawTurn, sawStep bool
+	_ = jsonscan.Members(data, func(key []byte, _ bool, val []byte) error {
+		n, err := jsonscan.Int(val)
+		if err != nil {
+			return nil
+		}
+		switch string(key) {
+		case "turn":
+			turn, sawTurn = int(n), true
+		case "step":
+			step, sawStep = int(n), true
+		case "attempt":
+			attempt = int(n)
+		}
+		return nil
+	})
+	return turn, step, attempt, sawTurn && sawStep
+}

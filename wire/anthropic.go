@@ -1,0 +1,87 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// AnthropicMessages is Anthropic's Messages format (POST /v1/messages),
+// streamed as named server-sent events or answered whole, as the official
+// SDKs (anthropic-sdk-go, @anthropic-ai/sdk, anthropic for Python) speak
+// it. They append v1/messages to their base URL: point them at the origin
+// (http://agentsnap.invalid for Runtime, serve's printed URL without /v1).
+// A path that ends in /v1/messages under any prefix is served, so a base
+// URL that ends in /v1 works too (its calls go to /v1/v1/messages). The
+// schema is package llm/anthropic's, the live side's too.
+var AnthropicMessages Format = anthropicMessages{}
+
+type anthropicMessages struct{}
+
+func (anthropicMessages) Name() string { return "Anthropic Messages (POST /v1/messages)" }
+
+func (anthropicMessages) API() string { return anthropic.API }
+
+func (anthropicMessages) Match(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages")
+}
+
+func (anthropicMessages) DecodeRequest(_ *http.Request, body []byte) (*Request, error) {
+	call, err := anthropic.DecodeRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	set, err := settings(call.Members, anthropic.Known...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the request's settings: %w", err)
+	}
+	return &Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set}, nil
+}
+
+func (anthropicMessages) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flush := func() {
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+	}
+	return anthropic.ServeStream(w, flush, anthropic.MessageID(req.Key), req.Model, chunks)
+}
+
+func (f anthropicMessages) WriteMessage(w http.ResponseWriter, req *Request, msg session.Message, usage *session.Usage, finish *session.FinishReason) error {
+	kind := session.FinishStop
+	if finish != nil {
+		kind = finish.Kind
+	}
+	if kind == session.FinishError || kind == session.FinishAborted {
+		code, text := "", "the model call was aborted"
+		if kind == session.FinishError {
+			code, text = failure(finish)
+		}
+		f.WriteError(w, statusFor(code), code, text)
+		return nil
+	}
+	return f.writeJSON(w, http.StatusOK, anthropic.Whole(anthropic.MessageID(req.Key), req.Model, msg, usage, kind))
+}
+
+func (f anthropicMessages) WriteError(w http.ResponseWriter, status int, code, message string) {
+	_ = f.writeJSON(w, status, anthropic.NewErrorBody(code, message))
+}
+
+// writeJSON answers with v as JSON, without HTML escaping: text reaches
+// the agent as the model wrote it.
+func (anthropicMessages) writeJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
