@@ -97,6 +97,7 @@ type serveFlags struct {
 	rec           recordFlags // the recording's flags, shared with record
 	allowOrigins  originsFlag
 	maxBody       sizeFlag
+	mcp           mcpFlag
 }
 
 func (f *serveFlags) set() *flag.FlagSet {
@@ -114,6 +115,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.rec.onlyChangedFlags(fs, "with --record: ")
 	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
+	fs.Var(&f.mcp, "mcp", "with --record: the live MCP server `NAME=URL` (its Streamable HTTP endpoint; repeatable) that serve's endpoint "+mcpPath+"NAME forwards the agent's MCP requests to; a replay answers them from the recording")
 	f.maxBody = httpguard.DefaultMaxBody
 	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
 	return fs
@@ -167,8 +169,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "") {
-		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace, --replace-golden, --only-changed and --session only apply with --record")
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "" || len(f.mcp) > 0) {
+		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace, --replace-golden, --only-changed, --session and --mcp only apply with --record")
 	}
 	if err := errors.Join(checkPace(f.rec.pace), f.rec.checkSession()); err != nil {
 		return usageError(e, "serve", "%v", err)
@@ -204,7 +206,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	locked := *e
 	locked.stderr = &lockedWriter{w: e.stderr}
 	e = &locked
-	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(),
+	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(), mcp: f.mcp,
 		guard: httpguard.Config{AllowOrigins: f.allowOrigins, MaxBody: int64(f.maxBody), Logf: func(format string, args ...any) {
 			fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 		}}}
@@ -295,6 +297,7 @@ type serveRuntime struct {
 	stdout  io.Writer
 	stop    <-chan struct{}
 	guard   httpguard.Config // what serve admits; Addr is the listener's
+	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
 	calls   atomic.Int64     // requests served
 	refused atomic.Int64     // requests the guard refused
@@ -303,11 +306,16 @@ type serveRuntime struct {
 func (r *serveRuntime) Name() string { return r.name }
 
 func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
+	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, ToolReplay: env.ToolReplay, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
 	if err != nil {
 		return err
 	}
+	mcp := &mcpEndpoint{h: h, recording: env.ToolReplay == nil, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, mcpPath) {
+			mcp.ServeHTTP(w, req)
+			return
+		}
 		r.calls.Add(1)
 		h.ServeHTTP(w, req)
 	})
