@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden] [--mcp NAME=URL]...] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -80,6 +80,19 @@ failure leaves the fixture unchanged. With --only-changed (or --session
 PATH) serve replays every recorded call whose request still matches and
 asks the model only from each session's first call that changed, as record
 --only-changed does.
+
+An agent's MCP server is served too, on an MCP Streamable HTTP endpoint
+beside the model's: the server NAME's is /mcp/NAME on serve's address
+(http://127.0.0.1:41234/mcp/NAME for the URL above). Each request is
+recorded in the log of the session its Agentsnap-* headers name (the
+root's without them), tools/call and resources/read among them. With
+--record, --mcp NAME=URL names the live server's endpoint, and serve
+forwards each request there (with its Mcp-* and Authorization headers);
+in a replay the recording answers and no server is asked, so none needs
+to run. serve speaks to the agent without an MCP session and answers each
+POST in its response; what a server sends of its own (notifications,
+requests to the client) is not relayed. The endpoint is guarded as the
+model's is.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1
