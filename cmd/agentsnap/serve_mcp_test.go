@@ -105,7 +105,7 @@ var _ = Describe("serve's MCP endpoint", func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusMethodNotAllowed))
 		Expect(resp.Header.Get("Allow")).To(Equal("POST"))
 		for body, want := range map[string]string{
-			`[` + toolsCall + `]`:                 "a JSON-RPC batch; send one message per POST",
+			`[` + toolsCall + `]`:                   "a JSON-RPC batch; send one message per POST",
 			`{"jsonrpc":"1.0","id":1,"method":"x"}`: `the body has "jsonrpc": "1.0"; want "2.0"`,
 			`{"jsonrpc":`:                           "the body is no JSON-RPC message",
 		} {
