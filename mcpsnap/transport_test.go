@@ -50,6 +50,15 @@ func counter(started chan<- struct{}, release <-chan struct{}) *mcp.Server {
 	return s
 }
 
+// absent is the live server in a replay: there is none, and it counts
+// what tried to connect it.
+type absent struct{ connects atomic.Int64 }
+
+func (a *absent) Connect(context.Context) (mcp.Connection, error) {
+	a.connects.Add(1)
+	return nil, errors.New("there is no MCP server in a replay")
+}
+
 // noModel is a driver no spec calls.
 var noModel = llm.DriverFunc(func(context.Context, *llm.Request) (iter.Seq[llm.Chunk], error) {
 	return nil, fmt.Errorf("no model in these specs")
@@ -146,12 +155,14 @@ var _ = Describe("mcpsnap.Transport", func() {
 		Expect(err).NotTo(HaveOccurred())
 		store := memory.New()
 		var got []string
+		server := &absent{}
 		Expect(run(ctx, store, drv, func(ctx context.Context, env *wire.Env) error {
 			var err error
-			got, err = twoAtOnce(nil, nil, nil)(ctx, env)
+			got, err = twoAtOnce(server, nil, nil)(ctx, env)
 			return err
 		})).To(Succeed())
 		Expect(got).To(Equal(texts))
+		Expect(server.connects.Load()).To(BeZero(), "the replay connected the server")
 		Expect(drv.Check()).To(Succeed())
 		replayed := logsOf(store)
 		Expect(replayed).To(HaveLen(1))
