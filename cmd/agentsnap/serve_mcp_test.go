@@ -192,7 +192,7 @@ var _ = Describe("serve's MCP endpoint", func() {
 			Expect(r.code).To(Equal(exitUsage))
 			Expect(r.stderr).To(ContainSubstring(want))
 		},
-		Entry("without --record", "--mcp only apply with --record", "--mcp", "clock=http://127.0.0.1:1/mcp"),
+		Entry("without --record", "--only-changed, --session and --mcp only apply with --record", "--mcp", "clock=http://127.0.0.1:1/mcp"),
 		Entry("no URL", `"clock": want NAME=URL`, "--record", "--mcp", "clock"),
 		Entry("a name with a slash", `"a/b=http://x/": want NAME=URL`, "--record", "--mcp", "a/b=http://x/"),
 		Entry("no http URL", `the URL "ftp://x/mcp" is no http(s) URL`, "--record", "--mcp", "clock=ftp://x/mcp"),
