@@ -1,4 +1,4 @@
-package harness_test
+package loop_test
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap"
-	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/agent/internal/loop"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
@@ -42,7 +42,7 @@ const tickScenario = `{
 // refuses a call id used twice).
 func tickAnswers() map[string][]llm.Message {
 	tick := session.Part{Type: session.PartToolCall, ID: "call_t", Name: "tick", Arguments: `{"n":1}`}
-	fork := session.Part{Type: session.PartToolCall, ID: "call_f", Name: agent.ForkToolName, Arguments: `{"description":"Tick","prompt":"Tick once."}`}
+	fork := session.Part{Type: session.PartToolCall, ID: "call_f", Name: loop.ForkToolName, Arguments: `{"description":"Tick","prompt":"Tick once."}`}
 	say := func(parts ...session.Part) llm.Message {
 		return llm.Message{Role: session.RoleAssistant, Content: parts}
 	}
@@ -74,22 +74,22 @@ func (d *answerDriver) Stream(_ context.Context, req *llm.Request) (iter.Seq[llm
 // recorded tool; replay whether the runtime hands the Env's ToolReplay on.
 func tickRuntime(counter *atomic.Int64, record, replay bool) agentsnap.Runtime {
 	return agentsnap.RuntimeFunc(func(ctx context.Context, env *agentsnap.Env) error {
-		tick := &agent.FuncTool{
+		tick := &loop.FuncTool{
 			Name: "tick", Description: "Count one up and return the count.", Record: record,
 			Parameters: `{"type":"object","properties":{"n":{"type":"integer"}}}`,
 			Fn: func(context.Context, json.RawMessage) (string, error) {
 				return strconv.FormatInt(counter.Add(1), 10), nil
 			},
 		}
-		cfg := agent.Config{
+		cfg := loop.Config{
 			Driver: env.Driver, Store: env.Store, Provider: env.Provider, Model: env.Model,
-			Clock: env.Clock, Cwd: env.Cwd, IDs: agent.LineageIDs("root"),
-			System: "You are a test agent.", Tools: agent.NewRegistry(tick, agent.ForkTool()),
+			Clock: env.Clock, Cwd: env.Cwd, IDs: loop.LineageIDs("root"),
+			System: "You are a test loop.", Tools: loop.NewRegistry(tick, loop.ForkTool()),
 		}
 		if replay {
 			cfg.ToolReplay = env.ToolReplay
 		}
-		rt, err := agent.New(cfg)
+		rt, err := loop.New(cfg)
 		if err != nil {
 			return err
 		}
