@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"time"
 
@@ -13,7 +16,6 @@ import (
 	"github.com/agentsnap/agentsnap/mcpsnap"
 	"github.com/agentsnap/agentsnap/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	. "github.com/onsi/ginkgo/v2"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -22,33 +24,30 @@ import (
 // agent as production builds it, with agentsnap's HTTP client, its
 // session tags, and its MCP transport around the clock server's.
 
-// absentConnects counts what asked the absent server to connect.
-var absentConnects atomic.Int64
+// dials counts the connections the clock's transport tried to open in a
+// replay.
+var dials atomic.Int64
 
-// absentServer is the clock server in a replay: there is none, and
-// connecting to it fails the spec.
-type absentServer struct{}
+// noNetwork is the HTTP client of the clock's transport in a replay: any
+// dial fails, and is counted.
+var noNetwork = &http.Client{Transport: &http.Transport{
+	DialContext: func(context.Context, string, string) (net.Conn, error) {
+		dials.Add(1)
+		return nil, errors.New("mcp-agent: a replay opens no connection")
+	},
+}}
 
-func (absentServer) Connect(context.Context) (mcp.Connection, error) {
-	absentConnects.Add(1)
-	defer GinkgoRecover()
-	Fail("the replay connected the MCP server; a replay must answer from the recording")
-	return nil, errors.New("there is no MCP server in a replay")
-}
-
-// clockServer returns the clock server's transport: while recording, a
-// live server in process reading the real time, stopped by stop; in a
-// replay, absentServer.
-func clockServer(ctx context.Context, env *wire.Env) (live mcp.Transport, stop func(), err error) {
+// clockServer returns the clock server's transport, MCP over Streamable
+// HTTP: while recording, to a live server on a loopback listener reading
+// the real time, stopped by stop; in a replay, to an address nothing
+// listens on, through noNetwork.
+func clockServer(env *wire.Env) (live mcp.Transport, stop func()) {
 	if !env.Recording {
-		return absentServer{}, func() {}, nil
+		return &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:1/mcp", HTTPClient: noNetwork, MaxRetries: -1}, func() {}
 	}
-	client, server := mcp.NewInMemoryTransports()
-	ss, err := clock.NewServer(time.Now).Connect(ctx, server, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("starting the clock server: %w", err)
-	}
-	return client, func() { _ = ss.Close() }, nil
+	srv := clock.NewServer(time.Now)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	return &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, ts.Close
 }
 
 // settings is scenario.json's agent member for mcpagent.
@@ -62,10 +61,7 @@ var runtime = wire.Runtime("mcp-agent", func(ctx context.Context, env *wire.Env)
 	if err := json.Unmarshal(env.Scenario.Agent, &cfg); err != nil || cfg.System == "" {
 		return fmt.Errorf(`mcp-agent: scenario.json agent: want {"system": "..."} (%v)`, err)
 	}
-	live, stop, err := clockServer(ctx, env)
-	if err != nil {
-		return err
-	}
+	live, stop := clockServer(env)
 	defer stop()
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-agent", Version: "v1.0.0"}, nil)
 	tools, err := client.Connect(ctx, mcpsnap.Transport(env, "clock", live), nil)

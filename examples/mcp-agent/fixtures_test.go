@@ -52,11 +52,11 @@ var _ = Describe("mcpagent's fixtures", func() {
 	// AGENTSNAP_RECORD='.' re-records them, against the live clock server.
 	DescribeTable("replay to their recording and golden with no MCP server running",
 		func(dir string) {
-			before := absentConnects.Load()
+			before := dials.Load()
 			o := harness.Run(GinkgoTB(), dir, opts)
 			Expect(o).To(harness.MatchRecording())
 			Expect(o).To(harness.MatchGolden(GinkgoTB()))
-			Expect(absentConnects.Load()).To(Equal(before), "the replay never connected the MCP server")
+			Expect(dials.Load()).To(Equal(before), "the replay opened no connection to the MCP server")
 			Expect(o.Fixture.Scenario.Recorded.Runtime).To(Equal("mcp-agent"))
 		},
 		fixtures(),

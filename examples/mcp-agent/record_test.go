@@ -44,12 +44,12 @@ var _ = Describe("recording the agent against the live clock server", func() {
 		Expect(answers(fx.Logs[0])).To(ConsistOf(ContainSubstring("in Europe/Lisbon (check #1)")), "the live server answered the root")
 		Expect(answers(fx.Logs[1])).To(ConsistOf(ContainSubstring("in Europe/Lisbon (check #2)")), "and then the fork child")
 
-		before := absentConnects.Load()
+		before := dials.Load()
 		for range 3 {
 			o, err := judge.Replay(context.Background(), fx, opts)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(o).To(harness.MatchRecording())
 		}
-		Expect(absentConnects.Load()).To(Equal(before), "no replay connected the MCP server")
+		Expect(dials.Load()).To(Equal(before), "no replay opened a connection to the MCP server")
 	})
 })
