@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -60,8 +61,8 @@ func (f chatCompletions) WriteMessage(w http.ResponseWriter, req *Request, msg s
 		kind = finish.Kind
 	}
 	if kind == session.FinishError {
-		code, text := failure(finish)
-		f.WriteError(w, statusFor(code), code, text)
+		status, code, text := live.ServedFailure(finish)
+		f.WriteError(w, status, code, text)
 		return nil
 	}
 	return f.writeJSON(w, http.StatusOK, openai.Whole(req.Model, msg, usage, kind))
@@ -77,25 +78,4 @@ func (chatCompletions) writeJSON(w http.ResponseWriter, status int, v any) error
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	return json.NewEncoder(w).Encode(v)
-}
-
-// failure returns the code and message of a failed call's finish.
-func failure(r *session.FinishReason) (code, message string) {
-	if r.Failure == nil {
-		return "", "the model call failed"
-	}
-	return r.Failure.Code, r.Failure.Message
-}
-
-// statusFor maps a failure code to the HTTP status a provider would send.
-func statusFor(code string) int {
-	switch code {
-	case "AUTH":
-		return http.StatusUnauthorized
-	case "RATE_LIMIT":
-		return http.StatusTooManyRequests
-	case "BAD_REQUEST":
-		return http.StatusBadRequest
-	}
-	return http.StatusInternalServerError
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -118,14 +119,6 @@ func FinishReason(kind string) string {
 // NewErrorBody is an error answer's body (or a failed stream's last frame).
 func NewErrorBody(code, message, typ string) ErrorBody {
 	return ErrorBody{Error: ErrorDetail{Code: code, Message: message, Type: typ}}
-}
-
-// failure returns the code and message of a failed call's finish.
-func failure(r *session.FinishReason) (code, message string) {
-	if r.Failure == nil {
-		return "", "the model call failed"
-	}
-	return r.Failure.Code, r.Failure.Message
 }
 
 // apiUsage is a usage in the API's terms.
@@ -296,7 +289,7 @@ func (s *stream) finish(r *session.FinishReason) error {
 	case session.FinishAborted:
 		return nil
 	case session.FinishError:
-		code, msg := failure(r)
+		_, code, msg := live.ServedFailure(r)
 		return s.send(NewErrorBody(code, msg, ErrorTypeReplay))
 	}
 	reason := FinishReason(r.Kind)
