@@ -43,7 +43,7 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
+		"internal/aimock", "internal/drivertest", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
 }
 
 // goList runs go list in the module root with args.
