@@ -11,14 +11,14 @@ import (
 type Option func(*options)
 
 type options struct {
-	derive   DeriveOptions
-	deriver  Deriver
-	override *Override
-	pace     time.Duration
-	schedule *schedule
-	virtual  bool // WithVirtualTime
-	record   string
-	logf     func(format string, args ...any)
+	derive    DeriveOptions
+	deriver   Deriver
+	override  *Override
+	pace      time.Duration
+	schedule  *schedule
+	virtual   bool // WithVirtualTime
+	record    string
+	logf      func(format string, args ...any)
 	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
 
 	// derives names a derivation option given (WithAttempts, ...), which
@@ -39,7 +39,9 @@ func WithDeriveOptions(d DeriveOptions) Option {
 // WithDeriver replaces script derivation. The regression suite uses it to
 // build a driver with a broken deriver and show what the real one prevents.
 // Load then reads whole logs into memory to hand them to it.
-func WithDeriver(d Deriver) Option { return func(o *options) { o.deriver, o.derives = d, "WithDeriver" } }
+func WithDeriver(d Deriver) Option {
+	return func(o *options) { o.deriver, o.derives = d, "WithDeriver" }
+}
 
 // WithOverride applies authored changes to the derived scripts. With Load,
 // it is used instead of the sidecar in the folder.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -62,11 +63,11 @@ func (f anthropicMessages) WriteMessage(w http.ResponseWriter, req *Request, msg
 		kind = finish.Kind
 	}
 	if kind == session.FinishError || kind == session.FinishAborted {
-		code, text := "", "the model call was aborted"
+		status, code, text := http.StatusInternalServerError, "", "the model call was aborted"
 		if kind == session.FinishError {
-			code, text = failure(finish)
+			status, code, text = live.ServedFailure(finish)
 		}
-		f.WriteError(w, statusFor(code), code, text)
+		f.WriteError(w, status, code, text)
 		return nil
 	}
 	return f.writeJSON(w, http.StatusOK, anthropic.Whole(anthropic.MessageID(req.Key), req.Model, msg, usage, kind))

@@ -182,7 +182,7 @@ var _ = Describe("a live recording through the wire layer against aimock's Gemin
 		Expect(fx.Logs[1].Header).To(HaveField("ParentCallID", "call_f"))
 		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
 		Expect(fx.Logs[2].Header).To(HaveField("ParentCallID", "call_s"))
-		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(geminiGolden))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(forkGolden))
 		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: genaiStreamed})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())

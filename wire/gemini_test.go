@@ -40,45 +40,6 @@ func replayGenai(dir string, rt agentsnap.Runtime) *harness.Outcome {
 	return o
 }
 
-// geminiGolden is the transcript of the fork scenario: what the agent on
-// genai does, the same as the agent on openai-go does.
-const geminiGolden = `== root ==
-turn 1 (user)
-  user: The codeword is MARMALADE. Reply OK.
-  step 1
-    assistant: OK
-  ended completed
-turn 2 (user)
-  user: Fork a child for the codeword and spawn one for the release, at once.
-  step 1
-    call call_f subagent_fork {"prompt":"What is the codeword?"}
-    call call_s subagent_spawn {"prompt":"Look up the release."}
-    result call_f: MARMALADE
-    result call_s: v2.4.1
-  step 2
-    assistant: MARMALADE, and release v2.4.1.
-  ended completed
-
-== session 1: fork of root via call_f, depth 1 ==
-(inherits 12 events from root: turn 1)
-turn 2 (subagent)
-  user: What is the codeword?
-  step 1
-    thinking: It was said in turn 1.
-    assistant: MARMALADE
-  ended completed
-
-== session 2: spawn of root via call_s, depth 1 ==
-turn 1 (subagent)
-  user: Look up the release.
-  step 1
-    call call_l lookup {"key":"release"}
-    result call_l: v2.4.1
-  step 2
-    assistant: v2.4.1
-  ended completed
-`
-
 var _ = Describe("an agent on the Gemini SDK (genai), through the wire layer", func() {
 	It("records logs from the wire to the contract: lineage, a fork seed stamped from its parent's completed turns, the api on every call, no settings for generationConfig: {}", func() {
 		dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
@@ -101,14 +62,14 @@ var _ = Describe("an agent on the Gemini SDK (genai), through the wire layer", f
 				}
 			}
 		}
-		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(geminiGolden))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(forkGolden))
 	})
 
 	DescribeTable("replays offline identically, 20 times, children at once",
 		func(rt agentsnap.Runtime) {
 			dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
 			recordGenai(dir, rt)
-			Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(geminiGolden), "the same transcript, and no history replaced: the agent sent back what it was given")
+			Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(forkGolden), "the same transcript, and no history replaced: the agent sent back what it was given")
 			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			for range 20 {
@@ -182,7 +143,7 @@ var _ = Describe("an agent on the Gemini SDK (genai), through the wire layer", f
 		dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
 		recordGenai(dir, genaiStreamed)
 		path := filepath.Join(dir, fixture.GoldenFile)
-		Expect(os.WriteFile(path, []byte(strings.Replace(geminiGolden, "assistant: MARMALADE, and release", "assistant: PLUM, and release", 1)), 0o644)).To(Succeed())
+		Expect(os.WriteFile(path, []byte(strings.Replace(forkGolden, "assistant: MARMALADE, and release", "assistant: PLUM, and release", 1)), 0o644)).To(Succeed())
 		o := replayGenai(dir, genaiStreamed)
 		Expect(o).To(harness.MatchRecording())
 		cmp := judge.CompareGolden(o)
@@ -191,7 +152,7 @@ var _ = Describe("an agent on the Gemini SDK (genai), through the wire layer", f
 		res := judge.UpdateGolden(o)
 		Expect(res.Message).To(BeEmpty())
 		Expect(res.Updated).To(BeTrue())
-		Expect(string(mustRead(path))).To(Equal(geminiGolden))
+		Expect(string(mustRead(path))).To(Equal(forkGolden))
 		Expect(judge.CompareGolden(replayGenai(dir, genaiStreamed)).Message).To(BeEmpty())
 	})
 })

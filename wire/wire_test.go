@@ -86,42 +86,7 @@ var _ = Describe("an agent on the OpenAI SDK, through the wire layer", func() {
 		Expect(spawn.Header.SeedLength).To(BeZero())
 		Expect(fx.Scenario.Recorded.Runtime).To(Equal("sdk-test-agent"))
 
-		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(`== root ==
-turn 1 (user)
-  user: The codeword is MARMALADE. Reply OK.
-  step 1
-    assistant: OK
-  ended completed
-turn 2 (user)
-  user: Fork a child for the codeword and spawn one for the release, at once.
-  step 1
-    call call_f subagent_fork {"prompt":"What is the codeword?"}
-    call call_s subagent_spawn {"prompt":"Look up the release."}
-    result call_f: MARMALADE
-    result call_s: v2.4.1
-  step 2
-    assistant: MARMALADE, and release v2.4.1.
-  ended completed
-
-== session 1: fork of root via call_f, depth 1 ==
-(inherits 12 events from root: turn 1)
-turn 2 (subagent)
-  user: What is the codeword?
-  step 1
-    thinking: It was said in turn 1.
-    assistant: MARMALADE
-  ended completed
-
-== session 2: spawn of root via call_s, depth 1 ==
-turn 1 (subagent)
-  user: Look up the release.
-  step 1
-    call call_l lookup {"key":"release"}
-    result call_l: v2.4.1
-  step 2
-    assistant: v2.4.1
-  ended completed
-`))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(Equal(forkGolden))
 	})
 
 	It("replays the SDK agent offline, identically, many times (children at once)", func() {
@@ -220,3 +185,42 @@ var _ = Describe("the wire layer's checks", func() {
 		Expect(o).To(harness.MatchRecording())
 	})
 })
+
+// forkGolden is the transcript of the fork scenario: what the agent on
+// each SDK does.
+const forkGolden = `== root ==
+turn 1 (user)
+  user: The codeword is MARMALADE. Reply OK.
+  step 1
+    assistant: OK
+  ended completed
+turn 2 (user)
+  user: Fork a child for the codeword and spawn one for the release, at once.
+  step 1
+    call call_f subagent_fork {"prompt":"What is the codeword?"}
+    call call_s subagent_spawn {"prompt":"Look up the release."}
+    result call_f: MARMALADE
+    result call_s: v2.4.1
+  step 2
+    assistant: MARMALADE, and release v2.4.1.
+  ended completed
+
+== session 1: fork of root via call_f, depth 1 ==
+(inherits 12 events from root: turn 1)
+turn 2 (subagent)
+  user: What is the codeword?
+  step 1
+    thinking: It was said in turn 1.
+    assistant: MARMALADE
+  ended completed
+
+== session 2: spawn of root via call_s, depth 1 ==
+turn 1 (subagent)
+  user: Look up the release.
+  step 1
+    call call_l lookup {"key":"release"}
+    result call_l: v2.4.1
+  step 2
+    assistant: v2.4.1
+  ended completed
+`

@@ -44,7 +44,7 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
+		"internal/aimock", "internal/drivertest", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
 }
 
 // ownModules are the folders of the repository's modules beside the

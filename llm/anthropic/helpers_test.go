@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
 	"github.com/agentsnap/agentsnap/session"
@@ -23,41 +21,13 @@ import (
 // testKey is a made-up key; specs assert it never leaks.
 const testKey = "sk-ant-test-0123456789SECRET"
 
-// provider is an httptest server standing in for the Messages endpoint.
-// Its handler gets the 1-based number of the request.
-type provider struct {
-	URL string // the origin
-
-	mu       sync.Mutex
-	requests []recorded
-}
-
-type recorded struct {
-	path   string
-	header http.Header
-	body   []byte
-}
+// provider is a stand-in server for the endpoint; its handler gets the
+// 1-based number of the request.
+type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := &provider{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer GinkgoRecover()
-		body, _ := io.ReadAll(r.Body)
-		p.mu.Lock()
-		p.requests = append(p.requests, recorded{path: r.URL.Path, header: r.Header.Clone(), body: body})
-		n := len(p.requests)
-		p.mu.Unlock()
-		handle(w, r, n)
-	}))
-	DeferCleanup(srv.Close)
-	p.URL = srv.URL
+	p := drivertest.NewServer(handle)
 	return p
-}
-
-func (p *provider) Requests() []recorded {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]recorded(nil), p.requests...)
 }
 
 // streaming serves events, each a JSON object, as the API does: an event
@@ -131,16 +101,6 @@ func newDriver(p *provider, adjust ...func(*anthropic.Config)) *anthropic.Driver
 	return d
 }
 
-func userRequest(text string) *llm.Request {
-	return &llm.Request{
-		Session:  llm.SessionRef{ID: "root"},
-		Turn:     1,
-		Step:     1,
-		Attempt:  1,
-		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
-	}
-}
-
 // collect runs one call and returns every chunk, checking the protocol.
 func collect(ctx context.Context, d *anthropic.Driver, req *llm.Request) []session.Chunk {
 	GinkgoHelper()
@@ -151,38 +111,12 @@ func collect(ctx context.Context, d *anthropic.Driver, req *llm.Request) []sessi
 	return chunks
 }
 
-func drain(seq iter.Seq[llm.Chunk]) []session.Chunk {
-	var out []session.Chunk
-	for c := range seq {
-		out = append(out, c)
-	}
-	return out
-}
-
 // decode decodes an event stream body and checks the protocol.
 func decode(body string) []session.Chunk {
 	GinkgoHelper()
 	chunks := anthropic.DecodeBody(context.Background(), strings.NewReader(body), testKey)
 	Expect(anthropic.CheckProtocol(chunks)).To(Succeed(), strings.Join(jsonLines(chunks), "\n"))
 	return chunks
-}
-
-// jsonLines encodes each chunk, for readable comparisons.
-func jsonLines(chunks []session.Chunk) []string {
-	out := make([]string, len(chunks))
-	for i := range chunks {
-		out[i] = string(chunks[i].AppendJSON(nil))
-	}
-	return out
-}
-
-// last returns the finish chunk's reason.
-func last(chunks []session.Chunk) *session.FinishReason {
-	GinkgoHelper()
-	Expect(chunks).NotTo(BeEmpty())
-	c := chunks[len(chunks)-1]
-	Expect(c.Type).To(Equal(session.ChunkFinish))
-	return c.Reason
 }
 
 // assemble builds the assistant message of chunks.
@@ -200,3 +134,10 @@ func compactJSON(s string) string {
 	Expect(json.Compact(&b, []byte(s))).To(Succeed())
 	return b.String()
 }
+
+var (
+	userRequest = drivertest.UserRequest
+	drain       = drivertest.Drain
+	jsonLines   = drivertest.JSONLines
+	last        = drivertest.Last
+)

@@ -1,19 +1,16 @@
 package gemini_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/gemini"
 	"github.com/agentsnap/agentsnap/session"
@@ -22,42 +19,13 @@ import (
 // testKey is a made-up key; specs assert it never leaks.
 const testKey = "AIza-test-0123456789abcdefSECRET"
 
-// provider is an httptest server standing in for the Gemini API. Its
-// handler gets the 1-based number of the request.
-type provider struct {
-	URL string
-
-	mu       sync.Mutex
-	requests []recorded
-}
-
-type recorded struct {
-	url    string
-	header http.Header
-	body   []byte
-}
+// provider is a stand-in server for the endpoint; its handler gets the
+// 1-based number of the request.
+type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := &provider{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer GinkgoRecover()
-		body, _ := io.ReadAll(r.Body)
-		p.mu.Lock()
-		p.requests = append(p.requests, recorded{url: r.URL.String(), header: r.Header.Clone(), body: body})
-		n := len(p.requests)
-		p.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		handle(w, r, n)
-	}))
-	DeferCleanup(srv.Close)
-	p.URL = srv.URL
+	p := drivertest.NewServer(handle)
 	return p
-}
-
-func (p *provider) Requests() []recorded {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]recorded(nil), p.requests...)
 }
 
 // streaming serves events as one stream, each a data line and a blank
@@ -108,16 +76,6 @@ func newDriver(p *provider, adjust ...func(*gemini.Config)) *gemini.Driver {
 	return d
 }
 
-func userRequest(text string) *llm.Request {
-	return &llm.Request{
-		Session:  llm.SessionRef{ID: "root"},
-		Turn:     1,
-		Step:     1,
-		Attempt:  1,
-		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
-	}
-}
-
 // collect runs one call and returns every chunk, checking the protocol.
 func collect(ctx context.Context, d *gemini.Driver, req *llm.Request) []session.Chunk {
 	GinkgoHelper()
@@ -128,28 +86,9 @@ func collect(ctx context.Context, d *gemini.Driver, req *llm.Request) []session.
 	return chunks
 }
 
-func drain(seq iter.Seq[llm.Chunk]) []session.Chunk {
-	var out []session.Chunk
-	for c := range seq {
-		out = append(out, c)
-	}
-	return out
-}
-
-// jsonLines encodes each chunk, for readable comparisons.
-func jsonLines(chunks []session.Chunk) []string {
-	out := make([]string, len(chunks))
-	for i := range chunks {
-		out[i] = string(chunks[i].AppendJSON(nil))
-	}
-	return out
-}
-
-// last returns the finish chunk's reason.
-func last(chunks []session.Chunk) *session.FinishReason {
-	GinkgoHelper()
-	Expect(chunks).NotTo(BeEmpty())
-	c := chunks[len(chunks)-1]
-	Expect(c.Type).To(Equal(session.ChunkFinish))
-	return c.Reason
-}
+var (
+	userRequest = drivertest.UserRequest
+	drain       = drivertest.Drain
+	jsonLines   = drivertest.JSONLines
+	last        = drivertest.Last
+)

@@ -55,10 +55,10 @@ var _ = Describe("the request", func() {
 		}
 		Expect(last(collect(ctx, newDriver(p), req)).Kind).To(Equal(session.FinishStop))
 		r := p.Requests()[0]
-		Expect(r.url).To(Equal("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"))
-		Expect(r.header.Get("X-Goog-Api-Key")).To(Equal(testKey))
-		Expect(r.header.Get("Authorization")).To(BeEmpty())
-		Expect(r.body).To(MatchJSON(`{
+		Expect(r.URI).To(Equal("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"))
+		Expect(r.Header.Get("X-Goog-Api-Key")).To(Equal(testKey))
+		Expect(r.Header.Get("Authorization")).To(BeEmpty())
+		Expect(r.Body).To(MatchJSON(`{
 			"contents": [
 				{"role": "user", "parts": [{"text": "Look both up."}]},
 				{"role": "model", "parts": [
@@ -100,7 +100,7 @@ var _ = Describe("the request", func() {
 		req.System, req.Messages = "Be brief.", msgs
 		req.Tools = []llm.ToolSpec{{Name: "lookup", Description: "Look up.", Parameters: json.RawMessage(`{"properties":{"key":{"type":"string"}},"type":"object"}`)}}
 		collect(ctx, newDriver(p), req)
-		back, err := gemini.DecodeRequest(p.Requests()[0].body)
+		back, err := gemini.DecodeRequest(p.Requests()[0].Body)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.System).To(Equal(req.System))
 		Expect(back.Messages).To(Equal(msgs))
@@ -114,7 +114,7 @@ var _ = Describe("the request", func() {
 		req.Tools = []llm.ToolSpec{{Name: "lookup", Parameters: json.RawMessage(`{"type":"object"}`)}}
 		req.API, req.Settings = gemini.API, json.RawMessage(`{"generationConfig":{"temperature":0.2,"thinkingConfig":{"thinkingBudget":100}},"safetySettings":[{"category":"HARM_CATEGORY_HARASSMENT","threshold":"BLOCK_NONE"}],"toolConfig":{"functionCallingConfig":{"mode":"ANY"}},"tools":[{"googleSearch":{}}]}`)
 		collect(ctx, newDriver(p), req)
-		Expect(p.Requests()[0].body).To(MatchJSON(`{
+		Expect(p.Requests()[0].Body).To(MatchJSON(`{
 			"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
 			"tools": [{"functionDeclarations": [{"name": "lookup", "parametersJsonSchema": {"type": "object"}}]}, {"googleSearch": {}}],
 			"generationConfig": {"temperature": 0.2, "thinkingConfig": {"thinkingBudget": 100}},
@@ -128,7 +128,7 @@ var _ = Describe("the request", func() {
 		req := userRequest("hi")
 		req.API, req.Settings = "openai-chat", json.RawMessage(`{"temperature":0.2}`)
 		collect(ctx, newDriver(p), req)
-		Expect(p.Requests()[0].body).To(MatchJSON(`{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}`))
+		Expect(p.Requests()[0].Body).To(MatchJSON(`{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}`))
 	})
 
 	It("refuses to send a tool call whose arguments are not a JSON object, naming it", func(ctx SpecContext) {

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/http"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -139,7 +140,7 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 		if err := s.hold(nil, -1); err != nil {
 			return err
 		}
-		status, msg := failure(r)
+		status, _, msg := live.ServedFailure(r)
 		return s.send(errorResponse(status, msg))
 	}
 	last := s.pending
@@ -199,7 +200,7 @@ func WriteMessage(w http.ResponseWriter, a Answer, msg session.Message, usage *s
 	}
 	switch kind {
 	case session.FinishError:
-		status, text := failure(finish)
+		status, _, text := live.ServedFailure(finish)
 		return WriteError(w, status, "", text)
 	case session.FinishAborted:
 		return WriteError(w, 499, "ABORTED", "agentsnap: the model call was aborted")
@@ -244,27 +245,6 @@ func WriteError(w http.ResponseWriter, status int, code, message string) error {
 
 func errorResponse(status int, message string) map[string]APIError {
 	return map[string]APIError{"error": {Code: status, Message: message, Status: statusName(status)}}
-}
-
-// failure returns the HTTP status and the message of a failed call's
-// finish: the status it was recorded with, or the one its code stands for.
-func failure(r *session.FinishReason) (int, string) {
-	f := r.Failure
-	if f == nil {
-		return http.StatusInternalServerError, "the model call failed"
-	}
-	if f.Status >= 400 && f.Status <= 599 {
-		return f.Status, f.Message
-	}
-	switch f.Code {
-	case "AUTH":
-		return http.StatusUnauthorized, f.Message
-	case "RATE_LIMIT":
-		return http.StatusTooManyRequests, f.Message
-	case "BAD_REQUEST", "CONTENT_FILTER":
-		return http.StatusBadRequest, f.Message
-	}
-	return http.StatusInternalServerError, f.Message
 }
 
 // statusName is the google.rpc status the API names an HTTP status by.

@@ -273,3 +273,27 @@ func bodyMessage(body []byte) string {
 	}
 	return text
 }
+
+// ServedFailure says how a server answers with a recorded failed finish:
+// the HTTP status the failure was recorded with, or else the one its code
+// stands for (the inverse of how a live answer's status became its code),
+// with the code and the message. Every API's server side answers so, so
+// an agent meets in replay the status it met while recording.
+func ServedFailure(r *session.FinishReason) (status int, code, message string) {
+	f := r.Failure
+	if f == nil {
+		return http.StatusInternalServerError, "", "the model call failed"
+	}
+	if f.Status >= 400 && f.Status <= 599 {
+		return f.Status, f.Code, f.Message
+	}
+	switch f.Code {
+	case CodeAuth:
+		return http.StatusUnauthorized, f.Code, f.Message
+	case CodeRateLimit:
+		return http.StatusTooManyRequests, f.Code, f.Message
+	case CodeBadRequest, CodeContentFilter:
+		return http.StatusBadRequest, f.Code, f.Message
+	}
+	return http.StatusInternalServerError, f.Code, f.Message
+}

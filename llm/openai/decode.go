@@ -9,59 +9,17 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// frame is one chat.completion.chunk, reduced to the members the driver
-// reads. Error frames use Error (OpenAI, DeepSeek) or Object "error" with
-// Message (vLLM).
-type frame struct {
-	Choices []choice        `json:"choices"`
-	Usage   *usage          `json:"usage"`
-	Error   json.RawMessage `json:"error"`
-	Object  string          `json:"object"`
-}
-
-type choice struct {
-	Index        int     `json:"index"`
-	Delta        delta   `json:"delta"`
-	FinishReason *string `json:"finish_reason"`
-}
-
-type delta struct {
-	Content          *string         `json:"content"`
-	ReasoningContent *string         `json:"reasoning_content"`
-	Reasoning        *string         `json:"reasoning"`
-	ToolCalls        []toolCallDelta `json:"tool_calls"`
-}
-
-type toolCallDelta struct {
-	Index    *int   `json:"index"`
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-type usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	PromptDetails    *struct {
-		CachedTokens *int `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionDetails *struct {
-		ReasoningTokens *int `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-	CacheHit *int `json:"prompt_cache_hit_tokens"` // DeepSeek
-}
-
-func (u *usage) session() *session.Usage {
+// session is the usage in agentsnap's terms: cached tokens from
+// prompt_tokens_details, or DeepSeek's prompt_cache_hit_tokens.
+func (u *Usage) session() *session.Usage {
 	out := &session.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-	if u.PromptDetails != nil && u.PromptDetails.CachedTokens != nil {
-		out.CacheReadTokens = u.PromptDetails.CachedTokens
-	} else if u.CacheHit != nil {
-		out.CacheReadTokens = u.CacheHit
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens != nil {
+		out.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+	} else if u.PromptCacheHitTokens != nil {
+		out.CacheReadTokens = u.PromptCacheHitTokens
 	}
-	if u.CompletionDetails != nil && u.CompletionDetails.ReasoningTokens != nil {
-		out.ReasoningTokens = u.CompletionDetails.ReasoningTokens
+	if u.CompletionTokensDetails != nil && u.CompletionTokensDetails.ReasoningTokens != nil {
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
 	}
 	return out
 }
@@ -108,7 +66,7 @@ func newDecoder(sc live.Scrubber) *decoder {
 func (d *decoder) Event(_ string, data []byte) ([]session.Chunk, *session.Chunk) {
 	d.out = d.out[:0]
 	d.frameCount++
-	var f frame
+	var f Chunk
 	if err := json.Unmarshal(data, &f); err != nil {
 		fin := session.ErrorFinish(CodeBadStream, d.scrub.Clip(fmt.Sprintf(
 			"openai: stream frame %d is not a chunk object (%v); it starts %q", d.frameCount, err, live.Snippet(data))))
@@ -134,11 +92,11 @@ func (d *decoder) Event(_ string, data []byte) ([]session.Chunk, *session.Chunk)
 	return d.out, nil
 }
 
-func isErrorFrame(f *frame) bool {
+func isErrorFrame(f *Chunk) bool {
 	return (len(f.Error) > 0 && string(f.Error) != "null") || f.Object == "error"
 }
 
-func (d *decoder) delta(dl *delta) {
+func (d *decoder) delta(dl *Delta) {
 	reasoning := dl.ReasoningContent
 	if reasoning == nil {
 		reasoning = dl.Reasoning
@@ -176,7 +134,7 @@ func (d *decoder) start(typ string) *openBlock {
 // toolCall applies one tool_calls entry. A delta without an index (some
 // servers omit it) continues the call with its id, or the last call when it
 // has no id either; a new id opens a new call.
-func (d *decoder) toolCall(tc *toolCallDelta) {
+func (d *decoder) toolCall(tc *ToolCallDelta) {
 	key := d.callKey(tc)
 	b, ok := d.calls[key]
 	if ok && tc.ID != "" && b.rawID != "" && tc.ID != b.rawID {
@@ -216,7 +174,7 @@ func (d *decoder) toolCall(tc *toolCallDelta) {
 	d.out = append(d.out, c)
 }
 
-func (d *decoder) callKey(tc *toolCallDelta) int {
+func (d *decoder) callKey(tc *ToolCallDelta) int {
 	if tc.Index != nil {
 		return *tc.Index
 	}

@@ -1,7 +1,15 @@
-// Package openai is OpenAI's Chat Completions API: a live [llm.Driver] for
-// OpenAI-compatible Chat Completions endpoints (OpenAI, DeepSeek, vLLM, Ollama): it POSTs to
-// {BaseURL}/chat/completions with stream:true and turns the server-sent
-// events into agentsnap stream chunks.
+// Package openai is OpenAI's Chat Completions API, both sides of it on one
+// schema (Request, Message, Chunk, Completion, …): a live [llm.Driver] for
+// OpenAI-compatible Chat Completions endpoints (OpenAI, DeepSeek, vLLM,
+// Ollama), and what the wire layer (wire.ChatCompletions) needs to serve
+// an agent on an OpenAI SDK — its requests read into agentsnap's terms
+// (DecodeRequest), answers written as the API's stream (ServeStream),
+// whole (Whole) or as errors (NewErrorBody).
+//
+// # The live driver
+//
+// It POSTs to {BaseURL}/chat/completions with stream:true and turns the
+// server-sent events into agentsnap stream chunks.
 //
 // # Chunks
 //
@@ -46,6 +54,18 @@
 // The driver is a [live.Driver] of the [Chat] API: failures become error
 // finishes with the codes of package live, 429 and 5xx answers are retried
 // before anything streams, and every message is scrubbed of the key and
-// the recording's secrets; see package live. The wire layer serves the
-// same API to agents (wire.ChatCompletions) from this package's schema.
+// the recording's secrets; see package live.
+//
+// # Serving
+//
+// ServeStream writes what the SDKs read: a data: event per
+// chat.completion.chunk, id chatcmpl-agentsnap and created 0 in every run,
+// the first delta with role assistant, reasoning as reasoning_content (as
+// DeepSeek sends it), a tool call's first fragment with its id, name and
+// type, then a frame with the finish_reason (stop, tool_calls, length), a
+// usage frame with no choices when the call reported usage, and data:
+// [DONE]. A failed call ends with an error frame, an aborted one with
+// nothing more. DecodeRequest reads system and developer messages as the
+// system prompt, each tool message as a tool result named after the call
+// it answers, and of a content array its text parts.
 package openai

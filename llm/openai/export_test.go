@@ -166,3 +166,6 @@ func (p *protocol) finish(c session.Chunk, last bool) error {
 	}
 	return nil
 }
+
+// EncodeRequest is the body the live driver sends for req.
+var EncodeRequest = encodeRequest

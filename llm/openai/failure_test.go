@@ -109,7 +109,7 @@ var _ = Describe("a failing stream", func() {
 		noSecrets(logs.String())
 		By("not retrying an auth failure, though the key was sent")
 		Expect(p.Requests()).To(HaveLen(1))
-		Expect(p.Requests()[0].header.Get("Authorization")).To(Equal("Bearer " + testKey))
+		Expect(p.Requests()[0].Header.Get("Authorization")).To(Equal("Bearer " + testKey))
 	})
 
 	It("scrubs a masked key echo and extra header values from messages", func(ctx SpecContext) {
@@ -118,7 +118,7 @@ var _ = Describe("a failing stream", func() {
 		reason := last(collect(ctx, d, userRequest("x")))
 		Expect(reason.Failure.Message).To(Equal(`openai: HTTP 403 Forbidden: key sk-[REDACTED] and org [REDACTED] refused; ` +
 			`check that the API key may use model "test-model"`))
-		Expect(p.Requests()[0].header.Get("Openai-Organization")).To(Equal("org-hidden-value"))
+		Expect(p.Requests()[0].Header.Get("Openai-Organization")).To(Equal("org-hidden-value"))
 	})
 
 	It("retries a 429 before the stream, logging each attempt without the key or headers", func(ctx SpecContext) {

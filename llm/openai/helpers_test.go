@@ -5,16 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/session"
@@ -23,35 +22,13 @@ import (
 // testKey is a made-up key; specs assert it never leaks.
 const testKey = "sk-test-0123456789abcdefSECRET"
 
-// provider is an httptest server standing in for a Chat Completions
-// endpoint. Its handler gets the 1-based number of the request.
-type provider struct {
-	URL string
-
-	mu       sync.Mutex
-	requests []recorded
-}
-
-type recorded struct {
-	path   string
-	header http.Header
-	body   []byte
-}
+// provider is a stand-in server for the endpoint; its handler gets the
+// 1-based number of the request.
+type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := &provider{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer GinkgoRecover()
-		body, _ := io.ReadAll(r.Body)
-		p.mu.Lock()
-		p.requests = append(p.requests, recorded{path: r.URL.Path, header: r.Header.Clone(), body: body})
-		n := len(p.requests)
-		p.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(body)) // the handler may read it again
-		handle(w, r, n)
-	}))
-	DeferCleanup(srv.Close)
-	p.URL = srv.URL + "/v1"
+	p := drivertest.NewServer(handle)
+	p.URL += "/v1"
 	return p
 }
 
@@ -85,12 +62,6 @@ func failing(status int, body string) func(http.ResponseWriter, *http.Request, i
 		w.WriteHeader(status)
 		io.WriteString(w, body)
 	}
-}
-
-func (p *provider) Requests() []recorded {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]recorded(nil), p.requests...)
 }
 
 // delays records the backoff delays a driver asks for, without waiting.
@@ -142,16 +113,6 @@ func newDriver(p *provider, adjust ...func(*openai.Config)) *openai.Driver {
 	return d
 }
 
-func userRequest(text string) *llm.Request {
-	return &llm.Request{
-		Session:  llm.SessionRef{ID: "root"},
-		Turn:     1,
-		Step:     1,
-		Attempt:  1,
-		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
-	}
-}
-
 // collect runs one call and returns every chunk, checking the protocol.
 func collect(ctx context.Context, d *openai.Driver, req *llm.Request) []session.Chunk {
 	GinkgoHelper()
@@ -162,33 +123,14 @@ func collect(ctx context.Context, d *openai.Driver, req *llm.Request) []session.
 	return chunks
 }
 
-func drain(seq iter.Seq[llm.Chunk]) []session.Chunk {
-	var out []session.Chunk
-	for c := range seq {
-		out = append(out, c)
-	}
-	return out
-}
-
-// jsonLines encodes each chunk, for readable comparisons.
-func jsonLines(chunks []session.Chunk) []string {
-	out := make([]string, len(chunks))
-	for i := range chunks {
-		out[i] = string(chunks[i].AppendJSON(nil))
-	}
-	return out
-}
-
-// last returns the finish chunk's reason.
-func last(chunks []session.Chunk) *session.FinishReason {
-	GinkgoHelper()
-	Expect(chunks).NotTo(BeEmpty())
-	c := chunks[len(chunks)-1]
-	Expect(c.Type).To(Equal(session.ChunkFinish))
-	return c.Reason
-}
-
 // jsonLogger logs every level as JSON into buf.
 func jsonLogger(buf io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+var (
+	userRequest = drivertest.UserRequest
+	drain       = drivertest.Drain
+	jsonLines   = drivertest.JSONLines
+	last        = drivertest.Last
+)

@@ -10,65 +10,20 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// chatRequest is the body of POST /chat/completions.
-type chatRequest struct {
-	Model         string        `json:"model"`
-	Messages      []chatMessage `json:"messages"`
-	Tools         []chatTool    `json:"tools,omitempty"`
-	Stream        bool          `json:"stream"`
-	StreamOptions streamOptions `json:"stream_options"`
-}
-
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
-type chatMessage struct {
-	Role string `json:"role"`
-	// Content is null only on an assistant message that has tool calls and
-	// no text, the shape OpenAI itself returns for such a message.
-	Content          *string        `json:"content"`
-	ReasoningContent string         `json:"reasoning_content,omitempty"`
-	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
-	ToolCallID       string         `json:"tool_call_id,omitempty"`
-}
-
-type chatToolCall struct {
-	ID       string           `json:"id"`
-	Type     string           `json:"type"`
-	Function chatFunctionCall `json:"function"`
-}
-
-type chatFunctionCall struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-type chatTool struct {
-	Type     string       `json:"type"`
-	Function chatFunction `json:"function"`
-}
-
-type chatFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 // emptySchema stands in for a tool without parameters: providers reject a
 // function whose parameters are missing or null.
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encodeRequest builds the JSON body for req.
 func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, error) {
-	body := chatRequest{
+	body := Request{
 		Model:         model,
-		Messages:      make([]chatMessage, 0, len(req.Messages)+1),
+		Messages:      make([]Message, 0, len(req.Messages)+1),
 		Stream:        true,
-		StreamOptions: streamOptions{IncludeUsage: true},
+		StreamOptions: includeUsage,
 	}
 	if req.System != "" {
-		body.Messages = append(body.Messages, chatMessage{Role: session.RoleSystem, Content: &req.System})
+		body.Messages = append(body.Messages, Message{Role: session.RoleSystem, Content: TextContent(req.System)})
 	}
 	for i := range req.Messages {
 		body.Messages = appendMessage(body.Messages, &req.Messages[i], sendReasoning)
@@ -80,7 +35,7 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
 		}
-		body.Tools = append(body.Tools, chatTool{Type: "function", Function: chatFunction{
+		body.Tools = append(body.Tools, Tool{Type: "function", Function: Function{
 			Name: t.Name, Description: t.Description, Parameters: params,
 		}})
 	}
@@ -92,10 +47,6 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 	}
 	return withSettings(buf.Bytes(), req)
 }
-
-// API is the name of the Chat Completions API in llm.Request.API and
-// request/header's api member.
-const API = "openai-chat"
 
 // withSettings adds the settings of a call made in this API (an agent's
 // temperature, max_tokens, tool_choice, …, as the wire layer decoded
@@ -109,7 +60,7 @@ func withSettings(body []byte, req *llm.Request) ([]byte, error) {
 	if err := json.Unmarshal(req.Settings, &set); err != nil {
 		return nil, fmt.Errorf("the request's settings are not a JSON object: %w", err)
 	}
-	for _, k := range []string{"model", "messages", "tools", "stream", "stream_options"} {
+	for _, k := range Known {
 		delete(set, k)
 	}
 	if len(set) == 0 {
@@ -130,9 +81,9 @@ func withSettings(body []byte, req *llm.Request) ([]byte, error) {
 // that called the tools. Reasoning parts are dropped unless sendReasoning.
 // A message left with nothing to say is dropped when it is an assistant
 // message or when it carried tool results; other empty messages are kept.
-func appendMessage(out []chatMessage, m *session.Message, sendReasoning bool) []chatMessage {
+func appendMessage(out []Message, m *session.Message, sendReasoning bool) []Message {
 	var text, reasoning strings.Builder
-	var calls []chatToolCall
+	var calls []ToolCall
 	hadResults := false
 	for _, p := range m.Content {
 		switch p.Type {
@@ -144,16 +95,15 @@ func appendMessage(out []chatMessage, m *session.Message, sendReasoning bool) []
 			calls = append(calls, toolCall(p))
 		case session.PartToolResult:
 			hadResults = true
-			content := partsText(p.Content)
-			out = append(out, chatMessage{Role: session.RoleTool, ToolCallID: p.ToolCallID, Content: &content})
+			out = append(out, Message{Role: session.RoleTool, ToolCallID: p.ToolCallID, Content: TextContent(partsText(p.Content))})
 		}
 	}
-	msg := chatMessage{Role: m.Role, ToolCalls: calls}
+	msg := Message{Role: m.Role, ToolCalls: calls}
 	if sendReasoning && m.Role == session.RoleAssistant {
 		msg.ReasoningContent = reasoning.String()
 	}
 	if s := text.String(); s != "" || len(calls) == 0 {
-		msg.Content = &s
+		msg.Content = TextContent(s)
 	}
 	empty := text.Len() == 0 && len(calls) == 0 && msg.ReasoningContent == ""
 	if empty && (hadResults || m.Role == session.RoleAssistant || m.Role == session.RoleTool) {
@@ -164,12 +114,12 @@ func appendMessage(out []chatMessage, m *session.Message, sendReasoning bool) []
 
 // toolCall maps a tool-call part. Empty arguments are sent as "{}": the
 // part may come from a stream cut short, and providers reject "".
-func toolCall(p session.Part) chatToolCall {
+func toolCall(p session.Part) ToolCall {
 	args := p.Arguments
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
 	}
-	return chatToolCall{ID: p.ID, Type: "function", Function: chatFunctionCall{Name: p.Name, Arguments: args}}
+	return ToolCall{ID: p.ID, Type: "function", Function: FunctionCall{Name: p.Name, Arguments: args}}
 }
 
 // partsText is the text a tool result sends back: its text parts, joined.

@@ -62,10 +62,10 @@ var _ = Describe("the request", func() {
 		collect(ctx, newDriver(p), conversation())
 		Expect(p.Requests()).To(HaveLen(1))
 		got := p.Requests()[0]
-		Expect(got.path).To(Equal("/v1/chat/completions"))
-		Expect(got.header.Get("Content-Type")).To(Equal("application/json"))
-		Expect(got.header.Get("Accept")).To(Equal("text/event-stream"))
-		Expect(got.body).To(MatchJSON(`{"model":"test-model","stream":true,"stream_options":{"include_usage":true},` +
+		Expect(got.Path).To(Equal("/v1/chat/completions"))
+		Expect(got.Header.Get("Content-Type")).To(Equal("application/json"))
+		Expect(got.Header.Get("Accept")).To(Equal("text/event-stream"))
+		Expect(got.Body).To(MatchJSON(`{"model":"test-model","stream":true,"stream_options":{"include_usage":true},` +
 			`"messages":` + wantMessages + `,"tools":` + wantTools + `}`))
 	})
 
@@ -75,7 +75,7 @@ var _ = Describe("the request", func() {
 		var body struct {
 			Messages []map[string]any `json:"messages"`
 		}
-		Expect(json.Unmarshal(p.Requests()[0].body, &body)).To(Succeed())
+		Expect(json.Unmarshal(p.Requests()[0].Body, &body)).To(Succeed())
 		Expect(body.Messages[2]).To(HaveKeyWithValue("reasoning_content", "Two lookups."))
 		Expect(body.Messages[1]).NotTo(HaveKey("reasoning_content"))
 	})
@@ -89,7 +89,7 @@ var _ = Describe("the request", func() {
 			llm.Message{Role: session.RoleAssistant, Content: []session.Part{{Type: session.PartToolCall, ID: "c", Name: "f", Arguments: "{}"}}},
 		)
 		collect(ctx, newDriver(p), req)
-		Expect(p.Requests()[0].body).To(MatchJSON(`{"model":"override-model","stream":true,"stream_options":{"include_usage":true},"messages":[
+		Expect(p.Requests()[0].Body).To(MatchJSON(`{"model":"override-model","stream":true,"stream_options":{"include_usage":true},"messages":[
 			{"role":"user","content":"go"},
 			{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`))
 	})
@@ -99,9 +99,9 @@ var _ = Describe("the request", func() {
 		collect(ctx, newDriver(p, func(c *openai.Config) { c.Header = http.Header{"X-Title": {"agentsnap"}} }), userRequest("x"))
 		collect(ctx, newDriver(p, func(c *openai.Config) { c.APIKey = "" }), userRequest("x"))
 		reqs := p.Requests()
-		Expect(reqs[0].header.Get("Authorization")).To(Equal("Bearer " + testKey))
-		Expect(reqs[0].header.Get("X-Title")).To(Equal("agentsnap"))
-		Expect(reqs[1].header.Values("Authorization")).To(BeEmpty())
+		Expect(reqs[0].Header.Get("Authorization")).To(Equal("Bearer " + testKey))
+		Expect(reqs[0].Header.Get("X-Title")).To(Equal("agentsnap"))
+		Expect(reqs[1].Header.Values("Authorization")).To(BeEmpty())
 	})
 
 	It("refuses to start without a model, naming the session", func(ctx SpecContext) {
@@ -142,7 +142,7 @@ var _ = Describe("the request", func() {
 	It("keeps the base URL's path and query when adding /chat/completions", func(ctx SpecContext) {
 		p := newProvider(streaming(chunk(`{"content":"ok"}`, `"stop"`)))
 		collect(ctx, newDriver(p, func(c *openai.Config) { c.BaseURL = p.URL + "/" }), userRequest("x"))
-		Expect(p.Requests()[0].path).To(Equal("/v1/chat/completions"))
+		Expect(p.Requests()[0].Path).To(Equal("/v1/chat/completions"))
 	})
 
 	It("reports its default model", func() {

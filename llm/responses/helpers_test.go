@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/llm/responses"
@@ -133,24 +134,6 @@ func decode(ctx context.Context, body string) []session.Chunk {
 	return chunks
 }
 
-// jsonLines encodes each chunk, for readable comparisons.
-func jsonLines(chunks []session.Chunk) []string {
-	out := make([]string, len(chunks))
-	for i := range chunks {
-		out[i] = string(chunks[i].AppendJSON(nil))
-	}
-	return out
-}
-
-// last returns the finish chunk's reason.
-func last(chunks []session.Chunk) *session.FinishReason {
-	GinkgoHelper()
-	Expect(chunks).NotTo(BeEmpty())
-	c := chunks[len(chunks)-1]
-	Expect(c.Type).To(Equal(session.ChunkFinish))
-	return c.Reason
-}
-
 func newDriver(m *model) *live.Driver {
 	d, err := responses.New(responses.Config{BaseURL: m.URL, APIKey: testKey, Model: "gpt-test", MaxRetries: -1})
 	Expect(err).NotTo(HaveOccurred())
@@ -162,10 +145,7 @@ func send(ctx context.Context, d *live.Driver, req *llm.Request) []session.Chunk
 	GinkgoHelper()
 	seq, err := d.Stream(ctx, req)
 	Expect(err).NotTo(HaveOccurred())
-	var out []session.Chunk
-	for c := range seq {
-		out = append(out, c)
-	}
+	out := drivertest.Drain(seq)
 	Expect(responses.CheckProtocol(out)).To(Succeed())
 	return out
 }
@@ -177,3 +157,8 @@ func compact(raw json.RawMessage) string {
 }
 
 func bg() context.Context { return context.Background() }
+
+var (
+	jsonLines = drivertest.JSONLines
+	last      = drivertest.Last
+)

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -96,7 +97,7 @@ func (s *streamer) finish(r *session.FinishReason) (Result, error) {
 	case session.FinishAborted:
 		return Result{}, s.err
 	case session.FinishError:
-		code, msg := failure(r)
+		_, code, msg := live.ServedFailure(r)
 		null := json.RawMessage("null")
 		s.send(Event{Type: EventError, Code: ptr(code), Message: ptr(msg), Param: null,
 			Error: &Error{Type: "agentsnap_replay_error", Code: code, Message: msg, Param: null}})

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -103,8 +104,8 @@ func WriteMessage(w http.ResponseWriter, a Answer, msg session.Message, usage *s
 	case session.FinishAborted:
 		return Result{}, nil
 	case session.FinishError:
-		code, text := failure(finish)
-		WriteError(w, statusFor(code), code, text)
+		status, code, text := live.ServedFailure(finish)
+		WriteError(w, status, code, text)
 		return Result{}, nil
 	}
 	r := newResponse(a, StatusCompleted)
@@ -144,25 +145,4 @@ func WriteError(w http.ResponseWriter, status int, code, message string) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(ErrorBody{Error: Error{Type: "agentsnap_error", Code: code, Message: message, Param: json.RawMessage("null")}})
-}
-
-// failure returns the code and message of a failed call's finish.
-func failure(r *session.FinishReason) (code, message string) {
-	if r.Failure == nil {
-		return "", "the model call failed"
-	}
-	return r.Failure.Code, r.Failure.Message
-}
-
-// statusFor maps a failure code to the HTTP status OpenAI would send.
-func statusFor(code string) int {
-	switch code {
-	case "AUTH":
-		return http.StatusUnauthorized
-	case "RATE_LIMIT":
-		return http.StatusTooManyRequests
-	case "BAD_REQUEST":
-		return http.StatusBadRequest
-	}
-	return http.StatusInternalServerError
 }

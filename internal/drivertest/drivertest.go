@@ -1,0 +1,101 @@
+// Package drivertest holds what the specs of every API's live driver
+// (llm/openai, llm/responses, llm/anthropic, llm/gemini) share: a stand-in
+// server that keeps each request it is sent, and readers of a call's
+// chunks. It is a Ginkgo helper, for those specs only.
+package drivertest
+
+import (
+	"bytes"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Server is an httptest server standing in for a model API, closed when
+// the spec ends. URL is its origin.
+type Server struct {
+	URL string
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Request is one request a Server was sent.
+type Request struct {
+	Path   string
+	URI    string // path and query
+	Header http.Header
+	Body   []byte
+}
+
+// NewServer starts a Server whose handler gets the 1-based number of
+// the request; the request's body can be read again.
+func NewServer(handle func(w http.ResponseWriter, r *http.Request, n int)) *Server {
+	s := &Server{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer GinkgoRecover()
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.requests = append(s.requests, Request{Path: r.URL.Path, URI: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body})
+		n := len(s.requests)
+		s.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		handle(w, r, n)
+	}))
+	DeferCleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// Requests returns the requests sent so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// UserRequest is the root's first call, asking text.
+func UserRequest(text string) *llm.Request {
+	return &llm.Request{
+		Session:  llm.SessionRef{ID: "root"},
+		Turn:     1,
+		Step:     1,
+		Attempt:  1,
+		Messages: []llm.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}}},
+	}
+}
+
+// Drain returns every chunk of a call.
+func Drain(seq iter.Seq[llm.Chunk]) []session.Chunk {
+	var out []session.Chunk
+	for c := range seq {
+		out = append(out, c)
+	}
+	return out
+}
+
+// JSONLines encodes each chunk as the log does, for readable comparisons.
+func JSONLines(chunks []session.Chunk) []string {
+	out := make([]string, len(chunks))
+	for i := range chunks {
+		out[i] = string(chunks[i].AppendJSON(nil))
+	}
+	return out
+}
+
+// Last returns the reason of the finish chunk that ends chunks.
+func Last(chunks []session.Chunk) *session.FinishReason {
+	GinkgoHelper()
+	Expect(chunks).NotTo(BeEmpty())
+	c := chunks[len(chunks)-1]
+	Expect(c.Type).To(Equal(session.ChunkFinish))
+	return c.Reason
+}

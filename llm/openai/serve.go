@@ -1,0 +1,307 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Call is an agent's request in agentsnap's terms, as the wire layer
+// records it.
+type Call struct {
+	Model string
+	// System is the system prompt: the text of the request's system and
+	// developer messages, joined by blank lines.
+	System string
+	// Messages is the conversation, system prompt excluded (see
+	// DecodeRequest).
+	Messages []session.Message
+	Tools    []llm.ToolSpec
+	Stream   bool
+	// Members is every member of the request object as sent; all but
+	// Known are its settings.
+	Members map[string]json.RawMessage
+}
+
+// DecodeRequest reads the body of an agent's POST /chat/completions.
+//
+// System and developer messages make the system prompt, wherever they
+// stand. A tool message becomes a message of role tool with one
+// tool-result part, named after the tool call of an earlier assistant
+// message it answers; an assistant message's reasoning_content a
+// reasoning part before its text and tool calls. Of a content array only
+// the text parts count.
+func DecodeRequest(body []byte) (*Call, error) {
+	var in Request
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("the body is not a chat completions request: %w", err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil {
+		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	out := &Call{Model: in.Model, Stream: in.Stream, Members: members}
+	names := map[string]string{} // tool call id -> tool name, for the results
+	var system []string
+	for i := range in.Messages {
+		m := &in.Messages[i]
+		text, err := ContentText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d].content: %w", i, err)
+		}
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, text)
+		case session.RoleUser:
+			out.Messages = append(out.Messages, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
+		case session.RoleAssistant:
+			out.Messages = append(out.Messages, assistantMessage(m, text, names))
+		case session.RoleTool:
+			out.Messages = append(out.Messages, session.Message{Role: session.RoleTool, Content: []session.Part{{
+				Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: names[m.ToolCallID],
+				Content: []session.Part{session.TextPart(text)},
+			}}})
+		default:
+			return nil, fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+		}
+	}
+	out.System = strings.Join(system, "\n\n")
+	for _, t := range in.Tools {
+		out.Tools = append(out.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
+	}
+	return out, nil
+}
+
+// assistantMessage is an assistant message of a request: its reasoning,
+// its text, its tool calls, whose names it notes for the results.
+func assistantMessage(m *Message, text string, names map[string]string) session.Message {
+	msg := session.Message{Role: session.RoleAssistant, Content: []session.Part{}}
+	if m.ReasoningContent != "" {
+		msg.Content = append(msg.Content, session.Part{Type: session.PartReasoning, Text: m.ReasoningContent})
+	}
+	if text != "" {
+		msg.Content = append(msg.Content, session.TextPart(text))
+	}
+	for _, c := range m.ToolCalls {
+		names[c.ID] = c.Function.Name
+		msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
+	return msg
+}
+
+// CompletionID is the id of every answer agentsnap serves: fixed, like
+// created (0), so the bytes an agent reads are the same in every run.
+const CompletionID = "chatcmpl-agentsnap"
+
+// Error types of ErrorDetail.
+const (
+	ErrorTypeServe  = "agentsnap_error"        // a request the server cannot serve
+	ErrorTypeReplay = "agentsnap_replay_error" // a model call that failed
+)
+
+// FinishReason is the finish_reason of a finish kind.
+func FinishReason(kind string) string {
+	switch kind {
+	case session.FinishToolCalls:
+		return "tool_calls"
+	case session.FinishMaxTokens:
+		return "length"
+	}
+	return "stop"
+}
+
+// NewErrorBody is an error answer's body (or a failed stream's last frame).
+func NewErrorBody(code, message, typ string) ErrorBody {
+	return ErrorBody{Error: ErrorDetail{Code: code, Message: message, Type: typ}}
+}
+
+// apiUsage is a usage in the API's terms.
+func apiUsage(u *session.Usage) *Usage {
+	if u == nil {
+		return nil
+	}
+	out := &Usage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+	if u.CacheReadTokens != nil {
+		out.PromptTokensDetails = &PromptTokensDetails{CachedTokens: u.CacheReadTokens}
+	}
+	if u.ReasoningTokens != nil {
+		out.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: u.ReasoningTokens}
+	}
+	return out
+}
+
+// Whole is the whole answer (a request without stream) for an assembled
+// message, its usage and how it finished (a finish that is not an error).
+// Reasoning goes out as reasoning_content, as DeepSeek sends it.
+func Whole(model string, msg session.Message, usage *session.Usage, kind string) Completion {
+	var text, reasoning strings.Builder
+	var calls []AnswerToolCall
+	for _, p := range msg.Content {
+		switch p.Type {
+		case session.PartText:
+			text.WriteString(p.Text)
+		case session.PartReasoning:
+			reasoning.WriteString(p.Text)
+		case session.PartToolCall:
+			calls = append(calls, AnswerToolCall{ID: p.ID, Type: "function", Function: AnswerFunction{Name: p.Name, Arguments: p.Arguments}})
+		}
+	}
+	out := AnswerMessage{Role: session.RoleAssistant, ReasoningContent: reasoning.String(), ToolCalls: calls}
+	if text.Len() > 0 || len(calls) == 0 {
+		s := text.String()
+		out.Content = &s
+	}
+	return Completion{ID: CompletionID, Object: "chat.completion", Model: model, Usage: apiUsage(usage),
+		Choices: []CompletionChoice{{Message: out, FinishReason: FinishReason(kind)}}}
+}
+
+// ServeStream writes the chunks of one model call as the API's stream: a
+// data: event per chat.completion.chunk (the first with role assistant),
+// calling flush after each. Reasoning goes out as reasoning_content, as
+// DeepSeek sends it. A tool call's fragments wait until its id is known,
+// so the first one an agent reads carries it (a recording whose deltas
+// named no id sends the call whole at its block-end, with the id the log
+// gave it). The finish frame carries the finish_reason, then comes the
+// usage frame (choices empty) and data: [DONE]. A failed call ends with an
+// error frame instead; an aborted one with nothing more, as a connection
+// that is cut does.
+func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
+	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant}
+	for c := range chunks {
+		if c.Type == session.ChunkFinish {
+			return s.finish(c.Reason)
+		}
+		if err := s.chunk(&c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stream is a stream being served.
+type stream struct {
+	w     io.Writer
+	flush func()
+	model string
+	calls map[int]*servedCall // by block index
+	usage *session.Usage
+	role  string // the role the next frame announces, until the first
+}
+
+// servedCall is a tool call being streamed. Its fragments wait until its
+// id is known, so the first one the agent reads carries it.
+type servedCall struct {
+	index      int // in tool_calls
+	sentID     bool
+	name, args string // held back until the id
+}
+
+// delta returns the tool_calls entry to send for a fragment of the call,
+// if any yet.
+func (c *servedCall) delta(id, name, args string) (ToolCallDelta, bool) {
+	if !c.sentID && id == "" {
+		c.name += name
+		c.args += args
+		return ToolCallDelta{}, false
+	}
+	index := c.index
+	dc := ToolCallDelta{Index: &index, ID: id}
+	if !c.sentID {
+		dc.Type = "function"
+		name, args = c.name+name, c.args+args
+		c.sentID = true
+	}
+	if name != "" {
+		dc.Type = "function"
+	}
+	dc.Function.Name, dc.Function.Arguments = name, args
+	return dc, true
+}
+
+func (s *stream) chunk(c *session.Chunk) error {
+	switch c.Type {
+	case session.ChunkTextDelta:
+		text := c.Text
+		return s.delta(Delta{Content: &text})
+	case session.ChunkReasoningDelta:
+		text := c.Text
+		return s.delta(Delta{ReasoningContent: &text})
+	case session.ChunkToolCallDelta:
+		tc := s.calls[c.Index]
+		if tc == nil {
+			tc = &servedCall{index: len(s.calls)}
+			s.calls[c.Index] = tc
+		}
+		if dc, ok := tc.delta(c.ID, c.Name, c.ArgumentsDelta); ok {
+			return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+		}
+	case session.ChunkBlockEnd:
+		// A call whose deltas named no id (a recording from a server that
+		// sends none) goes out whole here, with the id the log gave it:
+		// the agent must name the same call as the log.
+		if tc := s.calls[c.Index]; tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
+			tc.name, tc.args = "", ""
+			if dc, ok := tc.delta(c.Block.ID, c.Block.Name, c.Block.Arguments); ok {
+				return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+			}
+		}
+	case session.ChunkUsage:
+		s.usage = c.Usage
+	}
+	return nil
+}
+
+// delta sends a frame of one delta, the first announcing the role.
+func (s *stream) delta(d Delta) error {
+	d.Role, s.role = s.role, ""
+	return s.send(s.frame(d, nil))
+}
+
+func (s *stream) frame(d Delta, finish *string) Chunk {
+	return Chunk{ID: CompletionID, Object: "chat.completion.chunk", Model: s.model, Choices: []Choice{{Delta: d, FinishReason: finish}}}
+}
+
+// send writes one event and flushes.
+func (s *stream) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	s.flush()
+	return nil
+}
+
+// finish writes the end of the stream.
+func (s *stream) finish(r *session.FinishReason) error {
+	if r == nil {
+		r = &session.FinishReason{Kind: session.FinishStop}
+	}
+	switch r.Kind {
+	case session.FinishAborted:
+		return nil
+	case session.FinishError:
+		_, code, msg := live.ServedFailure(r)
+		return s.send(NewErrorBody(code, msg, ErrorTypeReplay))
+	}
+	reason := FinishReason(r.Kind)
+	if err := s.send(s.frame(Delta{}, &reason)); err != nil {
+		return err
+	}
+	if s.usage != nil {
+		if err := s.send(Chunk{ID: CompletionID, Object: "chat.completion.chunk", Choices: []Choice{}, Usage: apiUsage(s.usage)}); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(s.w, "data: [DONE]\n\n")
+	s.flush()
+	return err
+}
