@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -212,4 +213,81 @@ var _ = Describe("mcpsnap.Transport", func() {
 			return nil
 		})).To(Succeed())
 	})
+})
+
+// resources is an MCP server with one resource whose text changes on
+// every read.
+func resources() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "resources", Version: "v1"}, nil)
+	var n atomic.Int64
+	s.AddResource(&mcp.Resource{URI: "count://reads", Name: "reads", MIMEType: "text/plain"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: fmt.Sprintf("read #%d", n.Add(1))}}}, nil
+	})
+	return s
+}
+
+// readTwice reads count://reads twice and an unknown resource once, and
+// returns what it got, the error's text last.
+func readTwice(live mcp.Transport) func(ctx context.Context, env *wire.Env) ([]string, error) {
+	return func(ctx context.Context, env *wire.Env) ([]string, error) {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v1"}, nil).Connect(ctx, mcpsnap.Transport(env, "resources", live), nil)
+		if err != nil {
+			return nil, err
+		}
+		defer cs.Close()
+		var out []string
+		for range 2 {
+			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "count://reads"})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res.Contents[0].Text)
+		}
+		_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "count://nothing"})
+		if err == nil {
+			return nil, errors.New("reading count://nothing did not fail")
+		}
+		return append(out, err.Error()), nil
+	}
+}
+
+var _ = Describe("mcpsnap.Transport's resources/read", func() {
+	It("records each read and the server's error, and replays them with no server", func(ctx SpecContext) {
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := resources().Connect(context.Background(), server, nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ss.Close)
+		store := memory.New()
+		var recorded []string
+		Expect(run(ctx, store, nil, func(ctx context.Context, env *wire.Env) error {
+			recorded, err = readTwice(client)(ctx, env)
+			return err
+		})).To(Succeed())
+		Expect(recorded[:2]).To(Equal([]string{"read #1", "read #2"}))
+		logs := logsOf(store)
+		methods := map[string]int{}
+		for _, e := range logs[0].Events {
+			var d session.MCPCallData
+			Expect(e.Decode(&d)).To(Succeed())
+			methods[d.Method]++
+			if d.Method == "resources/read" && strings.Contains(string(d.Params), "nothing") {
+				Expect(d.Error).NotTo(BeNil(), "the server's error response is recorded as such")
+			}
+		}
+		Expect(methods).To(HaveKeyWithValue("resources/read", 3))
+
+		drv, err := fakellm.New(logs)
+		Expect(err).NotTo(HaveOccurred())
+		absent := &absent{}
+		replayed := memory.New()
+		var got []string
+		Expect(run(ctx, replayed, drv, func(ctx context.Context, env *wire.Env) error {
+			got, err = readTwice(absent)(ctx, env)
+			return err
+		})).To(Succeed())
+		Expect(got).To(Equal(recorded), "each read its own answer, the error too")
+		Expect(absent.connects.Load()).To(BeZero())
+		Expect(drv.Check()).To(Succeed())
+		Expect(logsOf(replayed)[0].Events).To(Equal(logs[0].Events))
+	}, NodeTimeout(time.Minute))
 })
