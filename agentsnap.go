@@ -83,7 +83,8 @@ var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Env is what a runtime is handed for one run of one scenario: the model,
 // where the session logs go, the run's time, and the scenario itself.
-// Every field is set but WithTimeout, which may be nil.
+// Every field is set but WithTimeout, which may be nil, and ToolReplay,
+// which is nil while recording.
 type Env struct {
 	// Scenario is the scenario.json of the fixture: its prompts, the
 	// agent settings as raw JSON (Scenario.Agent) and the shared settings.
@@ -99,6 +100,13 @@ type Env struct {
 	// (and to send as the model name). A replay hands over the recording's
 	// values, so requests compare equal.
 	Provider, Model string
+
+	// ToolReplay serves recorded tools in a replay — the replay driver,
+	// which answers each from the calling session's recorded events — and
+	// is nil while recording, when the tools run and their results are
+	// recorded. Hand it on to journal.Config.ToolReplay (Journal.Tool) and
+	// to package wire's MCP support.
+	ToolReplay llm.ToolReplay
 
 	// Store receives every session log. Do not close it.
 	Store persistence.Store

@@ -15,6 +15,7 @@ const (
 	fixFinish = "record every chunk of a call's stream, and end each stream with exactly one finish chunk: when the stream stops without one, record an error finish (journal.Call.End does); record no chunk after it"
 	fixMsg    = "after a call that finished stop, tool-calls or max-tokens, write its assistant/message (the message the chunks assemble, llm.Assembler) right after its chunks; after a call that finished error or aborted, write none — the failed answer is not part of the conversation (journal.Call.End does this)"
 	fixTools  = "write one tool/call per tool-call part of the assistant message, in its order, then one tool/result per call in the same order — whatever order the tools finished in — each with the call's toolCallId (journal.Journal.ToolCalls and ToolResult)"
+	fixRecord = "write a recorded tool's tool/recorded {turn, step, callId, name, arguments, result} once per call, after the step's tool/call events and before that call's tool/result, with the callId of one of the step's tool calls (journal.Journal.Tool, then ToolResult, does)"
 )
 
 // call is one model call seen in a step: its request/header and chunks.
@@ -41,6 +42,7 @@ type stepCheck struct {
 	asked      []string // tool-call ids of the step's assistant message
 	calls      []string // tool/call ids, in order
 	results    []string // tool/result ids, in order
+	recorded   []string // tool/recorded ids, in order
 }
 
 func (s *stepCheck) log(rule, fix, format string, args ...any) {
@@ -84,7 +86,29 @@ func (s *stepCheck) add(i int) {
 			}
 		}
 		s.results = append(s.results, id)
+	case session.TypeToolRecorded:
+		s.close(e)
+		s.record(e)
 	}
+}
+
+// record checks a recorded tool's tool/recorded event: it answers one of
+// the step's tool calls, once, before that call's tool/result.
+func (s *stepCheck) record(e *session.Event) {
+	var d session.ToolRecordedData
+	if err := e.Decode(&d); err != nil {
+		s.log(ruleRecordedTool, fixRecord, "tool/recorded at seq %d: %v", e.Seq, err)
+		return
+	}
+	switch {
+	case !slices.Contains(s.calls, d.CallID):
+		s.log(ruleRecordedTool, fixRecord, "turn %d step %d: tool/recorded at seq %d is for call %q, which is no tool/call of the step (its calls: %v)", s.turn, s.step, e.Seq, d.CallID, s.calls)
+	case slices.Contains(s.recorded, d.CallID):
+		s.log(ruleRecordedTool, fixRecord, "turn %d step %d: tool/recorded at seq %d is the second for call %q", s.turn, s.step, e.Seq, d.CallID)
+	case slices.Contains(s.results, d.CallID):
+		s.log(ruleRecordedTool, fixRecord, "turn %d step %d: tool/recorded at seq %d for call %q comes after that call's tool/result", s.turn, s.step, e.Seq, d.CallID)
+	}
+	s.recorded = append(s.recorded, d.CallID)
 }
 
 // header opens a call at the request/header at index i and checks the

@@ -189,6 +189,20 @@ var _ = Describe("the conformance kit", func() {
 		Entry("tool-results-in-order: a tool/call left out", "tool-results-in-order", []string{"fork-after-tool-call"},
 			newRuntime(broken(mutation{drop: ofType(session.TypeToolCall)})),
 			"asks for tool calls [call_tool_1], but the step records tool/call events []", "one tool/call per tool-call part"),
+		Entry("recorded-tool: the record written after its call's result", "recorded-tool", []string{"fork-after-tool-call"},
+			func(c *conformance.Config) {
+				// lookup, the reference runtime's recorded tool (it finds no fact: the kit says so too).
+				c.Agent = json.RawMessage(`{"preset":"default","system":"You are a test agent.","tools":["subagent_spawn","subagent_fork","lookup"]}`)
+				c.Tool = conformance.ToolCall{Name: "lookup", Arguments: json.RawMessage(`{"key":"release"}`)}
+				newRuntime(broken(mutation{events: func(_ *created, evs []session.Event) {
+					for i := 0; i+1 < len(evs); i++ {
+						if evs[i].Type == session.TypeToolRecorded && evs[i+1].Type == session.TypeToolResult {
+							evs[i].Type, evs[i+1].Type = evs[i+1].Type, evs[i].Type
+							evs[i].Data, evs[i+1].Data = evs[i+1].Data, evs[i].Data
+						}
+					}
+				}}))(c)
+			}, `for call "call_tool_1" comes after that call's tool/result`, "before that call's tool/result"),
 		Entry("error-turn: a failed model call ends the turn completed", "error-turn", []string{"model-error"},
 			newRuntime(broken(mutation{events: endKind(session.TurnError, session.TurnCompleted)})),
 			`turn 1 ended "completed", but its model call failed`, `reason kind "error"`),

@@ -53,6 +53,7 @@
 //	one-finish            each call's chunks end with exactly one finish
 //	assistant-message     an assistant/message after each call that did not fail or abort, none after one that did
 //	tool-results-in-order one tool/call per tool-call part, the tool/results in the order of the calls
+//	recorded-tool         a recorded tool's tool/recorded answers one of its step's tool/calls, once, before its tool/result
 //	error-turn            model-error: the turn ends "error"
 //	hang-turn             hang-timeout: the turn ends "aborted"
 //	replay-matches        a replay with a fresh runtime matches the recording (judge.Replay)

@@ -25,6 +25,7 @@ const (
 	ruleOneFinish        = "one-finish"
 	ruleAssistantMessage = "assistant-message"
 	ruleToolResults      = "tool-results-in-order"
+	ruleRecordedTool     = "recorded-tool"
 	ruleErrorTurn        = "error-turn"
 	ruleHangTurn         = "hang-turn"
 	ruleReplay           = "replay-matches"

@@ -16,6 +16,7 @@ const (
 var stepTypes = map[string]bool{
 	session.TypeRequestHeader: true, session.TypeAssistantChunk: true, session.TypeAssistantMessage: true,
 	session.TypeToolCall: true, session.TypeToolResult: true, session.TypeStepEnd: true,
+	session.TypeToolRecorded: true,
 }
 
 // turnCheck walks a log's own events turn by turn, step by step. Event

@@ -10,11 +10,12 @@ import (
 // Check is the consumption check, run when a replay is over. It returns
 // nil when every recorded call was replayed and no call failed; otherwise
 // one error that lists, all at once, every recorded session never called,
-// every session that stopped early and every call that failed during the
-// replay (even those the agent swallowed). The error matches
-// [ErrNotConsumed] when calls were left over, and the sentinel of each
-// failed call ([ErrUnrecordedSession], [ErrScriptExhausted],
-// [ErrPathMismatch]).
+// every session that stopped early, every recorded tool result or MCP
+// answer a session that ran never asked for, and every call that failed
+// during the replay (even those the agent swallowed), recorded tools'
+// included. The error matches [ErrNotConsumed] when calls were left over,
+// and the sentinel of each failed call ([ErrUnrecordedSession], [ErrScriptExhausted],
+// [ErrPathMismatch], [ErrUnrecordedTool], [ErrToolDrift]).
 //
 // Check may be called any number of times, also while calls are running;
 // it fits Ginkgo's DeferCleanup(drv.Check) as is.
@@ -27,15 +28,26 @@ func (d *Driver) Check() error {
 		switch {
 		case r.live == "" && n > 0:
 			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, plural(n, "call")))
+		case r.live == "" && len(r.script.Tools)+len(r.script.MCP) > 0:
+			k := len(r.script.Tools) + len(r.script.MCP)
+			left = append(left, fmt.Sprintf("%s: never called (%d recorded tool %s)", r.describe(), k, plural(k, "result")))
 		case r.live != "" && r.cursor < n:
 			next := r.script.Entries[r.cursor]
 			left = append(left, fmt.Sprintf("%s: live session %s used %d of %d recorded calls (the next was at %s)", r.describe(), r.live, r.cursor, n, next.where()))
 		}
+		if r.live != "" {
+			left = append(left, r.unserved()...)
+		}
 	}
-	if len(left) == 0 && len(d.failures) == 0 {
+	if len(left) == 0 && len(d.failures) == 0 && len(d.toolFailures) == 0 {
 		return nil
 	}
-	failed := slices.Clone(d.failures)
+	return &checkError{left: left, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), record: d.record}
+}
+
+// sortedErrors returns the errors of failures in lineage order.
+func sortedErrors(failures []failure) []error {
+	failed := slices.Clone(failures)
 	slices.SortStableFunc(failed, func(a, b failure) int {
 		return cmp.Or(cmp.Compare(a.order, b.order), strings.Compare(a.sub, b.sub))
 	})
@@ -43,14 +55,15 @@ func (d *Driver) Check() error {
 	for i, f := range failed {
 		errs[i] = f.err
 	}
-	return &checkError{left: left, failures: errs, record: d.record}
+	return errs
 }
 
 // checkError is the error of Check.
 type checkError struct {
-	left     []string
-	failures []error
-	record   string
+	left         []string
+	failures     []error // model calls
+	toolFailures []error // recorded tools' calls and MCP requests
+	record       string
 }
 
 func (e *checkError) Error() string {
@@ -71,16 +84,26 @@ func (e *checkError) Error() string {
 			b.WriteString("\n  " + f.Error())
 		}
 	}
+	if len(e.toolFailures) > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "fakellm: %d recorded tool %s could not be served during the replay:", len(e.toolFailures), plural(len(e.toolFailures), "call"))
+		for _, f := range e.toolFailures {
+			b.WriteString("\n  " + f.Error())
+		}
+	}
 	return b.String()
 }
 
 // Unwrap makes errors.Is see ErrNotConsumed and each failure.
 func (e *checkError) Unwrap() []error {
-	out := make([]error, 0, len(e.failures)+1)
+	out := make([]error, 0, len(e.failures)+len(e.toolFailures)+1)
 	if len(e.left) > 0 {
 		out = append(out, ErrNotConsumed)
 	}
-	return append(out, e.failures...)
+	out = append(out, e.failures...)
+	return append(out, e.toolFailures...)
 }
 
 func plural(n int, word string) string {

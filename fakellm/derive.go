@@ -56,7 +56,11 @@ type Script struct {
 	Name    string         // where the log came from (its path), for messages
 	Header  session.Header // the recorded session's header
 	Entries []Entry        // one per recorded model call, in order
-	Dropped []Dropped      // incomplete calls dropped by DropIncomplete
+	// Tools and MCP are the session's recorded tool results (tool/recorded)
+	// and MCP answers (mcp/call), from its own events, in order.
+	Tools   []session.ToolRecordedData
+	MCP     []session.MCPCallData
+	Dropped []Dropped // incomplete calls dropped by DropIncomplete
 	// Torn is a torn last line (a crash mid-write) that DropIncomplete let
 	// derivation skip; without it such a log is refused.
 	Torn *session.TornLine
@@ -310,6 +314,18 @@ func (g *grouper) add(e *session.Event) error {
 		if g.open {
 			return g.turnEnd(e)
 		}
+	case session.TypeToolRecorded:
+		var d session.ToolRecordedData
+		if err := e.Decode(&d); err != nil {
+			return fmt.Errorf("fakellm: derive %s: session %s: tool/recorded seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
+		}
+		g.script.Tools = append(g.script.Tools, d)
+	case session.TypeMCPCall:
+		var d session.MCPCallData
+		if err := e.Decode(&d); err != nil {
+			return fmt.Errorf("fakellm: derive %s: session %s: mcp/call seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
+		}
+		g.script.MCP = append(g.script.MCP, d)
 	}
 	return nil // other events, known or not, say nothing about the calls
 }

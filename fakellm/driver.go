@@ -28,7 +28,10 @@ type Driver struct {
 	mu       sync.Mutex
 	byLive   map[string]*replay
 	failures []failure
-	notes    []string
+	// toolFailures are recorded tools' calls and MCP requests the replay
+	// could not serve (see tools.go).
+	toolFailures []failure
+	notes        []string
 
 	// The virtual clock (nil without WithVirtualTime) and what it knows
 	// of the replay's progress; see progress.go.
@@ -66,6 +69,7 @@ type replay struct {
 	flights   []*flight
 	diverged  bool
 
+	rec      *recordedTools                         // recorded tools served so far; see tools.go
 	requests map[callKey]*session.RequestHeaderData // for WithCallCheck, indexed at its first ask
 }
 

@@ -21,6 +21,12 @@ var (
 	ErrNotConsumed = errors.New("recording not consumed")
 	// ErrBadOverride marks an invalid replay.override.json sidecar.
 	ErrBadOverride = errors.New("bad replay override")
+	// ErrUnrecordedTool marks a recorded tool's call, or an MCP request,
+	// that the recording holds no answer to.
+	ErrUnrecordedTool = errors.New("unrecorded tool call")
+	// ErrToolDrift marks a recorded tool's call whose tool name or
+	// arguments differ from the recording's call with the same id.
+	ErrToolDrift = errors.New("tool drift")
 	// ErrBadRecording marks logs that do not form one recorded session tree.
 	ErrBadRecording = errors.New("bad recording")
 )

@@ -201,7 +201,7 @@ func (w *watchedStore) Append(ctx context.Context, id string, events []session.E
 	if err != nil || len(events) == 0 {
 		return err
 	}
-	ended := events[len(events)-1].Type == session.TypeTurnEnd
+	ended := lastOfTurn(events).Type == session.TypeTurnEnd
 	w.d.mu.Lock()
 	w.d.ended[id] = ended
 	w.d.mu.Unlock()
@@ -209,6 +209,18 @@ func (w *watchedStore) Append(ctx context.Context, id string, events []session.E
 		w.d.changed()
 	}
 	return nil
+}
+
+// lastOfTurn returns the last event of events that is not a record of a
+// recorded tool or an MCP request, which a journal may write after a
+// turn/end (or the last event, when all are).
+func lastOfTurn(events []session.Event) *session.Event {
+	for i := len(events) - 1; i > 0; i-- {
+		if t := events[i].Type; t != session.TypeMCPCall && t != session.TypeToolRecorded {
+			return &events[i]
+		}
+	}
+	return &events[0]
 }
 
 // Waiting describes what the replay waits for now, one line each, in

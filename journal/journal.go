@@ -27,6 +27,9 @@ type Config struct {
 	// Cwd and Preset are recorded in every header (cwd, agentPreset).
 	Cwd    string
 	Preset string
+	// ToolReplay serves recorded tools (Journal.Tool) in a replay: the
+	// Env's ToolReplay under agentsnap. Nil while recording: the tools run.
+	ToolReplay llm.ToolReplay
 }
 
 // IDs names new sessions. Implementations are safe for concurrent use;
@@ -88,6 +91,11 @@ type Journal struct {
 	replaced *session.HistoryReplaceData
 
 	arena []byte // holds the payloads of chunk events; see encodeChunk
+
+	// Under mu: records of recorded tools (by call id) and MCP requests
+	// not yet written; see Tool and RecordMCP.
+	toolRecords map[string]session.ToolRecordedData
+	mcpRecords  []session.MCPCallData
 }
 
 // NewRoot creates a root session. Nothing is written until its first event
@@ -307,6 +315,9 @@ func (j *Journal) append(e session.Event) {
 // how it ended. The writing calls that end a phase (BeginCall, ToolCalls,
 // EndStep, EndTurn) flush on their own.
 func (j *Journal) Flush(ctx context.Context) error {
+	if !j.inTurn {
+		j.writeRecords("", true) // what came after the turn ended
+	}
 	j.mu.Lock()
 	batch := j.events.slice(j.stored, j.events.len())
 	j.mu.Unlock()

@@ -76,6 +76,7 @@ func UserText(prompt string) session.Message {
 // number. A step is one model call (retries included) and the tool calls
 // it asks for.
 func (j *Journal) StartStep() int {
+	j.writeRecords("", false)
 	j.step++
 	j.attempt = 0
 	j.inStep = true
@@ -184,6 +185,7 @@ func (j *Journal) ToolCalls(ctx context.Context, calls []session.Part) error {
 // its calls, whatever order the tools finished in: a log's bytes must not
 // depend on scheduling.
 func (j *Journal) ToolResult(callID, name, text string, isError bool) {
+	j.writeRecords(callID, false)
 	msg := session.Message{Role: session.RoleTool, Content: []session.Part{{
 		Type:       session.PartToolResult,
 		ToolCallID: callID,
@@ -197,6 +199,7 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 
 // EndStep records the end of the current step and flushes.
 func (j *Journal) EndStep(ctx context.Context) error {
+	j.writeRecords("", true)
 	j.inStep = false
 	j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	return j.Flush(ctx)
@@ -206,6 +209,7 @@ func (j *Journal) EndStep(ctx context.Context) error {
 // and flushes. An open step is ended first. From here on a fork child
 // inherits this turn.
 func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
+	j.writeRecords("", true)
 	if j.inStep {
 		j.inStep = false
 		j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})

@@ -13,18 +13,62 @@ import (
 
 // Drift is the first model call whose request differs from the recording's:
 // the prompt, the tools, the conversation or the settings the agent sent
-// changed, so the recorded answers no longer belong to it.
+// changed, so the recorded answers no longer belong to it. Or, when Tool
+// is set, the first call of a recorded tool whose arguments (or tool)
+// differ from the recorded call with the same id, so the recorded result
+// no longer belongs to it.
 type Drift struct {
 	Session string // lineage label
 	Lineage string
-	Call    int // 1-based model call of the session
+	Call    int // 1-based model call of the session (for a tool: the last one before it)
 	Turn    int
 	Step    int
-	Changes []string // what changed, one sentence each
+	// Tool and ToolCall name a recorded tool's call that drifted: the
+	// tool's name and the call id.
+	Tool, ToolCall string
+	Changes        []string // what changed, one sentence each
 }
 
 func (d *Drift) String() string {
+	if d.Tool != "" {
+		return fmt.Sprintf("%s (%s), tool %s call %s (turn %d step %d): %s", d.Session, d.Lineage, d.Tool, d.ToolCall, d.Turn, d.Step, strings.Join(d.Changes, "; "))
+	}
 	return fmt.Sprintf("%s (%s), model call %d (turn %d step %d): %s", d.Session, d.Lineage, d.Call, d.Turn, d.Step, strings.Join(d.Changes, "; "))
+}
+
+// toolDriftAt explains a first difference at the replay's event seq that
+// is a recorded tool's call made with other arguments (or another tool)
+// than the recorded call of the same id, or returns nil.
+func toolDriftAt(p pair, seq int64) *Drift {
+	i := int(seq)
+	if i < 0 || i >= len(p.golden.Events) || i >= len(p.replay.Events) {
+		return nil
+	}
+	g, r := &p.golden.Events[i], &p.replay.Events[i]
+	if g.Type != session.TypeToolRecorded || r.Type != session.TypeToolRecorded {
+		return nil
+	}
+	var gd, rd session.ToolRecordedData
+	if g.Decode(&gd) != nil || r.Decode(&rd) != nil || gd.CallID != rd.CallID {
+		return nil
+	}
+	var changes []string
+	if gd.Name != rd.Name {
+		changes = append(changes, fmt.Sprintf("the call is to tool %s, recorded to %s", rd.Name, gd.Name))
+	}
+	if gd.Arguments != rd.Arguments {
+		changes = append(changes, fmt.Sprintf("it was called with %s, recorded with %s", abbrev(rd.Arguments), abbrev(gd.Arguments)))
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	call := 0
+	for j := range i {
+		if p.replay.Events[j].Type == session.TypeRequestHeader {
+			call++
+		}
+	}
+	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: rd.Turn, Step: rd.Step, Tool: rd.Name, ToolCall: rd.CallID, Changes: changes}
 }
 
 // conversationEvent reports whether events of type typ make the

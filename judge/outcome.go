@@ -68,7 +68,11 @@ func (o *Outcome) Report() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: the replay does not match the recording in %s\n", o.Fixture.Name, o.Fixture.Dir)
-	if o.Drift != nil {
+	switch {
+	case o.Drift != nil && o.Drift.Tool != "":
+		fmt.Fprintf(&b, "\ntool drift: %s\n", o.Drift)
+		b.WriteString("  The agent no longer calls the recorded tool as it did, so the recorded result does not belong to the call.\n")
+	case o.Drift != nil:
 		fmt.Fprintf(&b, "\nrequest drift: %s\n", o.Drift)
 		b.WriteString("  The agent no longer sends what was recorded, so the recorded answers do not belong to it.\n")
 	}
@@ -144,7 +148,8 @@ func (o *Outcome) onlyScheduleDependent() (diverged, only bool) {
 // (with %w, as it must).
 func servedBy(err error) bool {
 	return errors.Is(err, fakellm.ErrUnrecordedSession) ||
-		errors.Is(err, fakellm.ErrScriptExhausted) || errors.Is(err, fakellm.ErrPathMismatch)
+		errors.Is(err, fakellm.ErrScriptExhausted) || errors.Is(err, fakellm.ErrPathMismatch) ||
+		errors.Is(err, fakellm.ErrUnrecordedTool) || errors.Is(err, fakellm.ErrToolDrift)
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }

@@ -136,6 +136,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		Scenario:    fx.Scenario,
 		Dir:         fx.Dir,
 		Driver:      drv,
+		ToolReplay:  drv,
 		Store:       drv.Watch(store),
 		Clock:       func() time.Time { return agentsnap.Epoch },
 		WithTimeout: drv.WithTimeout,
@@ -331,6 +332,12 @@ func (o *Outcome) compare(cwd string) {
 		replayType := ""
 		if sd.diff.Field == "type" {
 			replayType = sd.diff.Replay
+		}
+		if sd.diff.Type == session.TypeToolRecorded && o.Drift == nil {
+			if drift := toolDriftAt(sd.pair, sd.diff.Seq); drift != nil {
+				o.Drift = drift
+				continue
+			}
 		}
 		if (conversationEvent(sd.diff.Type) || conversationEvent(replayType)) && o.Drift == nil {
 			if drift := driftAt(sd.pair, sd.diff.Seq); drift != nil {

@@ -133,6 +133,10 @@ type writer struct {
 	// call under another prompt or with other tools (a handoff to another
 	// agent) is shown.
 	system, tools string
+	// recorded holds the call ids of the step's recorded tools
+	// (tool/recorded): their results are marked so.
+	recorded map[string]bool
+	inStep   bool
 }
 
 // line writes text under a label, continuation lines aligned after the
@@ -181,6 +185,22 @@ func (w *writer) event(e *session.Event) {
 		var d session.StepData
 		_ = e.Decode(&d)
 		w.line(1, "", fmt.Sprintf("step %d", d.Step))
+		w.inStep, w.recorded = true, nil
+	case session.TypeToolRecorded:
+		var d session.ToolRecordedData
+		_ = e.Decode(&d)
+		if w.recorded == nil {
+			w.recorded = map[string]bool{}
+		}
+		w.recorded[d.CallID] = true
+	case session.TypeMCPCall:
+		var d session.MCPCallData
+		_ = e.Decode(&d)
+		indent := 1
+		if w.inStep {
+			indent = 2
+		}
+		w.line(indent, "mcp "+d.Server+" ", mcpSummary(&d))
 	case session.TypeAssistantChunk:
 		w.chunk(e)
 	case session.TypeAssistantMessage:
@@ -205,9 +225,10 @@ func (w *writer) event(e *session.Event) {
 		w.history(&d)
 	case session.TypeRequestHeader:
 		w.request(e)
-	case session.TypeToolCall, session.TypeStepEnd:
-		// Tool calls show in the assistant message; step/end adds nothing
-		// a reader needs.
+	case session.TypeStepEnd:
+		w.inStep = false // step/end adds nothing a reader needs
+	case session.TypeToolCall:
+		// Tool calls show in the assistant message.
 	default:
 		w.line(1, "", "event "+e.Type)
 	}
@@ -309,9 +330,16 @@ func (w *writer) results(m *session.Message) {
 		if p.Type != session.PartToolResult {
 			continue
 		}
-		label := "result " + p.ToolCallID + ": "
+		var marks []string
+		if w.recorded[p.ToolCallID] {
+			marks = append(marks, "recorded")
+		}
 		if p.IsError {
-			label = "result " + p.ToolCallID + " (error): "
+			marks = append(marks, "error")
+		}
+		label := "result " + p.ToolCallID + ": "
+		if len(marks) > 0 {
+			label = "result " + p.ToolCallID + " (" + strings.Join(marks, ", ") + "): "
 		}
 		var text []string
 		for _, c := range p.Content {

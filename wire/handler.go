@@ -32,7 +32,10 @@ type Config struct {
 	// Lineage says how a call's session is told: Explicit (the default)
 	// or Infer.
 	Lineage Lineage
-	Logf    func(format string, args ...any)
+	// ToolReplay answers the agent's MCP requests in a replay (Handler.MCP):
+	// the Env's ToolReplay. Nil while recording: the MCP server answers.
+	ToolReplay llm.ToolReplay
+	Logf       func(format string, args ...any)
 }
 
 // Lineage says how the handler tells which session makes a call.
@@ -94,7 +97,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 	}
 	return &Handler{
 		cfg:      cfg,
-		jcfg:     journal.Config{Store: cfg.Store, Clock: cfg.Clock, Cwd: cfg.Cwd},
+		jcfg:     journal.Config{Store: cfg.Store, Clock: cfg.Clock, Cwd: cfg.Cwd, ToolReplay: cfg.ToolReplay},
 		byTag:    map[*tag]*wireSession{},
 		byHeader: map[string]*wireSession{},
 	}, nil

@@ -2,10 +2,12 @@ package wire
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // BaseURL is the base URL an agent under Runtime points its SDK at. No
@@ -22,6 +24,18 @@ type Env struct {
 	// (openai-go: option.WithHTTPClient, option.WithBaseURL(BaseURL)).
 	HTTPClient *http.Client
 	BaseURL    string
+
+	h *Handler
+}
+
+// MCP answers one request of the agent to the MCP server named server,
+// for the session ctx names (Spawn, Fork; the root's when it names none),
+// and records it in that session's log: while recording send asks the
+// live server; in a replay the recording answers and send is never
+// called. See Handler.MCP; package mcpsnap (a module of its own) makes it
+// a transport of the MCP Go SDK.
+func (e *Env) MCP(ctx context.Context, server, method string, params json.RawMessage, send MCPSend) (session.MCPCallData, error) {
+	return e.h.MCP(ctx, nil, server, method, params, send)
 }
 
 // Option configures the handler of a Runtime.
@@ -52,12 +66,13 @@ func (r *runtime) Name() string { return r.name }
 
 func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
 	cfg := Config{
-		Driver:   env.Driver,
-		Store:    env.Store,
-		Provider: env.Provider,
-		Clock:    env.Clock,
-		Cwd:      env.Cwd,
-		Logf:     env.Logf,
+		Driver:     env.Driver,
+		ToolReplay: env.ToolReplay,
+		Store:      env.Store,
+		Provider:   env.Provider,
+		Clock:      env.Clock,
+		Cwd:        env.Cwd,
+		Logf:       env.Logf,
 	}
 	for _, o := range r.opts {
 		o(&cfg)
@@ -66,6 +81,6 @@ func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
 	if err != nil {
 		return err
 	}
-	runErr := r.run(ctx, &Env{Env: env, HTTPClient: &http.Client{Transport: Transport(h)}, BaseURL: BaseURL})
+	runErr := r.run(ctx, &Env{Env: env, HTTPClient: &http.Client{Transport: Transport(h)}, BaseURL: BaseURL, h: h})
 	return errors.Join(runErr, h.Close(context.WithoutCancel(ctx)))
 }

@@ -260,8 +260,11 @@ func (s *wireSession) endTurn(ctx context.Context, reason session.EndReason) err
 // for tool results is also a problem: the agent stopped in the middle of
 // its work, and a recording of that would not be what it does.
 func (s *wireSession) close(ctx context.Context) error {
-	if s.j == nil || !s.inTurn {
+	if s.j == nil {
 		return nil
+	}
+	if !s.inTurn {
+		return s.j.Flush(ctx) // MCP requests made after the last turn
 	}
 	switch {
 	case s.failed != nil:

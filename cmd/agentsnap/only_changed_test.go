@@ -180,7 +180,7 @@ var _ = Describe("agentsnap record --only-changed and --session, usage", func() 
 		for _, flag := range [][]string{{"--only-changed"}, {"--session", "root"}} {
 			r := cli("", nil, append([]string{"serve", serveFixture, "--runtime", "go-agent"}, flag...)...)
 			Expect(r.code).To(Equal(2))
-			Expect(r.stderr).To(ContainSubstring("--only-changed and --session only apply with --record"))
+			Expect(r.stderr).To(ContainSubstring("--only-changed, --session and --mcp only apply with --record"))
 		}
 	})
 

@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden] [--mcp NAME=URL]...] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -81,6 +81,19 @@ PATH) serve replays every recorded call whose request still matches and
 asks the model only from each session's first call that changed, as record
 --only-changed does.
 
+An agent's MCP server is served too, on an MCP Streamable HTTP endpoint
+beside the model's: the server NAME's is /mcp/NAME on serve's address
+(http://127.0.0.1:41234/mcp/NAME for the URL above). Each request is
+recorded in the log of the session its Agentsnap-* headers name (the
+root's without them), tools/call and resources/read among them. With
+--record, --mcp NAME=URL names the live server's endpoint, and serve
+forwards each request there (with its Mcp-* and Authorization headers);
+in a replay the recording answers and no server is asked, so none needs
+to run. serve speaks to the agent without an MCP session and answers each
+POST in its response; what a server sends of its own (notifications,
+requests to the client) is not relayed. The endpoint is guarded as the
+model's is.
+
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1
 otherwise, 2 on bad usage.`,
@@ -97,6 +110,7 @@ type serveFlags struct {
 	rec           recordFlags // the recording's flags, shared with record
 	allowOrigins  originsFlag
 	maxBody       sizeFlag
+	mcp           mcpFlag
 }
 
 func (f *serveFlags) set() *flag.FlagSet {
@@ -114,6 +128,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.rec.onlyChangedFlags(fs, "with --record: ")
 	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
+	fs.Var(&f.mcp, "mcp", "with --record: the live MCP server `NAME=URL` (its Streamable HTTP endpoint; repeatable) that serve's endpoint "+mcpPath+"NAME forwards the agent's MCP requests to; a replay answers them from the recording")
 	f.maxBody = httpguard.DefaultMaxBody
 	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
 	return fs
@@ -167,8 +182,8 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "") {
-		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace, --replace-golden, --only-changed and --session only apply with --record")
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "" || len(f.mcp) > 0) {
+		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace, --replace-golden, --only-changed, --session and --mcp only apply with --record")
 	}
 	if err := errors.Join(checkPace(f.rec.pace), f.rec.checkSession()); err != nil {
 		return usageError(e, "serve", "%v", err)
@@ -204,7 +219,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	locked := *e
 	locked.stderr = &lockedWriter{w: e.stderr}
 	e = &locked
-	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(),
+	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(), mcp: f.mcp,
 		guard: httpguard.Config{AllowOrigins: f.allowOrigins, MaxBody: int64(f.maxBody), Logf: func(format string, args ...any) {
 			fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 		}}}
@@ -295,6 +310,7 @@ type serveRuntime struct {
 	stdout  io.Writer
 	stop    <-chan struct{}
 	guard   httpguard.Config // what serve admits; Addr is the listener's
+	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
 	calls   atomic.Int64     // requests served
 	refused atomic.Int64     // requests the guard refused
@@ -303,11 +319,16 @@ type serveRuntime struct {
 func (r *serveRuntime) Name() string { return r.name }
 
 func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
+	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, ToolReplay: env.ToolReplay, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
 	if err != nil {
 		return err
 	}
+	mcp := &mcpEndpoint{h: h, recording: env.ToolReplay == nil, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, mcpPath) {
+			mcp.ServeHTTP(w, req)
+			return
+		}
 		r.calls.Add(1)
 		h.ServeHTTP(w, req)
 	})

@@ -38,12 +38,31 @@ var layers = []layer{
 		forbidden: testFrameworks},
 	{name: "the fixture folder", packages: []string{"fixture"},
 		forbidden: append([]string{module + "/agent", module + "/wire"}, testFrameworks...)},
-	{name: "runtimes", packages: []string{"agent/...", "wire"},
+	// mcpsnap is a module of its own (the MCP SDK stays out of go.mod).
+	{name: "runtimes", packages: []string{"agent/...", "wire", "mcpsnap"},
 		forbidden: append([]string{module + "/judge", module + "/recorder"}, testFrameworks...)},
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
 		"internal/aimock", "internal/drivertest", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
+}
+
+// ownModules are the folders of the repository's modules beside the
+// main one whose packages sit in the layers too.
+var ownModules = []string{"mcpsnap"}
+
+// inModule returns go list's args for pattern p (relative to the main
+// module): -C DIR for a package of ownModules.
+func inModule(p string, args ...string) []string {
+	for _, m := range ownModules {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			return append(append([]string{"-C", m}, args...), "."+strings.TrimPrefix(p, m))
+		}
+	}
+	if p == "." {
+		return append(args, ".")
+	}
+	return append(args, "./"+p)
 }
 
 // goList runs go list in the module root with args.
@@ -86,7 +105,11 @@ func rel(path string) string {
 
 func TestImportsRunDownward(t *testing.T) {
 	var problems []string
-	for _, line := range strings.Split(strings.TrimSpace(goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")), "\n") {
+	lines := goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
+	for _, m := range ownModules {
+		lines += goList(t, inModule(m+"/...", "-f", "{{.ImportPath}} {{join .Imports \" \"}}")...)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(lines), "\n") {
 		fields := strings.Fields(line)
 		pkg := rel(fields[0])
 		at := layerOf(pkg)
@@ -113,12 +136,8 @@ func TestLayersLinkNothingForbidden(t *testing.T) {
 			continue
 		}
 		for _, p := range l.packages {
-			pattern := "./" + p
-			if p == "." {
-				pattern = "."
-			}
 			var pkg string
-			for _, dep := range strings.Fields(goList(t, "-f", "{{.ImportPath}}:{{join .Deps \" \"}}", pattern)) {
+			for _, dep := range strings.Fields(goList(t, inModule(p, "-f", "{{.ImportPath}}:{{join .Deps \" \"}}")...)) {
 				if name, deps, ok := strings.Cut(dep, ":"); ok {
 					pkg, dep = rel(name), deps
 				}
@@ -155,7 +174,7 @@ func TestCLILinksNoTestFramework(t *testing.T) {
 // runtime; agentsnap's reference agent is not in their binary.
 func TestExamplesLinkNoReferenceAgent(t *testing.T) {
 	var problems []string
-	for _, dir := range []string{"sdkagent", "ownloop", "node-agent", "openai-agents-js", "vercel-ai", "eino", "langchaingo"} {
+	for _, dir := range []string{"sdkagent", "ownloop", "node-agent", "openai-agents-js", "vercel-ai", "eino", "langchaingo", "mcp-agent"} {
 		pattern := "./examples/" + dir
 		args := []string{"-deps", "-test", pattern}
 		if _, err := os.Stat(filepath.Join("../../examples", dir, "go.mod")); err == nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // catalogue holds the tools a scenario may name in agent.tools for the
-// reference runtime. Every tool is deterministic, so a replay gets the
-// results the recording got.
+// reference runtime. lookup is a recorded tool (its facts could come from
+// anywhere): a replay serves its recorded results. The others are
+// deterministic, so a replay gets the results the recording got.
 var catalogue = map[string]func(sc *scenario.Scenario) Tool{
 	SpawnToolName: func(*scenario.Scenario) Tool { return SpawnTool() },
 	ForkToolName:  func(*scenario.Scenario) Tool { return ForkTool() },
@@ -27,7 +28,7 @@ var catalogue = map[string]func(sc *scenario.Scenario) Tool{
 //
 //	subagent_spawn  {"description": string, "prompt": string}  a child with an empty conversation
 //	subagent_fork   {"description": string, "prompt": string}  a child that inherits the completed turns
-//	lookup          {"key": string}                            the value of scenario.json data[key]
+//	lookup          {"key": string}                            the value of scenario.json data[key] (a recorded tool)
 //	add             {"a": number, "b": number}                 the sum
 func CatalogueTools() []string { return slices.Sorted(maps.Keys(catalogue)) }
 
@@ -51,6 +52,7 @@ func lookupTool(sc *scenario.Scenario) Tool {
 		Name:        "lookup",
 		Description: "Look up a fact by its key. Returns the fact's value.",
 		Parameters:  `{"type":"object","properties":{"key":{"type":"string","description":"the fact's key"}},"required":["key"]}`,
+		Record:      true,
 		Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
 			var args struct {
 				Key string `json:"key"`

@@ -29,6 +29,11 @@ type Config struct {
 	Tools  *Registry // tools offered to the model, subagent tools included
 	Cwd    string    // recorded in headers
 
+	// ToolReplay serves the recorded tools (RecordedTool) in a replay: the
+	// Env's ToolReplay under agentsnap. Nil runs them and records their
+	// results.
+	ToolReplay llm.ToolReplay
+
 	// MaxDepth is the deepest delegation allowed: a session at this depth
 	// gets an error tool result when it calls a subagent tool. Default 2.
 	MaxDepth int

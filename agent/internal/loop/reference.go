@@ -46,13 +46,14 @@ func (reference) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	cfg := Config{
-		Driver:   env.Driver,
-		Store:    env.Store,
-		Provider: env.Provider,
-		Model:    env.Model,
-		Cwd:      env.Cwd,
-		Clock:    env.Clock,
-		IDs:      LineageIDs("root"),
+		Driver:     env.Driver,
+		ToolReplay: env.ToolReplay,
+		Store:      env.Store,
+		Provider:   env.Provider,
+		Model:      env.Model,
+		Cwd:        env.Cwd,
+		Clock:      env.Clock,
+		IDs:        LineageIDs("root"),
 	}
 	if err := a.Configure(&cfg, env.Scenario); err != nil {
 		return err

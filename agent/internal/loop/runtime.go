@@ -20,7 +20,7 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{cfg: c, jcfg: journal.Config{Store: c.Store, Clock: c.Clock, IDs: c.IDs, Cwd: c.Cwd, Preset: c.Preset}}, nil
+	return &Runtime{cfg: c, jcfg: journal.Config{Store: c.Store, Clock: c.Clock, IDs: c.IDs, Cwd: c.Cwd, Preset: c.Preset, ToolReplay: c.ToolReplay}}, nil
 }
 
 // NewSession creates a root session. Nothing is stored until its first turn.

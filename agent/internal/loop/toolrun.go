@@ -69,15 +69,30 @@ func (t *turnRun) prepare(step int, c session.Part) (Tool, *Call, Result, bool) 
 	return tool, &Call{ID: c.ID, Name: c.Name, Arguments: args, Turn: t.turn, Step: step, Session: t.s, turn: t}, Result{}, true
 }
 
-// invoke runs one tool call; a panic in a tool becomes an error result.
+// invoke runs one tool call; a panic in a tool becomes an error result. A
+// recorded tool runs through the journal, which serves its recorded result
+// in a replay (an error there is the tool's error result; the replay
+// driver reports it).
 func (t *turnRun) invoke(ctx context.Context, tool Tool, call *Call) (res Result, childErr error) {
+	if rt, ok := tool.(RecordedTool); ok && rt.Recorded() {
+		part := session.Part{ID: call.ID, Name: call.Name, Arguments: string(call.Arguments)}
+		out, _ := t.s.j.Tool(ctx, part, func(ctx context.Context) session.ToolOutput {
+			r := t.run(ctx, tool, call)
+			return session.ToolOutput{Text: r.Text, IsError: r.IsError}
+		})
+		return Result{Text: out.Text, IsError: out.IsError}, call.childErr
+	}
+	return t.run(ctx, tool, call), call.childErr
+}
+
+// run runs a tool; a panic becomes an error result.
+func (t *turnRun) run(ctx context.Context, tool Tool, call *Call) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = Errorf("tool %s panicked: %v", call.Name, r)
 		}
 	}()
-	res = tool.Run(ctx, call)
-	return res, call.childErr
+	return tool.Run(ctx, call)
 }
 
 // delegateArgs are the arguments of the subagent tools.

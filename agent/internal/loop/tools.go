@@ -29,6 +29,17 @@ type ConcurrentTool interface {
 	Concurrent() bool
 }
 
+// RecordedTool is implemented by tools whose results are recorded: a
+// replay returns the result recorded for the session's same call instead
+// of running the tool (journal.Journal.Tool), so a tool whose answer
+// changes from run to run — the clock, a count, an HTTP API — replays as
+// recorded. A call never recorded, or recorded with other arguments, gets
+// an error result naming it, and the replay fails.
+type RecordedTool interface {
+	Tool
+	Recorded() bool
+}
+
 // Call is one tool call made by the model.
 type Call struct {
 	ID        string
@@ -123,7 +134,13 @@ type FuncTool struct {
 	Description string
 	Parameters  string // JSON Schema text
 	Fn          func(ctx context.Context, args json.RawMessage) (string, error)
+	// Record makes it a RecordedTool: a replay serves the recorded result
+	// and does not call Fn.
+	Record bool
 }
+
+// Recorded implements RecordedTool.
+func (f *FuncTool) Recorded() bool { return f.Record }
 
 // Spec implements Tool.
 func (f *FuncTool) Spec() llm.ToolSpec {

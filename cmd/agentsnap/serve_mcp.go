@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+)
+
+// mcpPath is where serve's MCP endpoints are: the server NAME's is
+// mcpPath+NAME, beside the model endpoint's /v1.
+const mcpPath = "/mcp/"
+
+// maxMCPServers bounds --mcp.
+const maxMCPServers = 32
+
+// mcpName is what an MCP server may be named: it is a path segment and is
+// recorded in every mcp/call event.
+var mcpName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// mcpFlag is --mcp NAME=URL: the live MCP servers (Streamable HTTP) a
+// recording forwards the agent's MCP requests to, by name.
+type mcpFlag map[string]string
+
+func (m *mcpFlag) String() string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(*m)) {
+		out = append(out, name+"="+(*m)[name])
+	}
+	return strings.Join(out, ",")
+}
+
+func (m *mcpFlag) Set(s string) error {
+	name, raw, ok := strings.Cut(s, "=")
+	if !ok || !mcpName.MatchString(name) {
+		return fmt.Errorf("%q: want NAME=URL, a NAME of letters, digits, '.', '_' or '-' (up to 64), such as clock=http://127.0.0.1:8081/mcp", s)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: the URL %q is no http(s) URL of an MCP server's Streamable HTTP endpoint, such as http://127.0.0.1:8081/mcp", s, raw)
+	}
+	if *m == nil {
+		*m = mcpFlag{}
+	}
+	if _, dup := (*m)[name]; dup {
+		return fmt.Errorf("%q: the server %s is named twice; give each server one --mcp", s, name)
+	}
+	if len(*m) == maxMCPServers {
+		return fmt.Errorf("%q: more than %d MCP servers", s, maxMCPServers)
+	}
+	(*m)[name] = raw
+	return nil
+}
+
+// mcpEndpoint answers the agent's MCP requests on serve's Streamable HTTP
+// endpoints through the wire handler, which records each in the log of
+// the session its Agentsnap-* headers name: while recording it forwards
+// them to the live server (--mcp); in a replay the recording answers and
+// no server is asked. It speaks to the agent without an MCP session of its
+// own (no Mcp-Session-Id): every POST is answered in its response.
+type mcpEndpoint struct {
+	h         *wire.Handler
+	recording bool              // no replay: the live servers answer
+	servers   map[string]string // --mcp, by name
+	client    *http.Client
+	maxBody   int64 // the largest answer read from a live server
+
+	mu       sync.Mutex
+	sessions map[string]string // a live server's Mcp-Session-Id, by name
+}
+
+// jsonrpcMessage is one JSON-RPC 2.0 message as the agent sent it.
+type jsonrpcMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, mcpPath)
+	if !mcpName.MatchString(name) {
+		mcpRefuse(w, http.StatusNotFound, nil, fmt.Sprintf("%s is no MCP endpoint; serve's are %sNAME, NAME the server's", r.URL.Path, mcpPath))
+		return
+	}
+	if r.Method != http.MethodPost {
+		// No stream of the server's own (GET) and no session to end
+		// (DELETE): both are optional in Streamable HTTP.
+		w.Header().Set("Allow", http.MethodPost)
+		mcpRefuse(w, http.StatusMethodNotAllowed, nil, fmt.Sprintf("%s %s: serve's MCP endpoints take POST only", r.Method, r.URL.Path))
+		return
+	}
+	live, known := e.servers[name]
+	if e.recording && !known {
+		mcpRefuse(w, http.StatusNotFound, nil, fmt.Sprintf("no live MCP server is named %s; record with --mcp %s=URL (named: %s)", name, name, serverNames(e.servers)))
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		mcpRefuse(w, http.StatusBadRequest, nil, "reading the request: "+err.Error())
+		return
+	}
+	msg, err := decodeMCP(body)
+	if err != nil {
+		mcpRefuse(w, http.StatusBadRequest, nil, fmt.Sprintf("POST %s: %v", r.URL.Path, err))
+		return
+	}
+	// A credential sent for the live server is a secret of the recording.
+	secret.FromContext(r.Context()).AddRequest(r, "the agent's MCP request")
+	if msg.Method == "" || len(msg.ID) == 0 {
+		// A notification, or the agent's answer to the server: not
+		// recorded, passed on while recording.
+		if e.recording {
+			if _, err := e.forward(r, name, live, body, nil); err != nil {
+				mcpRefuse(w, http.StatusBadGateway, nil, err.Error())
+				return
+			}
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	e.call(w, r, name, live, body, msg)
+}
+
+// call answers one request through the wire handler.
+func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live string, body []byte, msg *jsonrpcMessage) {
+	var sendErr error
+	send := func(context.Context) (json.RawMessage, *session.MCPError, error) {
+		resp, err := e.forward(r, name, live, body, msg.ID)
+		if err != nil {
+			sendErr = err
+			return nil, nil, err
+		}
+		return resp.Result, resp.Error, nil
+	}
+	if !e.recording {
+		send = nil // a replay asks no server
+	}
+	rec, err := e.h.MCP(r.Context(), r.Header, name, msg.Method, msg.Params, send)
+	switch {
+	case sendErr != nil:
+		mcpRefuse(w, http.StatusBadGateway, msg.ID, sendErr.Error())
+		return
+	case err != nil:
+		mcpRefuse(w, http.StatusBadRequest, msg.ID, err.Error())
+		return
+	}
+	out := map[string]any{"jsonrpc": "2.0", "id": msg.ID}
+	if rec.Error != nil {
+		out["error"] = rec.Error
+	} else {
+		out["result"] = rec.Result
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		mcpRefuse(w, http.StatusInternalServerError, msg.ID, "encoding the answer: "+err.Error())
+		return
+	}
+	writeMCP(w, r, http.StatusOK, b)
+}
+
+// decodeMCP reads one JSON-RPC message.
+func decodeMCP(body []byte) (*jsonrpcMessage, error) {
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		return nil, errors.New("a JSON-RPC batch; send one message per POST, as MCP's Streamable HTTP transport does")
+	}
+	var m jsonrpcMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("the body is no JSON-RPC message: %v", err)
+	}
+	if m.JSONRPC != "2.0" {
+		return nil, fmt.Errorf(`the body has "jsonrpc": %q; want "2.0"`, m.JSONRPC)
+	}
+	if string(m.ID) == "null" {
+		m.ID = nil
+	}
+	return &m, nil
+}
+
+// mcpAnswer is a live server's answer to one request.
+type mcpAnswer struct {
+	Result json.RawMessage
+	Error  *session.MCPError
+}
+
+// forward POSTs the agent's message to the live server and, for a
+// request (id set), returns the server's answer to it: the one JSON
+// response, or the one in its event stream with that id. What else the
+// server streams (its notifications and requests) is not relayed.
+func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, id json.RawMessage) (*mcpAnswer, error) {
+	fail := func(format string, args ...any) (*mcpAnswer, error) {
+		return nil, fmt.Errorf("the live MCP server %s (%s): "+format+"; check that it runs and that --mcp %s= names its Streamable HTTP endpoint", append(append([]any{name, live}, args...), name)...)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, live, bytes.NewReader(body))
+	if err != nil {
+		return fail("%v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	// The MCP headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
+	// Mcp-Param-*) say what the body does; serve holds the live session.
+	for k, v := range r.Header {
+		if strings.HasPrefix(k, "Mcp-") && k != "Mcp-Session-Id" || k == "Authorization" {
+			req.Header[k] = v
+		}
+	}
+	e.mu.Lock()
+	if sid := e.sessions[name]; sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	e.mu.Unlock()
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer resp.Body.Close()
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		e.mu.Lock()
+		e.sessions[name] = sid
+		e.mu.Unlock()
+	}
+	rd := io.LimitReader(resp.Body, e.maxBody)
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode/100 != 2:
+		// An HTTP error may carry the JSON-RPC error the server answers
+		// the request with: that is its answer, and is recorded.
+		b, _ := io.ReadAll(rd)
+		if a, ok, _ := answerTo(b, id); ok && id != nil && a.Error != nil {
+			return a, nil
+		}
+		return fail("answered %s: %s", resp.Status, strings.TrimSpace(string(b[:min(len(b), 512)])))
+	case id == nil:
+		return nil, nil
+	case mt == "text/event-stream":
+		return e.fromStream(rd, id, fail)
+	}
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return fail("reading its answer: %v", err)
+	}
+	a, ok, err := answerTo(b, id)
+	if err != nil || !ok {
+		return fail("its answer is no JSON-RPC response to the request (%v)", err)
+	}
+	return a, nil
+}
+
+// fromStream reads an event stream up to the response with id.
+func (e *mcpEndpoint) fromStream(rd io.Reader, id json.RawMessage, fail func(string, ...any) (*mcpAnswer, error)) (*mcpAnswer, error) {
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 0, 64<<10), int(e.maxBody))
+	var data []byte
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) > 0 {
+			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+				data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
+				data = append(data, '\n')
+			}
+			continue
+		}
+		if a, ok, _ := answerTo(data, id); ok {
+			return a, nil
+		}
+		data = data[:0]
+	}
+	if a, ok, _ := answerTo(data, id); ok {
+		return a, nil
+	}
+	return fail("its event stream ended without the answer to the request (%v)", sc.Err())
+}
+
+// answerTo decodes b as the response to the request id; ok is false when
+// it is another message.
+func answerTo(b []byte, id json.RawMessage) (*mcpAnswer, bool, error) {
+	var m struct {
+		ID     json.RawMessage   `json:"id"`
+		Result json.RawMessage   `json:"result"`
+		Error  *session.MCPError `json:"error"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, false, err
+	}
+	if !bytes.Equal(session.CanonicalJSON(m.ID), session.CanonicalJSON(id)) || (m.Result == nil && m.Error == nil) {
+		return nil, false, nil
+	}
+	return &mcpAnswer{Result: m.Result, Error: m.Error}, true, nil
+}
+
+// writeMCP writes one JSON-RPC message: as JSON, or as a one-event stream
+// to an agent that accepts only streams.
+func writeMCP(w http.ResponseWriter, r *http.Request, status int, b []byte) {
+	accept := strings.Join(r.Header.Values("Accept"), ",")
+	if strings.Contains(accept, "text/event-stream") && !strings.Contains(accept, "application/json") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// mcpRefuse answers with a JSON-RPC error (code -32600, invalid request,
+// or -32603, internal error, for a status of 500 and more; the id when it
+// is known) whose message says why.
+func mcpRefuse(w http.ResponseWriter, status int, id json.RawMessage, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	code := -32600
+	if status >= 500 {
+		code = -32603
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": "agentsnap serve: " + message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// serverNames names the servers of --mcp, or says there are none.
+func serverNames(servers map[string]string) string {
+	if len(servers) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(servers)), ", ")
+}

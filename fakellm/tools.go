@@ -1,0 +1,170 @@
+package fakellm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+var _ llm.ToolReplay = (*Driver)(nil)
+
+// recordedTools is a session's replay state for its recorded tools and
+// MCP requests (the script's Tools and MCP), under Driver.mu.
+type recordedTools struct {
+	toolAsked map[string]int // per call id: calls made
+	toolUsed  []bool         // per record of Script.Tools: served
+	mcpKeys   []string       // per record of Script.MCP: its Key
+	mcpAsked  map[string]int // per key: requests made
+	mcpUsed   []bool
+}
+
+func (r *replay) tools() *recordedTools {
+	if r.rec == nil {
+		t := &recordedTools{toolAsked: map[string]int{}, mcpAsked: map[string]int{},
+			toolUsed: make([]bool, len(r.script.Tools)), mcpUsed: make([]bool, len(r.script.MCP)),
+			mcpKeys: make([]string, len(r.script.MCP))}
+		for i := range r.script.MCP {
+			t.mcpKeys[i] = r.script.MCP[i].Key()
+		}
+		r.rec = t
+	}
+	return r.rec
+}
+
+// ReplayTool implements [llm.ToolReplay]: it returns the result the
+// recording stored for the live session's call — the n-th call with an id
+// gets the n-th tool/recorded event of that id among the recorded
+// session's own events (Script.Tools) — without running the tool. A call
+// the recording has no result for fails with [ErrUnrecordedTool], one
+// recorded with another tool name or other arguments with [ErrToolDrift];
+// both are kept for [Driver.Check].
+func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	req := &llm.Request{Session: ref, Turn: call.Turn, Step: call.Step}
+	r, err := d.bind(req)
+	if err != nil {
+		d.toolFailures = append(d.toolFailures, d.unboundFailure(req, err))
+		return session.ToolOutput{}, err
+	}
+	t := r.tools()
+	n := t.toolAsked[call.CallID]
+	t.toolAsked[call.CallID]++
+	at := -1
+	for i := range r.script.Tools {
+		if r.script.Tools[i].CallID == call.CallID {
+			if n == 0 {
+				at = i
+				break
+			}
+			n--
+		}
+	}
+	if at < 0 {
+		err := fmt.Errorf("fakellm: %w: %s: tool %s, call %s (turn %d step %d): the recording holds no result for it (recorded tool calls of this session: %s) — it was recorded before %s was a recorded tool, or the agent calls it where the recording did not; re-record with: %s",
+			ErrUnrecordedTool, r.describe(), call.Name, call.CallID, call.Turn, call.Step, toolList(r.script.Tools), call.Name, d.record)
+		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
+		return session.ToolOutput{}, err
+	}
+	t.toolUsed[at] = true
+	rec := &r.script.Tools[at]
+	if rec.Name != call.Name || rec.Arguments != call.Arguments {
+		err := fmt.Errorf("fakellm: %w: %s: call %s (turn %d step %d): tool %s was called with %s, the recording's %s with %s — the agent calls the tool otherwise than it did while recording; re-record with: %s",
+			ErrToolDrift, r.describe(), call.CallID, call.Turn, call.Step, call.Name, abbrev(call.Arguments), rec.Name, abbrev(rec.Arguments), d.record)
+		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
+		return session.ToolOutput{}, err
+	}
+	return rec.Result, nil
+}
+
+// ReplayMCP implements [llm.ToolReplay]: it answers the live session's
+// MCP request with the recorded one of the same server, method and params
+// (session.MCPCallData.Key) — the n-th such request gets the n-th record
+// among the recorded session's own events (Script.MCP) — with no server.
+// A request the recording lacks fails with [ErrUnrecordedTool], kept for
+// [Driver.Check].
+func (d *Driver) ReplayMCP(_ context.Context, ref llm.SessionRef, call session.MCPCallData) (session.MCPCallData, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	req := &llm.Request{Session: ref, Turn: call.Turn, Step: call.Step}
+	r, err := d.bind(req)
+	if err != nil {
+		d.toolFailures = append(d.toolFailures, d.unboundFailure(req, err))
+		return session.MCPCallData{}, err
+	}
+	t := r.tools()
+	key := call.Key()
+	n := t.mcpAsked[key]
+	t.mcpAsked[key]++
+	for i, k := range t.mcpKeys {
+		if k != key {
+			continue
+		}
+		if n > 0 {
+			n--
+			continue
+		}
+		t.mcpUsed[i] = true
+		return r.script.MCP[i], nil
+	}
+	err = fmt.Errorf("fakellm: %w: %s: MCP request %s to server %q with params %s: the recording holds no answer to it (recorded MCP requests of this session: %s) — the agent asks what it did not ask while recording; re-record with: %s",
+		ErrUnrecordedTool, r.describe(), call.Method, call.Server, abbrev(call.Asked()), mcpList(r.script.MCP), d.record)
+	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: key, err: err})
+	return session.MCPCallData{}, err
+}
+
+// unserved lists the recorded tool results and MCP answers of a bound
+// session that the replay never asked for.
+func (r *replay) unserved() []string {
+	var out []string
+	t := r.tools()
+	for i, used := range t.toolUsed {
+		if !used {
+			rec := &r.script.Tools[i]
+			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded result of tool %s, call %s (turn %d step %d) — the runtime ran the tool itself (hand the Env's ToolReplay on to journal.Config.ToolReplay) or no longer calls it",
+				r.describe(), r.live, rec.Name, rec.CallID, rec.Turn, rec.Step))
+		}
+	}
+	for i, used := range t.mcpUsed {
+		if !used {
+			rec := &r.script.MCP[i]
+			out = append(out, fmt.Sprintf("%s: live session %s never made the recorded MCP request %s to server %q with params %s (turn %d step %d)",
+				r.describe(), r.live, rec.Method, rec.Server, abbrev(rec.Asked()), rec.Turn, rec.Step))
+		}
+	}
+	return out
+}
+
+func toolList(recs []session.ToolRecordedData) string {
+	if len(recs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(recs))
+	for i := range recs {
+		parts[i] = recs[i].Name + " " + recs[i].CallID
+	}
+	return strings.Join(parts, ", ")
+}
+
+func mcpList(recs []session.MCPCallData) string {
+	if len(recs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(recs))
+	for i := range recs {
+		parts[i] = fmt.Sprintf("%s %s %s", recs[i].Server, recs[i].Method, abbrev(recs[i].Asked()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// abbrev cuts s for a message.
+func abbrev(s string) string {
+	const n = 120
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,101 @@
+package journal
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Tool runs one call of a recorded tool: a tool whose answer may change
+// from run to run (the clock, a ticket count, an HTTP API) or that must
+// not run in CI. call names it: ID (the model's tool call id), Name, and
+// Arguments as passed to the tool.
+//
+// While recording (Config.ToolReplay nil) Tool calls run and returns its
+// output; in a replay it returns the output recorded for this session's
+// call with the same ID — the n-th call with an ID gets the n-th record
+// of the session's own events, never one its fork seed inherited — and
+// does not call run. A call never recorded, or recorded with another name
+// or other arguments (drift), is an error naming the session and the
+// call; the output is then that error as an error result, which the
+// runtime may hand the model and go on (the replay's check reports the
+// error anyway) or stop.
+//
+// Either way the output is recorded as a tool/recorded event, written by
+// the ToolResult of the same call id, right before its tool/result (or,
+// with no such ToolResult, by the step's EndStep). Tool may be called from
+// the goroutines that run the step's tools while the session's goroutine
+// waits for them; the events are written by the session's goroutine in the
+// order of its ToolResult calls, so the log's bytes do not depend on which
+// tool finished first.
+func (j *Journal) Tool(ctx context.Context, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
+	if call.ID == "" {
+		return session.ToolOutput{}, fmt.Errorf("journal: session %s: Tool(%s) has no call id; pass the tool call the model made (its ID names the recorded result)", j.header.ID, call.Name)
+	}
+	// The session's goroutine waits for its tools: turn and step hold.
+	d := session.ToolRecordedData{Turn: j.turn, Step: j.step, CallID: call.ID, Name: call.Name, Arguments: call.Arguments}
+	var err error
+	if r := j.cfg.ToolReplay; r != nil {
+		d.Result, err = r.ReplayTool(ctx, j.Ref(), d)
+		if err != nil {
+			d.Result = session.ToolOutput{Text: err.Error(), IsError: true}
+		}
+	} else {
+		d.Result = run(ctx)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.toolRecords == nil {
+		j.toolRecords = map[string]session.ToolRecordedData{}
+	}
+	if _, dup := j.toolRecords[call.ID]; dup {
+		return d.Result, fmt.Errorf("journal: session %s: Tool called twice for call %s (%s) before its ToolResult; call ids of one step are distinct", j.header.ID, call.ID, call.Name)
+	}
+	j.toolRecords[call.ID] = d
+	return d.Result, err
+}
+
+// RecordMCP keeps one MCP request the session made and its answer, to be
+// written as an mcp/call event (package wire's MCP support calls it). It
+// is safe to call from any goroutine. The events are written by the
+// session's goroutine before its next step/start, tool/result, step/end or
+// turn/end — or by its next Flush outside a turn — in the order of their
+// Key, so the log's bytes do not depend on which request finished first.
+func (j *Journal) RecordMCP(d session.MCPCallData) {
+	j.mu.Lock()
+	j.mcpRecords = append(j.mcpRecords, d)
+	j.mu.Unlock()
+}
+
+// writeRecords writes the pending mcp/call events, then the tool/recorded
+// event of callID ("" for none); all pending tool records too.
+func (j *Journal) writeRecords(callID string, all bool) {
+	j.mu.Lock()
+	mcp := j.mcpRecords
+	j.mcpRecords = nil
+	var tools []session.ToolRecordedData
+	if d, ok := j.toolRecords[callID]; ok && callID != "" {
+		tools = append(tools, d)
+		delete(j.toolRecords, callID)
+	}
+	if all {
+		for _, d := range j.toolRecords {
+			tools = append(tools, d)
+		}
+		clear(j.toolRecords)
+	}
+	j.mu.Unlock()
+	slices.SortStableFunc(mcp, func(a, b session.MCPCallData) int { return cmp.Compare(a.Key(), b.Key()) })
+	for _, d := range mcp {
+		d.Turn, d.Step = j.turn, j.step
+		j.emit(session.TypeMCPCall, d)
+	}
+	slices.SortFunc(tools, func(a, b session.ToolRecordedData) int { return cmp.Compare(a.CallID, b.CallID) })
+	for _, d := range tools {
+		d.Turn, d.Step = j.turn, j.step
+		j.emit(session.TypeToolRecorded, d)
+	}
+}

@@ -1,0 +1,221 @@
+package mcpsnap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ErrClosed is what Read and Write return once the connection is closed.
+var ErrClosed = errors.New("mcpsnap: the connection is closed")
+
+// Transport returns an mcp.Transport to the MCP server named server (the
+// name its requests are recorded under; give each server its own) for an
+// agent run under wire.Runtime. Every request the client makes is
+// answered through env.MCP for the session its context names (wire.Spawn,
+// wire.Fork; the root's when it names none) and recorded in that
+// session's log: while recording live carries it to the real server; in a
+// replay the recording answers it and live is never connected.
+//
+// While recording, what the server sends of its own (notifications, and
+// requests such as sampling, which the client answers) passes through but
+// is not recorded, so a replay does not send it: an agent whose path
+// depends on it does not replay.
+func Transport(env *wire.Env, server string, live mcp.Transport) mcp.Transport {
+	return &transport{env: env, server: server, live: live}
+}
+
+type transport struct {
+	env    *wire.Env
+	server string
+	live   mcp.Transport
+}
+
+// Connect implements mcp.Transport. It connects nothing: a recording
+// connects live at the client's first request.
+func (t *transport) Connect(context.Context) (mcp.Connection, error) {
+	return &conn{t: t, incoming: make(chan jsonrpc.Message, 16), closed: make(chan struct{}), pending: map[any]chan *jsonrpc.Response{}}, nil
+}
+
+// conn is the client's connection: each request is answered by env.MCP on
+// a goroutine of its own, its response queued for Read.
+type conn struct {
+	t         *transport
+	incoming  chan jsonrpc.Message
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	liveOnce sync.Once
+	liveConn mcp.Connection
+	liveErr  error
+
+	mu      sync.Mutex
+	pending map[any]chan *jsonrpc.Response // by request id: live answers awaited
+}
+
+// Read implements mcp.Connection.
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-c.incoming:
+		return m, nil
+	case <-c.closed:
+		return nil, ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements mcp.Connection. A request is answered on its own
+// goroutine, under ctx — the context of the client's call, which names
+// the session.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-c.closed:
+		return ErrClosed
+	default:
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.IsCall() {
+			return c.forward(ctx, m) // a notification: the live server's, if any
+		}
+		go func() { c.deliver(c.answer(ctx, m)) }()
+		return nil
+	case *jsonrpc.Response:
+		return c.forward(ctx, m) // the client's answer to the live server's request
+	}
+	return fmt.Errorf("mcpsnap: Write: a %T is no JSON-RPC message", msg)
+}
+
+// answer answers one request through the session's recording.
+func (c *conn) answer(ctx context.Context, m *jsonrpc.Request) *jsonrpc.Response {
+	send := func(ctx context.Context) (json.RawMessage, *session.MCPError, error) { return c.send(ctx, m) }
+	rec, err := c.t.env.MCP(ctx, c.t.server, m.Method, m.Params, send)
+	if err != nil {
+		return &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
+	}
+	if rec.Error != nil {
+		return &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: rec.Error.Code, Message: rec.Error.Message, Data: rec.Error.Data}}
+	}
+	return &jsonrpc.Response{ID: m.ID, Result: rec.Result}
+}
+
+func (c *conn) deliver(m jsonrpc.Message) {
+	select {
+	case c.incoming <- m:
+	case <-c.closed:
+	}
+}
+
+// send carries one request to the live server and waits for its answer.
+func (c *conn) send(ctx context.Context, m *jsonrpc.Request) (json.RawMessage, *session.MCPError, error) {
+	lc, err := c.connectLive(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch := make(chan *jsonrpc.Response, 1)
+	c.mu.Lock()
+	c.pending[m.ID.Raw()] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, m.ID.Raw())
+		c.mu.Unlock()
+	}()
+	if err := lc.Write(ctx, m); err != nil {
+		return nil, nil, fmt.Errorf("mcpsnap: server %s: sending %s: %w", c.t.server, m.Method, err)
+	}
+	select {
+	case r := <-ch:
+		if r.Error == nil {
+			return r.Result, nil, nil
+		}
+		var we *jsonrpc.Error
+		if errors.As(r.Error, &we) {
+			return nil, &session.MCPError{Code: we.Code, Message: we.Message, Data: we.Data}, nil
+		}
+		return nil, &session.MCPError{Code: jsonrpc.CodeInternalError, Message: r.Error.Error()}, nil
+	case <-c.closed:
+		return nil, nil, ErrClosed
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+}
+
+// connectLive connects the live server once, and reads what it sends: the
+// answers to the client's requests go to their waiting send, anything
+// else to the client.
+func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
+	c.liveOnce.Do(func() {
+		if c.t.live == nil {
+			c.liveErr = fmt.Errorf("mcpsnap: server %s: a recording needs the live server, and the transport has none", c.t.server)
+			return
+		}
+		c.liveConn, c.liveErr = c.t.live.Connect(context.WithoutCancel(ctx))
+		if c.liveErr != nil {
+			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, c.liveErr)
+			return
+		}
+		go c.readLive(c.liveConn)
+	})
+	return c.liveConn, c.liveErr
+}
+
+func (c *conn) readLive(lc mcp.Connection) {
+	for {
+		m, err := lc.Read(context.Background())
+		if err != nil {
+			c.Close() // the server is gone: so is the client's connection
+			return
+		}
+		if r, ok := m.(*jsonrpc.Response); ok {
+			c.mu.Lock()
+			ch := c.pending[r.ID.Raw()]
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- r
+			}
+			continue
+		}
+		c.deliver(m)
+	}
+}
+
+// forward passes a message to the live server when one is connected; in
+// a replay (or before the first request) there is none, and it is dropped.
+func (c *conn) forward(ctx context.Context, m jsonrpc.Message) error {
+	var lc mcp.Connection
+	if c.t.env.ToolReplay == nil {
+		var err error
+		if lc, err = c.connectLive(ctx); err != nil {
+			return err
+		}
+	}
+	if lc == nil {
+		return nil
+	}
+	return lc.Write(ctx, m)
+}
+
+// Close implements mcp.Connection: it ends Read and the live connection.
+func (c *conn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.liveOnce.Do(func() {}) // no live connection from here on
+		if c.liveConn != nil {
+			err = c.liveConn.Close()
+		}
+	})
+	return err
+}
+
+// SessionID implements mcp.Connection: the recorded connection has none.
+func (c *conn) SessionID() string { return "" }
