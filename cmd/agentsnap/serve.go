@@ -303,13 +303,15 @@ type serveRuntime struct {
 func (r *serveRuntime) Name() string { return r.name }
 
 func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
+	// The driver reads each stream ahead, so a batch of ready frames
+	// leaves in one write (serve_flush.go).
+	h, err := wire.NewHandler(wire.Config{Driver: batchDriver{env.Driver}, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
 	if err != nil {
 		return err
 	}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.calls.Add(1)
-		h.ServeHTTP(w, req)
+		batched(h).ServeHTTP(w, req)
 	})
 	cfg := r.guard
 	cfg.Addr = r.ln.Addr()
