@@ -33,20 +33,23 @@ import (
 	"github.com/agentsnap/agentsnap/wire"
 )
 
-// BenchmarkServeAimock runs agentsnap serve and aimock (the npm package
-// @copilotkit/aimock, installed by npm ci --prefix internal/aimock) side by
-// side, each round starting both afresh and sending each the same load: 8
-// concurrent streams of Chat Completions calls from many short sessions —
-// a root that in each of 84 turns spawns 24 children (Agentsnap-* headers),
-// each child one streamed answer of 60 words (63 frames; aimock cuts the
-// same text into the same 60 deltas), then the root's call with their
-// results: 2,184 requests, 2,017 sessions. It reports each side's
-// requests/s, p50 and p99 latency (request sent to last byte read), peak
-// RSS while serving, CPU per request and start-up time (exec to serving),
-// medians over the rounds, and the ratios agentsnap/aimock; for agentsnap
-// also the peak RSS over its whole life (the verdict after SIGINT
-// included) and the time from SIGINT to exit. serve must exit 0: the
-// replay matched its recording.
+// BenchmarkServeAimock runs agentsnap serve, aimock (the npm package
+// @copilotkit/aimock, installed by npm ci --prefix internal/aimock) and the
+// floor (testdata/servefloor: net/http writing the same frames, made in
+// advance, in one flush) side by side, each round starting each afresh, in
+// turn first, and sending each the same load: 8 concurrent streams of Chat
+// Completions calls from many short sessions — a root that in each of 84
+// turns spawns 24 children (Agentsnap-* headers), each child one streamed
+// answer of 60 words (63 frames; aimock cuts the same text into the same
+// 60 deltas), then the root's call with their results: 2,184 requests,
+// 2,017 sessions. It reports each side's requests/s, p50 and p99 latency
+// (request sent to last byte read), peak RSS of its process while serving
+// (VmHWM), CPU per request and start-up time (exec to its URL line, or for
+// aimock to its port answering), medians over the rounds, and the ratios
+// agentsnap/aimock and agentsnap/floor; for agentsnap also the peak RSS
+// over its whole life (the verdict after SIGINT included) and the time
+// from SIGINT to exit. serve must exit 0: the replay matched its
+// recording.
 //
 //	npm ci --prefix internal/aimock
 //	go test -run '^$' -bench ServeAimock -benchtime 5x ./cmd/agentsnap
@@ -72,20 +75,27 @@ func BenchmarkServeAimock(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", agentsnapBin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	var snap, mock []serveRound
-	for i := 0; b.Loop(); i++ {
-		first, second := func() { snap = append(snap, load.runServe(b, agentsnapBin, fx)) }, func() { mock = append(mock, load.runAimock(b, bin, mockFile)) }
-		if i%2 == 1 {
-			first, second = second, first
-		}
-		first()
-		second()
+	floorBin := filepath.Join(dir, "servefloor")
+	if out, err := exec.Command("go", "build", "-o", floorBin, "./testdata/servefloor").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	s, m := medianRound(snap), medianRound(mock)
+	var snap, mock, floor []serveRound
+	for i := 0; b.Loop(); i++ {
+		// Each side goes first, second and third in turn.
+		sides := []func(){
+			func() { snap = append(snap, load.runServe(b, agentsnapBin, fx)) },
+			func() { mock = append(mock, load.runAimock(b, bin, mockFile)) },
+			func() { floor = append(floor, load.runFloor(b, floorBin)) },
+		}
+		for j := range sides {
+			sides[(i+j)%len(sides)]()
+		}
+	}
+	s, m, f := medianRound(snap), medianRound(mock), medianRound(floor)
 	for _, side := range []struct {
 		name string
 		r    serveRound
-	}{{"agentsnap", s}, {"aimock", m}} {
+	}{{"agentsnap", s}, {"aimock", m}, {"floor", f}} {
 		b.ReportMetric(side.r.rps, "req/s-"+side.name)
 		b.ReportMetric(side.r.p50.Seconds()*1e3, "p50-ms-"+side.name)
 		b.ReportMetric(side.r.p99.Seconds()*1e3, "p99-ms-"+side.name)
@@ -99,6 +109,10 @@ func BenchmarkServeAimock(b *testing.B) {
 	b.ReportMetric(s.p99.Seconds()/m.p99.Seconds(), "agentsnap/aimock-p99")
 	b.ReportMetric(s.rss/m.rss, "agentsnap/aimock-RSS")
 	b.ReportMetric(s.startup.Seconds()/m.startup.Seconds(), "agentsnap/aimock-startup")
+	b.ReportMetric(s.rps/f.rps, "agentsnap/floor-req/s")
+	b.ReportMetric(s.p99.Seconds()/f.p99.Seconds(), "agentsnap/floor-p99")
+	b.ReportMetric(s.cpu.Seconds()/f.cpu.Seconds(), "agentsnap/floor-CPU")
+	b.ReportMetric(s.rss/f.rss, "agentsnap/floor-RSS")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -158,7 +172,9 @@ func loadBody(messages ...any) []byte {
 	return b
 }
 
-func userMsg(text string) map[string]string { return map[string]string{"role": "user", "content": text} }
+func userMsg(text string) map[string]string {
+	return map[string]string{"role": "user", "content": text}
+}
 
 // request is one call of the load: its body and the session headers.
 type request struct {
@@ -424,6 +440,34 @@ func (l serveLoad) runAimock(b *testing.B, bin, fixtures string) serveRound {
 	lat, wall, err := l.run("http://"+addr+"/v1", l.checkAnswer)
 	if err != nil {
 		b.Fatalf("aimock: %v\n%s", err, out.String())
+	}
+	l.measure(&r, cmd.Process.Pid, lat, wall)
+	return r
+}
+
+// runFloor starts the floor (testdata/servefloor), sends the load and
+// kills it.
+func (l serveLoad) runFloor(b *testing.B, bin string) serveRound {
+	start := time.Now()
+	cmd := exec.Command(bin, strconv.Itoa(l.words), strconv.Itoa(l.children))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("the floor printed no URL line: %v\n%s", err, stderr.String())
+	}
+	r := serveRound{startup: time.Since(start)}
+	lat, wall, err := l.run(strings.TrimSpace(line), l.checkAnswer)
+	if err != nil {
+		b.Fatalf("floor: %v\n%s", err, stderr.String())
 	}
 	l.measure(&r, cmd.Process.Pid, lat, wall)
 	return r
