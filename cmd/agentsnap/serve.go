@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,6 +219,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
+	// Loading the fixture and deriving its scripts allocate what serve
+	// then keeps: a collection while they grow would find little garbage
+	// and only delay the first answer. The collector resumes when the
+	// runtime starts serving (or serve gives up before).
+	gc := debug.SetGCPercent(-1)
+	rt.resumeGC = sync.OnceFunc(func() { debug.SetGCPercent(gc) })
+	defer rt.resumeGC()
 	fx, err := fixture.Load(dir)
 	if err != nil {
 		return fail(e, "serve", err)
@@ -296,8 +304,10 @@ type serveRuntime struct {
 	stop    <-chan struct{}
 	guard   httpguard.Config // what serve admits; Addr is the listener's
 	served  bool             // Run took the listener over
-	calls   atomic.Int64     // requests served
-	refused atomic.Int64     // requests the guard refused
+	// resumeGC, when set, turns the collector back on once Run serves.
+	resumeGC func()
+	calls    atomic.Int64 // requests served
+	refused  atomic.Int64 // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
@@ -320,6 +330,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	r.served = true
+	if r.resumeGC != nil {
+		r.resumeGC()
+	}
 	srv := g.Server()
 	// Requests carry what the run's context does (a recording's secrets,
 	// which the wire layer adds the agent's credentials to).
