@@ -4,14 +4,20 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/llm"
 )
 
-// readyChunks is how many chunks of a stream serve takes from the model
+// readyChunks and readyBytes bound how far serve reads a model's stream
 // ahead of the frame it writes: the chunks it knows are ready, whose
-// frames go out in one write.
-const readyChunks = 64
+// frames go out in one write. The bytes bound keeps big chunks from
+// piling up behind a client that stopped reading: all that was read is
+// recorded, even once the client has gone.
+const (
+	readyChunks = 64
+	readyBytes  = 32 << 10
+)
 
 // batchWriter is the answer of one request. A streamed answer's writer
 // flushes after every frame; while the model has its next chunk ready,
@@ -54,48 +60,89 @@ func (w *batchWriter) flushHeld() {
 func (w *batchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ready returns s, read ahead: the model's chunks are taken as they come,
-// by a goroutine of their own, up to readyChunks ahead, and yielded with
-// the writer's flushes held back while the next one is already there.
-// When the consumer stops early, ready stops s and waits until it has
-// returned, so whatever s does when it ends (a replay driver's
-// bookkeeping) is done when ready returns.
+// by a goroutine of their own, up to readyChunks and about readyBytes
+// ahead, and yielded with the writer's flushes held back while the next
+// one is already there. When the consumer stops early, ready stops s and
+// waits until it has returned, so whatever s does when it ends (a replay
+// driver's bookkeeping) is done when ready returns.
 func (w *batchWriter) ready(s iter.Seq[llm.Chunk]) iter.Seq[llm.Chunk] {
 	return func(yield func(llm.Chunk) bool) {
-		ch := make(chan llm.Chunk, readyChunks)
-		done := make(chan struct{})
-		go func() {
-			defer close(ch)
-			for c := range s {
-				select {
-				case ch <- c:
-				case <-done:
-					return
-				}
-			}
-		}()
+		a := &readAhead{ch: make(chan llm.Chunk, readyChunks), room: make(chan struct{}, 1), done: make(chan struct{})}
+		go a.fill(s)
 		w.hold = true
 		defer func() {
 			w.hold = false
-			close(done)
-			for range ch { // s has returned when ch is closed
+			close(a.done)
+			for range a.ch { // s has returned when ch is closed
 			}
 		}()
 		for {
 			var c llm.Chunk
 			var ok bool
 			select {
-			case c, ok = <-ch:
+			case c, ok = <-a.ch:
 			default:
 				// The next chunk is not ready: what was written goes out
 				// before serve waits for it.
 				w.flushHeld()
-				c, ok = <-ch
+				c, ok = <-a.ch
 			}
-			if !ok || !yield(c) {
+			if !ok {
+				return
+			}
+			a.took(c)
+			if !yield(c) {
 				return
 			}
 		}
 	}
+}
+
+// readAhead is a stream read ahead of its consumer.
+type readAhead struct {
+	ch      chan llm.Chunk
+	room    chan struct{} // the consumer took a chunk (buffered: no wake-up is lost)
+	done    chan struct{} // the consumer stopped
+	pending atomic.Int64  // bytes of the chunks in ch
+}
+
+// fill reads s into ch while fewer than readyBytes wait there (a chunk
+// alone may be bigger), then closes ch.
+func (a *readAhead) fill(s iter.Seq[llm.Chunk]) {
+	defer close(a.ch)
+	for c := range s {
+		for a.pending.Load() >= readyBytes {
+			select {
+			case <-a.room:
+			case <-a.done:
+				return
+			}
+		}
+		a.pending.Add(chunkSize(c))
+		select {
+		case a.ch <- c:
+		case <-a.done:
+			return
+		}
+	}
+}
+
+// took counts c out of what waits.
+func (a *readAhead) took(c llm.Chunk) {
+	a.pending.Add(-chunkSize(c))
+	select {
+	case a.room <- struct{}{}:
+	default:
+	}
+}
+
+// chunkSize is about what c's frame weighs.
+func chunkSize(c llm.Chunk) int64 {
+	n := len(c.Text) + len(c.ID) + len(c.Name) + len(c.ArgumentsDelta) + 64
+	if c.Block != nil {
+		n += len(c.Block.Text) + len(c.Block.Arguments) + len(c.Block.Meta)
+	}
+	return int64(n)
 }
 
 // batchKey is the request context's key of its batchWriter.

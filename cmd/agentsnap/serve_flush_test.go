@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -109,4 +110,33 @@ var _ = Describe("serve writing a stream", func() {
 		}
 		Expect(strings.Join(rest, "")).To(And(ContainSubstring("bravo"), ContainSubstring("[DONE]")))
 	}, SpecTimeout(20*time.Second))
+})
+
+var _ = Describe("serve reading a stream ahead", func() {
+	It("holds at most about 32 KiB of a client that does not read", func() {
+		var made atomic.Int64
+		big := strings.Repeat("la", 8<<10) // 16 KiB
+		endless := func(yield func(llm.Chunk) bool) {
+			for yield(llm.Chunk{Type: session.ChunkTextDelta, Text: big}) {
+				made.Add(1)
+			}
+		}
+		a := &readAhead{ch: make(chan llm.Chunk, readyChunks), room: make(chan struct{}, 1), done: make(chan struct{})}
+		go a.fill(endless)
+		// Nobody takes a chunk: the reading stops once the bound is met.
+		last := int64(-1)
+		Eventually(func() bool {
+			n := made.Load()
+			stalled := n > 0 && n == last
+			last = n
+			return stalled
+		}).WithPolling(25 * time.Millisecond).WithTimeout(10 * time.Second).Should(BeTrue())
+		Expect(made.Load()).To(BeNumerically("<=", readyBytes/len(big)+1))
+		// Taking one makes room for one more.
+		a.took(<-a.ch)
+		Eventually(made.Load).WithTimeout(10 * time.Second).Should(Equal(last + 1))
+		close(a.done)
+		for range a.ch {
+		}
+	})
 })
