@@ -3,7 +3,10 @@ package fakellm
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -29,13 +32,9 @@ func Prepare(logs []*session.Log, opts ...Option) (*Recording, error) {
 }
 
 func prepare(logs []*session.Log, o options) (*Recording, error) {
-	scripts := make([]*Script, 0, len(logs))
-	for _, l := range logs {
-		s, err := o.deriveLog(l)
-		if err != nil {
-			return nil, err
-		}
-		scripts = append(scripts, s)
+	scripts, err := deriveAll(logs, &o)
+	if err != nil {
+		return nil, err
 	}
 	if o.override != nil {
 		if err := o.override.apply(scripts); err != nil {
@@ -43,6 +42,39 @@ func prepare(logs []*session.Log, o options) (*Recording, error) {
 		}
 	}
 	return &Recording{scripts: scripts, logs: logs}, nil
+}
+
+// deriveAll derives the scripts of logs, in their order. The built-in
+// derivation runs on as many goroutines as there are processors (each log's
+// script is its own); a Deriver of the caller's runs on the caller's
+// goroutine, which it may not expect to share. The error is the first
+// log's in order, however the derivations interleave.
+func deriveAll(logs []*session.Log, o *options) ([]*Script, error) {
+	scripts, errs := make([]*Script, len(logs)), make([]error, len(logs))
+	if o.deriver != nil {
+		for i, l := range logs {
+			if scripts[i], errs[i] = o.deriveLog(l); errs[i] != nil {
+				return nil, errs[i]
+			}
+		}
+		return scripts, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(logs)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(logs); i = int(next.Add(1) - 1) {
+				scripts[i], errs[i] = o.deriveLog(logs[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return scripts, nil
 }
 
 // Scripts returns the recording's scripts, after the override, in the

@@ -115,6 +115,17 @@ var _ = Describe("replaying a fixture", func() {
 		Expect(err.Error()).To(MatchRegexp(`session\.1\.jsonl:\d+: the last line is incomplete`))
 	})
 
+	It("names the first bad log in file order, however the logs are read", func() {
+		dir := copyFixture("spawn/two-sequential")
+		one, two := filepath.Join(dir, "session.1.jsonl"), filepath.Join(dir, "session.2.jsonl")
+		b, _ := os.ReadFile(one)
+		Expect(os.WriteFile(one, b[:len(b)-20], 0o644)).To(Succeed())
+		Expect(os.WriteFile(two, []byte("not a log\n"), 0o644)).To(Succeed())
+		_, err := fixture.Load(dir)
+		Expect(err).To(MatchError(fixture.ErrFixture))
+		Expect(err.Error()).To(MatchRegexp(`session\.1\.jsonl:\d+: the last line is incomplete`))
+	})
+
 	It("refuses child logs that are not numbered in lineage order", func() {
 		dir := copyFixture("spawn/two-sequential")
 		one, two := filepath.Join(dir, "session.1.jsonl"), filepath.Join(dir, "session.2.jsonl")

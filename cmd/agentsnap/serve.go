@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -233,6 +234,13 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
+	// Loading the fixture and deriving its scripts allocate what serve
+	// then keeps: a collection while they grow would find little garbage
+	// and only delay the first answer. The collector resumes when the
+	// runtime starts serving (or serve gives up before).
+	gc := debug.SetGCPercent(-1)
+	rt.resumeGC = sync.OnceFunc(func() { debug.SetGCPercent(gc) })
+	defer rt.resumeGC()
 	fx, err := fixture.Load(dir)
 	if err != nil {
 		return fail(e, "serve", err)
@@ -312,14 +320,18 @@ type serveRuntime struct {
 	guard   httpguard.Config // what serve admits; Addr is the listener's
 	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
-	calls   atomic.Int64     // requests served
-	refused atomic.Int64     // requests the guard refused
+	// resumeGC, when set, turns the collector back on once Run serves.
+	resumeGC func()
+	calls    atomic.Int64 // requests served
+	refused  atomic.Int64 // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
 
 func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	h, err := wire.NewHandler(wire.Config{Driver: env.Driver, ToolReplay: env.ToolReplay, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
+	// The driver reads each stream ahead, so a batch of ready frames
+	// leaves in one write (serve_flush.go).
+	h, err := wire.NewHandler(wire.Config{Driver: batchDriver{env.Driver}, ToolReplay: env.ToolReplay, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
 	if err != nil {
 		return err
 	}
@@ -330,7 +342,7 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 			return
 		}
 		r.calls.Add(1)
-		h.ServeHTTP(w, req)
+		batched(h).ServeHTTP(w, req)
 	})
 	cfg := r.guard
 	cfg.Addr = r.ln.Addr()
@@ -339,6 +351,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	r.served = true
+	if r.resumeGC != nil {
+		r.resumeGC()
+	}
 	srv := g.Server()
 	// Requests carry what the run's context does (a recording's secrets,
 	// which the wire layer adds the agent's credentials to).

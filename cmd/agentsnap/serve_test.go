@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,21 @@ var _ = Describe("agentsnap serve", func() {
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(0), out+stderr)
 		Expect(out).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
+	})
+
+	It("collects garbage again once it serves, and after a fixture it could not load", func() {
+		// Reading the percentage means setting it; set it back at once.
+		gcPercent := func() int { p := debug.SetGCPercent(100); debug.SetGCPercent(p); return p }
+		before := gcPercent()
+		Expect(before).NotTo(Equal(-1))
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		Expect(gcPercent()).To(Equal(before), "the collector is still off while serve serves")
+		s.stop()
+
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+		Expect(run(context.Background(), e, []string{"serve", GinkgoT().TempDir()})).To(Equal(exitFail), out.String()+errb.String())
+		Expect(gcPercent()).To(Equal(before), "the collector is still off after serve gave up")
 	})
 
 	It("exits 1 and names the drift when the agent sends another system prompt", func() {

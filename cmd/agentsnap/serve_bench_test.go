@@ -1,0 +1,509 @@
+//go:build unix
+
+// The benchmark stops serve with SIGINT and reads /proc: unix only.
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentsnap/agentsnap/internal/aimock"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+)
+
+// BenchmarkServeAimock runs agentsnap serve, aimock (the npm package
+// @copilotkit/aimock, installed by npm ci --prefix internal/aimock) and the
+// floor (testdata/servefloor: net/http writing the same frames, made in
+// advance, in one flush) side by side, each round starting each afresh, in
+// turn first, and sending each the same load: 8 concurrent streams of Chat
+// Completions calls from many short sessions — a root that in each of 84
+// turns spawns 24 children (Agentsnap-* headers), each child one streamed
+// answer of 60 words (63 frames; aimock cuts the same text into the same
+// 60 deltas), then the root's call with their results: 2,184 requests,
+// 2,017 sessions. It reports each side's requests/s, p50 and p99 latency
+// (request sent to last byte read), peak RSS of its process while serving
+// (VmHWM), CPU per request and start-up time (exec to its URL line, or for
+// aimock to its port answering), medians over the rounds, and the ratios
+// agentsnap/aimock and agentsnap/floor; for agentsnap also the peak RSS
+// over its whole life (the verdict after SIGINT included) and the time
+// from SIGINT to exit. serve must exit 0: the replay matched its
+// recording.
+//
+//	npm ci --prefix internal/aimock
+//	go test -run '^$' -bench ServeAimock -benchtime 5x ./cmd/agentsnap
+func BenchmarkServeAimock(b *testing.B) {
+	bin, err := aimock.Bin()
+	if err != nil {
+		if aimock.Required() {
+			b.Fatal(err)
+		}
+		b.Skip(err)
+	}
+	load := serveLoad{turns: 84, children: 24, words: 60, streams: 8}
+	dir := b.TempDir()
+	fx := filepath.Join(dir, "fixture")
+	if err := load.record(fx); err != nil {
+		b.Fatal(err)
+	}
+	mockFile := filepath.Join(dir, "aimock.json")
+	if err := os.WriteFile(mockFile, load.aimockFixtures(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	agentsnapBin := filepath.Join(dir, "agentsnap")
+	if out, err := exec.Command("go", "build", "-o", agentsnapBin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	floorBin := filepath.Join(dir, "servefloor")
+	if out, err := exec.Command("go", "build", "-o", floorBin, "./testdata/servefloor").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	var snap, mock, floor []serveRound
+	for i := 0; b.Loop(); i++ {
+		// Each side goes first, second and third in turn.
+		sides := []func(){
+			func() { snap = append(snap, load.runServe(b, agentsnapBin, fx)) },
+			func() { mock = append(mock, load.runAimock(b, bin, mockFile)) },
+			func() { floor = append(floor, load.runFloor(b, floorBin)) },
+		}
+		for j := range sides {
+			sides[(i+j)%len(sides)]()
+		}
+	}
+	s, m, f := medianRound(snap), medianRound(mock), medianRound(floor)
+	for _, side := range []struct {
+		name string
+		r    serveRound
+	}{{"agentsnap", s}, {"aimock", m}, {"floor", f}} {
+		b.ReportMetric(side.r.rps, "req/s-"+side.name)
+		b.ReportMetric(side.r.p50.Seconds()*1e3, "p50-ms-"+side.name)
+		b.ReportMetric(side.r.p99.Seconds()*1e3, "p99-ms-"+side.name)
+		b.ReportMetric(side.r.rss/(1<<20), "MiB-peak-RSS-"+side.name)
+		b.ReportMetric(side.r.cpu.Seconds()*1e6/float64(load.requests()), "CPU-µs/req-"+side.name)
+		b.ReportMetric(side.r.startup.Seconds()*1e3, "startup-ms-"+side.name)
+	}
+	b.ReportMetric(s.lifeRSS/(1<<20), "MiB-life-RSS-agentsnap")
+	b.ReportMetric(s.exit.Seconds()*1e3, "exit-ms-agentsnap")
+	b.ReportMetric(s.rps/m.rps, "agentsnap/aimock-req/s")
+	b.ReportMetric(s.p99.Seconds()/m.p99.Seconds(), "agentsnap/aimock-p99")
+	b.ReportMetric(s.rss/m.rss, "agentsnap/aimock-RSS")
+	b.ReportMetric(s.startup.Seconds()/m.startup.Seconds(), "agentsnap/aimock-startup")
+	b.ReportMetric(s.rps/f.rps, "agentsnap/floor-req/s")
+	b.ReportMetric(s.p99.Seconds()/f.p99.Seconds(), "agentsnap/floor-p99")
+	b.ReportMetric(s.cpu.Seconds()/f.cpu.Seconds(), "agentsnap/floor-CPU")
+	b.ReportMetric(s.rss/f.rss, "agentsnap/floor-RSS")
+	b.ReportMetric(0, "ns/op")
+}
+
+// serveRound is what one side cost in one round.
+type serveRound struct {
+	rps, rss, lifeRSS  float64
+	p50, p99           time.Duration
+	cpu, startup, exit time.Duration
+}
+
+// medianRound takes the median of each figure over the rounds.
+func medianRound(rs []serveRound) serveRound {
+	med := func(f func(serveRound) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	dur := func(f func(serveRound) time.Duration) time.Duration {
+		return time.Duration(med(func(r serveRound) float64 { return float64(f(r)) }))
+	}
+	return serveRound{
+		rps: med(func(r serveRound) float64 { return r.rps }), rss: med(func(r serveRound) float64 { return r.rss }),
+		lifeRSS: med(func(r serveRound) float64 { return r.lifeRSS }),
+		p50:     dur(func(r serveRound) time.Duration { return r.p50 }), p99: dur(func(r serveRound) time.Duration { return r.p99 }),
+		cpu: dur(func(r serveRound) time.Duration { return r.cpu }), startup: dur(func(r serveRound) time.Duration { return r.startup }),
+		exit: dur(func(r serveRound) time.Duration { return r.exit }),
+	}
+}
+
+// serveLoad is the benchmark's agent: turns of a root that spawns
+// children, words words in each child's answer, streams requests at once.
+type serveLoad struct {
+	turns, children, words, streams int
+}
+
+func (l serveLoad) requests() int { return l.turns * (l.children + 2) }
+
+const serveBenchSystem = "You are a dispatcher. Spawn one helper per task, then say done."
+
+// answerText is a child's answer: words words of five letters.
+func (l serveLoad) answerText() string {
+	return strings.TrimSuffix(strings.Repeat("abcde ", l.words), " ")
+}
+
+func (l serveLoad) prompt(turn int) string { return fmt.Sprintf("turn #%d.", turn) }
+
+func (l serveLoad) task(turn, i int) string { return fmt.Sprintf("task #%d.%d.", turn, i) }
+
+func (l serveLoad) callID(turn, i int) string { return fmt.Sprintf("call_%d_%d", turn, i) }
+
+func loadBody(messages ...any) []byte {
+	b, _ := json.Marshal(map[string]any{"model": "bench-model", "stream": true, "stream_options": map[string]bool{"include_usage": true},
+		"messages": append([]any{map[string]string{"role": "system", "content": serveBenchSystem}}, messages...)})
+	return b
+}
+
+func userMsg(text string) map[string]string {
+	return map[string]string{"role": "user", "content": text}
+}
+
+// request is one call of the load: its body and the session headers.
+type request struct {
+	body   []byte
+	header map[string]string
+}
+
+// turn returns the root's first call of a turn, its children's calls and
+// its call with their results.
+func (l serveLoad) turn(t int) (first request, children []request, last request) {
+	first = request{body: loadBody(userMsg(l.prompt(t)))}
+	var calls, results []any
+	for i := range l.children {
+		id := l.callID(t, i+1)
+		children = append(children, request{body: loadBody(userMsg(l.task(t, i+1))), header: map[string]string{
+			wire.HeaderSession: "c" + id, wire.HeaderParent: "root", wire.HeaderCall: id, wire.HeaderMode: "spawn"}})
+		calls = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]string{"name": "subagent_spawn", "arguments": l.callArgs(t, i+1)}})
+		results = append(results, map[string]string{"role": "tool", "tool_call_id": id, "content": l.answerText()})
+	}
+	msgs := []any{userMsg(l.prompt(t)), map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}}
+	last = request{body: loadBody(append(msgs, results...)...)}
+	return first, children, last
+}
+
+func (l serveLoad) callArgs(t, i int) string {
+	return fmt.Sprintf(`{"prompt":%q}`, l.task(t, i))
+}
+
+// run sends the whole load to url, streams at once, and returns each
+// request's latency and the time the whole load took. check reads each
+// answer's body.
+func (l serveLoad) run(url string, check func(req request, body []byte) error) ([]time.Duration, time.Duration, error) {
+	began := time.Now()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: l.streams}}
+	var mu sync.Mutex
+	var lat []time.Duration
+	send := func(r request) error {
+		req, err := http.NewRequest(http.MethodPost, url+"/chat/completions", bytes.NewReader(r.body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range r.header {
+			req.Header.Set(k, v)
+		}
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(start)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		}
+		if err == nil && check != nil {
+			err = check(r, body)
+		}
+		mu.Lock()
+		lat = append(lat, d)
+		mu.Unlock()
+		return err
+	}
+	for t := 1; t <= l.turns; t++ {
+		first, children, last := l.turn(t)
+		if err := send(first); err != nil {
+			return nil, 0, err
+		}
+		work := make(chan request)
+		errs := make(chan error, l.streams)
+		for range l.streams {
+			go func() {
+				var err error
+				for r := range work {
+					if err == nil {
+						err = send(r)
+					}
+				}
+				errs <- err
+			}()
+		}
+		for _, c := range children {
+			work <- c
+		}
+		close(work)
+		var err error
+		for range l.streams {
+			err = errors.Join(err, <-errs)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := send(last); err != nil {
+			return nil, 0, err
+		}
+	}
+	client.CloseIdleConnections()
+	return lat, time.Since(began), nil
+}
+
+// driver answers the load as the recording's model: a root's first call
+// of a turn with a spawn per task, its next with done, a child with the
+// answer text, with usage.
+func (l serveLoad) driver() llm.Driver {
+	return llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+		usage := &session.Usage{InputTokens: 50, OutputTokens: 60}
+		msg := session.Message{Role: session.RoleAssistant}
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case req.Session.ParentID != "":
+			msg.Content = []session.Part{session.TextPart(l.answerText())}
+		case last.Role == session.RoleUser:
+			var t int
+			fmt.Sscanf(last.Text(), "turn #%d.", &t)
+			for i := range l.children {
+				msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: l.callID(t, i+1), Name: "subagent_spawn", Arguments: l.callArgs(t, i+1)})
+			}
+		default:
+			msg.Content = []session.Part{session.TextPart("done")}
+		}
+		return slices.Values(llm.StreamMessage(msg, usage, "")), nil
+	})
+}
+
+// record writes the fixture serve replays: the load sent in process
+// through the wire layer, one stream at a time, answered by driver.
+func (l serveLoad) record(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	prompts := make([]string, l.turns)
+	for i := range prompts {
+		prompts[i] = l.prompt(i + 1)
+	}
+	sc, _ := json.Marshal(map[string]any{"description": "serve benchmark: a dispatcher spawning many short sessions", "prompts": prompts,
+		"agent": map[string]string{"system": serveBenchSystem}})
+	if err := os.WriteFile(filepath.Join(dir, "scenario.json"), sc, 0o644); err != nil {
+		return err
+	}
+	one := l
+	one.streams = 1
+	rt := wire.Runtime("external", func(ctx context.Context, env *wire.Env) error {
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The load's own client, in process.
+			resp, err := env.HTTPClient.Transport.RoundTrip(r.WithContext(ctx))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.WriteHeader(resp.StatusCode)
+			_, _ = io.Copy(w, resp.Body)
+		})}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		go srv.Serve(ln)
+		defer srv.Close()
+		_, _, err = one.run("http://"+ln.Addr().String()+"/v1", nil)
+		return err
+	})
+	_, err := recorder.Record(context.Background(), dir, recorder.Options{Runtime: rt, Driver: l.driver(), Provider: "bench", Model: "bench-model", By: "benchmark"})
+	return err
+}
+
+// aimockFixtures is aimock's fixture file for the load: the root's calls
+// with results matched by their last call's id, first (aimock takes the
+// first match), then each prompt and task by its text.
+func (l serveLoad) aimockFixtures() []byte {
+	var fx []any
+	for t := 1; t <= l.turns; t++ {
+		fx = append(fx, map[string]any{"match": map[string]string{"toolCallId": l.callID(t, l.children)}, "response": map[string]string{"content": "done"}})
+	}
+	for t := 1; t <= l.turns; t++ {
+		var calls []any
+		for i := range l.children {
+			calls = append(calls, map[string]string{"id": l.callID(t, i+1), "name": "subagent_spawn", "arguments": l.callArgs(t, i+1)})
+		}
+		fx = append(fx, map[string]any{"match": map[string]string{"userMessage": l.prompt(t)}, "response": map[string]any{"toolCalls": calls}})
+		for i := range l.children {
+			fx = append(fx, map[string]any{"match": map[string]string{"userMessage": l.task(t, i+1)}, "response": map[string]string{"content": l.answerText()}})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"fixtures": fx})
+	return b
+}
+
+// runServe starts agentsnap serve on the fixture, sends the load, stops it
+// with SIGINT and checks its verdict.
+func (l serveLoad) runServe(b *testing.B, bin, fx string) serveRound {
+	start := time.Now()
+	cmd := exec.Command(bin, "serve", fx)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	br := bufio.NewReader(stdout)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		b.Fatalf("serve printed no URL line: %v\n%s", err, stderr.String())
+	}
+	var rest bytes.Buffer
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&rest, br); close(copied) }()
+	r := serveRound{startup: time.Since(start)}
+	lat, wall, err := l.run(strings.TrimSpace(line), l.checkAnswer)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		b.Fatalf("agentsnap: %v\n%s", err, stderr.String())
+	}
+	l.measure(&r, cmd.Process.Pid, lat, wall)
+	sent := time.Now()
+	_ = cmd.Process.Signal(os.Interrupt)
+	<-copied
+	err = cmd.Wait()
+	r.exit = time.Since(sent)
+	if err != nil {
+		b.Fatalf("agentsnap serve: %v\n%s%s", err, rest.String(), stderr.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.lifeRSS = float64(ru.Maxrss) * 1024 // kB on Linux
+	}
+	return r
+}
+
+// runAimock starts aimock on the fixture file, sends the load and stops it.
+func (l serveLoad) runAimock(b *testing.B, bin, fixtures string) serveRound {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	start := time.Now()
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", port, "--fixtures", fixtures, "--log-level", "warn", "--chunk-size", "6")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			b.Fatalf("aimock did not listen within 30 s: %s", out.String())
+		}
+		time.Sleep(time.Millisecond) // polling a port another process opens: no signal to wait on
+	}
+	r := serveRound{startup: time.Since(start)}
+	lat, wall, err := l.run("http://"+addr+"/v1", l.checkAnswer)
+	if err != nil {
+		b.Fatalf("aimock: %v\n%s", err, out.String())
+	}
+	l.measure(&r, cmd.Process.Pid, lat, wall)
+	return r
+}
+
+// runFloor starts the floor (testdata/servefloor), sends the load and
+// kills it.
+func (l serveLoad) runFloor(b *testing.B, bin string) serveRound {
+	start := time.Now()
+	cmd := exec.Command(bin, strconv.Itoa(l.words), strconv.Itoa(l.children))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatalf("the floor printed no URL line: %v\n%s", err, stderr.String())
+	}
+	r := serveRound{startup: time.Since(start)}
+	lat, wall, err := l.run(strings.TrimSpace(line), l.checkAnswer)
+	if err != nil {
+		b.Fatalf("floor: %v\n%s", err, stderr.String())
+	}
+	l.measure(&r, cmd.Process.Pid, lat, wall)
+	return r
+}
+
+// checkAnswer checks that a child's answer streamed its words, each in a
+// delta of its own.
+func (l serveLoad) checkAnswer(req request, body []byte) error {
+	if req.header != nil && (bytes.Count(body, []byte("abcde")) != l.words || bytes.Count(body, []byte("data: ")) < l.words) {
+		return fmt.Errorf("an answer of another shape: %.300s", body)
+	}
+	return nil
+}
+
+// measure fills the load's figures: requests/s, latency percentiles, and
+// from /proc the process's peak RSS and CPU time so far.
+func (l serveLoad) measure(r *serveRound, pid int, lat []time.Duration, wall time.Duration) {
+	sorted := slices.Clone(lat)
+	slices.Sort(sorted)
+	r.p50 = sorted[len(sorted)/2]
+	r.p99 = sorted[len(sorted)*99/100]
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			r.rss = kb * 1024
+		}
+	}
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if i := bytes.LastIndexByte(stat, ')'); i > 0 {
+		f := strings.Fields(string(stat[i+2:]))
+		if len(f) > 13 {
+			u, _ := strconv.ParseFloat(f[11], 64)
+			s, _ := strconv.ParseFloat(f[12], 64)
+			r.cpu = time.Duration((u + s) / 100 * float64(time.Second)) // clock ticks: 100 per second on Linux
+		}
+	}
+	r.rps = float64(len(lat)) / wall.Seconds()
+}
