@@ -30,6 +30,11 @@
 // finish with a code) and hang (until the call's context is cancelled); see
 // [Override].
 //
+// [WithCallCheck] shows a caller each recorded call before it is replayed,
+// with its recorded request/header, and lets it refuse the call: a
+// recorder that replays what still matches and records the rest live
+// refuses every call whose request changed.
+//
 // A call recorded with an aborted finish (its context ended while it
 // streamed) replays as it happened: its chunks before the finish, then a
 // wait until the replayed call's context ends, then the aborted finish —

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/wait"
@@ -67,6 +65,8 @@ type replay struct {
 	turnEnds  map[int]string
 	flights   []*flight
 	diverged  bool
+
+	requests map[callKey]*session.RequestHeaderData // for WithCallCheck, indexed at its first ask
 }
 
 var _ llm.Driver = (*Driver)(nil)
@@ -74,35 +74,20 @@ var _ llm.Driver = (*Driver)(nil)
 // New builds a driver from logs already in memory, root and children in
 // any order (children of one parent that have no parentCallId are matched
 // by createdAt, then in the order given). The override, if any, comes from
-// WithOverride.
+// WithOverride. New is Prepare and Recording.Driver in one; a harness that
+// replays one scenario several times prepares it once.
 func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 	o := buildOptions(opts)
-	scripts := make([]*Script, 0, len(logs))
-	for _, l := range logs {
-		s, err := o.deriveLog(l)
-		if err != nil {
-			return nil, err
-		}
-		scripts = append(scripts, s)
+	rec, err := prepare(logs, o)
+	if err != nil {
+		return nil, err
 	}
-	if o.record == "" {
-		dir := "FIXTURE_DIR"
-		if len(logs) > 0 && strings.HasSuffix(logs[0].Path, ".jsonl") {
-			dir = filepath.Dir(logs[0].Path)
-		}
-		o.record = "go tool agentsnap record " + dir
-	}
-	return build(scripts, logs, o)
+	return rec.driver(o)
 }
 
-// build applies the override and links the scripts into one tree; logs,
-// when in memory, are the scripts' logs.
+// build links the scripts, which it does not change, into one tree of
+// replay state of its own; logs, when in memory, are the scripts' logs.
 func build(scripts []*Script, logs []*session.Log, o options) (*Driver, error) {
-	if o.override != nil {
-		if err := o.override.apply(scripts); err != nil {
-			return nil, err
-		}
-	}
 	d := &Driver{opts: o, record: o.record, byLive: map[string]*replay{}, ended: map[string]bool{}}
 	if o.virtual {
 		d.clock = &clock{wake: make(chan struct{})}
@@ -320,6 +305,9 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	if (e.Turn != 0 || e.Step != 0) && (e.Turn != req.Turn || e.Step != req.Step) {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — the agent took another path; re-record with: %s",
 			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, d.record)
+	}
+	if err := d.checkCall(r, e, req); err != nil {
+		return Entry{}, err
 	}
 	r.cursor++
 	return e, nil

@@ -96,8 +96,8 @@ func (e Entry) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 // UnmarshalJSON decodes and validates an entry: an unknown member, an
 // unknown kind or a misplaced finish chunk is an error.
 func (e *Entry) UnmarshalJSON(b []byte) error {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
+	members, err := objectMembers(b)
+	if err != nil {
 		return fmt.Errorf("an entry must be a JSON object: %w", err)
 	}
 	out := Entry{}
@@ -106,7 +106,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		var err error
 		switch k {
 		case "kind":
-			err = json.Unmarshal(v, &out.Kind)
+			err = unmarshalString(v, (*string)(&out.Kind))
 		case "turn":
 			err = json.Unmarshal(v, &out.Turn)
 		case "step":
@@ -122,9 +122,9 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 				err = json.Unmarshal(compact.Bytes(), &out.Chunks)
 			}
 		case "code":
-			err = json.Unmarshal(v, &out.Code)
+			err = unmarshalString(v, &out.Code)
 		case "message":
-			err = json.Unmarshal(v, &out.Message)
+			err = unmarshalString(v, &out.Message)
 		default:
 			err = errors.New("unknown key (an entry has kind, turn, step, attempt, chunks, code and message)")
 		}
@@ -137,6 +137,19 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	}
 	*e = out
 	return nil
+}
+
+// unmarshalString is json.Unmarshal into a string, reading a string value
+// (valid JSON here) without encoding/json.
+func unmarshalString(v []byte, dst *string) error {
+	if len(v) > 0 && v[0] == '"' {
+		s, err := jsonscan.String(v)
+		if err == nil {
+			*dst = s
+			return nil
+		}
+	}
+	return json.Unmarshal(v, dst)
 }
 
 // Validate checks that the entry can be replayed: a known kind, a finish

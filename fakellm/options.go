@@ -3,6 +3,7 @@ package fakellm
 import (
 	"time"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -18,22 +19,33 @@ type options struct {
 	virtual  bool // WithVirtualTime
 	record   string
 	logf     func(format string, args ...any)
+	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
+
+	// derives names a derivation option given (WithAttempts, ...), which
+	// Recording.Driver refuses: its scripts are derived already.
+	derives string
 }
 
 // WithAttempts selects which recorded attempts replay (default every).
-func WithAttempts(a Attempts) Option { return func(o *options) { o.derive.Attempts = a } }
+func WithAttempts(a Attempts) Option {
+	return func(o *options) { o.derive.Attempts, o.derives = a, "WithAttempts" }
+}
 
 // WithDeriveOptions sets all derivation options at once.
-func WithDeriveOptions(d DeriveOptions) Option { return func(o *options) { o.derive = d } }
+func WithDeriveOptions(d DeriveOptions) Option {
+	return func(o *options) { o.derive, o.derives = d, "WithDeriveOptions" }
+}
 
 // WithDeriver replaces script derivation. The regression suite uses it to
 // build a driver with a broken deriver and show what the real one prevents.
 // Load then reads whole logs into memory to hand them to it.
-func WithDeriver(d Deriver) Option { return func(o *options) { o.deriver = d } }
+func WithDeriver(d Deriver) Option { return func(o *options) { o.deriver, o.derives = d, "WithDeriver" } }
 
 // WithOverride applies authored changes to the derived scripts. With Load,
 // it is used instead of the sidecar in the folder.
-func WithOverride(ov *Override) Option { return func(o *options) { o.override = ov } }
+func WithOverride(ov *Override) Option {
+	return func(o *options) { o.override, o.derives = ov, "WithOverride" }
+}
 
 // WithPace waits d between the chunks of a replayed call, so a runtime sees
 // a stream that takes time. The wait ends at once when the call's context

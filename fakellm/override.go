@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // Override is a parsed replay.override.json: authored changes to the derived
@@ -53,8 +56,8 @@ func ParseOverride(data []byte, name string) (*Override, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("fakellm: %s: %w: %s", name, ErrBadOverride, fmt.Sprintf(format, args...))
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	top, err := objectMembers(data)
+	if err != nil {
 		return nil, bad("want a JSON object keyed by session log file name: %v", err)
 	}
 	o := &Override{Path: name, Sessions: map[string]SessionOverride{}}
@@ -70,8 +73,8 @@ func ParseOverride(data []byte, name string) (*Override, error) {
 
 func parseSessionOverride(raw json.RawMessage) (SessionOverride, error) {
 	var so SessionOverride
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil {
+	members, err := objectMembers(raw)
+	if err != nil {
 		return so, fmt.Errorf(`want {"replace": [...]} or {"patch": {...}}: %v`, err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(members)) {
@@ -102,8 +105,8 @@ func parseSessionOverride(raw json.RawMessage) (SessionOverride, error) {
 }
 
 func parsePatch(raw json.RawMessage) (map[int]Entry, error) {
-	var byIndex map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &byIndex); err != nil {
+	byIndex, err := objectMembers(raw)
+	if err != nil {
 		return nil, fmt.Errorf(`patch: want an object keyed by entry index ("0", "1", ...): %v`, err)
 	}
 	out := map[int]Entry{}
@@ -113,12 +116,31 @@ func parsePatch(raw json.RawMessage) (map[int]Entry, error) {
 			return nil, fmt.Errorf("patch: key %q is not an entry index (0, 1, ...)", k)
 		}
 		var e Entry
-		if err := json.Unmarshal(byIndex[k], &e); err != nil {
+		if err := e.UnmarshalJSON(byIndex[k]); err != nil { // the sidecar is valid JSON: no need to check it again
 			return nil, fmt.Errorf("patch %q: %w", k, err)
 		}
 		out[i] = e
 	}
 	return out, nil
+}
+
+// objectMembers is json.Unmarshal of raw into a map[string]json.RawMessage
+// (a repeated member's last value wins; null is a nil map), splitting a
+// valid object with one scan instead of decoding it; the values alias raw.
+// Anything else gets that call's error.
+func objectMembers(raw []byte) (map[string]json.RawMessage, error) {
+	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 && t[0] == '{' && json.Valid(raw) {
+		m := map[string]json.RawMessage{}
+		if jsonscan.Object(raw, func(key []byte, esc bool, val []byte) error {
+			m[jsonscan.Key(key, esc)] = val
+			return nil
+		}) == nil {
+			return m, nil
+		}
+	}
+	var m map[string]json.RawMessage
+	err := json.Unmarshal(raw, &m)
+	return m, err
 }
 
 // apply changes the scripts in place. Every key must name a script, and

@@ -14,11 +14,15 @@ import (
 // nothing. Each has a variable for runs where a flag cannot be passed.
 //
 //	-record=REGEXP       AGENTSNAP_RECORD       re-record the matching scenarios, then replay them
+//	-record-only-changed AGENTSNAP_RECORD_ONLY_CHANGED=1  with -record: re-record only what changed
+//	-record-session=PATH AGENTSNAP_RECORD_SESSION  with -record: re-record that session's subtree, keep the rest
 //	-schedule-seed=SEED  AGENTSNAP_SCHEDULE_SEED replay under the one schedule a failed search named
 //	-update              AGENTSNAP_UPDATE       rewrite goldens from replays that match (goldie's flag)
 var (
-	recordFlag       *string
-	scheduleSeedFlag *int64
+	recordFlag        *string
+	onlyChangedFlag   *bool
+	recordSessionFlag *string
+	scheduleSeedFlag  *int64
 )
 
 func init() {
@@ -29,6 +33,12 @@ func init() {
 	// variable still works.
 	if flag.Lookup("record") == nil {
 		recordFlag = flag.String("record", "", "agentsnap: re-record the scenarios whose CATEGORY/NAME matches this regexp before replaying them (from playbook.json, or live with AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key set); also AGENTSNAP_RECORD")
+	}
+	if flag.Lookup("record-only-changed") == nil {
+		onlyChangedFlag = flag.Bool("record-only-changed", false, "agentsnap: with -record, replay every recorded call whose request still matches and ask the model only from each session's first call that changed; also AGENTSNAP_RECORD_ONLY_CHANGED=1")
+	}
+	if flag.Lookup("record-session") == nil {
+		recordSessionFlag = flag.String("record-session", "", "agentsnap: with -record, re-record the session at this lineage path (such as root/call_1) and its subtree and keep the rest (implies -record-only-changed); also AGENTSNAP_RECORD_SESSION")
 	}
 	if flag.Lookup("schedule-seed") == nil {
 		scheduleSeedFlag = flag.Int64("schedule-seed", 0, "agentsnap: replay every scenario under the one schedule of this seed, as a failed schedule search prints it; also AGENTSNAP_SCHEDULE_SEED")
@@ -66,6 +76,19 @@ func UpdateRequested() bool {
 		}
 	})
 	return updateFlag || envvar.On("AGENTSNAP_UPDATE")
+}
+
+// recordOnlyChanged is -record-only-changed (or
+// AGENTSNAP_RECORD_ONLY_CHANGED) and -record-session (or
+// AGENTSNAP_RECORD_SESSION): whether to re-record only what changed, and
+// the lineage path of a session to re-record on purpose ("" for none).
+func recordOnlyChanged() (bool, string) {
+	path := os.Getenv("AGENTSNAP_RECORD_SESSION")
+	if recordSessionFlag != nil && *recordSessionFlag != "" {
+		path = *recordSessionFlag
+	}
+	only := envvar.On("AGENTSNAP_RECORD_ONLY_CHANGED") || onlyChangedFlag != nil && *onlyChangedFlag
+	return only || path != "", path
 }
 
 // recordExpr is the -record (or AGENTSNAP_RECORD) pattern, "" when unset.

@@ -28,7 +28,8 @@ import (
 // AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable are all set. The
 // guarantees are the CLI's: all or nothing, the key tripwire, live
 // failures refuse, and no recording under CI unless
-// AGENTSNAP_FORCE_UPDATE=1.
+// AGENTSNAP_FORCE_UPDATE=1. -record-only-changed (or -record-session=PATH)
+// re-records only what changed, as record --only-changed (--session) does.
 
 // recordPattern returns the -record (or AGENTSNAP_RECORD) pattern, or nil.
 func recordPattern() (*regexp.Regexp, error) {
@@ -71,6 +72,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		return err
 	}
 	opts.Runtime, opts.By = rt, "agentsnap (go test)"
+	opts.OnlyChanged, opts.Session = recordOnlyChanged()
 	// -record with -update accepts the new transcript at once; -record
 	// alone leaves it beside the golden for review.
 	opts.ReplaceGolden = UpdateRequested()
@@ -87,6 +89,9 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		what = "recorded (unchanged)"
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
+	if res.Reuse != nil {
+		t.Logf("harness: %s: %s", Name(dir), strings.Join(res.Reuse.Lines(), "\n  "))
+	}
 	if res.Proposal != "" {
 		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, "go tool agentsnap review "+dir)
 	}

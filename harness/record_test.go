@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/agent"
@@ -42,7 +43,7 @@ func (f *fatalTB) Fatalf(format string, args ...any) {
 func recordEnv(set map[string]string) {
 	for _, v := range []string{"AGENTSNAP_RECORD", "CI", "AGENTSNAP_FORCE_UPDATE", "AGENTSNAP_BASE_URL", "AGENTSNAP_MODEL",
 		"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-		"AGENTSNAP_KEEP_LIVE_FAILURES", "AGENTSNAP_UPDATE"} {
+		"AGENTSNAP_KEEP_LIVE_FAILURES", "AGENTSNAP_UPDATE", "AGENTSNAP_RECORD_ONLY_CHANGED", "AGENTSNAP_RECORD_SESSION"} {
 		GinkgoT().Setenv(v, set[v])
 	}
 }
@@ -161,6 +162,58 @@ var _ = Describe("recording from the user's own tests", func() {
 		}
 	})
 })
+
+var _ = Describe("recording only what changed from the user's own tests", func() {
+	var calls atomic.Int64
+	var live map[string]string
+	var dir string
+	BeforeEach(func() {
+		calls.Store(0)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			codewordServer{}.ServeHTTP(w, r)
+		}))
+		DeferCleanup(srv.Close)
+		live = map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_BASE_URL": srv.URL + "/v1",
+			"AGENTSNAP_MODEL": "m", "AGENTSNAP_API_KEY": "some-long-test-key", "AGENTSNAP_UPDATE": "1"}
+		dir = copyFixture("fork/codeword")
+		recordEnv(live)
+		harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
+		Expect(calls.Swap(0)).To(Equal(int64(4)), "the whole tree, recorded live")
+		editScenario(dir, func(sc *scenario.Scenario) { sc.Prompts[1] += " Be quick." })
+	})
+
+	It("with AGENTSNAP_RECORD_ONLY_CHANGED=1, sends only the calls from the drift on and keeps the fork's log", func() {
+		fork := everyFile(dir)[fixture.ChildLog(1)]
+		live["AGENTSNAP_RECORD_ONLY_CHANGED"] = "1"
+		recordEnv(live)
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
+		Expect(calls.Load()).To(Equal(int64(3)), "the root's 2nd and 3rd calls and the fork's one; turn 1 replayed")
+		Expect(o).To(harness.MatchRecording())
+		Expect(o).To(harness.MatchGolden(GinkgoTB()))
+		Expect(everyFile(dir)[fixture.ChildLog(1)]).To(Equal(fork))
+		Expect(everyFile(dir)[fixture.RootLog]).To(ContainSubstring("Be quick."))
+	})
+
+	It("with an AGENTSNAP_RECORD_SESSION the recording lacks, refuses, names the sessions there are and writes nothing", func() {
+		live["AGENTSNAP_RECORD_SESSION"] = "root/call_nope"
+		recordEnv(live)
+		before := everyFile(dir)
+		t := &fatalTB{TB: GinkgoTB()}
+		Expect(harness.Run(t, dir, harness.Options{Runtime: agent.Reference})).To(BeNil())
+		Expect(t.fatals).To(HaveExactElements(ContainSubstring("--session root/call_nope names no recorded session; the recording has root, root/call_live_1")))
+		Expect(everyFile(dir)).To(Equal(before))
+		Expect(calls.Load()).To(BeZero())
+	})
+})
+
+// editScenario changes the scenario.json of dir.
+func editScenario(dir string, edit func(sc *scenario.Scenario)) {
+	sc, err := scenario.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	edit(sc)
+	Expect(sc.Save(dir)).To(Succeed())
+}
 
 // codewordServer is an OpenAI-compatible endpoint that answers fork/codeword
 // from the last message of each request.

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +68,7 @@ type Journal struct {
 	messages []session.Message // the conversation so far, seed included
 	digests  []string          // MessageDigest of each message
 	chain    llm.DigestChain   // the digests, hashed as each message came (session goroutine only)
+	digester llm.Digester      // what the session's calls sent, hashed once (guarded by mu)
 	// completed is the end of the last completed turn in events, and
 	// completedMsgs and completedDigests the conversation there: what a fork
 	// child inherits. The slices are capped views nothing writes through
@@ -162,10 +164,13 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 		j.mu.Unlock()
 		h.SeedLength = len(seed)
 	}
+	j.mu.Lock()
+	digester := j.digester.Fork() // the child's calls usually send the same system prompt and tools
+	j.mu.Unlock()
 	if err := j.createChild(ctx, &h, seed); err != nil {
 		return nil, err
 	}
-	c := &Journal{cfg: j.cfg, header: h, events: newEventList(seed), messages: msgs, digests: digests, stored: len(seed)}
+	c := &Journal{cfg: j.cfg, header: h, events: newEventList(seed), messages: msgs, digests: digests, stored: len(seed), digester: digester}
 	for _, d := range digests {
 		c.chain.Add(d)
 	}
@@ -244,9 +249,12 @@ func (j *Journal) Turn() int { return j.turn }
 func (j *Journal) Step() int { return j.step }
 
 // Emit appends an event of any type with payload (encoded as JSON; a
-// json.RawMessage is kept as is). Use it for event types of your own;
+// json.RawMessage is kept as is, copied). Use it for event types of your own;
 // readers keep them verbatim and derivation ignores them.
 func (j *Journal) Emit(typ string, payload any) error {
+	if raw, ok := payload.(json.RawMessage); ok {
+		payload = json.RawMessage(bytes.Clone(raw)) // the caller may reuse it; the log's bytes are never written again
+	}
 	e, err := session.NewEvent(typ, payload)
 	if err != nil {
 		return fmt.Errorf("journal: session %s: %w", j.header.ID, err)
@@ -263,11 +271,14 @@ func (j *Journal) emit(typ string, payload any) {
 	}
 }
 
-// Sizes of the arena of chunk payloads: a new block when less than
-// arenaFree bytes are left (a larger chunk grows the block instead).
+// Sizes of the arena of chunk payloads: blocks double from arenaFirst to
+// arenaBlock, so a short session allocates little and a long one few
+// blocks; a new block is taken when less than arenaFree bytes are left (a
+// larger chunk grows the block instead).
 const (
+	arenaFirst = 2 << 10
 	arenaBlock = 64 << 10
-	arenaFree  = 4 << 10
+	arenaFree  = 512
 )
 
 // encodeChunk returns the payload of an assistant/chunk event. Payloads are
@@ -276,7 +287,7 @@ const (
 // one or more per chunk. Windows are never written again.
 func (j *Journal) encodeChunk(d *session.ChunkData) json.RawMessage {
 	if cap(j.arena)-len(j.arena) < arenaFree {
-		j.arena = make([]byte, 0, arenaBlock)
+		j.arena = make([]byte, 0, min(max(2*cap(j.arena), arenaFirst), arenaBlock))
 	}
 	start := len(j.arena)
 	j.arena = d.AppendJSON(j.arena)
@@ -302,7 +313,11 @@ func (j *Journal) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	if err := j.cfg.Store.Append(context.WithoutCancel(ctx), j.header.ID, batch); err != nil {
+	// Payloads are never written again (chunks are windows of the arena, the
+	// rest encoded afresh), so a store in memory keeps them rather than a
+	// copy: each chunk is held once, not by the journal and again by the
+	// store.
+	if err := j.cfg.Store.Append(persistence.KeepData(context.WithoutCancel(ctx)), j.header.ID, batch); err != nil {
 		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, j.stored, j.stored+len(batch)-1, err)
 	}
 	j.stored += len(batch)

@@ -105,13 +105,19 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 	}
 	j.attempt++
 	req.Session, req.Turn, req.Step, req.Attempt = j.Ref(), j.turn, j.step, j.attempt
+	// Each message, system prompt and tool set is hashed once per session:
+	// the session's own conversation keeps its digests as it grows, and a
+	// conversation given in full (the wire's) is hashed past what it
+	// shares with the last one given.
 	var h session.RequestHeaderData
+	j.mu.Lock() // a child being created forks the digester
 	if req.Messages == nil {
 		req.Messages = j.messages
-		h = llm.RequestHeaderChain(provider, req, j.digests, &j.chain)
+		h = j.digester.HeaderChain(provider, req, j.digests, &j.chain)
 	} else {
-		h = llm.RequestHeader(provider, req)
+		h = j.digester.Header(provider, req)
 	}
+	j.mu.Unlock()
 	j.emit(session.TypeRequestHeader, h)
 	if err := j.Flush(ctx); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
@@ -183,11 +184,24 @@ func shellQuote(s string) string {
 }
 
 // moduleRoot returns the folder of the go.mod above the working folder.
+// The answer is kept per working folder: every replay asks it for its
+// messages' commands, and a search up the tree costs a stat per level.
 func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""
 	}
+	if root, ok := moduleRoots.Load(dir); ok {
+		return root.(string)
+	}
+	root := findModuleRoot(dir)
+	moduleRoots.Store(dir, root)
+	return root
+}
+
+var moduleRoots sync.Map // working folder -> moduleRoot's answer
+
+func findModuleRoot(dir string) string {
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir

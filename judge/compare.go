@@ -134,7 +134,9 @@ type sessionDiff struct {
 // differently) and returns the first difference of each pair that
 // differs, in golden's lineage order. The replay's comparison and
 // CompareLogs both use it.
-func diffTrees(golden, replay []*session.Log) []sessionDiff {
+//
+// cwd is the working folder the replay ran in, "" when unknown.
+func diffTrees(golden, replay []*session.Log, cwd string) []sessionDiff {
 	pairs := pairSessions(golden, replay)
 	// Only ids that differ need rewriting; with lineage ids (recorder and
 	// replay both use them) there are none, and events compare as encoded.
@@ -144,7 +146,7 @@ func diffTrees(golden, replay []*session.Log) []sessionDiff {
 			ids[p.replay.Header.ID] = p.golden.Header.ID
 		}
 	}
-	n := newNormalizer(ids)
+	n := newNormalizer(ids, cwd)
 	var out []sessionDiff
 	for _, p := range pairs {
 		if d := compareSession(p, n); d != nil {
@@ -165,7 +167,7 @@ func compareSession(p pair, n *normalizer) *Difference {
 		d.Note = fmt.Sprintf("the replay created a session the recording does not have (%s)", p.replay.Header.ID)
 		return d
 	}
-	if !sameHeader(&p.golden.Header, &p.replay.Header) {
+	if !sameHeader(&p.golden.Header, &p.replay.Header, n) {
 		if gh, rh := n.header(p.golden.Header), n.header(p.replay.Header); !bytes.Equal(gh, rh) {
 			d.Field, d.Golden, d.Replay = firstFieldDiff(gh, rh)
 			return d
@@ -233,9 +235,10 @@ func sameBut(a, b *session.Event) bool {
 		len(a.Extra) == 0 && len(b.Extra) == 0
 }
 
-// sameHeader is sameBut for headers, whose time is createdAt.
-func sameHeader(a, b *session.Header) bool {
-	return a.ID == b.ID && a.Cwd == b.Cwd && a.ParentSession == b.ParentSession && a.SeedLength == b.SeedLength &&
+// sameHeader is sameBut for headers, whose time is createdAt; a recorded
+// {{cwd}} matches the replay's working folder (see normalizer.sameCwd).
+func sameHeader(a, b *session.Header, n *normalizer) bool {
+	return a.ID == b.ID && n.sameCwd(a.Cwd, b.Cwd) && a.ParentSession == b.ParentSession && a.SeedLength == b.SeedLength &&
 		a.Origin == b.Origin && a.DelegationDepth == b.DelegationDepth && a.AgentPreset == b.AgentPreset &&
 		a.ParentCallID == b.ParentCallID && a.Mode == b.Mode && len(a.Extra) == 0 && len(b.Extra) == 0
 }

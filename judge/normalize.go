@@ -12,13 +12,17 @@ import (
 // replay: times, creation times, machine paths, and session ids when the two
 // runs named sessions differently.
 type normalizer struct {
-	ids    map[string]string // replay id -> recorded id, only where they differ
+	ids map[string]string // replay id -> recorded id, only where they differ
+	// cwd is the working folder the replay ran in ("" when unknown): a
+	// replayed header whose cwd is it matches a recorded {{cwd}} without
+	// normalising either.
+	cwd    string
 	paths  []placeholder.Pair
 	loaded bool // paths are looked up on first use: most replays never need them
 }
 
-func newNormalizer(ids map[string]string) *normalizer {
-	return &normalizer{ids: ids}
+func newNormalizer(ids map[string]string, cwd string) *normalizer {
+	return &normalizer{ids: ids, cwd: cwd}
 }
 
 func (n *normalizer) pairs() []placeholder.Pair {
@@ -26,6 +30,14 @@ func (n *normalizer) pairs() []placeholder.Pair {
 		n.paths, n.loaded = placeholder.Defaults(), true
 	}
 	return n.paths
+}
+
+// sameCwd reports whether a recorded cwd and a replayed one normalise
+// alike without looking the machine's paths up: equal, or the recorded
+// {{cwd}} and the replay's own working folder (which Defaults always
+// replaces by {{cwd}}, being the whole value).
+func (n *normalizer) sameCwd(golden, replay string) bool {
+	return golden == replay || golden == placeholder.Cwd && len(n.cwd) >= 2 && replay == n.cwd
 }
 
 // header returns the normalised header line.

@@ -35,6 +35,7 @@ type Outcome struct {
 	Stale string
 
 	driver   *fakellm.Driver
+	prepared *prepared // what the fixture's other replays may share
 	commands commands
 	judged   bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,8 @@ type Options struct {
 	// serve) runs once per serve, so there is no schedule to search.
 	Once bool
 
-	schedule *int64 // set by a schedule search for its own replays
+	schedule *int64    // set by a schedule search for its own replays
+	prepared *prepared // the first replay's, for a search's others
 }
 
 // ErrNoRuntime is returned by Replay without Options.Runtime.
@@ -82,22 +84,16 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		return nil, ErrNoRuntime
 	}
 	goldens.checked(fx.Golden)
-	if err := fitsRuntime(fx, rt, cmds); err != nil {
-		return nil, err
-	}
-	warnings, err := agentsnap.Validate(rt, fx.Scenario)
-	if err != nil {
-		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
-	}
-	fopts := []fakellm.Option{fakellm.WithRecordCommand(cmds.record(fx)), fakellm.WithVirtualTime()}
-	if fx.Override != nil {
-		fopts = append(fopts, fakellm.WithOverride(fx.Override))
-	}
-	if opts.Deriver != nil {
-		fopts = append(fopts, fakellm.WithDeriver(opts.Deriver))
-	}
-	if opts.Logf != nil {
-		fopts = append(fopts, fakellm.WithLogf(opts.Logf))
+	prep := opts.prepared
+	var warnings []string
+	if prep == nil {
+		if err := fitsRuntime(fx, rt, cmds); err != nil {
+			return nil, err
+		}
+		var err error
+		if warnings, err = agentsnap.Validate(rt, fx.Scenario); err != nil {
+			return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		}
 	}
 	sched, err := opts.scheduling(fx)
 	if err != nil {
@@ -107,12 +103,15 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("judge: %s: %w: %w before it began", fx.Name, ErrUnfinished, err)
 	}
-	fopts = append(fopts, sched.driverOptions()...)
-	drv, err := fakellm.New(fx.Logs, fopts...)
-	if err != nil {
-		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	if prep == nil {
+		if prep, err = prepare(fx, opts, cmds); err != nil {
+			return nil, err
+		}
+		prep.warnings = warnings
+		opts.prepared = prep // the schedules a search replays share it
 	}
-	if err := checkHangs(fx, drv.Scripts(), cmds); err != nil {
+	drv, err := prep.driver(fx, sched, opts.Logf)
+	if err != nil {
 		return nil, err
 	}
 	open := opts.Store
@@ -125,7 +124,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	}
 	defer store.Close()
 
-	o := &Outcome{Fixture: fx, Warnings: append(fx.Scenario.Warnings, warnings...), driver: drv, commands: cmds}
+	o := &Outcome{Fixture: fx, Warnings: append(slices.Clip(fx.Scenario.Warnings), prep.warnings...), driver: drv, commands: cmds, prepared: prep}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -133,7 +132,6 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	for _, w := range o.Warnings {
 		logf("%s", w)
 	}
-	cwd, _ := os.Getwd()
 	env := &agentsnap.Env{
 		Scenario:    fx.Scenario,
 		Dir:         fx.Dir,
@@ -141,7 +139,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		Store:       drv.Watch(store),
 		Clock:       func() time.Time { return agentsnap.Epoch },
 		WithTimeout: drv.WithTimeout,
-		Cwd:         cwd,
+		Cwd:         prep.cwd,
 		Logf:        logf,
 	}
 	if r := fx.Scenario.Recorded; r != nil {
@@ -158,7 +156,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	if err != nil {
 		return nil, fmt.Errorf("judge: %s: reading the replayed logs: %w", fx.Name, err)
 	}
-	o.compare()
+	o.compare(prep.cwd)
 	if opts.schedule == nil {
 		o.Stale = stalePlaybook(fx, cmds) // a search's own replays share schedule 0's
 	}
@@ -166,6 +164,52 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		return nil, err
 	}
 	return o, nil
+}
+
+// prepared is what every replay of one fixture with one set of options
+// shares, made by its first: the scripts, derived once, the command that
+// re-records it and the working folder. A schedule search's replays get
+// their first's (Options.prepared), so a search derives nothing again.
+type prepared struct {
+	rec      *fakellm.Recording
+	record   string
+	cwd      string
+	warnings []string // the runtime's warnings about the scenario's settings
+}
+
+// prepare derives fx's scripts and refuses a fixture whose replay would
+// wait forever.
+func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error) {
+	var fopts []fakellm.Option
+	if fx.Override != nil {
+		fopts = append(fopts, fakellm.WithOverride(fx.Override))
+	}
+	if opts.Deriver != nil {
+		fopts = append(fopts, fakellm.WithDeriver(opts.Deriver))
+	}
+	rec, err := fakellm.Prepare(fx.Logs, fopts...)
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	}
+	if err := checkHangs(fx, rec.Scripts(), cmds); err != nil {
+		return nil, err
+	}
+	cwd, _ := os.Getwd()
+	return &prepared{rec: rec, record: cmds.record(fx), cwd: cwd}, nil
+}
+
+// driver returns a new replay driver of the prepared scripts, in virtual
+// time, under the schedule.
+func (p *prepared) driver(fx *fixture.Fixture, sched scheduling, logf func(string, ...any)) (*fakellm.Driver, error) {
+	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
+	if logf != nil {
+		fopts = append(fopts, fakellm.WithLogf(logf))
+	}
+	drv, err := p.rec.Driver(fopts...)
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	}
+	return drv, nil
 }
 
 // stalePlaybook says why the recording no longer follows its playbook —
@@ -275,8 +319,8 @@ func collect(ctx context.Context, store persistence.Store) ([]*session.Log, erro
 
 // compare fills the verdict: drift, per-session differences, category
 // rules, consumption and the transcript.
-func (o *Outcome) compare() {
-	for _, sd := range diffTrees(o.Fixture.Logs, o.Replayed) {
+func (o *Outcome) compare(cwd string) {
+	for _, sd := range diffTrees(o.Fixture.Logs, o.Replayed, cwd) {
 		// A session whose first difference is in what its next model call
 		// sends — the request, or the messages that make its conversation —
 		// drifted: the agent sent something else before anything else went

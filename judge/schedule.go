@@ -245,6 +245,9 @@ func search(ctx context.Context, fx *fixture.Fixture, opts Options, seeds []int6
 			}
 			o.Stale = stale
 		}
+		if opts.prepared == nil {
+			opts.prepared = o.prepared // every schedule replays the scripts derived once
+		}
 		if !o.Passed() {
 			if r.Unmatched < 0 {
 				r.Unmatched, r.Mismatch = i, o
@@ -293,7 +296,7 @@ func encodeLogs(logs []*session.Log) string {
 // (Golden holds a's value, Replay b's).
 func CompareLogs(a, b []*session.Log) []Difference {
 	var out []Difference
-	for _, sd := range diffTrees(a, b) {
+	for _, sd := range diffTrees(a, b, "") {
 		out = append(out, *sd.diff)
 	}
 	return out

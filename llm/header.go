@@ -42,22 +42,31 @@ func RequestHeaderDigests(provider string, req *Request, digests []string) sessi
 // conversation's DigestChain as it grows, so each call hashes nothing it
 // hashed before: chain holds digests, added in order.
 func RequestHeaderChain(provider string, req *Request, digests []string, chain *DigestChain) session.RequestHeaderData {
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Name)
+	}
+	return header(provider, req, Digest([]byte(req.System)), utf8.RuneCountInString(req.System), // as len([]rune(s)), without the copy
+		Digest(marshalTools(req.Tools)), names, digests, chain)
+}
+
+// header is the request/header payload of req with the digests of its
+// system prompt and tools given.
+func header(provider string, req *Request, systemDigest string, systemChars int, toolsDigest string, toolNames, digests []string, chain *DigestChain) session.RequestHeaderData {
 	h := session.RequestHeaderData{
 		Turn:         req.Turn,
 		Step:         req.Step,
 		Attempt:      req.Attempt,
 		Provider:     provider,
 		Model:        req.Model,
-		SystemDigest: Digest([]byte(req.System)),
-		SystemChars:  utf8.RuneCountInString(req.System), // as len([]rune(s)), without the copy
+		SystemDigest: systemDigest,
+		SystemChars:  systemChars,
+		ToolsDigest:  toolsDigest,
 		ToolCount:    len(req.Tools),
+		ToolNames:    toolNames,
 		MessageCount: len(req.Messages),
 		API:          req.API,
 		Settings:     req.Settings,
-	}
-	h.ToolsDigest = Digest(marshalTools(req.Tools))
-	for _, t := range req.Tools {
-		h.ToolNames = append(h.ToolNames, t.Name)
 	}
 	h.MessageDigests = make([]string, 0, len(digests))
 	for _, d := range digests {

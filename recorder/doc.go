@@ -12,4 +12,10 @@
 // folder, the home folder) become placeholders, and a tripwire refuses to
 // save when the value of an API key appears anywhere in what would be
 // written.
+//
+// With Options.OnlyChanged a recording re-records only what changed: every
+// session replays its recorded calls while the agent's requests match them
+// and asks the model from its first call that does not (reuse.go), and a
+// session that comes out as recorded keeps its file byte for byte
+// (keep.go).
 package recorder

@@ -44,6 +44,7 @@ func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 	return Options{
 		Driver:   llm.Paced(d, pace),
 		Consumed: d.Unused,
+		Replayed: d.Skip,
 		Provider: "playbook",
 		Model:    "playbook",
 		Playbook: fixture.PlaybookDigest(b),

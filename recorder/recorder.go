@@ -97,6 +97,31 @@ type Options struct {
 	// to review (agentsnap review): a changed behaviour is looked at before
 	// it becomes the golden.
 	ReplaceGolden bool
+
+	// OnlyChanged re-records only what changed: every session replays its
+	// recorded calls while the agent's requests match them (the model, the
+	// system prompt, the tools, the conversation, the settings) and asks
+	// Driver from its first call that does not; a session the recording
+	// lacks, or created after its parent went to Driver, asks it from its
+	// first call. A session that replays to its recorded events keeps its
+	// log byte for byte (event times included); a changed one keeps the
+	// times up to its first difference. Result.Reuse says what was kept,
+	// what was re-recorded and what the calls to Driver cost. A scenario
+	// never recorded is recorded whole. With a playbook, the recording
+	// must be of the same playbook.json (or live): a recording is refused
+	// when the playbook changed since, since the answers kept would no
+	// longer be its.
+	OnlyChanged bool
+	// Session, a lineage path such as "root/call_1", re-records that
+	// recorded session and its subtree even where their requests match —
+	// a model upgraded behind the same name, say — and keeps the rest as
+	// OnlyChanged does (it implies OnlyChanged). A session that receives
+	// the subtree's new result asks Driver from that call on.
+	Session string
+	// Replayed, if set, is told of every call OnlyChanged replays instead
+	// of asking Driver, so a driver that counts each session's calls (a
+	// playbook.Driver's Skip) answers the next one in step.
+	Replayed func(req *llm.Request)
 }
 
 // Result describes a finished recording.
@@ -119,6 +144,9 @@ type Result struct {
 	// recorder's about secrets too short to check, also given to
 	// Options.Logf as soon as they are known.
 	Warnings []string
+	// Reuse says what an OnlyChanged recording kept and re-recorded; nil
+	// for a whole recording.
+	Reuse *Reuse
 }
 
 // Errors of Record, for errors.Is.
@@ -143,16 +171,20 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	if err != nil {
 		return nil, err
 	}
+	re, err := onlyChanged(dir, sc, &opts)
+	if err != nil {
+		return nil, err
+	}
 	store, side, err := openStore(ctx, &opts, set)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	logs, err := run(ctx, dir, sc, &opts, store, side)
+	logs, err := run(ctx, dir, sc, &opts, store, side, re)
 	if err != nil {
 		return nil, err
 	}
-	files, rendered, same, err := render(dir, logs, sc, &opts)
+	files, rendered, same, err := render(dir, logs, sc, &opts, re.keeper())
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +215,24 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 		res.Proposal = filepath.Join(dir, fixture.ProposalFile)
 	}
 	res.ToolErrors = toolErrors(rendered)
+	res.Reuse = re.summary(rendered, sc, opts.Model)
 	return res, nil
+}
+
+// onlyChanged returns the model of an OnlyChanged recording, or nil for a
+// whole recording.
+func onlyChanged(dir string, sc *scenario.Scenario, opts *Options) (*reuse, error) {
+	if opts.Session != "" {
+		opts.OnlyChanged = true
+	}
+	if !opts.OnlyChanged {
+		return nil, nil
+	}
+	old, err := loadRecording(dir, sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newReuse(dir, old, opts)
 }
 
 // prepare fills the defaults of opts, cleans up after an earlier recording
@@ -279,12 +328,15 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 
 // run drives the prompts through the runtime on store and returns the logs
 // in lineage order.
-func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, store persistence.Store, side *sideStore) ([]*session.Log, error) {
+func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, store persistence.Store, side *sideStore, re *reuse) ([]*session.Log, error) {
 	driver := opts.Driver
 	var watch *liveWatch
 	if opts.Live {
 		watch = &liveWatch{inner: opts.Driver, failure: opts.LiveFailure, set: secret.FromContext(ctx)}
 		driver = watch
+	}
+	if re != nil { // replays what still matches, asks driver for the rest
+		re.model, driver = driver, re
 	}
 	cwd, _ := os.Getwd()
 	logf := opts.Logf

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -209,6 +210,19 @@ type jsonMember struct {
 // objectMembers splits a JSON object into its members, keeping where each
 // value starts so errors can name its line.
 func objectMembers(b []byte) ([]jsonMember, error) {
+	// The common case, a valid object, in one scan after encoding/json's
+	// check; anything else is told by decoding it.
+	if json.Valid(b) {
+		var out []jsonMember
+		err := jsonscan.Object(b, func(key []byte, esc bool, val []byte) error {
+			// val is b[i:j], so cap tells where in b it starts.
+			out = append(out, jsonMember{key: jsonscan.Key(key, esc), raw: slices.Clone(val), off: int64(cap(b) - cap(val))})
+			return nil
+		})
+		if err == nil {
+			return out, nil
+		}
+	}
 	var top any
 	if err := json.Unmarshal(b, &top); err != nil {
 		var syn *json.SyntaxError
@@ -430,9 +444,11 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
+// isObject reports whether raw is one JSON object, checking it without
+// decoding it.
 func isObject(raw json.RawMessage) bool {
-	var obj map[string]json.RawMessage
-	return json.Unmarshal(raw, &obj) == nil && obj != nil
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	return len(t) > 0 && t[0] == '{' && json.Valid(raw)
 }
 
 // WithRecorded returns the scenario.json text src with its recorded member

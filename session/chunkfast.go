@@ -1,9 +1,13 @@
 package session
 
-import "github.com/agentsnap/agentsnap/internal/jsonscan"
+import (
+	"bytes"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
 
 // decodeCanonical decodes b when it has exactly the layout AppendJSON writes
-// for the chunks that make most of a log — deltas and block starts — and
+// for a chunk — every type the runtime writes, a block without meta — and
 // reports whether it did. Anything else (another chunk type, members in
 // another order, spaces, unknown members, a number that is not a plain
 // integer) is left to decodeMembers, which gives the same result for what
@@ -14,7 +18,7 @@ func (d *ChunkData) decodeCanonical(b []byte) bool {
 }
 
 // CanonicalChunkData reports whether data is an assistant/chunk payload
-// exactly as ChunkData.AppendJSON writes a delta or a block start. Such
+// exactly as ChunkData.AppendJSON writes one (a block without meta). Such
 // data is one valid JSON object on one line, so a writer that checks what
 // it stores can take it without scanning it as any JSON; anything else
 // needs that scan.
@@ -39,6 +43,12 @@ func (d *ChunkData) canonical(p *cursor) bool {
 		c.Type = ChunkToolCallDelta
 	case p.lit(`"block-start"`):
 		c.Type = ChunkBlockStart
+	case p.lit(`"block-end"`):
+		c.Type = ChunkBlockEnd
+	case p.lit(`"usage"`):
+		return p.lit(`,"usage":`) && p.usageOf(&c.Usage) && p.lit(`}}`) && p.i == len(p.b) && p.typed(c, ChunkUsage)
+	case p.lit(`"finish"`):
+		return p.lit(`,"reason":`) && p.reason(&c.Reason) && p.lit(`}}`) && p.i == len(p.b) && p.typed(c, ChunkFinish)
 	default:
 		return false
 	}
@@ -54,8 +64,84 @@ func (d *ChunkData) canonical(p *cursor) bool {
 	case ChunkToolCallDelta:
 		ok = (!p.lit(`,"id":`) || p.str(&c.ID)) && (!p.lit(`,"name":`) || p.str(&c.Name)) &&
 			p.lit(`,"argumentsDelta":`) && p.str(&c.ArgumentsDelta)
+	case ChunkBlockEnd:
+		ok = !p.lit(`,"block":`) || p.block(&c.Block)
 	}
 	return ok && p.lit(`}}`) && p.i == len(p.b)
+}
+
+// typed sets c's type (after its members, which come after it in the
+// text); it is always true.
+func (p *cursor) typed(c *Chunk, typ string) bool {
+	c.Type = typ
+	return true
+}
+
+// block reads a block as Block.MarshalJSON writes one without meta:
+// {"type","text"}, or {"type":"tool-call","id","name","arguments"}.
+func (p *cursor) block(dst **Block) bool {
+	b := &Block{}
+	start := p.i + len(`{"type":`)
+	if !p.lit(`{"type":`) || !p.interned(&b.Type) {
+		return false
+	}
+	// The layout follows the type as written; an escaped one is left to
+	// the member decoder (with check set, the type is not decoded).
+	typ := p.b[start:p.i]
+	if bytes.IndexByte(typ, '\\') >= 0 {
+		return false
+	}
+	if string(typ) == `"`+BlockToolCall+`"` {
+		if !p.lit(`,"id":`) || !p.str(&b.ID) || !p.lit(`,"name":`) || !p.str(&b.Name) || !p.lit(`,"arguments":`) || !p.str(&b.Arguments) {
+			return false
+		}
+	} else if !p.lit(`,"text":`) || !p.str(&b.Text) {
+		return false
+	}
+	if !p.lit(`}`) {
+		return false
+	}
+	*dst = b
+	return true
+}
+
+// usageOf reads a Usage as encoding/json writes it into a new Usage.
+func (p *cursor) usageOf(dst **Usage) bool {
+	u := &Usage{}
+	if !p.usage(u) {
+		return false
+	}
+	*dst = u
+	return true
+}
+
+// reason reads a FinishReason as encoding/json writes it.
+func (p *cursor) reason(dst **FinishReason) bool {
+	r := &FinishReason{}
+	if !p.lit(`{"kind":`) || !p.text(&r.Kind, finishKinds) {
+		return false
+	}
+	if p.lit(`,"failure":`) {
+		f := &Failure{}
+		if !p.lit(`{"message":`) || !p.str(&f.Message) ||
+			(p.lit(`,"code":`) && !p.str(&f.Code)) ||
+			(p.lit(`,"status":`) && !p.num(&f.Status)) || !p.lit(`}`) {
+			return false
+		}
+		r.Failure = f
+	}
+	if !p.lit(`}`) {
+		return false
+	}
+	*dst = r
+	return true
+}
+
+// finishKinds holds one copy of each finish kind, so decoding one
+// allocates nothing.
+var finishKinds = map[string]string{
+	FinishStop: FinishStop, FinishToolCalls: FinishToolCalls, FinishMaxTokens: FinishMaxTokens,
+	FinishAborted: FinishAborted, FinishError: FinishError,
 }
 
 // cursor reads a JSON text from left to right. With check set it only

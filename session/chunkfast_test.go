@@ -21,10 +21,23 @@ var _ = Describe("DecodeChunkData's one-pass layout", func() {
 		Expect(session.CanonicalChunkData([]byte(data))).To(Equal(session.DecodesCanonically([]byte(data))), data)
 	}
 
-	It("reads what AppendJSON writes for deltas and block starts in one pass, as the member decoder does", func() {
+	It("reads what AppendJSON writes for every chunk in one pass, as the member decoder does", func() {
 		n := 0
 		for _, s := range awkward {
+			seven, zero := 7, 0
 			for _, d := range []session.ChunkData{
+				{Turn: 1, Step: 2, Attempt: 1, Chunk: session.Chunk{Type: session.ChunkBlockEnd, Index: 3, Block: &session.Block{Type: session.BlockText, Text: s}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkBlockEnd, Block: &session.Block{Type: session.BlockReasoning}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkBlockEnd, Index: 1, Block: &session.Block{Type: session.BlockToolCall, ID: s, Name: s, Arguments: s}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkBlockEnd, Index: 1, Block: &session.Block{Type: "image", Text: s}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkBlockEnd, Index: 2}},
+				{Turn: 1, Step: 2, Attempt: 2, Chunk: session.Chunk{Type: session.ChunkUsage, Usage: &session.Usage{InputTokens: 5, OutputTokens: -6}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkUsage, Usage: &session.Usage{CacheReadTokens: &seven, ReasoningTokens: &zero}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkUsage, Usage: &session.Usage{ReasoningTokens: &seven}}},
+				{Turn: 1, Step: 2, Attempt: 1, Chunk: session.Finish(session.FinishToolCalls)},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: s}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError, Failure: &session.Failure{Message: s, Code: s, Status: 503}}}},
+				{Turn: 1, Step: 2, Chunk: session.Chunk{Type: session.ChunkFinish, Reason: &session.FinishReason{Kind: session.FinishError, Failure: &session.Failure{Message: s}}}},
 				{Turn: 1, Step: 2, Attempt: 3, Chunk: session.Chunk{Type: session.ChunkTextDelta, Index: 4, Text: s}},
 				{Turn: -10, Step: 20, Chunk: session.Chunk{Type: session.ChunkReasoningDelta, Text: s}},
 				{Turn: 1, Step: 1, Attempt: 1, Chunk: session.Chunk{Type: session.ChunkToolCallDelta, Index: 2, ID: s, Name: s, ArgumentsDelta: s}},
@@ -43,7 +56,7 @@ var _ = Describe("DecodeChunkData's one-pass layout", func() {
 				n++
 			}
 		}
-		Expect(n).To(Equal(6 * len(awkward)))
+		Expect(n).To(Equal(18 * len(awkward)))
 	})
 
 	DescribeTable("leaves every other layout to the member decoder, with the same result",
@@ -71,7 +84,20 @@ var _ = Describe("DecodeChunkData's one-pass layout", func() {
 		Entry("a broken escape", `{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"\x"}}`),
 		Entry("a raw control character", "{\"turn\":1,\"step\":1,\"chunk\":{\"type\":\"text-delta\",\"index\":0,\"text\":\"a\tb\"}}"),
 		Entry("an unterminated text", `{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a}}`),
-		Entry("a finish", `{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}`),
+		Entry("a finish without a reason", `{"turn":1,"step":1,"chunk":{"type":"finish"}}`),
+		Entry("a finish with a null reason", `{"turn":1,"step":1,"chunk":{"type":"finish","reason":null}}`),
+		Entry("a reason member unknown", `{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop","x":1}}}`),
+		Entry("failure members reordered", `{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"code":"X","message":"m"}}}}`),
+		Entry("a failure status as a fraction", `{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"m","status":5.5}}}}`),
+		Entry("a usage with a fraction", `{"turn":1,"step":1,"chunk":{"type":"usage","usage":{"inputTokens":1.5,"outputTokens":2}}}`),
+		Entry("a usage with a null count", `{"turn":1,"step":1,"chunk":{"type":"usage","usage":{"inputTokens":1,"outputTokens":2,"cacheReadTokens":null}}}`),
+		Entry("a usage without its counts", `{"turn":1,"step":1,"chunk":{"type":"usage","usage":{}}}`),
+		Entry("an escaped block type", `{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":{"type":"t\u0065xt","text":"a"}}}`),
+		Entry("a block with meta", `{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":{"type":"text","text":"a","meta":{"x":1}}}}`),
+		Entry("a null block", `{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":null}}`),
+		Entry("a tool-call block in the text layout", `{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":{"type":"tool-call","text":"a"}}}`),
+		Entry("a text block in the tool-call layout", `{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":{"type":"text","id":"a","name":"b","arguments":"{}"}}}`),
+		Entry("a block-end without its index", `{"turn":1,"step":1,"chunk":{"type":"block-end","block":{"type":"text","text":"a"}}}`),
 		Entry("no step", `{"turn":1,"chunk":{"type":"text-delta","index":0,"text":"a"}}`),
 		Entry("cut short", `{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"a"}`),
 	)

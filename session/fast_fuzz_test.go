@@ -18,6 +18,10 @@ func FuzzChunkDataOnePass(f *testing.F) {
 		`{"turn":1,"step":1,"chunk":{"type":"tool-call-delta","index":1,"id":"c","name":"n","argumentsDelta":"{"}}`,
 		`{"turn":1,"step":1,"chunk":{"type":"block-start","index":0,"blockType":"reasoning"}}`,
 		`{"turn":-0,"step":01,"chunk":{"type":"reasoning-delta","index":0,"text":"\ud800"}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"block-end","index":1,"block":{"type":"tool-call","id":"c","name":"n","arguments":"{}"}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"block-end","index":0,"block":{"type":"text","text":"\u00e9"}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"usage","usage":{"inputTokens":1,"outputTokens":2,"cacheReadTokens":0}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"m","code":"C","status":500}}}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -79,6 +79,9 @@ func LineageOrder(logs []*Log) ([]*Log, error) {
 // given (a store lists sessions in creation order; the steps of one parent
 // run one after another).
 func childPositions(l *Log, kids []*Log) map[*Log]int {
+	if len(kids) == 0 {
+		return nil // a leaf's calls place no child: they are not decoded
+	}
 	occ := callOccurrences(l)
 	used := map[string]int{}
 	pos := make(map[*Log]int, len(kids))

@@ -111,11 +111,11 @@ func (p Part) MarshalJSON() ([]byte, error) { return appendPart(nil, &p), nil }
 // UnmarshalJSON decodes a part of any type.
 func (p *Part) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Type       string `json:"type"`
-		Text       string `json:"text"`
-		ID         string `json:"id"`
-		Name       string `json:"name"`
-		Arguments  string `json:"arguments"`
+		Type       string          `json:"type"`
+		Text       string          `json:"text"`
+		ID         string          `json:"id"`
+		Name       string          `json:"name"`
+		Arguments  string          `json:"arguments"`
 		ToolCallID string          `json:"toolCallId"`
 		Content    []Part          `json:"content"`
 		IsError    bool            `json:"isError"`

@@ -49,6 +49,8 @@ type TornLine struct {
 // file. A Reader is not safe for concurrent use.
 type Reader struct {
 	br      *bufio.Reader
+	buf     []byte // the whole log, when read from memory (br is nil then)
+	off     int    // where in buf the next line starts
 	name    string
 	line    int
 	header  *Header
@@ -78,6 +80,9 @@ func (r *Reader) fail(line int, err error) error {
 // readLine returns the next physical line without its newline, in a buffer
 // owned by the caller. last is true when the line had no trailing newline.
 func (r *Reader) readLine() (line []byte, last bool, err error) {
+	if r.br == nil {
+		return r.nextLine()
+	}
 	frag, err := r.br.ReadSlice('\n')
 	if err == nil {
 		line = make([]byte, len(frag)-1)
@@ -104,6 +109,23 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	r.line++
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	return line, last, nil
+}
+
+// nextLine is readLine for a log in memory: the line is a window of the
+// buffer, capped at its end so that appending to it, or to a member taken
+// from it, cannot write into the next line.
+func (r *Reader) nextLine() (line []byte, last bool, err error) {
+	rest := r.buf[r.off:]
+	if len(rest) == 0 {
+		return nil, true, io.EOF
+	}
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		line, r.off = rest[:i:i], r.off+i+1
+	} else {
+		line, last, r.off = rest, true, len(r.buf)
+	}
+	r.line++
+	return bytes.TrimSuffix(line, []byte{'\r'}), last, nil
 }
 
 // Header reads and returns line 1. Once the header is read it is returned
@@ -251,12 +273,19 @@ func (l *Log) seedEnd() int { return min(max(l.Header.SeedLength, 0), len(l.Even
 
 // Read reads a whole log from r; name is used in errors.
 func Read(r io.Reader, name string) (*Log, error) {
-	rd := NewReader(r, name)
+	return readLog(NewReader(r, name), 0)
+}
+
+// readLog reads the rest of a log from rd, with room for size events.
+func readLog(rd *Reader, size int) (*Log, error) {
 	h, err := rd.Header()
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{Path: name, Header: *h}
+	l := &Log{Path: rd.name, Header: *h}
+	if size > 0 {
+		l.Events = make([]Event, 0, size)
+	}
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -272,11 +301,14 @@ func Read(r io.Reader, name string) (*Log, error) {
 }
 
 // ReadFile reads the log at path. The file is opened read-only.
+//
+// The file is read whole into one buffer that the events' raw members are
+// windows of: a log costs one read and one buffer, not a copy per line,
+// and its events one slice sized by its lines.
 func ReadFile(path string) (*Log, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	defer f.Close()
-	return Read(f, path)
+	return readLog(&Reader{buf: b, name: path}, bytes.Count(b, []byte{'\n'}))
 }

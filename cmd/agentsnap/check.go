@@ -333,6 +333,17 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 		cleanup()
 		return nil, noop, err
 	}
+	// The replays create their sessions: a store that already holds some
+	// (the last check's) would fail every replay on "session already
+	// exists", and read like a broken agent.
+	if held, err := shared.List(ctx); err != nil || len(held) > 0 {
+		shared.Close()
+		cleanup()
+		if err != nil {
+			return nil, noop, err
+		}
+		return nil, noop, fmt.Errorf("%s:%s already holds %d sessions (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, len(held), held[0].ID)
+	}
 	closeAll := func() { shared.Close(); cleanup() }
 	return func(dir string) func() (persistence.Store, error) {
 		prefix := fixture.Name(dir) + "/"

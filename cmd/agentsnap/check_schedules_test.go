@@ -31,4 +31,13 @@ var _ = Describe("check --schedules with a kept store", func() {
 		Expect(logs).To(HaveLen(5))
 		Expect(filepath.Join(root, "replays", "parallel%2Ffan-out%2Froot.jsonl")).To(BeAnExistingFile())
 	})
+
+	It("refuses a store that already holds sessions, before replaying, instead of failing every replay", func() {
+		root := fixtureCopy("parallel/fan-out")
+		Expect(cli(root, nil, "check", "fixtures", "--store", "sqlite:replays.db").code).To(Equal(0))
+		r := cli(root, nil, "check", "fixtures", "--store", "sqlite:replays.db")
+		Expect(r.code).To(Equal(2), r.stdout)
+		Expect(r.stderr).To(ContainSubstring("replays.db already holds 5 sessions (such as parallel/fan-out/root); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old"))
+		Expect(r.stdout).To(BeEmpty())
+	})
 })

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -32,7 +33,7 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M [--api API]] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
+		args:    "DIR [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
@@ -64,6 +65,18 @@ A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,
 for "agentsnap review" (or --replace-golden replaces it at once).
 
+--only-changed re-records only what changed: every session replays its
+recorded calls while the agent's requests match them (the model, the system
+prompt, the tools, the conversation, the settings) and asks the model from
+its first call that does not; a session created after its parent went to
+the model is recorded fresh, and a session that never changed keeps its
+log byte for byte. The summary names every session re-recorded, from which
+call, why, and what the calls sent to the model cost (tokens, from their
+usage; money too with scenario.json's prices). --session PATH (a lineage
+path such as root/call_1; implies --only-changed) re-records that session
+and its subtree on purpose, a model upgraded behind the same name say, and
+keeps everything else.
+
 When to use record versus -update: record re-runs the agent against the
 model and rewrites the session logs, the replay's source; -update (or
 "agentsnap check --update") rewrites only transcript.golden from a replay of
@@ -80,6 +93,8 @@ type recordFlags struct {
 	api                  string // --api: the model API a live recording calls
 	storeSpec            string
 	pace                 time.Duration
+	onlyChanged          bool   // --only-changed
+	session              string // --session
 }
 
 func (f *recordFlags) set() *flag.FlagSet {
@@ -93,7 +108,28 @@ func (f *recordFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
 	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file)")
 	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	f.onlyChangedFlags(fs, "")
 	return fs
+}
+
+// onlyChangedFlags adds --only-changed and --session to fs, their usage
+// after prefix.
+func (f *recordFlags) onlyChangedFlags(fs *flag.FlagSet, prefix string) {
+	fs.BoolVar(&f.onlyChanged, "only-changed", false, prefix+"replay every recorded call whose request still matches and ask the model only from each session's first call that changed")
+	fs.StringVar(&f.session, "session", "", prefix+"re-record the session at this lineage `PATH` (such as root/call_1) and its subtree, keep the rest (implies --only-changed)")
+}
+
+// checkSession says what is wrong with --session, if anything.
+func (f *recordFlags) checkSession() error {
+	if f.session != "" && (f.session != "root" && !strings.HasPrefix(f.session, "root/") || strings.HasSuffix(f.session, "/")) {
+		return fmt.Errorf("--session %q: give a lineage path such as root or root/call_1, as the summary of --only-changed shows them", f.session)
+	}
+	return nil
+}
+
+// reuse sets the options of --only-changed and --session.
+func (f *recordFlags) reuse(opts *recorder.Options) {
+	opts.OnlyChanged, opts.Session = f.onlyChanged || f.session != "", f.session
 }
 
 func runRecord(ctx context.Context, e *env, args []string) int {
@@ -105,7 +141,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "record", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if err := checkPace(f.pace); err != nil {
+	if err := errors.Join(checkPace(f.pace), f.checkSession()); err != nil {
 		return usageError(e, "record", "%v", err)
 	}
 	dir := e.path(pos[0])
@@ -134,6 +170,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	opts.Runtime = agent.Reference
 	opts.By, opts.Progress, opts.ReplaceGolden = version, e.stderr, f.replace
+	f.reuse(&opts)
 	opts.Secrets = keySecrets(e, f.baseURL)
 	if f.prov != "" {
 		opts.Provider = f.prov
@@ -250,6 +287,11 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
 	} else {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n  wrote %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"), strings.Join(res.Files, ", "))
+	}
+	if res.Reuse != nil {
+		for _, line := range res.Reuse.Lines() {
+			fmt.Fprintf(e.stdout, "  %s\n", line)
+		}
 	}
 	if res.Proposal != "" {
 		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", res.Proposal, name)

@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden]] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -76,7 +76,10 @@ from a live model with --live (--base-url, --model and the key as for
 record; every call goes to --model, whatever model the agent names). On
 SIGINT the fixture is written all or nothing, as record writes it: a
 request that did not fit its session, an unused playbook answer or a live
-failure leaves the fixture unchanged.
+failure leaves the fixture unchanged. With --only-changed (or --session
+PATH) serve replays every recorded call whose request still matches and
+asks the model only from each session's first call that changed, as record
+--only-changed does.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1
@@ -109,6 +112,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
 	fs.BoolVar(&f.rec.replace, "replace-golden", false, "with --record: replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	f.rec.onlyChangedFlags(fs, "with --record: ")
 	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
 	f.maxBody = httpguard.DefaultMaxBody
 	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
@@ -163,10 +167,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "serve", "want one scenario folder DIR, got %d arguments", len(pos))
 	}
-	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace) {
-		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace and --replace-golden only apply with --record")
+	if !f.record && (f.rec.live || f.rec.baseURL != "" || f.rec.model != "" || f.rec.api != "" || f.rec.keep || f.rec.pace != 0 || f.rec.replace || f.rec.onlyChanged || f.rec.session != "") {
+		return usageError(e, "serve", "--live, --base-url, --model, --api, --keep-live-failures, --pace, --replace-golden, --only-changed and --session only apply with --record")
 	}
-	if err := checkPace(f.rec.pace); err != nil {
+	if err := errors.Join(checkPace(f.rec.pace), f.rec.checkSession()); err != nil {
 		return usageError(e, "serve", "%v", err)
 	}
 	if f.runtime == "" {
@@ -265,6 +269,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		return fail(e, "serve", err)
 	}
 	opts.Runtime, opts.By, opts.Progress, opts.ReplaceGolden = rt, version, e.stderr, f.rec.replace
+	f.rec.reuse(&opts)
 	if rt.lineage == wire.Infer {
 		opts.Lineage = "infer"
 	}

@@ -60,7 +60,7 @@ var runtime = wire.Runtime("sdkagent", func(ctx context.Context, env *wire.Env) 
 			option.WithBaseURL(env.BaseURL),
 			option.WithHTTPClient(env.HTTPClient),
 			option.WithAPIKey("unused"), // never sent anywhere: env.HTTPClient serves in process
-			option.WithMaxRetries(0),       // a replay serves each recorded call once
+			option.WithMaxRetries(0),    // a replay serves each recorded call once
 		),
 		Model:        env.Model,
 		System:       cfg.System,

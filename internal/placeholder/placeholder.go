@@ -10,6 +10,9 @@ import (
 	"slices"
 )
 
+// Cwd is the placeholder of the working folder.
+const Cwd = "{{cwd}}"
+
 // Pair maps a machine path to its placeholder.
 type Pair struct{ Path, Name string }
 
@@ -21,7 +24,7 @@ type Pair struct{ Path, Name string }
 func Defaults() []Pair {
 	var out []Pair
 	if cwd, err := os.Getwd(); err == nil {
-		out = append(out, Pair{cwd, "{{cwd}}"})
+		out = append(out, Pair{cwd, Cwd})
 	}
 	out = append(out, Pair{os.TempDir(), "{{tmp}}"})
 	if home, err := os.UserHomeDir(); err == nil {

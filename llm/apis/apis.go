@@ -51,10 +51,7 @@ var all = []API{
 		}},
 	{Name: responses.API, Aliases: []string{"responses"}, Title: "OpenAI Responses",
 		KeyVars: []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY"}, BaseURL: "https://api.openai.com/v1",
-		open: func(c live.Config) (*live.Driver, error) {
-			return responses.New(responses.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
-				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
-		}},
+		open: responses.New},
 	{Name: anthropic.API, Aliases: []string{"anthropic", "claude"}, Title: "Anthropic Messages",
 		KeyVars: []string{"AGENTSNAP_API_KEY", "ANTHROPIC_API_KEY"}, BaseURL: "https://api.anthropic.com",
 		open: func(c live.Config) (*live.Driver, error) {
@@ -63,10 +60,7 @@ var all = []API{
 		}},
 	{Name: gemini.API, Aliases: []string{"google"}, Title: "Gemini",
 		KeyVars: []string{"AGENTSNAP_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY"}, BaseURL: "https://generativelanguage.googleapis.com",
-		open: func(c live.Config) (*live.Driver, error) {
-			return gemini.New(gemini.Config{BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model, Header: c.Header, HTTPClient: c.HTTPClient,
-				Logger: c.Logger, MaxRetries: c.MaxRetries, BackoffBase: c.BackoffBase, MaxBackoff: c.MaxBackoff, Sleep: c.Sleep})
-		}},
+		open: gemini.New},
 }
 
 // All returns every API, the default first.

@@ -1,56 +1,27 @@
 package gemini
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 )
 
-// Config configures a live Gemini driver. Only BaseURL is required; Model
-// is required unless every request names one.
-type Config struct {
-	// BaseURL is where the API is: its origin, such as
-	// https://generativelanguage.googleapis.com, to which v1beta is added;
-	// or a URL whose path ends in the API version to use
-	// (…/v1beta, …/v1, …/v1alpha), such as a proxy's
-	// https://proxy.example/gemini/v1beta. Calls go to
-	// {BaseURL}[/v1beta]/models/{model}:streamGenerateContent?alt=sse,
-	// with the base URL's query kept.
-	BaseURL string
-	// APIKey is sent in the x-goog-api-key header; empty sends none. A key
-	// in the base URL's query (?key=…) is sent there instead, as given.
-	APIKey string
-	// Model is the default model, such as gemini-2.5-flash; a Request's
-	// Model overrides it.
-	Model string
-	// Header holds extra request headers. Their values are treated as
-	// secrets like the key: never logged, scrubbed from messages.
-	Header http.Header
-	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
-	// give it a Timeout shorter than a whole response stream: cancel the
-	// context instead.
-	HTTPClient *http.Client
-	// Logger receives one record per HTTP attempt; nil logs nothing.
-	Logger *slog.Logger
-	// MaxRetries is how many times a 429 or 5xx answer is retried before
-	// any chunk is yielded; 0 means live.DefaultMaxRetries, negative none.
-	MaxRetries int
-	// BackoffBase is the delay before the first retry, doubled for each
-	// later one; 0 means live.DefaultBackoffBase.
-	BackoffBase time.Duration
-	// MaxBackoff caps every delay; 0 means live.DefaultMaxBackoff.
-	MaxBackoff time.Duration
-	// Sleep waits between retries; nil waits on a timer. Tests set it.
-	Sleep func(ctx context.Context, d time.Duration) error
-}
+// Config configures a live Gemini driver: the live driver's. Only BaseURL
+// is required; Model is required unless every request names one. BaseURL
+// is where the API is: its origin, such as
+// https://generativelanguage.googleapis.com, to which v1beta is added; or
+// a URL whose path ends in the API version to use (…/v1beta, …/v1,
+// …/v1alpha), such as a proxy's https://proxy.example/gemini/v1beta. Calls
+// go to {BaseURL}[/v1beta]/models/{model}:streamGenerateContent?alt=sse,
+// with the base URL's query kept. APIKey is sent in the x-goog-api-key
+// header; a key in the base URL's query (?key=…) is sent there instead, as
+// given.
+type Config = live.Config
 
 // Driver streams Gemini calls: a [live.Driver] of this package's API.
 type Driver = live.Driver
@@ -58,18 +29,7 @@ type Driver = live.Driver
 // New returns a Gemini driver for cfg. It fails only when cfg.BaseURL is
 // not an absolute http or https URL.
 func New(cfg Config) (*Driver, error) {
-	return live.New(GenerateContent{}, live.Config{
-		BaseURL:     cfg.BaseURL,
-		APIKey:      cfg.APIKey,
-		Model:       cfg.Model,
-		Header:      cfg.Header,
-		HTTPClient:  cfg.HTTPClient,
-		Logger:      cfg.Logger,
-		MaxRetries:  cfg.MaxRetries,
-		BackoffBase: cfg.BackoffBase,
-		MaxBackoff:  cfg.MaxBackoff,
-		Sleep:       cfg.Sleep,
-	})
+	return live.New(GenerateContent{}, cfg)
 }
 
 // GenerateContent is the Gemini API's streamed generateContent, the client

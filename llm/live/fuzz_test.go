@@ -60,4 +60,3 @@ func parseAll(r io.Reader, limit int) ([]string, error) {
 		out = append(out, string(s.event)+"|"+string(data))
 	}
 }
-

@@ -28,8 +28,8 @@ type sseReader struct {
 	data       []byte
 	event      []byte // the current frame's event name
 	has        bool   // the current frame has a data line
-	terminated bool // the last line read ended with a line break
-	first      bool // no line read yet (a leading BOM is dropped)
+	terminated bool   // the last line read ended with a line break
+	first      bool   // no line read yet (a leading BOM is dropped)
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {

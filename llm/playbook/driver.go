@@ -81,6 +81,17 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 	}, nil
 }
 
+// Skip counts one call of req's session as answered elsewhere — replayed
+// from a recording — so that session's next call gets the turn after it,
+// and Unused counts the turn as used: playbook turn n answers a session's
+// n-th call, whoever answered the ones before it.
+func (d *Driver) Skip(req *llm.Request) {
+	key := Key(req.Session)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.next[key]++
+}
+
 // chunks renders the turn as a stream. Error and hang turns stream their
 // text without closing it, as a stream cut off mid-way does.
 func (t *Turn) chunks(req *llm.Request) []llm.Chunk {

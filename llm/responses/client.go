@@ -1,60 +1,23 @@
 package responses
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 )
 
-// Config configures a live Responses driver. Only BaseURL is required;
-// Model is required unless every request names one.
-type Config struct {
-	// BaseURL is the API root, such as https://api.openai.com/v1; calls
-	// go to {BaseURL}/responses.
-	BaseURL string
-	// APIKey is sent as "Authorization: Bearer KEY"; empty sends none.
-	APIKey string
-	// Model is the default model; a Request's Model overrides it.
-	Model string
-	// Header holds extra request headers, treated as secrets like the key.
-	Header http.Header
-	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
-	// give it a Timeout shorter than a whole response stream.
-	HTTPClient *http.Client
-	// Logger receives one record per HTTP attempt; nil logs nothing.
-	Logger *slog.Logger
-	// MaxRetries is how many times a 429 or 5xx answer is retried before
-	// any chunk is yielded; 0 means live.DefaultMaxRetries, negative none.
-	MaxRetries int
-	// BackoffBase is the delay before the first retry, doubled for each
-	// later one; 0 means live.DefaultBackoffBase.
-	BackoffBase time.Duration
-	// MaxBackoff caps every delay; 0 means live.DefaultMaxBackoff.
-	MaxBackoff time.Duration
-	// Sleep waits between retries; nil waits on a timer.
-	Sleep func(ctx context.Context, d time.Duration) error
-}
+// Config configures a live Responses driver: the live driver's. Only
+// BaseURL is required; Model is required unless every request names one.
+// Calls go to {BaseURL}/responses, such as https://api.openai.com/v1; the
+// key is sent as "Authorization: Bearer KEY".
+type Config = live.Config
 
 // New returns a live driver of the Responses API for cfg. It fails only
 // when cfg.BaseURL is not an absolute http or https URL.
 func New(cfg Config) (*live.Driver, error) {
-	return live.New(Client{}, live.Config{
-		BaseURL:     cfg.BaseURL,
-		APIKey:      cfg.APIKey,
-		Model:       cfg.Model,
-		Header:      cfg.Header,
-		HTTPClient:  cfg.HTTPClient,
-		Logger:      cfg.Logger,
-		MaxRetries:  cfg.MaxRetries,
-		BackoffBase: cfg.BackoffBase,
-		MaxBackoff:  cfg.MaxBackoff,
-		Sleep:       cfg.Sleep,
-	})
+	return live.New(Client{}, cfg)
 }
 
 // Client is the client side of the Responses API, what a live driver

@@ -1,10 +1,13 @@
 package memory
 
 // arena holds the data of kept events in blocks that never move once
-// allocated, so a span of it stays valid and events can alias it.
+// allocated, so a span of it stays valid and events can alias it. Blocks
+// are filled by copies (add), or taken over whole from a writer that never
+// writes them again (adopt).
 type arena struct {
 	blocks [][]byte
-	size   int
+	fill   int // 1 + the index of the block add fills; 0 before the first
+	size   int // bytes copied in
 }
 
 // span locates bytes in an arena.
@@ -13,24 +16,35 @@ type span struct {
 }
 
 // Blocks double from firstBytes up to maxBytes; larger data gets a block of
-// its own size.
+// its own size. Data of adoptMin bytes or more is adopted when it may be;
+// below, a copy costs less than a block of its own.
 const (
 	firstBytes = 4 << 10
 	maxBytes   = 64 << 10
+	adoptMin   = 64
 )
 
 // add copies p into the arena.
 func (a *arena) add(p []byte) span {
-	n := len(a.blocks)
-	if n == 0 || cap(a.blocks[n-1])-len(a.blocks[n-1]) < len(p) {
+	if a.fill == 0 || cap(a.blocks[a.fill-1])-len(a.blocks[a.fill-1]) < len(p) {
 		a.blocks = append(a.blocks, make([]byte, 0, max(len(p), min(max(firstBytes, a.size), maxBytes))))
-		n++
+		a.fill = len(a.blocks)
 	}
-	blk := a.blocks[n-1]
-	s := span{block: uint32(n - 1), start: uint32(len(blk)), len: uint32(len(p))}
-	a.blocks[n-1] = append(blk, p...)
+	blk := a.blocks[a.fill-1]
+	s := span{block: uint32(a.fill - 1), start: uint32(len(blk)), len: uint32(len(p))}
+	a.blocks[a.fill-1] = append(blk, p...)
 	a.size += len(p)
 	return s
+}
+
+// keep returns p's span in the arena: p itself when owned (its writer never
+// writes it again) and large enough, else a copy.
+func (a *arena) keep(p []byte, owned bool) span {
+	if !owned || len(p) < adoptMin {
+		return a.add(p)
+	}
+	a.blocks = append(a.blocks, p[:len(p):len(p)])
+	return span{block: uint32(len(a.blocks) - 1), len: uint32(len(p))}
 }
 
 // bytes returns the bytes of s, capped so an append cannot write past them.

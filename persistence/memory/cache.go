@@ -44,12 +44,13 @@ const (
 	maxEvents   = 1024
 )
 
-// keep adds e as the reader would give it back from e's line. The
+// keep adds e as the reader would give it back from e's line, its data
+// adopted rather than copied when owned (see persistence.KeepData). The
 // coordinator validated e, so its raw members read back byte for byte; a
 // type or member name that is not UTF-8 (read back with U+FFFD) or a seq
 // out of order does not, and keep refuses it: the log is then kept as
 // bytes.
-func (l *eventLog) keep(e *session.Event, data *arena) bool {
+func (l *eventLog) keep(e *session.Event, data *arena, owned bool) bool {
 	typ, ok := l.typeIndex(e.Type)
 	if !ok || e.Seq != int64(l.count) || !validKeys(e) {
 		return false
@@ -67,7 +68,7 @@ func (l *eventLog) keep(e *session.Event, data *arena) bool {
 		l.whole[e.Seq] = cloneEvent(e)
 	case e.Data != nil:
 		k.flags |= hasData
-		k.data = data.add(e.Data)
+		k.data = data.keep(e.Data, owned)
 	}
 	l.add(k)
 	return true

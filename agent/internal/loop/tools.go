@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/llm"
 )
@@ -145,7 +147,29 @@ type schema struct {
 	Required   []string           `json:"required"`
 }
 
+// parseSchema parses a tool's parameters. The schemas parsed are kept, a
+// few hundred at most (a runtime's tools), since every session registers
+// its tools and every call is checked against its tool's: the result is
+// shared and must not be changed.
 func parseSchema(raw json.RawMessage) (*schema, error) {
+	if s, ok := schemas.Load(string(raw)); ok {
+		return s.(*schema), nil
+	}
+	s, err := decodeSchema(raw)
+	if err == nil && schemaCount.Add(1) <= maxSchemas {
+		schemas.Store(string(raw), s)
+	}
+	return s, err
+}
+
+const maxSchemas = 512
+
+var (
+	schemas     sync.Map // parameters text -> *schema
+	schemaCount atomic.Int64
+)
+
+func decodeSchema(raw json.RawMessage) (*schema, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("missing; give a JSON Schema such as {\"type\":\"object\",\"properties\":{}}")
 	}

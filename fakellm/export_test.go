@@ -1,0 +1,4 @@
+package fakellm
+
+// ObjectMembers is objectMembers, for the tests.
+var ObjectMembers = objectMembers

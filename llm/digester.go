@@ -1,0 +1,151 @@
+package llm
+
+import (
+	"bytes"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Digester makes the request/header payloads of one session's model
+// calls, hashing what a call sends only when an earlier call did not send
+// it: the system prompt and the tools when they changed, and of a
+// conversation given in full (an agent over the wire sends its whole
+// history every call) only the messages after the part it shares with the
+// last one. The payloads are RequestHeader's, byte for byte. It keeps
+// copies of what it compares with, so a caller may change or reuse its
+// requests afterwards. The zero value is ready; it is not safe for
+// concurrent use.
+type Digester struct {
+	system       string
+	systemDigest string // "" until a call was digested
+	systemChars  int
+	tools        []ToolSpec // copies of the last call's tools
+	toolsDigest  string
+	toolNames    []string
+	sent         []Message // copies of the last conversation given in full
+	sentDigests  []string
+	chain        DigestChain // of sentDigests
+}
+
+// Fork returns a digester for a session this one's creates (a subagent):
+// it knows the system prompt and tools digested last, which a child
+// usually sends too, and no conversation.
+func (d *Digester) Fork() Digester {
+	return Digester{system: d.system, systemDigest: d.systemDigest, systemChars: d.systemChars,
+		tools: d.tools, toolsDigest: d.toolsDigest, toolNames: d.toolNames}
+}
+
+// Header returns RequestHeader(provider, req).
+func (d *Digester) Header(provider string, req *Request) session.RequestHeaderData {
+	d.conversation(req.Messages)
+	return d.HeaderChain(provider, req, d.sentDigests, &d.chain)
+}
+
+// HeaderChain returns RequestHeaderChain(provider, req, digests, chain):
+// for a caller that keeps its conversation's digests itself.
+func (d *Digester) HeaderChain(provider string, req *Request, digests []string, chain *DigestChain) session.RequestHeaderData {
+	if d.systemDigest == "" || req.System != d.system {
+		d.system, d.systemDigest, d.systemChars = req.System, Digest([]byte(req.System)), utf8.RuneCountInString(req.System)
+	}
+	if d.toolsDigest == "" || !sameTools(req.Tools, d.tools) {
+		d.tools, d.toolsDigest = cloneTools(req.Tools), Digest(marshalTools(req.Tools))
+		d.toolNames = nil
+		for _, t := range req.Tools {
+			d.toolNames = append(d.toolNames, t.Name)
+		}
+	}
+	return header(provider, req, d.systemDigest, d.systemChars, d.toolsDigest, slices.Clip(d.toolNames), digests, chain)
+}
+
+// conversation brings sent, sentDigests and chain to msgs, hashing the
+// messages after the prefix msgs share with sent.
+func (d *Digester) conversation(msgs []Message) {
+	k := 0
+	for k < len(msgs) && k < len(d.sent) && SameMessage(&msgs[k], &d.sent[k]) {
+		k++
+	}
+	if k < len(d.sent) { // the conversation was rewritten: chain the kept digests again
+		d.sent, d.sentDigests = d.sent[:k:k], d.sentDigests[:k:k]
+		d.chain = DigestChain{}
+		for _, s := range d.sentDigests {
+			d.chain.Add(s)
+		}
+	}
+	for i := k; i < len(msgs); i++ {
+		s := messageDigest(&msgs[i])
+		d.sent = append(d.sent, cloneMessage(&msgs[i]))
+		d.sentDigests = append(d.sentDigests, s)
+		d.chain.Add(s)
+	}
+}
+
+// messageDigest is MessageDigest; the tests count its calls.
+var messageDigest = MessageDigest
+
+// SameMessage reports whether a and b encode to the same JSON, comparing
+// their fields: a nil member is told from an empty one, as the encoding
+// may tell them apart.
+func SameMessage(a, b *Message) bool {
+	return a.Role == b.Role && a.ID == b.ID && sameParts(a.Content, b.Content)
+}
+
+func sameParts(a, b []session.Part) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Type != y.Type || x.Text != y.Text || x.ID != y.ID || x.Name != y.Name || x.Arguments != y.Arguments ||
+			x.ToolCallID != y.ToolCallID || x.IsError != y.IsError || !sameRaw(x.Meta, y.Meta) || !sameParts(x.Content, y.Content) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameRaw(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+// cloneMessage copies m's slices (its strings cannot change).
+func cloneMessage(m *Message) Message {
+	c := *m
+	c.Content = cloneParts(m.Content)
+	return c
+}
+
+func cloneParts(parts []session.Part) []session.Part {
+	if parts == nil {
+		return nil
+	}
+	out := make([]session.Part, len(parts))
+	for i := range parts {
+		out[i] = parts[i]
+		out[i].Meta = bytes.Clone(parts[i].Meta)
+		out[i].Content = cloneParts(parts[i].Content)
+	}
+	return out
+}
+
+func sameTools(a, b []ToolSpec) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || !sameRaw(a[i].Parameters, b[i].Parameters) {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneTools(tools []ToolSpec) []ToolSpec {
+	if tools == nil {
+		return nil
+	}
+	out := slices.Clone(tools)
+	for i := range out {
+		out[i].Parameters = bytes.Clone(out[i].Parameters)
+	}
+	return out
+}

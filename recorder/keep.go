@@ -1,0 +1,225 @@
+package recorder
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Reuse is what an only-changed recording kept of the fixture and what it
+// recorded anew.
+type Reuse struct {
+	// Kept lists, by lineage path, the sessions whose logs came out as
+	// recorded: their files keep every byte.
+	Kept []string
+	// Changed lists, in lineage order, every session that asked the model
+	// or whose log changed.
+	Changed []Change
+	// Gone lists the recorded sessions the new recording does not have.
+	Gone     []string
+	Replayed int           // model calls replayed from the recording
+	Live     int           // model calls sent to the model (live, or the playbook)
+	Tokens   budget.Tokens // the usage the model reported for them
+	// Cost is Tokens at scenario.json's price for the model, when Priced.
+	Cost   float64
+	Priced bool
+}
+
+// Change is one session that asked the model or whose log changed.
+type Change struct {
+	Session  string // lineage path, such as root/call_1
+	New      bool   // the recording had no such session
+	Kept     bool   // its calls to the model came out as recorded: the log kept its bytes
+	Replayed int    // its calls replayed from the recording
+	Live     int    // its calls sent to the model
+	From     int    // the 1-based call it asked the model from; 0 for none
+	Turn     int    // where call From was
+	Step     int
+	Why      string // why it did
+	Tokens   budget.Tokens
+}
+
+// Lines describes the reuse in lines for a summary: one for the calls,
+// then one per changed session, the kept ones, the gone ones.
+func (u *Reuse) Lines() []string {
+	cost := ""
+	if u.Priced {
+		cost = ", cost " + budget.FormatCost(u.Cost)
+	}
+	tokens := ""
+	if u.Live > 0 {
+		tokens = ": " + u.Tokens.String() + cost
+	}
+	out := []string{fmt.Sprintf("only changed: %s replayed from the recording, %d sent to the model%s",
+		count(u.Replayed, "model call"), u.Live, tokens)}
+	for _, c := range u.Changed {
+		var line string
+		switch {
+		case c.Live == 0:
+			line = fmt.Sprintf("%s: changed though all %d of its calls replayed (its own events differ)", c.Session, c.Replayed)
+		case c.New:
+			line = fmt.Sprintf("%s: new, %s sent to the model (%s): %s", c.Session, count(c.Live, "call"), c.Tokens, c.Why)
+		default:
+			line = fmt.Sprintf("%s: re-recorded from model call %d (turn %d step %d), %s sent to the model (%s) after %d replayed: %s",
+				c.Session, c.From, c.Turn, c.Step, count(c.Live, "call"), c.Tokens, c.Replayed, c.Why)
+		}
+		if c.Kept {
+			line += "; the answers came out as recorded, so its log keeps its bytes"
+		}
+		out = append(out, line)
+	}
+	if len(u.Kept) > 0 {
+		out = append(out, "kept as recorded: "+strings.Join(u.Kept, ", "))
+	}
+	if len(u.Gone) > 0 {
+		out = append(out, "no longer created: "+strings.Join(u.Gone, ", "))
+	}
+	return out
+}
+
+// keepRecorded makes the rendered logs keep what the recording had: the
+// times of every event up to a session's first difference from its
+// recorded self (same lineage path), its header when only createdAt
+// differs, and a fork child's seed as its parent now has it, so an
+// unchanged session comes out byte for byte as recorded — its file is
+// copied — and a seed stays its parent's prefix. It replaces rendered[i]
+// and its file in files, and returns the lineage paths of the logs kept
+// whole.
+func keepRecorded(files map[string][]byte, rendered, old []*session.Log) map[string]bool {
+	newKeys, oldKeys := session.LineageKeys(rendered), session.LineageKeys(old)
+	recorded := make(map[string]*session.Log, len(old))
+	for _, o := range old {
+		recorded[oldKeys[o.Header.ID]] = o
+	}
+	final := make(map[string]*session.Log, len(rendered))
+	kept := map[string]bool{}
+	for i, l := range rendered {
+		m := &session.Log{Path: l.Path, Header: l.Header, Events: slices.Clone(l.Events)}
+		o := recorded[newKeys[l.Header.ID]]
+		if o != nil {
+			n := samePrefix(m.Events, o.Events)
+			for k := range n {
+				m.Events[k].Time = o.Events[k].Time
+			}
+			if sameHeader(&m.Header, &o.Header) {
+				m.Header = o.Header
+			}
+		}
+		if sl := m.Header.SeedLength; sl > 0 {
+			if p := final[m.Header.ParentSession]; p != nil && sl <= len(p.Events) && sl <= len(m.Events) && samePrefix(m.Events[:sl], p.Events[:sl]) == sl {
+				copy(m.Events, p.Events[:sl])
+			}
+		}
+		final[l.Header.ID] = m
+		rendered[i] = m
+		name := fixture.RootLog
+		if i > 0 {
+			name = fixture.ChildLog(i)
+		}
+		if o != nil && identical(m, o) {
+			if b, err := os.ReadFile(o.Path); err == nil {
+				files[name] = b
+				kept[newKeys[l.Header.ID]] = true
+				continue
+			}
+		}
+		files[name] = session.Encode(&m.Header, m.Events)
+	}
+	return kept
+}
+
+// samePrefix returns how many events a and b share from the start, equal
+// but for their times.
+func samePrefix(a, b []session.Event) int {
+	var x, y []byte
+	for i := range min(len(a), len(b)) {
+		ea, eb := a[i], b[i]
+		ea.Time, eb.Time = 0, 0
+		x, y = session.AppendEvent(x[:0], &ea), session.AppendEvent(y[:0], &eb)
+		if !bytes.Equal(x, y) {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// sameHeader reports whether two headers are equal but for createdAt.
+func sameHeader(a, b *session.Header) bool {
+	x, y := *a, *b
+	x.CreatedAt, y.CreatedAt = 0, 0
+	return bytes.Equal(session.AppendHeader(nil, &x), session.AppendHeader(nil, &y))
+}
+
+// identical reports whether two logs hold the same header and events,
+// times included.
+func identical(a, b *session.Log) bool {
+	if len(a.Events) != len(b.Events) || !bytes.Equal(session.AppendHeader(nil, &a.Header), session.AppendHeader(nil, &b.Header)) {
+		return false
+	}
+	var x, y []byte
+	for i := range a.Events {
+		x, y = session.AppendEvent(x[:0], &a.Events[i]), session.AppendEvent(y[:0], &b.Events[i])
+		if !bytes.Equal(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+// summary says what the only-changed recording r kept and re-recorded,
+// from the new logs (rendered, in lineage order); nil for no reuse.
+func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model string) *Reuse {
+	if r == nil {
+		return nil
+	}
+	u := &Reuse{}
+	old, kept := r.old, r.kept
+	newKeys, oldKeys := session.LineageKeys(rendered), session.LineageKeys(old)
+	was := map[string]bool{}
+	for _, o := range old {
+		was[oldKeys[o.Header.ID]] = true
+	}
+	now := map[string]bool{}
+	for _, l := range rendered {
+		key := newKeys[l.Header.ID]
+		now[key] = true
+		s := r.of(l.Header.ID)
+		if s == nil {
+			s = &reused{}
+		}
+		c := Change{Session: key, New: !was[key], Live: s.live, Tokens: s.tokens, Why: s.why}
+		c.Replayed = s.calls - s.live
+		if s.live > 0 {
+			c.From, c.Turn, c.Step = s.liveFrom, s.turn, s.step
+		}
+		u.Replayed += c.Replayed
+		u.Live += c.Live
+		u.Tokens = u.Tokens.Plus(c.Tokens)
+		if kept[key] {
+			u.Kept = append(u.Kept, key)
+			if c.Live == 0 {
+				continue
+			}
+			c.Kept = true
+		}
+		u.Changed = append(u.Changed, c)
+	}
+	for _, o := range old {
+		if key := oldKeys[o.Header.ID]; !now[key] {
+			u.Gone = append(u.Gone, key)
+		}
+	}
+	if u.Live > 0 && sc.Prices != nil {
+		if c, err := sc.Prices.Cost(budget.Call{Model: model, Tokens: u.Tokens}); err == nil {
+			u.Cost, u.Priced = c, true
+		}
+	}
+	return u
+}

@@ -1,0 +1,226 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// reuse is the model of an only-changed recording: every session replays
+// its recorded calls while the agent's requests match them, and from its
+// first call that does not — or from its first call, for a session the
+// recording lacks, one created after its parent went live, or one
+// Options.Session names — asks the model (live, or the playbook).
+type reuse struct {
+	old      []*session.Log  // the recording, in lineage order; nil when there is none
+	kept     map[string]bool // the lineage paths of the logs kept whole, once rendered
+	replay   *fakellm.Driver // nil when there is no recording
+	model    llm.Driver      // set by run: the live driver behind its watch, or the playbook
+	session  string          // Options.Session
+	replayed func(*llm.Request)
+
+	mu       sync.Mutex
+	sessions map[string]*reused // by live session id
+}
+
+// reused is what one live session of the recording did.
+type reused struct {
+	calls    int    // model calls made
+	liveFrom int    // the 1-based call it asked the model from; 0 while it replays
+	why      string // why it went to the model
+	turn     int    // where its call liveFrom was
+	step     int
+	live     int // calls sent to the model
+	tokens   budget.Tokens
+}
+
+// errForced refuses the replay of a session Options.Session names.
+var errForced = errors.New("re-recorded on purpose (--session, or -record-session from a test)")
+
+// driftError refuses the replay of a call whose request changed.
+type driftError struct{ changes []string }
+
+func (e *driftError) Error() string { return strings.Join(e.changes, "; ") }
+
+// loadRecording reads the fixture an only-changed recording keeps what it
+// can of: its logs in lineage order, nil when dir was never recorded.
+func loadRecording(dir string, sc *scenario.Scenario, opts *Options) ([]*session.Log, error) {
+	if _, err := os.Stat(filepath.Join(dir, fixture.RootLog)); errors.Is(err, os.ErrNotExist) {
+		if opts.Session != "" {
+			return nil, fmt.Errorf("recorder: %s: --session %s: the scenario was never recorded, so there is nothing to keep; record it without --session", dir, opts.Session)
+		}
+		return nil, nil
+	}
+	if rec := sc.Recorded; opts.Playbook != "" && rec != nil && rec.Playbook != "" && rec.Playbook != opts.Playbook {
+		return nil, fmt.Errorf("recorder: %s: playbook.json changed since the recording, so the answers --only-changed would keep may no longer be the playbook's; record without --only-changed: a playbook recording is deterministic, so the sessions the change does not touch keep their bytes anyway", dir)
+	}
+	fx, err := fixture.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("recorder: --only-changed keeps what still matches the recording, which does not load: %w; or record without --only-changed", err)
+	}
+	if opts.Session != "" {
+		keys := session.LineageKeys(fx.Logs)
+		paths := make([]string, 0, len(fx.Logs))
+		for _, l := range fx.Logs {
+			paths = append(paths, keys[l.Header.ID])
+		}
+		if !slices.Contains(paths, opts.Session) {
+			return nil, fmt.Errorf("recorder: %s: --session %s names no recorded session; the recording has %s", dir, opts.Session, strings.Join(paths, ", "))
+		}
+	}
+	return fx.Logs, nil
+}
+
+// newReuse builds the model of an only-changed recording of old.
+func newReuse(dir string, old []*session.Log, opts *Options) (*reuse, error) {
+	r := &reuse{old: old, session: opts.Session, replayed: opts.Replayed, sessions: map[string]*reused{}}
+	if old == nil {
+		return r, nil
+	}
+	d, err := fakellm.New(old, fakellm.WithCallCheck(r.check))
+	if err != nil {
+		return nil, fmt.Errorf("recorder: --only-changed replays the recording of %s, which does not derive: %w; or record without --only-changed", dir, err)
+	}
+	r.replay = d
+	return r, nil
+}
+
+// keeper returns what render lets keep the recording's logs, or nil (also
+// for no reuse).
+func (r *reuse) keeper() func(map[string][]byte, []*session.Log) {
+	if r == nil || r.old == nil {
+		return nil
+	}
+	return func(files map[string][]byte, rendered []*session.Log) { r.kept = keepRecorded(files, rendered, r.old) }
+}
+
+// check refuses the replay of a call Options.Session names, or whose
+// request differs from the recorded one.
+func (r *reuse) check(c fakellm.RecordedCall, req *llm.Request) error {
+	if r.session != "" && (c.Lineage == r.session || strings.HasPrefix(c.Lineage, r.session+"/")) {
+		return errForced
+	}
+	if c.Request == nil {
+		return &driftError{[]string{"the recording holds no request/header for the call, so it cannot tell whether the request changed"}}
+	}
+	now := llm.RequestHeader(c.Request.Provider, req)
+	if changes := judge.RequestChanges(*c.Request, now); len(changes) > 0 {
+		return &driftError{changes}
+	}
+	return nil
+}
+
+// Stream replays the call when its session still replays and the call
+// matches its recording, and asks the model otherwise.
+func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+	if req == nil {
+		return nil, errors.New("recorder: Stream called with a nil request")
+	}
+	s, live := r.start(req)
+	if !live {
+		seq, err := r.replay.Stream(ctx, req)
+		if err == nil {
+			if r.replayed != nil {
+				r.replayed(req)
+			}
+			return seq, nil
+		}
+		r.goLive(s, req, why(err, req))
+	}
+	r.mu.Lock()
+	s.live++
+	r.mu.Unlock()
+	seq, err := r.model.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return r.count(s, seq), nil
+}
+
+// start notes a call of req's session and says whether it goes to the
+// model: the session went live before, or it is new and cannot replay.
+func (r *reuse) start(req *llm.Request) (*reused, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref := req.Session
+	s, ok := r.sessions[ref.ID]
+	if !ok {
+		s = &reused{}
+		r.sessions[ref.ID] = s
+		switch p := r.sessions[ref.ParentID]; {
+		case r.replay == nil:
+			s.liveFrom, s.why = 1, "the scenario was never recorded"
+		case !ref.IsRoot() && p != nil && p.liveFrom > 0:
+			s.liveFrom, s.why = 1, "created after its parent went to the model"
+		}
+		s.turn, s.step = req.Turn, req.Step
+	}
+	s.calls++
+	return s, s.liveFrom > 0
+}
+
+// goLive sends s to the model from its call req on.
+func (r *reuse) goLive(s *reused, req *llm.Request, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s.liveFrom, s.why, s.turn, s.step = s.calls, why, req.Turn, req.Step
+}
+
+// why says why a call could not replay, from the replay driver's error.
+func why(err error, req *llm.Request) string {
+	var drift *driftError
+	switch {
+	case errors.Is(err, errForced):
+		return errForced.Error()
+	case errors.As(err, &drift):
+		return drift.Error()
+	case errors.Is(err, fakellm.ErrUnrecordedSession):
+		return "the recording has no such session"
+	case errors.Is(err, fakellm.ErrScriptExhausted):
+		return "the session makes more model calls than recorded"
+	case errors.Is(err, fakellm.ErrPathMismatch):
+		return fmt.Sprintf("the agent took another path (a call at turn %d step %d)", req.Turn, req.Step)
+	}
+	return err.Error()
+}
+
+// count passes a live stream on and adds its usage to s.
+func (r *reuse) count(s *reused, seq iter.Seq[llm.Chunk]) iter.Seq[llm.Chunk] {
+	return func(yield func(llm.Chunk) bool) {
+		for c := range seq {
+			if c.Type == session.ChunkUsage && c.Usage != nil {
+				r.mu.Lock()
+				s.tokens = s.tokens.Plus(budget.TokensOf(c.Usage))
+				r.mu.Unlock()
+			}
+			if !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// of returns what live session id did, or nil when it made no call.
+func (r *reuse) of(id string) *reused {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.sessions[id]; ok {
+		c := *s
+		return &c
+	}
+	return nil
+}
