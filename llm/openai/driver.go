@@ -105,7 +105,9 @@ func (Chat) Name() string { return API }
 func (Chat) Prefix() string { return "openai" }
 
 // Endpoint is {base}/chat/completions.
-func (Chat) Endpoint(base *url.URL, _ string) string { return base.JoinPath("chat/completions").String() }
+func (Chat) Endpoint(base *url.URL, _ string) string {
+	return base.JoinPath("chat/completions").String()
+}
 
 // Authorize sends the key as a bearer token.
 func (Chat) Authorize(h http.Header, key string) { h.Set("Authorization", "Bearer "+key) }
