@@ -199,6 +199,7 @@ type stream struct {
 	calls map[int]*servedCall // by block index
 	usage *session.Usage
 	role  string // the role the next frame announces, until the first
+	buf   []byte // the event being written
 }
 
 // servedCall is a tool call being streamed. Its fragments wait until its
@@ -234,11 +235,9 @@ func (c *servedCall) delta(id, name, args string) (ToolCallDelta, bool) {
 func (s *stream) chunk(c *session.Chunk) error {
 	switch c.Type {
 	case session.ChunkTextDelta:
-		text := c.Text
-		return s.delta(Delta{Content: &text})
+		return s.delta(&Delta{Content: &c.Text})
 	case session.ChunkReasoningDelta:
-		text := c.Text
-		return s.delta(Delta{ReasoningContent: &text})
+		return s.delta(&Delta{ReasoningContent: &c.Text})
 	case session.ChunkToolCallDelta:
 		tc := s.calls[c.Index]
 		if tc == nil {
@@ -246,7 +245,7 @@ func (s *stream) chunk(c *session.Chunk) error {
 			s.calls[c.Index] = tc
 		}
 		if dc, ok := tc.delta(c.ID, c.Name, c.ArgumentsDelta); ok {
-			return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+			return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
 		}
 	case session.ChunkBlockEnd:
 		// A call whose deltas named no id (a recording from a server that
@@ -255,7 +254,7 @@ func (s *stream) chunk(c *session.Chunk) error {
 		if tc := s.calls[c.Index]; tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
 			tc.name, tc.args = "", ""
 			if dc, ok := tc.delta(c.Block.ID, c.Block.Name, c.Block.Arguments); ok {
-				return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+				return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
 			}
 		}
 	case session.ChunkUsage:
@@ -265,22 +264,19 @@ func (s *stream) chunk(c *session.Chunk) error {
 }
 
 // delta sends a frame of one delta, the first announcing the role.
-func (s *stream) delta(d Delta) error {
+func (s *stream) delta(d *Delta) error {
 	d.Role, s.role = s.role, ""
-	return s.send(s.frame(d, nil))
+	s.buf = appendFrame(s.start(), s.model, d, nil)
+	return s.send()
 }
 
-func (s *stream) frame(d Delta, finish *string) Chunk {
-	return Chunk{ID: CompletionID, Object: "chat.completion.chunk", Model: s.model, Choices: []Choice{{Delta: d, FinishReason: finish}}}
-}
+// start begins an event in s.buf.
+func (s *stream) start() []byte { return append(s.buf[:0], "data: "...) }
 
-// send writes one event and flushes.
-func (s *stream) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+// send ends the event in s.buf, writes it and flushes.
+func (s *stream) send() error {
+	s.buf = append(s.buf, "\n\n"...)
+	if _, err := s.w.Write(s.buf); err != nil {
 		return err
 	}
 	s.flush()
@@ -297,14 +293,18 @@ func (s *stream) finish(r *session.FinishReason) error {
 		return nil
 	case session.FinishError:
 		code, msg := failure(r)
-		return s.send(NewErrorBody(code, msg, ErrorTypeReplay))
+		b := NewErrorBody(code, msg, ErrorTypeReplay)
+		s.buf = appendErrorBody(s.start(), &b)
+		return s.send()
 	}
 	reason := FinishReason(r.Kind)
-	if err := s.send(s.frame(Delta{}, &reason)); err != nil {
+	s.buf = appendFrame(s.start(), s.model, &Delta{}, &reason)
+	if err := s.send(); err != nil {
 		return err
 	}
 	if s.usage != nil {
-		if err := s.send(Chunk{ID: CompletionID, Object: "chat.completion.chunk", Choices: []Choice{}, Usage: apiUsage(s.usage)}); err != nil {
+		s.buf = appendUsageFrame(s.start(), apiUsage(s.usage))
+		if err := s.send(); err != nil {
 			return err
 		}
 	}
