@@ -23,8 +23,8 @@ type Call struct {
 	Messages []session.Message
 	Tools    []llm.ToolSpec
 	Stream   bool
-	// Members is every member of the request object as sent; all but
-	// Known are its settings.
+	// Members is every member of the request object as sent but messages
+	// (which System and Messages hold); all but Known are its settings.
 	Members map[string]json.RawMessage
 }
 
@@ -37,49 +37,73 @@ type Call struct {
 // reasoning part before its text and tool calls. Of a content array only
 // the text parts count.
 func DecodeRequest(body []byte) (*Call, error) {
+	call, _, err := decodeWhole(body)
+	return call, err
+}
+
+// decodeWhole is DecodeRequest, also returning the texts of the system
+// prompt.
+func decodeWhole(body []byte) (*Call, []string, error) {
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("the body is not a chat completions request: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a chat completions request: %w", err)
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
 	}
+	delete(members, "messages")
 	out := &Call{Model: in.Model, Stream: in.Stream, Members: members}
-	names := map[string]string{} // tool call id -> tool name, for the results
-	var system []string
+	var r reader
 	for i := range in.Messages {
-		m := &in.Messages[i]
-		text, err := ContentText(m.Content)
-		if err != nil {
-			return nil, fmt.Errorf("messages[%d].content: %w", i, err)
-		}
-		switch m.Role {
-		case "system", "developer":
-			system = append(system, text)
-		case session.RoleUser:
-			out.Messages = append(out.Messages, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
-		case session.RoleAssistant:
-			out.Messages = append(out.Messages, assistantMessage(m, text, names))
-		case session.RoleTool:
-			out.Messages = append(out.Messages, session.Message{Role: session.RoleTool, Content: []session.Part{{
-				Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: names[m.ToolCallID],
-				Content: []session.Part{session.TextPart(text)},
-			}}})
-		default:
-			return nil, fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+		if err := r.add(i, &in.Messages[i]); err != nil {
+			return nil, nil, err
 		}
 	}
-	out.System = strings.Join(system, "\n\n")
+	out.Messages, out.System = r.msgs, strings.Join(r.system, "\n\n")
 	for _, t := range in.Tools {
 		out.Tools = append(out.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
-	return out, nil
+	return out, r.system, nil
 }
 
-// assistantMessage is an assistant message of a request: its reasoning,
-// its text, its tool calls, whose names it notes for the results.
-func assistantMessage(m *Message, text string, names map[string]string) session.Message {
+// reader turns a request's messages into a Call's, one after another,
+// after the messages before (a request read earlier whose messages this
+// one repeats).
+type reader struct {
+	before []session.Message
+	msgs   []session.Message
+	system []string
+	names  map[string]string // tool call id -> tool name, of the assistant messages in msgs
+}
+
+// add reads m, the request's messages[i].
+func (r *reader) add(i int, m *Message) error {
+	text, err := ContentText(m.Content)
+	if err != nil {
+		return fmt.Errorf("messages[%d].content: %w", i, err)
+	}
+	switch m.Role {
+	case "system", "developer":
+		r.system = append(r.system, text)
+	case session.RoleUser:
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
+	case session.RoleAssistant:
+		r.msgs = append(r.msgs, r.assistant(m, text))
+	case session.RoleTool:
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleTool, Content: []session.Part{{
+			Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: r.toolName(m.ToolCallID),
+			Content: []session.Part{session.TextPart(text)},
+		}}})
+	default:
+		return fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
+}
+
+// assistant is an assistant message of a request: its reasoning, its
+// text, its tool calls, whose names it notes for the results.
+func (r *reader) assistant(m *Message, text string) session.Message {
 	msg := session.Message{Role: session.RoleAssistant, Content: []session.Part{}}
 	if m.ReasoningContent != "" {
 		msg.Content = append(msg.Content, session.Part{Type: session.PartReasoning, Text: m.ReasoningContent})
@@ -88,10 +112,31 @@ func assistantMessage(m *Message, text string, names map[string]string) session.
 		msg.Content = append(msg.Content, session.TextPart(text))
 	}
 	for _, c := range m.ToolCalls {
-		names[c.ID] = c.Function.Name
+		if r.names == nil {
+			r.names = map[string]string{}
+		}
+		r.names[c.ID] = c.Function.Name
 		msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
 	return msg
+}
+
+// toolName is the name of the latest tool call with id before the message
+// being read: of the messages read here, else of those before.
+func (r *reader) toolName(id string) string {
+	if name, ok := r.names[id]; ok {
+		return name
+	}
+	for i := len(r.before) - 1; i >= 0; i-- {
+		if m := &r.before[i]; m.Role == session.RoleAssistant {
+			for k := len(m.Content) - 1; k >= 0; k-- {
+				if p := &m.Content[k]; p.Type == session.PartToolCall && p.ID == id {
+					return p.Name
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // CompletionID is the id of every answer agentsnap serves: fixed, like
