@@ -75,6 +75,7 @@ type Handler struct {
 	byTag    map[*tag]*wireSession
 	byHeader map[string]*wireSession
 	all      []*wireSession // creation order
+	recent   *wireSession   // the session that kept a request's state last (incremental.go)
 	problems []error
 }
 
@@ -123,7 +124,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
 		return
 	}
-	req, err := f.DecodeRequest(r, body)
+	req, err := h.decode(r, f, body)
 	if err != nil {
 		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.Path, err))
 		return
