@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"io"
 	"net/http"
 )
 
@@ -86,5 +87,33 @@ func (h *Handler) keep(s *wireSession, req *Request) {
 	s.last, s.decoded = req.Messages, req.state
 	if req.state != nil {
 		h.recent = s
+	}
+}
+
+// maxPresize bounds the buffer a request's Content-Length makes room for
+// at once; a longer body grows as it is read.
+const maxPresize = 64 << 20
+
+// readBody reads r's body whole, as io.ReadAll does, into a buffer of the
+// size its Content-Length says: an agent's request repeats its whole
+// conversation, and growing to it copies it over and over.
+func readBody(r *http.Request) ([]byte, error) {
+	size := int64(512)
+	if n := r.ContentLength; n > 0 {
+		size = min(n, maxPresize) + 1 // room to read the end without growing
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
 	}
 }

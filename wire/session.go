@@ -399,6 +399,47 @@ func plainUser(m *session.Message) bool {
 // Reasoning is not compared: SDKs do not send it back. Tool-call arguments
 // that are the same JSON value compare equal, however they are spaced.
 func differs(want, got *session.Message) string {
+	if same(want, got) {
+		return ""
+	}
+	return differsHow(want, got)
+}
+
+// same reports whether two messages are the same in what a model sees,
+// part by part, without building what differsHow compares: when it is
+// true, differsHow finds no difference.
+func same(want, got *session.Message) bool {
+	if want.Role != got.Role || want.Text() != got.Text() {
+		return false
+	}
+	i, k := 0, 0
+	for {
+		for i < len(want.Content) && !comparedPart(&want.Content[i]) {
+			i++
+		}
+		for k < len(got.Content) && !comparedPart(&got.Content[k]) {
+			k++
+		}
+		if i == len(want.Content) || k == len(got.Content) {
+			return i == len(want.Content) && k == len(got.Content)
+		}
+		w, g := &want.Content[i], &got.Content[k]
+		if w.Type != g.Type || w.ID != g.ID || w.Name != g.Name || w.Arguments != g.Arguments ||
+			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) {
+			return false
+		}
+		i, k = i+1, k+1
+	}
+}
+
+// comparedPart reports whether differsHow compares p besides the text:
+// tool calls and tool results.
+func comparedPart(p *session.Part) bool {
+	return p.Type == session.PartToolCall || p.Type == session.PartToolResult
+}
+
+// differsHow is differs, naming the difference.
+func differsHow(want, got *session.Message) string {
 	if want.Role != got.Role {
 		return fmt.Sprintf("role %s, want %s", got.Role, want.Role)
 	}

@@ -224,7 +224,7 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // error frame instead; an aborted one with nothing more, as a connection
 // that is cut does.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
-	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant}
+	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant, buf: make([]byte, 0, 512)}
 	for c := range chunks {
 		if c.Type == session.ChunkFinish {
 			return s.finish(c.Reason)
