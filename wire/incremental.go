@@ -91,8 +91,9 @@ func (h *Handler) keep(s *wireSession, req *Request) {
 }
 
 // maxPresize bounds the buffer a request's Content-Length makes room for
-// at once; a longer body grows as it is read.
-const maxPresize = 64 << 20
+// at once (a client may claim any length); a longer body grows as it is
+// read.
+const maxPresize = 4 << 20
 
 // readBody reads r's body whole, as io.ReadAll does, into a buffer of the
 // size its Content-Length says: an agent's request repeats its whole
