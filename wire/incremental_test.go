@@ -108,6 +108,20 @@ var _ = Describe("a request read against the session's last one", func() {
 			To(Equal(callSeq([]wire.Format{wholeChat{wire.ChatCompletions}}, wire.Infer, plain...)))
 	})
 
+	It("reads a body whole whatever Content-Length it claims", func() {
+		body := stream(q1, call1, r1, a1, user(strings.Repeat("a long question ", 100)))
+		for _, claimed := range []int64{-1, 0, 1, 511, 512, int64(len(body)) - 1, int64(len(body)), int64(len(body)) + 1, 1 << 40} {
+			h, err := wire.NewHandler(wire.Config{Driver: sayDriver, Store: memory.New()})
+			Expect(err).NotTo(HaveOccurred())
+			r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+			r.ContentLength = claimed
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			Expect(w.Code).To(Equal(http.StatusOK), "Content-Length %d: %s", claimed, w.Body)
+			Expect(h.Close(context.Background())).To(Succeed())
+		}
+	})
+
 	It("compares a session's first request with its seed whole, though it repeats the last request of another", func() {
 		// Under inferred lineage the fork child's first request is read
 		// against its parent's last, which it repeats; but the child's seed
