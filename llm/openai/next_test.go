@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -190,6 +191,22 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 			Expect(got[i].Reused).To(Equal(2))
 		}
 		Expect(prev.Call.Messages).To(HaveLen(2), "the one read against is unchanged")
+	})
+
+	It("reads a string content as encoding/json does, with or without escapes, in UTF-8 or not", func() {
+		var raws []string
+		for range 2000 {
+			s := randomString(r)
+			raws = append(raws, marshal(s), `"`+s+`"`, ` "`+s+`" `)
+		}
+		raws = append(raws, `"abc`, `"a"b"`, `"\x"`, `"\u12"`, "\"\t\"", `"\u00e9\ud83d\ude00"`)
+		for _, raw := range raws {
+			var want string
+			wantErr := json.Unmarshal([]byte(raw), &want)
+			got, err := openai.ContentText([]byte(raw))
+			Expect(err != nil).To(Equal(wantErr != nil), "%q: %v, encoding/json %v", raw, err, wantErr)
+			Expect(got).To(Equal(want), "%q", raw)
+		}
 	})
 
 	It("reads every request against any earlier one alike", func() {
