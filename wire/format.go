@@ -61,4 +61,10 @@ type Request struct {
 	// writers need (a Responses request's store). The handler leaves it
 	// alone.
 	Private any
+
+	// Set by an incremental format: the state to read the session's next
+	// request against; the state this one was read against, when its
+	// first reused messages are the messages of the request that left it.
+	state, base any
+	reused      int
 }

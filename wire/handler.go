@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -78,6 +77,7 @@ type Handler struct {
 	byTag    map[*tag]*wireSession
 	byHeader map[string]*wireSession
 	all      []*wireSession // creation order
+	recent   *wireSession   // the session that kept a request's state last (incremental.go)
 	problems []error
 }
 
@@ -115,7 +115,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// puts its own key into a message must not leave it in a fixture.
 	// Nothing happens in a replay, which has no secrets.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -126,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
 		return
 	}
-	req, err := f.DecodeRequest(r, body)
+	req, err := h.decode(r, f, body)
 	if err != nil {
 		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.Path, err))
 		return

@@ -25,7 +25,7 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	best, bestLen, ties := (*wireSession)(nil), 0, 0
 	for _, s := range h.all {
-		switch n := commonPrefix(s.last, req.Messages); {
+		switch n := commonPrefixFrom(s.last, req.Messages, lastKnown(s, req)); {
 		case n > bestLen:
 			best, bestLen, ties = s, n, 1
 		case n == bestLen && n > 0:
@@ -38,7 +38,7 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	if call != nil {
 		mode := session.ModeSpawn
-		if commonPrefix(parent.last, req.Messages) > 0 {
+		if len(parent.last) > 0 && len(req.Messages) > 0 && differs(&parent.last[0], &req.Messages[0]) == "" {
 			mode = session.ModeFork // it starts with what its parent said
 		}
 		return h.newChild(parent, call.id, mode, "")
@@ -52,6 +52,16 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 		return h.root, nil // an agent without memory: the root again
 	}
 	return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request (%s) continues no session, and no open tool call's arguments hold its prompt", lastUserText(req.Messages)))
+}
+
+// lastKnown returns how many leading messages of req are known to be
+// those of s.last: read against what s's last request left. The caller
+// holds h.mu.
+func lastKnown(s *wireSession, req *Request) int {
+	if req.base != nil && req.base == s.decoded {
+		return min(req.reused, len(s.last))
+	}
+	return 0
 }
 
 // openCall returns the open tool call whose arguments hold the prompt of

@@ -31,16 +31,40 @@ func (chatCompletions) Match(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions")
 }
 
-func (chatCompletions) DecodeRequest(_ *http.Request, body []byte) (*Request, error) {
-	call, err := openai.DecodeRequest(body)
+func (f chatCompletions) DecodeRequest(r *http.Request, body []byte) (*Request, error) {
+	return f.decodeNext(r, body, nil)
+}
+
+// chatState is what a Chat Completions request leaves to read the next
+// one against: the request read, and its settings.
+type chatState struct {
+	d        *openai.Decoded
+	settings json.RawMessage
+}
+
+func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
+	last, _ := prev.(*chatState)
+	var against *openai.Decoded
+	if last != nil {
+		against = last.d
+	}
+	d, err := openai.DecodeNext(against, body)
 	if err != nil {
 		return nil, err
 	}
-	set, err := settings(call.Members, openai.Known...)
-	if err != nil {
+	call := d.Call
+	set := json.RawMessage(nil)
+	if last != nil && d.SameRest {
+		set = last.settings
+	} else if set, err = settings(call.Members, openai.Known...); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
-	return &Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set}, nil
+	req := &Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set}
+	req.state = &chatState{d: d, settings: set}
+	if last != nil && d.Reused > 0 {
+		req.base, req.reused = last, d.Reused
+	}
+	return req, nil
 }
 
 func (chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {

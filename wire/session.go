@@ -35,6 +35,9 @@ type wireSession struct {
 	// Under Handler.mu: what other sessions' requests are checked against.
 	made []madeCall        // every tool call the session's answers made, as they streamed
 	last []session.Message // the messages of its last request (lineage inference)
+	// What its last request left to read the next against (incremental.go),
+	// while the log's conversation holds last.
+	decoded any
 }
 
 // madeCall is a tool call an answer made: a child names it as the call
@@ -59,13 +62,15 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		}
 	}
 	msgs := req.Messages
+	// The first known messages are the log's: compared when they came.
+	known := h.known(s, req)
 	if len(s.awaiting) > 0 {
-		if err := s.results(ctx, h, msgs); err != nil {
+		if err := s.results(ctx, h, msgs, known); err != nil {
 			return err
 		}
 	}
 	conv := s.j.Messages()
-	p := commonPrefix(conv, msgs)
+	p := commonPrefixFrom(conv, msgs, known)
 	if s.failed != nil {
 		if s.inTurn && p == len(conv) && p == len(msgs) {
 			s.failed = nil
@@ -76,7 +81,7 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		}
 	}
 	if !s.inTurn {
-		if err := s.startTurn(msgs); err != nil {
+		if err := s.startTurn(msgs, known); err != nil {
 			return err
 		}
 	} else if p != len(conv) || p != len(msgs) {
@@ -86,31 +91,30 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 	}
 	s.j.StartStep()
 	s.inStep = true
-	h.mu.Lock()
-	s.last = msgs
-	h.mu.Unlock()
+	h.keep(s, req)
 	return nil
 }
 
 // startTurn starts the turn a request after a finished turn opens: with
 // the user messages it ends with (those it adds to the log's conversation,
 // when it goes on from it), after a history/replace when what comes before
-// them is not the log's conversation.
-func (s *wireSession) startTurn(msgs []session.Message) error {
+// them is not the log's conversation. The log's conversation holds the
+// first known messages.
+func (s *wireSession) startTurn(msgs []session.Message, known int) error {
 	trigger := journal.TriggerUser
 	if s.parent != nil && s.turns == 0 {
 		trigger = journal.TriggerSubagent // the prompt its parent's tool call gave it
 	}
 	conv := s.j.Messages()
 	users := trailingUsers(msgs)
-	if p := commonPrefix(conv, msgs); len(users) > 0 && len(msgs)-len(users) < p {
+	if p := commonPrefixFrom(conv, msgs, known); len(users) > 0 && len(msgs)-len(users) < p {
 		// User messages the log's conversation already holds are history it
 		// goes on from; what comes after them starts the turn (at least the
 		// last: an agent without memory asks again).
 		users = msgs[min(p, len(msgs)-1):]
 	}
 	before := msgs[:len(msgs)-len(users)]
-	if p := commonPrefix(conv, before); p != len(conv) || p != len(before) {
+	if p := commonPrefixFrom(conv, before, min(known, len(before))); p != len(conv) || p != len(before) {
 		if err := s.j.ReplaceHistory(p, before[p:]); err != nil {
 			return err
 		}
@@ -143,11 +147,12 @@ func (s *wireSession) start(ctx context.Context, h *Handler) error {
 // this step's result. A call whose result the request does not carry gets
 // an error result saying so (the request's own history then shows as
 // sent); a request that carries none of them is most likely a subagent's
-// call that did not say so, and is refused with what to send.
-func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Message) error {
+// call that did not say so, and is refused with what to send. The log's
+// conversation holds the first known messages.
+func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Message, known int) error {
 	base := s.j.Messages()[:s.sent]
 	var parts []session.Part
-	for _, m := range msgs[commonPrefix(base, msgs):] {
+	for _, m := range msgs[commonPrefixFrom(base, msgs, min(known, len(base))):] {
 		for _, p := range m.Content {
 			if p.Type == session.PartToolResult {
 				parts = append(parts, p)
@@ -167,7 +172,7 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 			}
 		}
 	}
-	if n == 0 && !goesOn(h, s, msgs) {
+	if n == 0 && !goesOn(h, s, msgs, known) {
 		return h.lineageError(fmt.Errorf("wire: a request for session %s, which waits for the results of its tool calls (%s), carries none of them", s.name, callIDs(s.awaiting)))
 	}
 	for i, c := range s.awaiting {
@@ -187,11 +192,12 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 // going on without the results of its calls — a handoff to another agent,
 // which sends the conversation on under its own prompt, or a framework that
 // turns the call into context messages. A request that does not is more
-// likely a subagent's that did not say so.
-func goesOn(h *Handler, s *wireSession, msgs []session.Message) bool {
+// likely a subagent's that did not say so. The first known messages are
+// last's.
+func goesOn(h *Handler, s *wireSession, msgs []session.Message, known int) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(s.last) > 0 && commonPrefix(s.last, msgs) == len(s.last)
+	return len(s.last) > 0 && commonPrefixFrom(s.last, msgs, min(known, len(s.last))) == len(s.last)
 }
 
 // call makes the model call of the open step and answers it on w with f.
@@ -353,9 +359,13 @@ func (h *Handler) answered(s *wireSession, calls []session.Part) {
 
 // commonPrefix returns how many leading messages a and b share, as a model
 // sees them.
-func commonPrefix(a, b []session.Message) int {
+func commonPrefix(a, b []session.Message) int { return commonPrefixFrom(a, b, 0) }
+
+// commonPrefixFrom is commonPrefix for a and b known to share their first
+// known messages.
+func commonPrefixFrom(a, b []session.Message, known int) int {
 	n := min(len(a), len(b))
-	for i := range n {
+	for i := known; i < n; i++ {
 		if differs(&a[i], &b[i]) != "" {
 			return i
 		}
@@ -392,6 +402,47 @@ func plainUser(m *session.Message) bool {
 // Reasoning is not compared: SDKs do not send it back. Tool-call arguments
 // that are the same JSON value compare equal, however they are spaced.
 func differs(want, got *session.Message) string {
+	if same(want, got) {
+		return ""
+	}
+	return differsHow(want, got)
+}
+
+// same reports whether two messages are the same in what a model sees,
+// part by part, without building what differsHow compares: when it is
+// true, differsHow finds no difference.
+func same(want, got *session.Message) bool {
+	if want.Role != got.Role || want.Text() != got.Text() {
+		return false
+	}
+	i, k := 0, 0
+	for {
+		for i < len(want.Content) && !comparedPart(&want.Content[i]) {
+			i++
+		}
+		for k < len(got.Content) && !comparedPart(&got.Content[k]) {
+			k++
+		}
+		if i == len(want.Content) || k == len(got.Content) {
+			return i == len(want.Content) && k == len(got.Content)
+		}
+		w, g := &want.Content[i], &got.Content[k]
+		if w.Type != g.Type || w.ID != g.ID || w.Name != g.Name || w.Arguments != g.Arguments ||
+			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) {
+			return false
+		}
+		i, k = i+1, k+1
+	}
+}
+
+// comparedPart reports whether differsHow compares p besides the text:
+// tool calls and tool results.
+func comparedPart(p *session.Part) bool {
+	return p.Type == session.PartToolCall || p.Type == session.PartToolResult
+}
+
+// differsHow is differs, naming the difference.
+func differsHow(want, got *session.Message) string {
 	if want.Role != got.Role {
 		return fmt.Sprintf("role %s, want %s", got.Role, want.Role)
 	}

@@ -1,9 +1,12 @@
 package wire_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"iter"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 
@@ -36,19 +39,37 @@ var _ = Describe("the in-process transport", func() {
 	})
 
 	It("records the whole answer when the agent stops reading mid-stream", func() {
+		// The driver holds the rest of the answer until the agent has read
+		// the first frame and closed the body.
+		release := make(chan struct{})
+		held := llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+			return func(yield func(llm.Chunk) bool) {
+				first := true
+				for c := range say("hello " + req.Session.ID) {
+					if !yield(c) {
+						return
+					}
+					if c.Type == session.ChunkTextDelta && first {
+						first = false
+						<-release
+					}
+				}
+			}, nil
+		})
 		store := memory.New()
-		h, err := wire.NewHandler(wire.Config{Driver: sayDriver, Store: store})
+		h, err := wire.NewHandler(wire.Config{Driver: held, Store: store})
 		Expect(err).NotTo(HaveOccurred())
 		client := &http.Client{Transport: wire.Transport(h)}
 		resp, err := client.Post(wire.BaseURL+"/chat/completions", "application/json",
 			strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
 		Expect(err).NotTo(HaveOccurred())
 		first := make([]byte, 4096)
-		n, err := resp.Body.Read(first) // one write of the handler: the first frame
+		n, err := resp.Body.Read(first) // all that is written: the first frame
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(first[:n])).To(ContainSubstring(`"content":"hello"`))
-		Expect(string(first[:n])).NotTo(ContainSubstring("root"), "the rest of the answer is still unread")
+		Expect(string(first[:n])).NotTo(ContainSubstring("root"), "the rest of the answer is not written yet")
 		Expect(resp.Body.Close()).To(Succeed())
+		close(release)
 
 		Expect(h.Close(context.Background())).To(Succeed())
 		l, err := store.Load(context.Background(), "root")
@@ -62,6 +83,121 @@ turn 1 (user)
     assistant: hello root
   ended completed
 `))
+	})
+
+	It("hands a read all that is written and not yet read, in one piece", func() {
+		written, release := make(chan struct{}), make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			for _, f := range []string{"data: 1\n\n", "data: 2\n\n", "data: 3\n\n"} {
+				_, _ = io.WriteString(w, f)
+			}
+			close(written)
+			<-release
+			_, _ = io.WriteString(w, "data: [DONE]\n\n")
+		})
+		resp, err := (&http.Client{Transport: wire.Transport(h)}).Get("http://agentsnap.invalid/")
+		Expect(err).NotTo(HaveOccurred())
+		<-written
+		buf := make([]byte, 4096)
+		n, err := resp.Body.Read(buf)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(buf[:n])).To(Equal("data: 1\n\ndata: 2\n\ndata: 3\n\n"), "three frames, one read")
+		close(release)
+		rest, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(rest)).To(Equal("data: [DONE]\n\n"))
+	})
+
+	It("loses no byte at a read's boundary, read a byte at a time, nor when the handler writes far ahead of the reads", func() {
+		r := rand.New(rand.NewPCG(22, 3))
+		var want []byte
+		var writes [][]byte
+		for i := range 300 {
+			size := r.IntN(300)
+			if i%50 == 7 {
+				size = 70 << 10 // more than the handler may write ahead
+			}
+			b := make([]byte, size)
+			for k := range b {
+				b[k] = byte(r.IntN(256))
+			}
+			writes, want = append(writes, b), append(want, b...)
+		}
+		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			for _, b := range writes {
+				n, err := w.Write(b)
+				if err != nil || n != len(b) {
+					panic(fmt.Sprintf("write: %d of %d: %v", n, len(b), err))
+				}
+			}
+		})
+		for _, size := range []int{1, 7, 4096, 200 << 10} {
+			resp, err := (&http.Client{Transport: wire.Transport(h)}).Get("http://agentsnap.invalid/")
+			Expect(err).NotTo(HaveOccurred())
+			var got []byte
+			buf := make([]byte, size)
+			for {
+				n, err := resp.Body.Read(buf)
+				got = append(got, buf[:n]...)
+				if err == io.EOF {
+					break
+				}
+				Expect(err).NotTo(HaveOccurred())
+			}
+			Expect(bytes.Equal(got, want)).To(BeTrue(), "reads of %d bytes: %d bytes read, %d written", size, len(got), len(want))
+		}
+	})
+
+	It("loses no byte when the handler writes after a read that left part of the last write unread", func() {
+		// Handler and reader take turns: a write, then a read of part of
+		// what is unread (or more than there is), and so on.
+		r := rand.New(rand.NewPCG(22, 5))
+		turn := make(chan int)
+		var want []byte
+		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusOK) // the response, before the first turn
+			for size := range turn {
+				b := bytes.Repeat([]byte{byte('a' + len(want)%26)}, size)
+				want = append(want, b...)
+				_, _ = w.Write(b)
+				turn <- 0
+			}
+		})
+		resp, err := (&http.Client{Transport: wire.Transport(h)}).Get("http://agentsnap.invalid/")
+		Expect(err).NotTo(HaveOccurred())
+		var got []byte
+		unread := 0
+		for range 400 {
+			size := 1 + r.IntN(5)
+			turn <- size
+			<-turn
+			unread += size
+			buf := make([]byte, 1+r.IntN(unread+1))
+			n, err := resp.Body.Read(buf)
+			Expect(err).NotTo(HaveOccurred())
+			got, unread = append(got, buf[:n]...), unread-n
+		}
+		close(turn)
+		rest, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(append(got, rest...))).To(Equal(string(want)))
+	})
+
+	It("fails the handler's writes once the agent closed the body", func() {
+		closed, wrote := make(chan struct{}), make(chan error)
+		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "data: 1\n\n")
+			<-closed
+			_, err := io.WriteString(w, "data: 2\n\n")
+			wrote <- err
+		})
+		resp, err := (&http.Client{Transport: wire.Transport(h)}).Get("http://agentsnap.invalid/")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Body.Close()).To(Succeed())
+		close(closed)
+		Expect(<-wrote).To(MatchError(io.ErrClosedPipe))
+		_, err = resp.Body.Read(make([]byte, 8))
+		Expect(err).To(MatchError(io.ErrClosedPipe))
 	})
 })
 

@@ -21,7 +21,7 @@ var _ = Describe("AppendStdString", func() {
 		return string(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}))
 	}
 
-	It("writes every string as encoding/json does with HTML escaping off, and AppendString alike but for backspace and form feed", func() {
+	It("writes every string as encoding/json does with HTML escaping off (AppendHTMLString: on, as Marshal), and AppendString alike but for backspace and form feed", func() {
 		var all []byte
 		for c := range 0x80 {
 			all = append(all, byte(c))
@@ -41,6 +41,9 @@ var _ = Describe("AppendStdString", func() {
 		for _, s := range cases {
 			Expect(string(jsonscan.AppendStdString([]byte("x"), s))).To(Equal("x"+std(s)), "%q", s)
 			Expect(string(jsonscan.AppendString([]byte("x"), s))).To(Equal("x"+logForm.Replace(std(s))), "%q", s)
+			marshalled, err := json.Marshal(s) // HTML escaping on
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(jsonscan.AppendHTMLString([]byte("x"), s))).To(Equal("x"+string(marshalled)), "%q", s)
 		}
 	})
 })

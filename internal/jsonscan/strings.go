@@ -112,20 +112,25 @@ func hex4(h []byte) rune {
 // escape <, > and &, so logs stay readable; the output is still valid JSON
 // and decodes to the same string. It writes \b and \f as \u0008 and
 // \u000c, as logs always have; otherwise it is AppendStdString.
-func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false) }
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, false, false) }
 
 // AppendStdString appends s as encoding/json writes a string with HTML
 // escaping off.
-func AppendStdString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+func AppendStdString(dst []byte, s string) []byte { return appendString(dst, s, true, false) }
 
-// appendString is AppendStdString, or AppendString when std is false.
-func appendString(dst []byte, s string, std bool) []byte {
+// AppendHTMLString appends s as encoding/json's Marshal writes a string:
+// AppendStdString, with <, > and & as \u003c, \u003e and \u0026.
+func AppendHTMLString(dst []byte, s string) []byte { return appendString(dst, s, true, true) }
+
+// appendString is AppendStdString, or AppendString when std is false;
+// html escapes <, > and & too.
+func appendString(dst []byte, s string, std, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}

@@ -3,7 +3,8 @@
 // OpenAI-compatible Chat Completions endpoints (OpenAI, DeepSeek, vLLM,
 // Ollama), and what the wire layer (wire.ChatCompletions) needs to serve
 // an agent on an OpenAI SDK — its requests read into agentsnap's terms
-// (DecodeRequest), answers written as the API's stream (ServeStream),
+// (DecodeRequest; DecodeNext reads one against the session's last,
+// decoding only the messages it adds), answers written as the API's stream (ServeStream),
 // whole (Whole) or as errors (NewErrorBody).
 //
 // # The live driver
@@ -65,7 +66,8 @@
 // type, then a frame with the finish_reason (stop, tool_calls, length), a
 // usage frame with no choices when the call reported usage, and data:
 // [DONE]. A failed call ends with an error frame, an aborted one with
-// nothing more. DecodeRequest reads system and developer messages as the
+// nothing more; the frames are the bytes encoding/json's Marshal writes
+// for the schema's types (HTML escaping on). DecodeRequest reads system and developer messages as the
 // system prompt, each tool message as a tool result named after the call
 // it answers, and of a content array its text parts.
 package openai

@@ -169,3 +169,11 @@ func (p *protocol) finish(c session.Chunk, last bool) error {
 
 // EncodeRequest is the body the live driver sends for req.
 var EncodeRequest = encodeRequest
+
+// AppendFrame, AppendUsageFrame and AppendErrorBody are the stream's frame
+// writers.
+var (
+	AppendFrame      = appendFrame
+	AppendUsageFrame = appendUsageFrame
+	AppendErrorBody  = appendErrorBody
+)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -60,6 +61,10 @@ func ContentText(raw json.RawMessage) (string, error) {
 		return "", nil
 	}
 	if raw[0] == '"' {
+		// A string without escapes, in UTF-8, is its bytes.
+		if end, esc, err := jsonscan.SkipString(raw, 0); err == nil && !esc && end == len(raw) && utf8.Valid(raw[1:end-1]) {
+			return string(raw[1 : end-1]), nil
+		}
 		var s string
 		err := json.Unmarshal(raw, &s)
 		return s, err

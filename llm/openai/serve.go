@@ -24,8 +24,8 @@ type Call struct {
 	Messages []session.Message
 	Tools    []llm.ToolSpec
 	Stream   bool
-	// Members is every member of the request object as sent; all but
-	// Known are its settings.
+	// Members is every member of the request object as sent but messages
+	// (which System and Messages hold); all but Known are its settings.
 	Members map[string]json.RawMessage
 }
 
@@ -38,49 +38,73 @@ type Call struct {
 // reasoning part before its text and tool calls. Of a content array only
 // the text parts count.
 func DecodeRequest(body []byte) (*Call, error) {
+	call, _, err := decodeWhole(body)
+	return call, err
+}
+
+// decodeWhole is DecodeRequest, also returning the texts of the system
+// prompt.
+func decodeWhole(body []byte) (*Call, []string, error) {
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("the body is not a chat completions request: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a chat completions request: %w", err)
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
 	}
+	delete(members, "messages")
 	out := &Call{Model: in.Model, Stream: in.Stream, Members: members}
-	names := map[string]string{} // tool call id -> tool name, for the results
-	var system []string
+	var r reader
 	for i := range in.Messages {
-		m := &in.Messages[i]
-		text, err := ContentText(m.Content)
-		if err != nil {
-			return nil, fmt.Errorf("messages[%d].content: %w", i, err)
-		}
-		switch m.Role {
-		case "system", "developer":
-			system = append(system, text)
-		case session.RoleUser:
-			out.Messages = append(out.Messages, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
-		case session.RoleAssistant:
-			out.Messages = append(out.Messages, assistantMessage(m, text, names))
-		case session.RoleTool:
-			out.Messages = append(out.Messages, session.Message{Role: session.RoleTool, Content: []session.Part{{
-				Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: names[m.ToolCallID],
-				Content: []session.Part{session.TextPart(text)},
-			}}})
-		default:
-			return nil, fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+		if err := r.add(i, &in.Messages[i]); err != nil {
+			return nil, nil, err
 		}
 	}
-	out.System = strings.Join(system, "\n\n")
+	out.Messages, out.System = r.msgs, strings.Join(r.system, "\n\n")
 	for _, t := range in.Tools {
 		out.Tools = append(out.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
-	return out, nil
+	return out, r.system, nil
 }
 
-// assistantMessage is an assistant message of a request: its reasoning,
-// its text, its tool calls, whose names it notes for the results.
-func assistantMessage(m *Message, text string, names map[string]string) session.Message {
+// reader turns a request's messages into a Call's, one after another,
+// after the messages before (a request read earlier whose messages this
+// one repeats).
+type reader struct {
+	before []session.Message
+	msgs   []session.Message
+	system []string
+	names  map[string]string // tool call id -> tool name, of the assistant messages in msgs
+}
+
+// add reads m, the request's messages[i].
+func (r *reader) add(i int, m *Message) error {
+	text, err := ContentText(m.Content)
+	if err != nil {
+		return fmt.Errorf("messages[%d].content: %w", i, err)
+	}
+	switch m.Role {
+	case "system", "developer":
+		r.system = append(r.system, text)
+	case session.RoleUser:
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
+	case session.RoleAssistant:
+		r.msgs = append(r.msgs, r.assistant(m, text))
+	case session.RoleTool:
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleTool, Content: []session.Part{{
+			Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: r.toolName(m.ToolCallID),
+			Content: []session.Part{session.TextPart(text)},
+		}}})
+	default:
+		return fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
+	}
+	return nil
+}
+
+// assistant is an assistant message of a request: its reasoning, its
+// text, its tool calls, whose names it notes for the results.
+func (r *reader) assistant(m *Message, text string) session.Message {
 	msg := session.Message{Role: session.RoleAssistant, Content: []session.Part{}}
 	if m.ReasoningContent != "" {
 		msg.Content = append(msg.Content, session.Part{Type: session.PartReasoning, Text: m.ReasoningContent})
@@ -89,10 +113,31 @@ func assistantMessage(m *Message, text string, names map[string]string) session.
 		msg.Content = append(msg.Content, session.TextPart(text))
 	}
 	for _, c := range m.ToolCalls {
-		names[c.ID] = c.Function.Name
+		if r.names == nil {
+			r.names = map[string]string{}
+		}
+		r.names[c.ID] = c.Function.Name
 		msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
 	return msg
+}
+
+// toolName is the name of the latest tool call with id before the message
+// being read: of the messages read here, else of those before.
+func (r *reader) toolName(id string) string {
+	if name, ok := r.names[id]; ok {
+		return name
+	}
+	for i := len(r.before) - 1; i >= 0; i-- {
+		if m := &r.before[i]; m.Role == session.RoleAssistant {
+			for k := len(m.Content) - 1; k >= 0; k-- {
+				if p := &m.Content[k]; p.Type == session.PartToolCall && p.ID == id {
+					return p.Name
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // CompletionID is the id of every answer agentsnap serves: fixed, like
@@ -172,7 +217,7 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // error frame instead; an aborted one with nothing more, as a connection
 // that is cut does.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
-	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant}
+	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant, buf: make([]byte, 0, 512)}
 	for c := range chunks {
 		if c.Type == session.ChunkFinish {
 			return s.finish(c.Reason)
@@ -192,6 +237,7 @@ type stream struct {
 	calls map[int]*servedCall // by block index
 	usage *session.Usage
 	role  string // the role the next frame announces, until the first
+	buf   []byte // the event being written
 }
 
 // servedCall is a tool call being streamed. Its fragments wait until its
@@ -227,11 +273,9 @@ func (c *servedCall) delta(id, name, args string) (ToolCallDelta, bool) {
 func (s *stream) chunk(c *session.Chunk) error {
 	switch c.Type {
 	case session.ChunkTextDelta:
-		text := c.Text
-		return s.delta(Delta{Content: &text})
+		return s.delta(&Delta{Content: &c.Text})
 	case session.ChunkReasoningDelta:
-		text := c.Text
-		return s.delta(Delta{ReasoningContent: &text})
+		return s.delta(&Delta{ReasoningContent: &c.Text})
 	case session.ChunkToolCallDelta:
 		tc := s.calls[c.Index]
 		if tc == nil {
@@ -239,7 +283,7 @@ func (s *stream) chunk(c *session.Chunk) error {
 			s.calls[c.Index] = tc
 		}
 		if dc, ok := tc.delta(c.ID, c.Name, c.ArgumentsDelta); ok {
-			return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+			return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
 		}
 	case session.ChunkBlockEnd:
 		// A call whose deltas named no id (a recording from a server that
@@ -248,7 +292,7 @@ func (s *stream) chunk(c *session.Chunk) error {
 		if tc := s.calls[c.Index]; tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
 			tc.name, tc.args = "", ""
 			if dc, ok := tc.delta(c.Block.ID, c.Block.Name, c.Block.Arguments); ok {
-				return s.delta(Delta{ToolCalls: []ToolCallDelta{dc}})
+				return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
 			}
 		}
 	case session.ChunkUsage:
@@ -258,22 +302,19 @@ func (s *stream) chunk(c *session.Chunk) error {
 }
 
 // delta sends a frame of one delta, the first announcing the role.
-func (s *stream) delta(d Delta) error {
+func (s *stream) delta(d *Delta) error {
 	d.Role, s.role = s.role, ""
-	return s.send(s.frame(d, nil))
+	s.buf = appendFrame(s.start(), s.model, d, nil)
+	return s.send()
 }
 
-func (s *stream) frame(d Delta, finish *string) Chunk {
-	return Chunk{ID: CompletionID, Object: "chat.completion.chunk", Model: s.model, Choices: []Choice{{Delta: d, FinishReason: finish}}}
-}
+// start begins an event in s.buf.
+func (s *stream) start() []byte { return append(s.buf[:0], "data: "...) }
 
-// send writes one event and flushes.
-func (s *stream) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
+// send ends the event in s.buf, writes it and flushes.
+func (s *stream) send() error {
+	s.buf = append(s.buf, "\n\n"...)
+	if _, err := s.w.Write(s.buf); err != nil {
 		return err
 	}
 	s.flush()
@@ -290,14 +331,18 @@ func (s *stream) finish(r *session.FinishReason) error {
 		return nil
 	case session.FinishError:
 		_, code, msg := live.ServedFailure(r)
-		return s.send(NewErrorBody(code, msg, ErrorTypeReplay))
+		b := NewErrorBody(code, msg, ErrorTypeReplay)
+		s.buf = appendErrorBody(s.start(), &b)
+		return s.send()
 	}
 	reason := FinishReason(r.Kind)
-	if err := s.send(s.frame(Delta{}, &reason)); err != nil {
+	s.buf = appendFrame(s.start(), s.model, &Delta{}, &reason)
+	if err := s.send(); err != nil {
 		return err
 	}
 	if s.usage != nil {
-		if err := s.send(Chunk{ID: CompletionID, Object: "chat.completion.chunk", Choices: []Choice{}, Usage: apiUsage(s.usage)}); err != nil {
+		s.buf = appendUsageFrame(s.start(), apiUsage(s.usage))
+		if err := s.send(); err != nil {
 			return err
 		}
 	}

@@ -156,7 +156,7 @@ var _ = Describe("reading an agent's request", func() {
 		Expect(call.System).To(Equal("You are terse."))
 		Expect(call.Messages).To(Equal(agentConversation))
 		Expect(call.Tools).To(Equal(tools))
-		Expect(mapKeys(call.Members)).To(Equal([]string{"messages", "model", "stream", "stream_options", "tools"}))
+		Expect(mapKeys(call.Members)).To(Equal([]string{"model", "stream", "stream_options", "tools"}), "messages are Messages and System")
 	})
 
 	It("joins system and developer messages wherever they stand, takes the text parts of content arrays and names results after their calls", func() {

@@ -1,0 +1,215 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Decoded is a request read by DecodeNext, kept to read the same agent's
+// next request against it: an agent sends its whole conversation on every
+// call, and the next call repeats this one's messages byte for byte. A
+// Decoded is not changed once returned; it is safe for concurrent use.
+type Decoded struct {
+	// Call is the request, as DecodeRequest reads it. Its slices are
+	// shared with the requests read against it: do not change them.
+	Call *Call
+	// Reused is how many leading messages of Call.Messages are the
+	// previous request's, the same values, read from the same bytes: all
+	// of its messages, or 0 when this request was read whole.
+	Reused int
+	// SameRest reports whether the members but messages are the previous
+	// request's, byte for byte: Model, Stream, Tools and Members are then
+	// its.
+	SameRest bool
+
+	body   []byte // nil: the next request is read whole
+	at     spans
+	msgs   []session.Message // Call.Messages, with room to grow
+	system []string          // the texts of Call.System
+	grown  atomic.Bool       // a request read against this one appended to msgs in place
+}
+
+// spans is where a body holds its messages: offsets of the array's '[',
+// just past its last element (past the '[' when it has none) and just
+// past its ']', and how many elements it has.
+type spans struct {
+	arr, last, end, count int
+}
+
+// DecodeNext reads the body of an agent's POST /chat/completions as
+// DecodeRequest does, against prev, the same agent's last request (nil
+// for none): when the body's messages begin with all of prev's, byte for
+// byte, only those after them are read, and the other members only when
+// their bytes changed. Whatever prev is, the Call is DecodeRequest's; a
+// body of any other shape is read whole, and its error is DecodeRequest's.
+func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
+	if prev != nil && prev.body != nil {
+		if d := prev.next(body); d != nil {
+			return d, nil
+		}
+	}
+	call, system, err := decodeWhole(body)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoded{Call: call, msgs: call.Messages, system: system}
+	call.Messages = slices.Clip(call.Messages)
+	if at, _, ok := scan(body, nil); ok {
+		d.body, d.at = body, at
+	}
+	return d, nil
+}
+
+// next reads body against d, or returns nil when body does not repeat
+// d's messages (or is not a shape next reads).
+func (d *Decoded) next(body []byte) *Decoded {
+	at, tail, ok := scan(body, d)
+	if !ok || tail == nil {
+		return nil
+	}
+	out := &Decoded{Reused: len(d.msgs), body: body, at: at}
+	call := &Call{}
+	if bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:]) {
+		*call = *d.Call
+		out.SameRest = true
+	} else {
+		// The other members, read as a body without messages.
+		rest := slices.Concat(body[:at.arr], []byte("[]"), body[at.end:])
+		c, _, err := decodeWhole(rest)
+		if err != nil {
+			return nil
+		}
+		*call = *c
+	}
+	r := reader{before: d.msgs}
+	for k, e := range tail.elems {
+		var m Message
+		if json.Unmarshal(body[e[0]:e[1]], &m) != nil || r.add(d.at.count+k, &m) != nil {
+			return nil // read whole, for DecodeRequest's error
+		}
+	}
+	out.system, call.System = d.system, d.Call.System
+	if len(r.system) > 0 {
+		out.system = slices.Concat(d.system, r.system)
+		call.System = strings.Join(out.system, "\n\n")
+	}
+	// The first request read against d appends to d's messages in place:
+	// a conversation grows by a message or two per call.
+	if d.grown.CompareAndSwap(false, true) {
+		out.msgs = append(d.msgs, r.msgs...)
+	} else {
+		out.msgs = slices.Concat(d.msgs, r.msgs)
+	}
+	call.Messages = slices.Clip(out.msgs)
+	out.Call = call
+	return out
+}
+
+// tail lists the elements of a body's messages after those it repeats.
+type tail struct{ elems [][2]int }
+
+// scan finds the messages of body, a request object: its one member named
+// exactly "messages", an array. When the array begins with all of prev's
+// elements, byte for byte, it scans only the elements after them and
+// returns them; else a nil tail. It refuses (ok false) a body that is not
+// an object, a messages member that is missing, repeated or not an array,
+// and a member name that is escaped or is "messages" in other case, as
+// encoding/json would match it: such a body is read whole.
+func scan(body []byte, prev *Decoded) (at spans, t *tail, ok bool) {
+	i := jsonscan.SkipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return at, nil, false
+	}
+	found := false
+	i = jsonscan.SkipSpace(body, i+1)
+	for i < len(body) && body[i] != '}' {
+		if body[i] != '"' {
+			return at, nil, false
+		}
+		end, esc, err := jsonscan.SkipString(body, i)
+		if err != nil || esc {
+			return at, nil, false
+		}
+		key := body[i+1 : end-1]
+		if i = jsonscan.SkipSpace(body, end); i >= len(body) || body[i] != ':' {
+			return at, nil, false
+		}
+		i = jsonscan.SkipSpace(body, i+1)
+		switch {
+		case string(key) == "messages":
+			if found {
+				return at, nil, false
+			}
+			found = true
+			if at, t, ok = scanMessages(body, i, prev); !ok {
+				return at, nil, false
+			}
+			i = at.end
+		case bytes.EqualFold(key, []byte("messages")):
+			return at, nil, false
+		default:
+			if i, err = jsonscan.SkipMember(body, i); err != nil {
+				return at, nil, false
+			}
+		}
+		switch i = jsonscan.SkipSpace(body, i); {
+		case i < len(body) && body[i] == ',':
+			// Another member must follow: no trailing comma.
+			if i = jsonscan.SkipSpace(body, i+1); i >= len(body) || body[i] != '"' {
+				return at, nil, false
+			}
+		case i >= len(body) || body[i] != '}':
+			return at, nil, false
+		}
+	}
+	if i >= len(body) || jsonscan.SkipSpace(body, i+1) != len(body) {
+		return at, nil, false
+	}
+	return at, t, found
+}
+
+// scanMessages scans the messages array at body[i], after prev's elements
+// when it begins with them.
+func scanMessages(body []byte, i int, prev *Decoded) (at spans, t *tail, ok bool) {
+	if i >= len(body) || body[i] != '[' {
+		return at, nil, false
+	}
+	at.arr, at.last = i, i+1
+	j := i + 1
+	if prev != nil {
+		if p := prev.body[prev.at.arr:prev.at.last]; bytes.HasPrefix(body[i:], p) {
+			t = &tail{}
+			j = i + len(p)
+			at.last, at.count = j, prev.at.count
+		}
+	}
+	for {
+		if j = jsonscan.SkipSpace(body, j); j >= len(body) {
+			return at, nil, false
+		}
+		if body[j] == ']' {
+			at.end = j + 1
+			return at, t, true
+		}
+		if at.count > 0 {
+			if body[j] != ',' {
+				return at, nil, false
+			}
+			j = jsonscan.SkipSpace(body, j+1)
+		}
+		e, err := jsonscan.SkipMember(body, j)
+		if err != nil {
+			return at, nil, false
+		}
+		if t != nil {
+			t.elems = append(t.elems, [2]int{j, e})
+		}
+		at.last, at.count, j = e, at.count+1, e
+	}
+}
