@@ -87,12 +87,9 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	prep := opts.prepared
 	var warnings []string
 	if prep == nil {
-		if err := fitsRuntime(fx, rt, cmds); err != nil {
-			return nil, err
-		}
 		var err error
-		if warnings, err = agentsnap.Validate(rt, fx.Scenario); err != nil {
-			return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		if warnings, err = admit(fx, rt, cmds); err != nil {
+			return nil, err
 		}
 	}
 	sched, err := opts.scheduling(fx)
@@ -114,13 +111,9 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	if err != nil {
 		return nil, err
 	}
-	open := opts.Store
-	if open == nil {
-		open = func() (persistence.Store, error) { return memory.New(), nil }
-	}
-	store, err := open()
+	store, err := openStore(fx, opts.Store)
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: opening the store: %w", fx.Name, err)
+		return nil, err
 	}
 	defer store.Close()
 
@@ -132,20 +125,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	for _, w := range o.Warnings {
 		logf("%s", w)
 	}
-	env := &agentsnap.Env{
-		Scenario:    fx.Scenario,
-		Dir:         fx.Dir,
-		Driver:      drv,
-		ToolReplay:  drv,
-		Store:       drv.Watch(store),
-		Clock:       func() time.Time { return agentsnap.Epoch },
-		WithTimeout: drv.WithTimeout,
-		Cwd:         prep.cwd,
-		Logf:        logf,
-	}
-	if r := fx.Scenario.Recorded; r != nil {
-		env.Provider, env.Model = r.Provider, r.Model
-	}
+	env := replayEnv(fx, drv, store, prep.cwd, logf)
 	runErr, waiting, late := run(ctx, rt, env, drv)
 	if late {
 		return nil, unfinished(fx, ctx.Err(), waiting, cmds)
@@ -165,6 +145,52 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		return nil, err
 	}
 	return o, nil
+}
+
+// admit returns the runtime's warnings about the fixture's scenario, or
+// why the runtime cannot replay it.
+func admit(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) ([]string, error) {
+	if err := fitsRuntime(fx, rt, cmds); err != nil {
+		return nil, err
+	}
+	warnings, err := agentsnap.Validate(rt, fx.Scenario)
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	}
+	return warnings, nil
+}
+
+// openStore opens the store a replay writes its logs to: open's, or a
+// memory store.
+func openStore(fx *fixture.Fixture, open func() (persistence.Store, error)) (persistence.Store, error) {
+	if open == nil {
+		return memory.New(), nil
+	}
+	store, err := open()
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: opening the store: %w", fx.Name, err)
+	}
+	return store, nil
+}
+
+// replayEnv is the Env a replay runs the runtime in: the replay driver
+// answering model calls and recorded tools, in virtual time.
+func replayEnv(fx *fixture.Fixture, drv *fakellm.Driver, store persistence.Store, cwd string, logf func(string, ...any)) *agentsnap.Env {
+	env := &agentsnap.Env{
+		Scenario:    fx.Scenario,
+		Dir:         fx.Dir,
+		Driver:      drv,
+		ToolReplay:  drv,
+		Store:       drv.Watch(store),
+		Clock:       func() time.Time { return agentsnap.Epoch },
+		WithTimeout: drv.WithTimeout,
+		Cwd:         cwd,
+		Logf:        logf,
+	}
+	if r := fx.Scenario.Recorded; r != nil {
+		env.Provider, env.Model = r.Provider, r.Model
+	}
+	return env
 }
 
 // prepared is what every replay of one fixture with one set of options
