@@ -93,6 +93,8 @@ func (p *process) dial(head string) *bufio.Reader {
 
 const streamRequest = "POST /v1/chat/completions HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
 
+// Each spec is bounded: a serve that held a frame back would block its
+// reads, and the suite would hang instead of naming the spec.
 var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 	var bin string
 	environ := []string{"HOME=" + os.TempDir(), "PATH=" + os.Getenv("PATH")}
@@ -103,7 +105,7 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred(), string(out))
 	})
 
-	It("exits within 200 ms while the agent holds idle connections, and gives its verdict", func() {
+	It("exits within 200 ms while the agent holds idle connections, and gives its verdict", func(_ SpecContext) {
 		p := startProcess(bin, environ, serveFixture, "--runtime", "go-agent")
 		// The agent's own client keeps its connections alive after the run.
 		Expect(runGoAgent(context.Background(), p.url, serveFixture)).To(Succeed())
@@ -119,9 +121,9 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 		<-p.copied
 		Expect(p.cmd.ProcessState.ExitCode()).To(Equal(0), p.out.String()+p.errb.String())
 		Expect(p.out.String()).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
-	})
+	}, SpecTimeout(time.Minute))
 
-	It("exits within 200 ms while a stream is in progress, and while its client stopped reading one; their turns end aborted", func() {
+	It("exits within 200 ms while a stream is in progress, and while its client stopped reading one; their turns end aborted", func(_ SpecContext) {
 		rootStreaming := make(chan struct{})
 		var childSent atomic.Int64
 		live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -193,5 +195,5 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 		for _, name := range []string{"session.jsonl", "session.1.jsonl"} {
 			Expect(readFile(filepath.Join(dir, name))).To(MatchRegexp(`"type":"turn/end".*"kind":"aborted"`), name)
 		}
-	})
+	}, SpecTimeout(time.Minute))
 })
