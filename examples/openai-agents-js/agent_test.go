@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsnap/agentsnap/examples/internal/nodetest"
+
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -43,7 +45,7 @@ func headers(log *session.Log) []session.RequestHeaderData {
 var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agentsnap serve", Label("node"), func() {
 	var ctx context.Context
 
-	BeforeEach(requireNode)
+	BeforeEach(kit.Require)
 
 	BeforeEach(func() {
 		var cancel context.CancelFunc
@@ -53,21 +55,21 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 
 	DescribeTable("replays its fixture: every session, the researchers at once, exit 0 after SIGINT",
 		func(dir string) {
-			recordIfAsked(ctx, dir)
-			code, verdict := run(ctx, nil, dir, dir)
-			if code != 0 && harness.UpdateRequested() && exists(filepath.Join(dir, fixture.ProposalFile)) {
-				accept(ctx, dir) // -update: the replay matched, only the golden differed
-				code, verdict = run(ctx, nil, dir, dir)
+			kit.RecordIfAsked(ctx, dir)
+			code, verdict := kit.Run(ctx, nil, dir, dir)
+			if code != 0 && harness.UpdateRequested() && nodetest.Exists(filepath.Join(dir, fixture.ProposalFile)) {
+				kit.Accept(ctx, dir) // -update: the replay matched, only the golden differed
+				code, verdict = kit.Run(ctx, nil, dir, dir)
 			}
 			Expect(code).To(Equal(0), verdict)
 			Expect(verdict).To(MatchRegexp(verdictOK(dir)))
 		},
-		entries(),
+		nodetest.Entries(),
 	)
 
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their tool calls; the handoff in the same session", func() {
-		dir := copyFixture(parallel, scenario.File, fixture.PlaybookFile)
-		code, verdict := run(ctx, nil, dir, dir, "--record")
+		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
+		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(ContainSubstring("recorded " + dir + ": 3 sessions, 8 model calls"))
 		for _, name := range []string{scenario.File, fixture.RootLog, "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
@@ -103,7 +105,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 
 	It("exits 1 and names the drift when the agent sends another instruction, with the command that re-records", func() {
 		// The agent gets a changed scenario; serve replays the recording.
-		agentDir := copyFixture(parallel, scenario.File)
+		agentDir := nodetest.CopyFixture(parallel, scenario.File)
 		var sc map[string]any
 		b, err := os.ReadFile(filepath.Join(agentDir, scenario.File))
 		Expect(err).NotTo(HaveOccurred())
@@ -113,7 +115,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(err).NotTo(HaveOccurred())
 		Expect(os.WriteFile(filepath.Join(agentDir, scenario.File), b, 0o644)).To(Succeed())
 
-		code, verdict := run(ctx, nil, parallel, agentDir)
+		code, verdict := kit.Run(ctx, nil, parallel, agentDir)
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("parallel/compare-releases: the replay does not match the recording"))
 		Expect(verdict).To(MatchRegexp(`request drift: session [12] \(spawn of root via call_research_2[45]\), model call 1 \(turn 1 step 1\): the system prompt changed`))
@@ -121,7 +123,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 	})
 
 	It("updates a golden the way -update does: the replay proposes the transcript, review --accept takes it", func() {
-		dir := copyFixture(parallel)
+		dir := nodetest.CopyFixture(parallel)
 		golden := filepath.Join(dir, fixture.GoldenFile)
 		want, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
@@ -129,9 +131,9 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(stale).NotTo(Equal(want))
 		Expect(os.WriteFile(golden, stale, 0o644)).To(Succeed())
 		// Proposals are for developers: CI writes none.
-		dev := environ([]string{"CI", "AGENTSNAP_FORCE_UPDATE"})
+		dev := nodetest.Environ([]string{"CI", "AGENTSNAP_FORCE_UPDATE"})
 
-		code, verdict := run(ctx, dev, dir, dir)
+		code, verdict := kit.Run(ctx, dev, dir, dir)
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("the transcript differs from " + golden))
 		Expect(verdict).To(ContainSubstring("-    assistant: v2.5 drops nothing.\n+    assistant: v2.5 drops the legacy v1 API."))
@@ -140,15 +142,15 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(string(proposal)).To(Equal(string(want)), "the proposal is the replay's transcript")
 		Expect(verdict).To(ContainSubstring("go tool agentsnap review " + dir))
 
-		code, out := cli(ctx, dev, "review", "--accept", dir)
+		code, out := kit.CLI(ctx, dev, "review", "--accept", dir)
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring("accepted parallel/compare-releases"))
 		got, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(got)).To(Equal(string(want)))
-		Expect(exists(filepath.Join(dir, fixture.ProposalFile))).To(BeFalse())
+		Expect(nodetest.Exists(filepath.Join(dir, fixture.ProposalFile))).To(BeFalse())
 
-		code, verdict = run(ctx, dev, dir, dir)
+		code, verdict = kit.Run(ctx, dev, dir, dir)
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(MatchRegexp(verdictOK(dir)))
 	})
@@ -178,14 +180,14 @@ func withoutLineage() string {
 }
 
 var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
-	BeforeEach(requireNode)
+	BeforeEach(kit.Require)
 
 	It("exits 0 while serve exits 1: the SDK turns the refused child calls into tool output, serve names the headers to send", func(ctx SpecContext) {
 		script := withoutLineage()
-		s := serve(ctx, nil, parallel, "--runtime", runtimeName)
-		out, err := exec.CommandContext(ctx, "node", script, s.url, parallel).CombinedOutput()
+		s := kit.Serve(ctx, nil, parallel, "--runtime", runtimeName)
+		out, err := exec.CommandContext(ctx, "node", script, s.URL, parallel).CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "the agent itself does not notice:\n%s", out)
-		code, verdict := s.stop()
+		code, verdict := s.Stop()
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("session root/call_research_24 (spawn; session.1.jsonl): never called"))
 		Expect(verdict).To(ContainSubstring("wire: a request for session root, which waits for the results of its tool calls (call_research_24, call_research_25), carries none of them"))
@@ -195,11 +197,11 @@ var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
 
 	It("records and replays with --lineage=infer: each researcher's prompt is its call's input", func(ctx SpecContext) {
 		script := withoutLineage()
-		dir := copyFixture(parallel, scenario.File, fixture.PlaybookFile)
+		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		for _, args := range [][]string{{"--record", "--lineage=infer"}, nil} {
-			s := serve(ctx, nil, append([]string{dir, "--runtime", runtimeName}, args...)...)
-			out, err := exec.CommandContext(ctx, "node", script, s.url, dir).CombinedOutput()
-			code, verdict := s.stop()
+			s := kit.Serve(ctx, nil, append([]string{dir, "--runtime", runtimeName}, args...)...)
+			out, err := exec.CommandContext(ctx, "node", script, s.URL, dir).CombinedOutput()
+			code, verdict := s.Stop()
 			Expect(err).NotTo(HaveOccurred(), "node %s:\n%s\nagentsnap serve:\n%s", script, out, verdict)
 			Expect(code).To(Equal(0), verdict)
 		}

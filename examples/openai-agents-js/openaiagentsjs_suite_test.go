@@ -13,4 +13,4 @@ func TestOpenAIAgentsJS(t *testing.T) {
 }
 
 // The specs run one agentsnap binary, built once.
-var _ = BeforeSuite(func() { bin = buildAgentsnap() })
+var _ = BeforeSuite(kit.Build)

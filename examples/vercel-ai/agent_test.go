@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/agentsnap/agentsnap/examples/internal/nodetest"
+
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -41,7 +43,7 @@ func headers(log *session.Log) []session.RequestHeaderData {
 var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap serve", Label("node"), func() {
 	var ctx context.Context
 
-	BeforeEach(requireNode)
+	BeforeEach(kit.Require)
 
 	BeforeEach(func() {
 		var cancel context.CancelFunc
@@ -51,21 +53,21 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 
 	DescribeTable("replays its fixture: every session, the researchers at once, exit 0 after SIGINT",
 		func(dir string) {
-			recordIfAsked(ctx, dir)
-			code, verdict := run(ctx, nil, dir, dir)
-			if code != 0 && harness.UpdateRequested() && exists(filepath.Join(dir, fixture.ProposalFile)) {
-				accept(ctx, dir) // -update: the replay matched, only the golden differed
-				code, verdict = run(ctx, nil, dir, dir)
+			kit.RecordIfAsked(ctx, dir)
+			code, verdict := kit.Run(ctx, nil, dir, dir)
+			if code != 0 && harness.UpdateRequested() && nodetest.Exists(filepath.Join(dir, fixture.ProposalFile)) {
+				kit.Accept(ctx, dir) // -update: the replay matched, only the golden differed
+				code, verdict = kit.Run(ctx, nil, dir, dir)
 			}
 			Expect(code).To(Equal(0), verdict)
 			Expect(verdict).To(MatchRegexp(verdictOK(dir)))
 		},
-		entries(),
+		nodetest.Entries(),
 	)
 
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their toolCallId", func() {
-		dir := copyFixture(parallel, scenario.File, fixture.PlaybookFile)
-		code, verdict := run(ctx, nil, dir, dir, "--record")
+		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
+		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(ContainSubstring("recorded " + dir + ": 3 sessions, 7 model calls"))
 		for _, name := range []string{scenario.File, fixture.RootLog, "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
@@ -99,7 +101,7 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 
 	It("exits 1 and names the drift when the agent sends another instruction, with the command that re-records", func() {
 		// The agent gets a changed scenario; serve replays the recording.
-		agentDir := copyFixture(parallel, scenario.File)
+		agentDir := nodetest.CopyFixture(parallel, scenario.File)
 		var sc map[string]any
 		b, err := os.ReadFile(filepath.Join(agentDir, scenario.File))
 		Expect(err).NotTo(HaveOccurred())
@@ -109,7 +111,7 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 		Expect(err).NotTo(HaveOccurred())
 		Expect(os.WriteFile(filepath.Join(agentDir, scenario.File), b, 0o644)).To(Succeed())
 
-		code, verdict := run(ctx, nil, parallel, agentDir)
+		code, verdict := kit.Run(ctx, nil, parallel, agentDir)
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("parallel/compare-releases: the replay does not match the recording"))
 		Expect(verdict).To(MatchRegexp(`request drift: session [12] \(spawn of root via call_research_2[45]\), model call 1 \(turn 1 step 1\): the system prompt changed`))
@@ -117,7 +119,7 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 	})
 
 	It("updates a golden the way -update does: the replay proposes the transcript, review --accept takes it", func() {
-		dir := copyFixture(parallel)
+		dir := nodetest.CopyFixture(parallel)
 		golden := filepath.Join(dir, fixture.GoldenFile)
 		want, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
@@ -125,9 +127,9 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 		Expect(stale).NotTo(Equal(want))
 		Expect(os.WriteFile(golden, stale, 0o644)).To(Succeed())
 		// Proposals are for developers: CI writes none.
-		dev := environ([]string{"CI", "AGENTSNAP_FORCE_UPDATE"})
+		dev := nodetest.Environ([]string{"CI", "AGENTSNAP_FORCE_UPDATE"})
 
-		code, verdict := run(ctx, dev, dir, dir)
+		code, verdict := kit.Run(ctx, dev, dir, dir)
 		Expect(code).To(Equal(1), verdict)
 		Expect(verdict).To(ContainSubstring("the transcript differs from " + golden))
 		Expect(verdict).To(ContainSubstring("-    assistant: v2.5 drops nothing.\n+    assistant: v2.5 drops the legacy v1 API."))
@@ -136,15 +138,15 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 		Expect(string(proposal)).To(Equal(string(want)), "the proposal is the replay's transcript")
 		Expect(verdict).To(ContainSubstring("go tool agentsnap review " + dir))
 
-		code, out := cli(ctx, dev, "review", "--accept", dir)
+		code, out := kit.CLI(ctx, dev, "review", "--accept", dir)
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring("accepted parallel/compare-releases"))
 		got, err := os.ReadFile(golden)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(got)).To(Equal(string(want)))
-		Expect(exists(filepath.Join(dir, fixture.ProposalFile))).To(BeFalse())
+		Expect(nodetest.Exists(filepath.Join(dir, fixture.ProposalFile))).To(BeFalse())
 
-		code, verdict = run(ctx, dev, dir, dir)
+		code, verdict = kit.Run(ctx, dev, dir, dir)
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(MatchRegexp(verdictOK(dir)))
 	})
