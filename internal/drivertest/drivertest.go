@@ -1,7 +1,7 @@
 // Package drivertest holds what the specs of every API's live driver
 // (llm/openai, llm/responses, llm/anthropic, llm/gemini) share: a stand-in
 // server that keeps each request it is sent, and readers of a call's
-// chunks. It is a Ginkgo helper, for those specs only.
+// chunks. It takes the spec's TB (GinkgoT()) and links no test framework.
 package drivertest
 
 import (
@@ -12,12 +12,16 @@ import (
 	"net/http/httptest"
 	"sync"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
+
+// TB is what the helpers need of a spec: GinkgoT() or a *testing.T.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
 
 // Server is an httptest server standing in for a model API, closed when
 // the spec ends. URL is its origin.
@@ -37,11 +41,11 @@ type Request struct {
 }
 
 // NewServer starts a Server whose handler gets the 1-based number of
-// the request; the request's body can be read again.
-func NewServer(handle func(w http.ResponseWriter, r *http.Request, n int)) *Server {
+// the request; the request's body can be read again. A handler that
+// asserts must recover the spec's failures itself (defer GinkgoRecover()).
+func NewServer(t TB, handle func(w http.ResponseWriter, r *http.Request, n int)) *Server {
 	s := &Server{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer GinkgoRecover()
 		body, _ := io.ReadAll(r.Body)
 		s.mu.Lock()
 		s.requests = append(s.requests, Request{Path: r.URL.Path, URI: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body})
@@ -50,7 +54,7 @@ func NewServer(handle func(w http.ResponseWriter, r *http.Request, n int)) *Serv
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		handle(w, r, n)
 	}))
-	DeferCleanup(srv.Close)
+	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
 }
@@ -92,10 +96,16 @@ func JSONLines(chunks []session.Chunk) []string {
 }
 
 // Last returns the reason of the finish chunk that ends chunks.
-func Last(chunks []session.Chunk) *session.FinishReason {
-	GinkgoHelper()
-	Expect(chunks).NotTo(BeEmpty())
+func Last(t TB, chunks []session.Chunk) *session.FinishReason {
+	t.Helper()
+	if len(chunks) == 0 {
+		t.Fatalf("the call yielded no chunk; want a finish chunk last")
+		return nil
+	}
 	c := chunks[len(chunks)-1]
-	Expect(c.Type).To(Equal(session.ChunkFinish))
+	if c.Type != session.ChunkFinish {
+		t.Fatalf("the last of %d chunks is %s, not %s: %s", len(chunks), c.Type, session.ChunkFinish, c.AppendJSON(nil))
+		return nil
+	}
 	return c.Reason
 }

@@ -26,7 +26,10 @@ const testKey = "sk-ant-test-0123456789SECRET"
 type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := drivertest.NewServer(handle)
+	p := drivertest.NewServer(GinkgoT(), func(w http.ResponseWriter, r *http.Request, n int) {
+		defer GinkgoRecover()
+		handle(w, r, n)
+	})
 	return p
 }
 
@@ -139,5 +142,7 @@ var (
 	userRequest = drivertest.UserRequest
 	drain       = drivertest.Drain
 	jsonLines   = drivertest.JSONLines
-	last        = drivertest.Last
 )
+
+// last returns the reason of the finish chunk that ends chunks.
+func last(chunks []session.Chunk) *session.FinishReason { return drivertest.Last(GinkgoT(), chunks) }

@@ -24,7 +24,10 @@ const testKey = "AIza-test-0123456789abcdefSECRET"
 type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := drivertest.NewServer(handle)
+	p := drivertest.NewServer(GinkgoT(), func(w http.ResponseWriter, r *http.Request, n int) {
+		defer GinkgoRecover()
+		handle(w, r, n)
+	})
 	return p
 }
 
@@ -90,5 +93,7 @@ var (
 	userRequest = drivertest.UserRequest
 	drain       = drivertest.Drain
 	jsonLines   = drivertest.JSONLines
-	last        = drivertest.Last
 )
+
+// last returns the reason of the finish chunk that ends chunks.
+func last(chunks []session.Chunk) *session.FinishReason { return drivertest.Last(GinkgoT(), chunks) }

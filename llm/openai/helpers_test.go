@@ -27,7 +27,10 @@ const testKey = "sk-test-0123456789abcdefSECRET"
 type provider = drivertest.Server
 
 func newProvider(handle func(w http.ResponseWriter, r *http.Request, n int)) *provider {
-	p := drivertest.NewServer(handle)
+	p := drivertest.NewServer(GinkgoT(), func(w http.ResponseWriter, r *http.Request, n int) {
+		defer GinkgoRecover()
+		handle(w, r, n)
+	})
 	p.URL += "/v1"
 	return p
 }
@@ -132,5 +135,7 @@ var (
 	userRequest = drivertest.UserRequest
 	drain       = drivertest.Drain
 	jsonLines   = drivertest.JSONLines
-	last        = drivertest.Last
 )
+
+// last returns the reason of the finish chunk that ends chunks.
+func last(chunks []session.Chunk) *session.FinishReason { return drivertest.Last(GinkgoT(), chunks) }

@@ -158,7 +158,7 @@ func compact(raw json.RawMessage) string {
 
 func bg() context.Context { return context.Background() }
 
-var (
-	jsonLines = drivertest.JSONLines
-	last      = drivertest.Last
-)
+var jsonLines = drivertest.JSONLines
+
+// last returns the reason of the finish chunk that ends chunks.
+func last(chunks []session.Chunk) *session.FinishReason { return drivertest.Last(GinkgoT(), chunks) }
