@@ -155,7 +155,7 @@ func (c *conn) send(ctx context.Context, m *jsonrpc.Request) (json.RawMessage, *
 func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 	c.liveOnce.Do(func() {
 		if c.t.live == nil {
-			c.liveErr = fmt.Errorf("mcpsnap: server %s: a recording needs the live server, and the transport has none", c.t.server)
+			c.liveErr = fmt.Errorf("mcpsnap: server %s: a recording needs the live server, and the transport has none; pass the live server's transport as mcpsnap.Transport's third argument while env.Recording", c.t.server)
 			return
 		}
 		c.liveConn, c.liveErr = c.t.live.Connect(context.WithoutCancel(ctx))

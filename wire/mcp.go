@@ -3,7 +3,6 @@ package wire
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -57,7 +56,7 @@ func (h *Handler) MCP(ctx context.Context, header http.Header, server, method st
 		return call, nil
 	}
 	if send == nil {
-		return session.MCPCallData{}, errors.New("wire: MCP: a recording needs the live server: send is nil")
+		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q: a recording needs the live server, and send is nil; pass Handler.MCP the function that sends the request to the live server", method, server)
 	}
 	call.Result, call.Error, err = send(ctx)
 	if err != nil {

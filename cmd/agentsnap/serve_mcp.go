@@ -61,7 +61,7 @@ func (m *mcpFlag) Set(s string) error {
 		return fmt.Errorf("%q: the server %s is named twice; give each server one --mcp", s, name)
 	}
 	if len(*m) == maxMCPServers {
-		return fmt.Errorf("%q: more than %d MCP servers", s, maxMCPServers)
+		return fmt.Errorf("%q: more than %d MCP servers; give at most %d --mcp flags", s, maxMCPServers, maxMCPServers)
 	}
 	(*m)[name] = raw
 	return nil
