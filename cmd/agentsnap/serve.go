@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,14 +233,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
-	// Loading the fixture and deriving its scripts allocate what serve
-	// then keeps: a collection while they grow would find little garbage
-	// and only delay the first answer. The collector resumes when the
-	// runtime starts serving (or serve gives up before).
-	gc := debug.SetGCPercent(-1)
-	rt.resumeGC = sync.OnceFunc(func() { debug.SetGCPercent(gc) })
-	defer rt.resumeGC()
-	fx, err := fixture.Load(dir)
+	// The logs are not held while the agent runs: each script is derived
+	// as its file is read, and the logs are read again for the verdict, so
+	// serve's memory grows with what is replayed, not with the fixture.
+	fx, err := fixture.Open(dir)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -320,10 +315,8 @@ type serveRuntime struct {
 	guard   httpguard.Config // what serve admits; Addr is the listener's
 	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
-	// resumeGC, when set, turns the collector back on once Run serves.
-	resumeGC func()
-	calls    atomic.Int64 // requests served
-	refused  atomic.Int64 // requests the guard refused
+	calls   atomic.Int64     // requests served
+	refused atomic.Int64     // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
@@ -351,9 +344,6 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	r.served = true
-	if r.resumeGC != nil {
-		r.resumeGC()
-	}
 	srv := g.Server()
 	// Requests carry what the run's context does (a recording's secrets,
 	// which the wire layer adds the agent's credentials to).
