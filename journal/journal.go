@@ -144,7 +144,9 @@ func Resume(ctx context.Context, cfg Config, id string) (*Journal, error) {
 // to. A spawn child starts with an empty log. A fork child starts with this
 // session's balanced completed-turn prefix (session.CompletedPrefix) and
 // its header's seedLength is stamped from that prefix — the events handed
-// over, never inferred later. The child's header carries parentSession,
+// over, never inferred later; the prefix is read back from the store (a
+// Store.Load of this session), followed by what a failed Flush left
+// unstored. The child's header carries parentSession,
 // parentCallId, mode, origin "subagent" and delegationDepth one more than
 // this session's. Child is safe to call from several goroutines at once.
 func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (*Journal, error) {
