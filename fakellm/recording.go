@@ -41,21 +41,21 @@ func prepare(logs []*session.Log, o options) (*Recording, error) {
 }
 
 // PrepareFiles is Prepare for logs in files, root and children in any
-// order: each script is derived as its file is read ([DeriveFile]), so no
-// log is held in memory — what a large scenario replayed once needs. The
+// order: each log is read, its script derived and the log let go, so no
+// more logs are in memory at once than derivations run in parallel — what
+// a large scenario replayed once needs. The
 // drivers of such a recording know the recorded requests only through
 // their scripts: [WithCallCheck] sees no Request.
 func PrepareFiles(paths []string, opts ...Option) (*Recording, error) {
 	o := buildOptions(opts)
 	scripts, err := eachLog(len(paths), &o, func(i int) (*Script, error) {
-		if o.deriver == nil {
-			return DeriveFile(paths[i], o.derive)
-		}
-		l, err := session.ReadFile(paths[i]) // a Deriver of the caller's takes a log
+		// One log at a time is read whole (reading it so is faster than
+		// streaming it) and let go once its script is derived.
+		l, err := session.ReadFile(paths[i])
 		if err != nil {
 			return nil, fmt.Errorf("fakellm: derive: %w", err)
 		}
-		return o.deriver(l)
+		return o.deriveLog(l)
 	})
 	if err != nil {
 		return nil, err

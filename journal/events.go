@@ -37,10 +37,11 @@ func (l *eventList) add(e session.Event) {
 }
 
 // release lets every event held go: the store has them. What is left of
-// the last block's room takes the next events.
-func (l *eventList) release() {
+// the last block's room takes the next events, unless all: the block then
+// goes too (it holds the stored events, and through them their payloads).
+func (l *eventList) release(all bool) {
 	var room []session.Event
-	if last := len(l.blocks) - 1; last >= 0 {
+	if last := len(l.blocks) - 1; last >= 0 && !all {
 		b := l.blocks[last]
 		room = b[len(b):]
 	}

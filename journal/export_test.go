@@ -8,3 +8,10 @@ func Unstored(j *Journal) []session.Event {
 	defer j.mu.Unlock()
 	return j.events.appendTo(nil, 0, j.events.len())
 }
+
+// HeldBlocks is how many blocks of events and bytes of chunk arena j holds.
+func HeldBlocks(j *Journal) (blocks, arena int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.events.blocks), cap(j.arena)
+}

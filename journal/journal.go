@@ -381,11 +381,10 @@ func (j *Journal) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	// Payloads are never written again (chunks are windows of the arena, the
-	// rest encoded afresh), so a store in memory keeps them rather than a
-	// copy: each chunk is held once, not by the journal and again by the
-	// store.
-	if err := j.cfg.Store.Append(persistence.KeepData(context.WithoutCancel(ctx)), j.header.ID, batch); err != nil {
+	// A store in memory copies the payloads into blocks of its own, dense;
+	// the journal lets its copy go once they are stored, so each chunk is
+	// held once.
+	if err := j.cfg.Store.Append(context.WithoutCancel(ctx), j.header.ID, batch); err != nil {
 		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, from, from+len(batch)-1, err)
 	}
 	// Durable: the store has them, so the journal lets them go. Only the
@@ -393,8 +392,13 @@ func (j *Journal) Flush(ctx context.Context) error {
 	// event held.
 	j.mu.Lock()
 	j.stored += len(batch)
-	j.events.release()
+	j.events.release(!j.inTurn)
 	j.mu.Unlock()
+	if !j.inTurn {
+		// Between turns a session may be done: a finished subagent's journal
+		// holds no block of its payloads (the store copied them).
+		j.arena = nil
+	}
 	return nil
 }
 
