@@ -3,11 +3,9 @@ package fakellm
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -92,16 +90,7 @@ func eachLog(n int, o *options, derive func(i int) (*Script, error)) ([]*Script,
 		}
 		return scripts, nil
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				scripts[i], errs[i] = derive(i)
-			}
-		})
-	}
-	wg.Wait()
+	par.For(n, func(i int) { scripts[i], errs[i] = derive(i) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
