@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -236,6 +237,11 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	// The logs are not held while the agent runs: each script is derived
 	// as its file is read, and the logs are read again for the verdict, so
 	// serve's memory grows with what is replayed, not with the fixture.
+	// Loading makes mostly garbage (each log, once its script is derived):
+	// the collector runs when the heap reaches loadHeap rather than at every
+	// doubling from a few MiB, until serving starts (or serve gives up).
+	rt.resumeGC = collectAt(loadHeap)
+	defer rt.resumeGC()
 	fx, err := fixture.Open(dir)
 	if err != nil {
 		return fail(e, "serve", err)
@@ -315,8 +321,11 @@ type serveRuntime struct {
 	guard   httpguard.Config // what serve admits; Addr is the listener's
 	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
-	calls   atomic.Int64     // requests served
-	refused atomic.Int64     // requests the guard refused
+	// resumeGC, when set, gives the collector back its settings once Run
+	// serves.
+	resumeGC func()
+	calls    atomic.Int64 // requests served
+	refused  atomic.Int64 // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
@@ -344,6 +353,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	r.served = true
+	if r.resumeGC != nil {
+		r.resumeGC()
+	}
 	srv := g.Server()
 	// Requests carry what the run's context does (a recording's secrets,
 	// which the wire layer adds the agent's credentials to).
@@ -364,6 +376,22 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
 	return errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+}
+
+// loadHeap is the heap at which serve's loading collects garbage.
+const loadHeap = 64 << 20
+
+// collectAt has the collector run only when the heap reaches limit (or the
+// limit of GOMEMLIMIT, if lower) and returns what restores its settings;
+// calls after the first do nothing.
+func collectAt(limit int64) func() {
+	prevLimit := debug.SetMemoryLimit(-1)
+	gc := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(min(prevLimit, limit))
+	return sync.OnceFunc(func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(prevLimit)
+	})
 }
 
 // refusedNote says how many requests serve refused, if any.
