@@ -154,6 +154,11 @@ func headerKey(data []byte) (turn, step, attempt int, ok bool) {
 	}
 	var sawTurn, sawStep bool
 	_ = jsonscan.Members(data, func(key []byte, _ bool, val []byte) error {
+		switch string(key) {
+		case "turn", "step", "attempt":
+		default:
+			return nil // the digests and names: no number read, no error made
+		}
 		n, err := jsonscan.Int(val)
 		if err != nil {
 			return nil
