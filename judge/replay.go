@@ -418,7 +418,7 @@ func (o *Outcome) compare(cwd string) {
 	o.Consumption = o.driver.Check()
 	o.Notes = o.driver.Notes()
 	for _, l := range o.Replayed {
-		o.Calls += len(l.ModelCalls())
+		o.Calls += l.CountModelCalls()
 	}
 	if len(o.Replayed) > 0 {
 		text, err := transcript.Render(o.Replayed)
