@@ -64,6 +64,11 @@ type Script struct {
 	// Torn is a torn last line (a crash mid-write) that DropIncomplete let
 	// derivation skip; without it such a log is refused.
 	Torn *session.TornLine
+
+	// turnEnds is how each of the session's own turns ended (turn/end
+	// reason kind by turn), for the virtual clock: a driver built without
+	// the logs in memory has it from here. nil from a Deriver of one's own.
+	turnEnds map[int]string
 }
 
 // Dropped describes an incomplete model call that derivation dropped.
@@ -311,6 +316,7 @@ func (g *grouper) add(e *session.Event) error {
 	case session.TypeAssistantChunk:
 		return g.chunk(e)
 	case session.TypeTurnEnd:
+		g.noteTurnEnd(e)
 		if g.open {
 			return g.turnEnd(e)
 		}
@@ -417,6 +423,20 @@ func (g *grouper) incomplete(why string) error {
 	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.buf)})
 	g.open, g.cur, g.buf = false, Entry{}, g.buf[:0]
 	return nil
+}
+
+// noteTurnEnd keeps how a turn ended (derivation sees the session's own
+// events only, unless IgnoreSeed). A turn/end that cannot be read is an
+// error only where it decides a call (turnEnd).
+func (g *grouper) noteTurnEnd(e *session.Event) {
+	var d session.TurnEndData
+	if e.Decode(&d) != nil {
+		return
+	}
+	if g.script.turnEnds == nil {
+		g.script.turnEnds = map[int]string{}
+	}
+	g.script.turnEnds[d.Turn] = d.Reason.Kind
 }
 
 func (g *grouper) end() (*Script, error) {

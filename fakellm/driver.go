@@ -313,6 +313,9 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	if err := d.checkCall(r, e, req); err != nil {
 		return Entry{}, err
 	}
+	if d.opts.release {
+		entries[r.cursor].Chunks = nil // the call's stream holds them while it plays
+	}
 	r.cursor++
 	return e, nil
 }

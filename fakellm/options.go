@@ -17,6 +17,7 @@ type options struct {
 	pace      time.Duration
 	schedule  *schedule
 	virtual   bool // WithVirtualTime
+	release   bool // WithReleaseServed
 	record    string
 	logf      func(format string, args ...any)
 	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
@@ -75,6 +76,13 @@ func WithScheduleOf(s Schedule) Option {
 // re-record the scenario. The default is "go tool agentsnap record DIR" with the
 // folder of the logs.
 func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
+
+// WithReleaseServed has the driver let go of each recorded answer once it
+// has handed it to a call, so a replay holds only the answers still to
+// come — for a large recording replayed once (agentsnap serve). It spends
+// the recording the driver came from: its scripts lose the chunks of
+// every answer served, so build no other driver from it.
+func WithReleaseServed() Option { return func(o *options) { o.release = true } }
 
 // WithLogf receives the driver's notes, such as a child routed by
 // first-call order because its log has no parentCallId. GinkgoWriter.Printf

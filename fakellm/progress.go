@@ -107,8 +107,11 @@ func (d *Driver) finishing(r *replay) bool {
 	if rt := r.rootTurnOf(i - 1); rt <= 0 || rt < d.rootTurn {
 		return false
 	}
-	if r.log != nil && r.turnEnds == nil {
-		r.turnEnds = turnEnds(r.log)
+	if r.turnEnds == nil {
+		r.turnEnds = r.script.turnEnds
+		if r.turnEnds == nil && r.log != nil {
+			r.turnEnds = turnEnds(r.log)
+		}
 	}
 	kind, ok := r.turnEnds[r.script.Entries[i-1].Turn]
 	return ok && kind != session.TurnAborted && !d.ended[r.live]

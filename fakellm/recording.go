@@ -3,11 +3,9 @@ package fakellm
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -20,7 +18,8 @@ import (
 // concurrent use.
 type Recording struct {
 	scripts []*Script
-	logs    []*session.Log
+	logs    []*session.Log // nil when derived from files
+	dir     string         // the logs' folder, for the default record command
 }
 
 // Prepare derives the script of every log — root and children in any
@@ -32,43 +31,66 @@ func Prepare(logs []*session.Log, opts ...Option) (*Recording, error) {
 }
 
 func prepare(logs []*session.Log, o options) (*Recording, error) {
-	scripts, err := deriveAll(logs, &o)
+	scripts, err := eachLog(len(logs), &o, func(i int) (*Script, error) { return o.deriveLog(logs[i]) })
 	if err != nil {
 		return nil, err
 	}
+	return finish(&Recording{scripts: scripts, logs: logs}, &o)
+}
+
+// PrepareFiles is Prepare for logs in files, root and children in any
+// order: each log is read, its script derived and the log let go, so no
+// more logs are in memory at once than derivations run in parallel — what
+// a large scenario replayed once needs. The
+// drivers of such a recording know the recorded requests only through
+// their scripts: [WithCallCheck] sees no Request.
+func PrepareFiles(paths []string, opts ...Option) (*Recording, error) {
+	o := buildOptions(opts)
+	scripts, err := eachLog(len(paths), &o, func(i int) (*Script, error) {
+		// One log at a time is read whole (reading it so is faster than
+		// streaming it) and let go once its script is derived.
+		l, err := session.ReadFile(paths[i])
+		if err != nil {
+			return nil, fmt.Errorf("fakellm: derive: %w", err)
+		}
+		return o.deriveLog(l)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recording{scripts: scripts}
+	if len(paths) > 0 {
+		rec.dir = filepath.Dir(paths[0])
+	}
+	return finish(rec, &o)
+}
+
+// finish applies the override to rec's scripts.
+func finish(rec *Recording, o *options) (*Recording, error) {
 	if o.override != nil {
-		if err := o.override.apply(scripts); err != nil {
+		if err := o.override.apply(rec.scripts); err != nil {
 			return nil, err
 		}
 	}
-	return &Recording{scripts: scripts, logs: logs}, nil
+	return rec, nil
 }
 
-// deriveAll derives the scripts of logs, in their order. The built-in
-// derivation runs on as many goroutines as there are processors (each log's
-// script is its own); a Deriver of the caller's runs on the caller's
-// goroutine, which it may not expect to share. The error is the first
-// log's in order, however the derivations interleave.
-func deriveAll(logs []*session.Log, o *options) ([]*Script, error) {
-	scripts, errs := make([]*Script, len(logs)), make([]error, len(logs))
+// eachLog derives the scripts of n logs, derive(i) the i-th, in their
+// order. The built-in derivation runs on as many goroutines as there are
+// processors (each log's script is its own); a Deriver of the caller's
+// runs on the caller's goroutine, which it may not expect to share. The
+// error is the first log's in order, however the derivations interleave.
+func eachLog(n int, o *options, derive func(i int) (*Script, error)) ([]*Script, error) {
+	scripts, errs := make([]*Script, n), make([]error, n)
 	if o.deriver != nil {
-		for i, l := range logs {
-			if scripts[i], errs[i] = o.deriveLog(l); errs[i] != nil {
+		for i := range n {
+			if scripts[i], errs[i] = derive(i); errs[i] != nil {
 				return nil, errs[i]
 			}
 		}
 		return scripts, nil
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(logs)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(logs); i = int(next.Add(1) - 1) {
-				scripts[i], errs[i] = o.deriveLog(logs[i])
-			}
-		})
-	}
-	wg.Wait()
+	par.For(n, func(i int) { scripts[i], errs[i] = derive(i) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -97,7 +119,9 @@ func (r *Recording) Driver(opts ...Option) (*Driver, error) {
 func (r *Recording) driver(o options) (*Driver, error) {
 	if o.record == "" {
 		dir := "FIXTURE_DIR"
-		if len(r.logs) > 0 && strings.HasSuffix(r.logs[0].Path, ".jsonl") {
+		if r.dir != "" {
+			dir = r.dir
+		} else if len(r.logs) > 0 && strings.HasSuffix(r.logs[0].Path, ".jsonl") {
 			dir = filepath.Dir(r.logs[0].Path)
 		}
 		o.record = "go tool agentsnap record " + dir

@@ -42,6 +42,29 @@ func replayWithin(ctx context.Context, fx *fixture.Fixture, opts harness.Options
 	return o
 }
 
+// checkAfter records, into a folder under dir, two helpers asked at once:
+// one hangs until the turn's timeout, the other answers first and its
+// runtime looks at its context before ending its turn. The turnTimeout is
+// then raised to an hour: a replay in virtual time fires it at once, but
+// only after the fast sibling stored its turn's end.
+func checkAfter(dir string) string {
+	GinkgoHelper()
+	dir = writeRecorded(dir, "parallel/check-after", `{
+  "prompts": ["Ask two helpers at once."],
+  "turnTimeout": "200ms",
+  "agent": {"checkAfter": true}
+}`, `{"sessions": {
+  "root": [{"toolCalls": [
+    {"id": "call_slow", "name": "spawn", "arguments": {"task": "Take your time."}},
+    {"id": "call_fast", "name": "spawn", "arguments": {"task": "Be quick."}}
+  ]}],
+  "call_slow": [{"text": "Thinking", "hang": true}],
+  "call_fast": [{"text": "fast"}]
+}}`, timeouts{})
+	setMember(dir, "turnTimeout", "1h")
+	return dir
+}
+
 // setMember rewrites a string member of dir's scenario.json; "" drops it
 // (it is not the first member).
 func setMember(dir, member, value string) {
@@ -179,20 +202,17 @@ var _ = Describe("virtual replay time", Label("vclock"), func() {
 			Expect(o.Transcript).To(ContainSubstring("assistant: the helper timed out"))
 		})
 
+		It("holds that timeout as well when the fixture's logs are not in memory (fixture.Open, as serve replays it)", func(ctx SpecContext) {
+			dir := checkAfter(GinkgoT().TempDir())
+			fx, err := fixture.Open(dir)
+			Expect(err).NotTo(HaveOccurred())
+			o := replayWithin(ctx, fx, harness.Options{Runtime: timeouts{}, Once: true})
+			Expect(o).To(harness.MatchRecording())
+			Expect(o.Transcript).To(ContainSubstring("result call_fast: fast"))
+		})
+
 		It("holds a timeout until a sibling that finished first has stored its turn's end", func(ctx SpecContext) {
-			dir := writeRecorded(GinkgoT().TempDir(), "parallel/check-after", `{
-  "prompts": ["Ask two helpers at once."],
-  "turnTimeout": "200ms",
-  "agent": {"checkAfter": true}
-}`, `{"sessions": {
-  "root": [{"toolCalls": [
-    {"id": "call_slow", "name": "spawn", "arguments": {"task": "Take your time."}},
-    {"id": "call_fast", "name": "spawn", "arguments": {"task": "Be quick."}}
-  ]}],
-  "call_slow": [{"text": "Thinking", "hang": true}],
-  "call_fast": [{"text": "fast"}]
-}}`, timeouts{})
-			setMember(dir, "turnTimeout", "1h")
+			dir := checkAfter(GinkgoT().TempDir())
 			fx, err := fixture.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
 			o := replayWithin(ctx, fx, harness.Options{Runtime: timeouts{}})

@@ -21,7 +21,7 @@ var _ = Describe("BeginCall's digests", func() {
 		GinkgoHelper()
 		c, err := j.BeginCall(ctx, "prov", req)
 		Expect(err).NotTo(HaveOccurred())
-		events := j.Events()
+		events := logOf(j)
 		var h session.RequestHeaderData
 		Expect(events[len(events)-1].Decode(&h)).To(Succeed())
 		Expect(h).To(Equal(llm.RequestHeader("prov", req)))

@@ -36,7 +36,10 @@
 // model call sends ([Journal.Messages]) with a digest per message, and
 // flushes to the store at the end of each phase (BeginCall, ToolCalls,
 // EndStep, EndTurn): a child finds the call that created it stored, and a
-// crash loses at most the events since the last of those.
+// crash loses at most the events since the last of those. Once stored,
+// events are the store's: the journal lets them go, so its memory grows
+// with the conversation, not with the log, and [Journal.Events] and a fork
+// child's seed read them back from the store.
 // [Journal.Child] creates a subagent's session — a fork child with its
 // parent's completed turns and seedLength stamped — and [Resume] continues
 // a stored one with its header as stored. [Journal.Emit] appends events of

@@ -2,42 +2,59 @@ package journal
 
 import "github.com/agentsnap/agentsnap/session"
 
-// eventList is a session's events in blocks that never move once
-// allocated: appending copies no earlier event, where one growing slice
-// would copy each event several times over a long log.
+// eventList is the events a journal has yet to store, in blocks that never
+// move once allocated: appending copies no earlier event, where one growing
+// slice would copy each event several times over a long stream. A Flush
+// hands the store a capped view of them and, once they are stored, the
+// list lets them go (release); the events after them are appended into the
+// rest of the last block, so a view handed to the store is never written
+// again, as chunk payloads are not (see Journal.encodeChunk).
 type eventList struct {
-	blocks [][]session.Event // full blocks, then the one being filled
-	n      int
+	blocks [][]session.Event // blocks of unstored events, the last being filled
+	n      int               // events held
+	added  int               // events ever added, which sizes new blocks
 }
 
-// Block sizes in events: the first block of a list, and the largest.
+// Block sizes in events: the first block of a list, and the largest. A
+// journal holds at most one block of stored events — the part before the
+// unstored ones in the block being filled — so the largest is small.
 const (
 	firstBlock = 64
-	maxBlock   = 1024
+	maxBlock   = 256
 )
-
-// newEventList starts a list with events, which it never writes to.
-func newEventList(events []session.Event) eventList {
-	if len(events) == 0 {
-		return eventList{}
-	}
-	return eventList{blocks: [][]session.Event{events[:len(events):len(events)]}, n: len(events)}
-}
 
 func (l *eventList) len() int { return l.n }
 
 func (l *eventList) add(e session.Event) {
 	last := len(l.blocks) - 1
 	if last < 0 || len(l.blocks[last]) == cap(l.blocks[last]) {
-		l.blocks = append(l.blocks, make([]session.Event, 0, min(max(l.n, firstBlock), maxBlock)))
+		l.blocks = append(l.blocks, make([]session.Event, 0, min(max(l.added, firstBlock), maxBlock)))
 		last++
 	}
 	l.blocks[last] = append(l.blocks[last], e)
 	l.n++
+	l.added++
 }
 
-// slice returns events [from, to): a capped view when they lie in one
-// block, else a copy.
+// release lets every event held go: the store has them. What is left of
+// the last block's room takes the next events, unless all: the block then
+// goes too (it holds the stored events, and through them their payloads).
+func (l *eventList) release(all bool) {
+	var room []session.Event
+	if last := len(l.blocks) - 1; last >= 0 && !all {
+		b := l.blocks[last]
+		room = b[len(b):]
+	}
+	clear(l.blocks) // the blocks go with the stored events in them
+	l.blocks = l.blocks[:0]
+	if cap(room) > 0 {
+		l.blocks = append(l.blocks, room)
+	}
+	l.n = 0
+}
+
+// slice returns the held events [from, to): a capped view when they lie in
+// one block, else a copy.
 func (l *eventList) slice(from, to int) []session.Event {
 	start := 0
 	for _, b := range l.blocks {
@@ -49,7 +66,7 @@ func (l *eventList) slice(from, to int) []session.Event {
 	return l.appendTo(nil, from, to)
 }
 
-// appendTo appends events [from, to) to dst.
+// appendTo appends the held events [from, to) to dst.
 func (l *eventList) appendTo(dst []session.Event, from, to int) []session.Event {
 	if dst == nil && to > from {
 		dst = make([]session.Event, 0, to-from)

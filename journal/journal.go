@@ -66,13 +66,18 @@ type Journal struct {
 	cfg    Config
 	header session.Header
 
-	mu       sync.Mutex        // guards the slices below against a concurrent Child or Events
-	events   eventList         // the whole log, seed included
+	mu sync.Mutex // guards the slices and counts below against a concurrent Child or Events
+	// events are the events not yet stored, seqs stored on: once appended
+	// they are the store's, read back from it when needed (Events, a fork
+	// child's seed), so a journal holds what it has yet to write, not the
+	// whole log.
+	events   eventList
+	stored   int               // events already appended to the store, seed included
 	messages []session.Message // the conversation so far, seed included
 	digests  []string          // MessageDigest of each message
 	chain    llm.DigestChain   // the digests, hashed as each message came (session goroutine only)
 	digester llm.Digester      // what the session's calls sent, hashed once (guarded by mu)
-	// completed is the end of the last completed turn in events, and
+	// completed is the end of the last completed turn in the log, and
 	// completedMsgs and completedDigests the conversation there: what a fork
 	// child inherits. The slices are capped views nothing writes through
 	// (a history replaced later gets new slices), so children share them.
@@ -80,7 +85,6 @@ type Journal struct {
 	completedMsgs    []session.Message
 	completedDigests []string
 
-	stored  int // events already appended to the store
 	turn    int // the turn running, or the last one
 	step    int // the step running, or the last one of the turn
 	attempt int // model calls made in this step
@@ -140,7 +144,9 @@ func Resume(ctx context.Context, cfg Config, id string) (*Journal, error) {
 // to. A spawn child starts with an empty log. A fork child starts with this
 // session's balanced completed-turn prefix (session.CompletedPrefix) and
 // its header's seedLength is stamped from that prefix — the events handed
-// over, never inferred later. The child's header carries parentSession,
+// over, never inferred later; the prefix is read back from the store (a
+// Store.Load of this session), followed by what a failed Flush left
+// unstored. The child's header carries parentSession,
 // parentCallId, mode, origin "subagent" and delegationDepth one more than
 // this session's. Child is safe to call from several goroutines at once.
 func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (*Journal, error) {
@@ -164,12 +170,10 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 	var msgs []session.Message
 	var digests []string
 	if mode == session.ModeFork {
-		// The prefix ends at the last turn/end; the conversation and
-		// digests up to there are the parent's, shared rather than rebuilt.
-		j.mu.Lock()
-		seed = j.events.appendTo(nil, 0, j.completed)
-		msgs, digests = j.completedMsgs, j.completedDigests
-		j.mu.Unlock()
+		var err error
+		if seed, msgs, digests, err = j.forkSeed(ctx); err != nil {
+			return nil, err
+		}
 		h.SeedLength = len(seed)
 	}
 	j.mu.Lock()
@@ -178,13 +182,54 @@ func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (
 	if err := j.createChild(ctx, &h, seed); err != nil {
 		return nil, err
 	}
-	c := &Journal{cfg: j.cfg, header: h, events: newEventList(seed), messages: msgs, digests: digests, stored: len(seed), digester: digester}
+	// The seed is the store's from here: the child holds none of it.
+	c := &Journal{cfg: j.cfg, header: h, messages: msgs, digests: digests, stored: len(seed), digester: digester}
 	for _, d := range digests {
 		c.chain.Add(d)
 	}
 	c.completed, c.completedMsgs, c.completedDigests = len(seed), msgs, digests
 	c.turn = LastTurn(seed)
 	return c, nil
+}
+
+// forkSeed returns what a fork child inherits: the log up to the end of
+// the last completed turn, with the conversation and digests there (the
+// parent's, shared rather than rebuilt). The stored part of the prefix is
+// read back from the store; the part a failed Flush left unstored comes
+// from memory. Counts and the unstored events are taken at one instant, so
+// a Flush of the session's goroutine meanwhile changes nothing: the store
+// then holds more, which the prefix cuts off.
+func (j *Journal) forkSeed(ctx context.Context) ([]session.Event, []session.Message, []string, error) {
+	j.mu.Lock()
+	completed, stored := j.completed, j.stored
+	var unstored []session.Event
+	if completed > stored {
+		unstored = j.events.appendTo(nil, 0, completed-stored)
+	}
+	msgs, digests := j.completedMsgs, j.completedDigests
+	j.mu.Unlock()
+	seed, err := j.loadPrefix(ctx, min(completed, stored))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("journal: fork a child of session %s: %w", j.header.ID, err)
+	}
+	return append(seed, unstored...), msgs, digests, nil
+}
+
+// loadPrefix returns the first n events of the session as the store holds
+// them. Load closes a log that ends inside a turn with closers; they
+// follow the stored events, past n.
+func (j *Journal) loadPrefix(ctx context.Context, n int) ([]session.Event, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	l, err := j.cfg.Store.Load(ctx, j.header.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read back its stored events: %w", err)
+	}
+	if len(l.Events) < n {
+		return nil, fmt.Errorf("the store gives back %d events, but %d were appended to it; a store must keep every event appended to it", len(l.Events), n)
+	}
+	return l.Events[:n:n], nil
 }
 
 // createChild stores the child's header under the next free id. A resumed
@@ -207,7 +252,7 @@ func (j *Journal) createChild(ctx context.Context, h *session.Header, seed []ses
 // resumed continues a stored log: its conversation is rebuilt from the
 // events.
 func resumed(c Config, h session.Header, events []session.Event) *Journal {
-	j := &Journal{cfg: c, header: h, events: newEventList(events), stored: len(events)}
+	j := &Journal{cfg: c, header: h, stored: len(events)} // the events are the store's
 	j.completed = session.CompletedPrefix(events)
 	for _, m := range Conversation(events[:j.completed]) {
 		j.addMessage(m)
@@ -238,11 +283,22 @@ func (j *Journal) Ref() llm.SessionRef {
 	}
 }
 
-// Events returns a copy of the log so far, seed included.
-func (j *Journal) Events() []session.Event {
+// Events returns the log so far, seed included: the events stored, read
+// back from the store, and those not yet flushed. It costs a Store.Load of
+// the whole log (a file or database read, for a store on disk), since the
+// journal keeps only what it has yet to write: call it to inspect a
+// session, not on every step. The events are the caller's; their raw
+// members may be shared with the store and must not be written to.
+func (j *Journal) Events(ctx context.Context) ([]session.Event, error) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.events.appendTo(nil, 0, j.events.len())
+	stored := j.stored
+	unstored := j.events.appendTo(nil, 0, j.events.len())
+	j.mu.Unlock()
+	events, err := j.loadPrefix(ctx, stored)
+	if err != nil {
+		return nil, fmt.Errorf("journal: events of session %s: %w", j.header.ID, err)
+	}
+	return append(events, unstored...), nil
 }
 
 // Messages returns the conversation so far — the inherited one of a fork
@@ -305,7 +361,7 @@ func (j *Journal) encodeChunk(d *session.ChunkData) json.RawMessage {
 func (j *Journal) append(e session.Event) {
 	e.Time = j.cfg.Clock().UnixMilli()
 	j.mu.Lock()
-	e.Seq = int64(j.events.len())
+	e.Seq = int64(j.stored + j.events.len()) // seqs count the released events too
 	j.events.add(e)
 	j.mu.Unlock()
 }
@@ -319,19 +375,30 @@ func (j *Journal) Flush(ctx context.Context) error {
 		j.writeRecords("", true) // what came after the turn ended
 	}
 	j.mu.Lock()
-	batch := j.events.slice(j.stored, j.events.len())
+	batch := j.events.slice(0, j.events.len())
+	from := j.stored
 	j.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
 	}
-	// Payloads are never written again (chunks are windows of the arena, the
-	// rest encoded afresh), so a store in memory keeps them rather than a
-	// copy: each chunk is held once, not by the journal and again by the
-	// store.
-	if err := j.cfg.Store.Append(persistence.KeepData(context.WithoutCancel(ctx)), j.header.ID, batch); err != nil {
-		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, j.stored, j.stored+len(batch)-1, err)
+	// A store in memory copies the payloads into blocks of its own, dense;
+	// the journal lets its copy go once they are stored, so each chunk is
+	// held once.
+	if err := j.cfg.Store.Append(context.WithoutCancel(ctx), j.header.ID, batch); err != nil {
+		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, from, from+len(batch)-1, err)
 	}
+	// Durable: the store has them, so the journal lets them go. Only the
+	// session's goroutine appends, and it is here: the batch is every
+	// event held.
+	j.mu.Lock()
 	j.stored += len(batch)
+	j.events.release(!j.inTurn)
+	j.mu.Unlock()
+	if !j.inTurn {
+		// Between turns a session may be done: a finished subagent's journal
+		// holds no block of its payloads (the store copied them).
+		j.arena = nil
+	}
 	return nil
 }
 

@@ -57,7 +57,7 @@ func call(j *journal.Journal, chunks []llm.Chunk) (session.Message, *session.Fin
 	req := &llm.Request{Model: "m", System: "Be brief.", Tools: tools}
 	c, err := j.BeginCall(ctx, "prov", req)
 	Expect(err).NotTo(HaveOccurred())
-	events := j.Events()
+	events := logOf(j)
 	var h session.RequestHeaderData
 	Expect(events[len(events)-1].Decode(&h)).To(Succeed())
 	Expect(h).To(Equal(llm.RequestHeader("prov", req)), "request/header of %s turn %d step %d", j.ID(), req.Turn, req.Step)
@@ -110,7 +110,7 @@ func sameList[T any](got, want []T, what string) {
 // seed, with the conversation those events hold. The parent's clock reads
 // at.
 func expectFork(store persistence.Store, parent *journal.Journal, callID string, at time.Time) *journal.Journal {
-	events := parent.Events()
+	events := logOf(parent)
 	seed := events[:session.CompletedPrefix(events)]
 	child, err := parent.Child(ctx, callID, session.ModeFork)
 	Expect(err).NotTo(HaveOccurred())
@@ -120,7 +120,7 @@ func expectFork(store persistence.Store, parent *journal.Journal, callID string,
 		SeedLength: len(seed), Origin: session.OriginSubagent, DelegationDepth: parent.Header().DelegationDepth + 1,
 		AgentPreset: "p", ParentCallID: callID, Mode: session.ModeFork,
 	}))
-	sameList(child.Events(), seed, "the child's log")
+	sameList(logOf(child), seed, "the child's log")
 	sameList(child.Messages(), journal.Conversation(seed), "the child's conversation")
 	Expect(child.Turn()).To(Equal(journal.LastTurn(seed)))
 	stored, err := store.Load(ctx, child.ID())
@@ -158,7 +158,7 @@ var _ = Describe("Journal.Child", func() {
 		Expect(child.EndTurn(ctx, completed)).To(Succeed())
 		stored, err := store.Load(ctx, child.ID())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(stored.Events).To(Equal(child.Events()))
+		Expect(stored.Events).To(Equal(logOf(child)))
 
 		// Between turns, and a level down, the prefix is the whole log.
 		parent.ToolResult("call_d", "subagent_fork", "ok", false)
@@ -178,7 +178,7 @@ var _ = Describe("Journal.Child", func() {
 			Origin: session.OriginSubagent, DelegationDepth: 1, AgentPreset: "p", ParentCallID: "call_s", Mode: session.ModeSpawn,
 		}))
 		Expect(child.Ref()).To(Equal(llm.SessionRef{ID: "root/call_s", ParentID: "root", ParentCallID: "call_s", Mode: session.ModeSpawn, Depth: 1}))
-		Expect(child.Events()).To(BeEmpty())
+		Expect(logOf(child)).To(BeEmpty())
 		Expect(child.Messages()).To(BeEmpty())
 		Expect(child.Turn()).To(Equal(0))
 	})
@@ -188,7 +188,7 @@ var _ = Describe("Journal.Child", func() {
 		turn(parent, "one", "call_x")
 		ids := []string{"call_0", "call_1", "call_2", "call_3", "call_4", "call_5"}
 		delegating(parent, "two", ids...)
-		events := parent.Events()
+		events := logOf(parent)
 		seed := events[:session.CompletedPrefix(events)]
 		children := make([]*journal.Journal, len(ids))
 		var wg sync.WaitGroup
@@ -209,9 +209,9 @@ var _ = Describe("Journal.Child", func() {
 			Expect(c.ID()).To(Equal("root/" + ids[i]))
 			if i%2 == 0 {
 				Expect(c.Header().SeedLength).To(Equal(len(seed)))
-				Expect(c.Events()).To(Equal(seed))
+				Expect(logOf(c)).To(Equal(seed))
 			} else {
-				Expect(c.Events()).To(BeEmpty())
+				Expect(logOf(c)).To(BeEmpty())
 			}
 		}
 	})
@@ -256,7 +256,7 @@ var _ = Describe("Journal.Resume", func() {
 		r, err := journal.Resume(ctx, later, child.ID())
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Header()).To(Equal(child.Header()), "seedLength and createdAt as stored")
-		Expect(r.Events()).To(Equal(child.Events()))
+		Expect(logOf(r)).To(Equal(logOf(child)))
 		Expect(r.Messages()).To(Equal(child.Messages()))
 		Expect(r.Turn()).To(Equal(child.Turn()))
 
@@ -326,8 +326,8 @@ var _ = Describe("a model call", func() {
 		msg, finish := c.End()
 		Expect(finish.Kind).To(Equal(session.FinishStop))
 		Expect(msg.Text()).To(Equal("Hello."))
-		Expect(chunksOf(j.Events())).To(Equal(given))
-		Expect(count(j.Events(), session.TypeAssistantMessage)).To(Equal(1))
+		Expect(chunksOf(logOf(j))).To(Equal(given))
+		Expect(count(logOf(j), session.TypeAssistantMessage)).To(Equal(1))
 		Expect(j.Messages()).To(HaveLen(2))
 	})
 
@@ -339,7 +339,7 @@ var _ = Describe("a model call", func() {
 		again, finish := c.End()
 		Expect(again).To(Equal(first))
 		Expect(finish.Kind).To(Equal(session.FinishStop))
-		Expect(count(j.Events(), session.TypeAssistantMessage)).To(Equal(1))
+		Expect(count(logOf(j), session.TypeAssistantMessage)).To(Equal(1))
 		Expect(j.Messages()).To(HaveLen(2))
 	})
 
@@ -352,8 +352,8 @@ var _ = Describe("a model call", func() {
 		_, finish := c.End()
 		Expect(finish.Kind).To(Equal(session.FinishError))
 		Expect(finish.Failure.Code).To(Equal(llm.CodeNoFinish))
-		Expect(chunksOf(j.Events())).To(Equal(append(given, session.ErrorFinish(llm.CodeNoFinish, "the model stream ended without a finish chunk"))))
-		Expect(count(j.Events(), session.TypeAssistantMessage)).To(Equal(0))
+		Expect(chunksOf(logOf(j))).To(Equal(append(given, session.ErrorFinish(llm.CodeNoFinish, "the model stream ended without a finish chunk"))))
+		Expect(count(logOf(j), session.TypeAssistantMessage)).To(Equal(0))
 		Expect(j.Messages()).To(HaveLen(1))
 	})
 
@@ -366,8 +366,8 @@ var _ = Describe("a model call", func() {
 		c.Chunk(session.Finish(session.FinishStop))
 		_, finish := c.End()
 		Expect(finish.Kind).To(Equal(session.FinishAborted))
-		Expect(chunksOf(j.Events())).To(Equal(given))
-		Expect(count(j.Events(), session.TypeAssistantMessage)).To(Equal(0))
+		Expect(chunksOf(logOf(j))).To(Equal(given))
+		Expect(count(logOf(j), session.TypeAssistantMessage)).To(Equal(0))
 		Expect(j.EndTurn(ctx, session.EndReason{Kind: session.TurnAborted})).To(Succeed())
 	})
 
@@ -391,10 +391,18 @@ var _ = Describe("a model call", func() {
 
 		stored, err := store.Load(ctx, j.ID())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(stored.Events).To(Equal(j.Events()))
+		Expect(stored.Events).To(Equal(logOf(j)))
 		Expect(chunksOf(stored.Events)).To(Equal(given))
 		for i, e := range stored.Events {
 			Expect(e.Seq).To(Equal(int64(i)))
 		}
 	})
 })
+
+// logOf returns j's log so far (Journal.Events).
+func logOf(j *journal.Journal) []session.Event {
+	GinkgoHelper()
+	events, err := j.Events(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return events
+}

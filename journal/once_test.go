@@ -12,29 +12,37 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// The journal encodes each chunk once, and an in-memory store keeps those
-// bytes rather than a copy of them: a replay's chunks are held once.
+// The journal encodes each chunk once and lets it go once stored; an
+// in-memory store holds its own copy, densely: a replay's chunks are held
+// once, and a finished session's journal holds none.
 var _ = Describe("a recorded chunk", func() {
-	It("is held once, by the journal and the memory store alike", func() {
+	It("is held once: by the store, the journal letting its copy and its blocks go when the turn ends", func() {
 		store := memory.New()
 		DeferCleanup(store.Close)
 		j := newRoot(store)
 		j.StartTurn(journal.TriggerUser, journal.UserText("hi"))
 		j.StartStep()
-		call(j, answer("a long enough answer, so that each chunk's payload is worth keeping rather than copying"))
+		call(j, answer("a long enough answer, so that the call has chunks of some size to hold"))
+		mine := journal.Unstored(j) // the call's chunks, which the next flush stores
+		blocks, arena := journal.HeldBlocks(j)
+		Expect(blocks).To(BeNumerically(">", 0))
+		Expect(arena).To(BeNumerically(">", 0))
 		Expect(j.EndTurn(ctx, completed)).To(Succeed())
 
-		mine := j.Events()
+		Expect(journal.Unstored(j)).To(BeEmpty())
+		blocks, arena = journal.HeldBlocks(j)
+		Expect(blocks).To(BeZero(), "a journal between turns keeps a block of stored events, and through them their payloads")
+		Expect(arena).To(BeZero(), "a journal between turns keeps its block of chunk payloads")
 		stored, err := store.Load(ctx, j.ID())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(stored.Events).To(Equal(mine))
 		chunks := 0
-		for i, e := range mine {
+		for _, e := range mine {
 			if e.Type != session.TypeAssistantChunk {
 				continue
 			}
 			chunks++
-			Expect(&stored.Events[i].Data[0]).To(BeIdenticalTo(&e.Data[0]), "seq %d: the store copied the chunk", i)
+			Expect(stored.Events[e.Seq]).To(Equal(e))
+			Expect(&stored.Events[e.Seq].Data[0]).NotTo(BeIdenticalTo(&e.Data[0]), "seq %d: the store keeps the journal's block alive", e.Seq)
 		}
 		Expect(chunks).To(BeNumerically(">=", 4))
 	})
@@ -58,7 +66,7 @@ var _ = Describe("an event of one's own", func() {
 		last := stored.Events[len(stored.Events)-1]
 		Expect(last.Type).To(Equal("x/note"))
 		Expect([]byte(last.Data)).To(Equal(want))
-		mine := j.Events()
+		mine := logOf(j)
 		Expect([]byte(mine[len(mine)-1].Data)).To(Equal(want))
 	})
 })

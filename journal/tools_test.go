@@ -102,7 +102,7 @@ var _ = Describe("Journal.Tool", func() {
 			j.ToolResult(c.ID, c.Name, outs[i].Text, outs[i].IsError)
 		}
 		Expect(j.EndStep(ctx)).To(Succeed())
-		events := j.Events()
+		events := logOf(j)
 		Expect(typesOf(events)).To(Equal([]string{"turn/start", "user/message", "step/start", "assistant/message", "tool/call", "tool/call",
 			"tool/recorded", "tool/result", "tool/recorded", "tool/result", "step/end"}))
 		Expect(recordsOf(events)).To(Equal([]session.ToolRecordedData{
@@ -119,7 +119,7 @@ var _ = Describe("Journal.Tool", func() {
 		_, err := j.Tool(ctx, calls[0], func(context.Context) session.ToolOutput { return session.ToolOutput{Text: "x"} })
 		Expect(err).NotTo(HaveOccurred())
 		Expect(j.EndStep(ctx)).To(Succeed())
-		Expect(typesOf(j.Events())[4:]).To(Equal([]string{"tool/call", "tool/recorded", "step/end"}))
+		Expect(typesOf(logOf(j))[4:]).To(Equal([]string{"tool/call", "tool/recorded", "step/end"}))
 	})
 
 	It("serves the replay's result in a replay, without running the tool, asking with the session, call and arguments", func() {
@@ -138,7 +138,7 @@ var _ = Describe("Journal.Tool", func() {
 		Expect(out).To(Equal(session.ToolOutput{Text: "recorded", IsError: true}))
 		Expect(t.asked).To(Equal([]string{`root call_a lookup {"key":"call_a"} turn 1 step 1`}))
 		j.ToolResult(calls[0].ID, calls[0].Name, out.Text, out.IsError)
-		Expect(recordsOf(j.Events())).To(HaveLen(1))
+		Expect(recordsOf(logOf(j))).To(HaveLen(1))
 	})
 
 	It("returns the replay's refusal and records it as the call's error output", func() {
@@ -153,7 +153,7 @@ var _ = Describe("Journal.Tool", func() {
 		Expect(err).To(MatchError(refusal))
 		Expect(out).To(Equal(session.ToolOutput{Text: "no such recorded call", IsError: true}))
 		j.ToolResult(calls[0].ID, calls[0].Name, out.Text, out.IsError)
-		Expect(recordsOf(j.Events())[0].Result).To(Equal(out))
+		Expect(recordsOf(logOf(j))[0].Result).To(Equal(out))
 	})
 
 	It("refuses a call without an id and a second call of one id before its result", func() {
@@ -186,7 +186,7 @@ var _ = Describe("Journal.Tool", func() {
 		own := lookups(child, "call_a")
 		_, _ = child.Tool(ctx, own[0], func(context.Context) session.ToolOutput { return session.ToolOutput{Text: "child's"} })
 		child.ToolResult(own[0].ID, own[0].Name, "child's", false)
-		events := child.Events()
+		events := logOf(child)
 		seed := child.Header().SeedLength
 		Expect(recordsOf(events[:seed])).To(HaveLen(1))
 		Expect(recordsOf(events[:seed])[0].Result.Text).To(Equal("parent's"))
@@ -212,7 +212,7 @@ var _ = Describe("Journal.RecordMCP", func() {
 			}
 			j.ToolResult(calls[0].ID, calls[0].Name, "x", false)
 			Expect(j.EndStep(ctx)).To(Succeed())
-			events := j.Events()
+			events := logOf(j)
 			Expect(typesOf(events)[4:]).To(Equal([]string{"tool/call", "mcp/call", "mcp/call", "tool/result", "step/end"}))
 			var got []string
 			for _, e := range events {
@@ -236,6 +236,6 @@ var _ = Describe("Journal.RecordMCP", func() {
 		Expect(j.EndTurn(ctx, completed)).To(Succeed())
 		j.RecordMCP(mcpCall("tools/call", `{"name":"late"}`))
 		Expect(j.Flush(ctx)).To(Succeed())
-		Expect(typesOf(j.Events())).To(Equal([]string{"turn/start", "user/message", "mcp/call", "step/start", "assistant/message", "step/end", "turn/end", "mcp/call"}))
+		Expect(typesOf(logOf(j))).To(Equal([]string{"turn/start", "user/message", "mcp/call", "step/start", "assistant/message", "step/end", "turn/end", "mcp/call"}))
 	})
 })

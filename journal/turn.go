@@ -217,7 +217,7 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 	j.inTurn = false
 	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
-	j.completed = j.events.len()
+	j.completed = j.stored + j.events.len()
 	j.markCompleted()
 	j.mu.Unlock()
 	return j.Flush(ctx)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -147,14 +148,28 @@ func diffTrees(golden, replay []*session.Log, cwd string) []sessionDiff {
 		}
 	}
 	n := newNormalizer(ids, cwd)
+	diffs := make([]*Difference, len(pairs))
+	compare := func(i int) { diffs[i] = compareSession(pairs[i], n) }
+	if len(pairs) >= parallelPairs {
+		par.For(len(pairs), compare)
+	} else {
+		for i := range pairs {
+			compare(i)
+		}
+	}
 	var out []sessionDiff
-	for _, p := range pairs {
-		if d := compareSession(p, n); d != nil {
-			out = append(out, sessionDiff{p, d})
+	for i, d := range diffs {
+		if d != nil {
+			out = append(out, sessionDiff{pairs[i], d})
 		}
 	}
 	return out
 }
+
+// parallelPairs is how many sessions a comparison compares in parallel
+// from (agentsnap serve's thousands); a check's few compare faster on one
+// goroutine.
+const parallelPairs = 64
 
 // compareSession returns the first difference of one pair, or nil.
 func compareSession(p pair, n *normalizer) *Difference {

@@ -3,6 +3,7 @@ package judge
 import (
 	"bytes"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/session"
@@ -18,7 +19,8 @@ type normalizer struct {
 	// normalising either.
 	cwd    string
 	paths  []placeholder.Pair
-	loaded bool // paths are looked up on first use: most replays never need them
+	load   sync.Once // paths are looked up on first use: most replays never need them
+	loaded bool      // they were (set in load)
 }
 
 func newNormalizer(ids map[string]string, cwd string) *normalizer {
@@ -26,9 +28,7 @@ func newNormalizer(ids map[string]string, cwd string) *normalizer {
 }
 
 func (n *normalizer) pairs() []placeholder.Pair {
-	if !n.loaded {
-		n.paths, n.loaded = placeholder.Defaults(), true
-	}
+	n.load.Do(func() { n.paths, n.loaded = placeholder.Defaults(), true })
 	return n.paths
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,11 @@ var ErrUnfinished = errors.New("the replay did not finish")
 // deadline passed — Replay returns an error wrapping ErrUnfinished and
 // ctx's error that names what the replay waits for: a call waiting for a
 // cancel no timeout brings, a recorded call never made.
+//
+// A fixture opened without its logs (fixture.Open) is replayed holding none
+// of them while the runtime runs — each script is derived as its file is
+// read — and its logs are read into fx.Logs for the verdict: what a large
+// scenario needs (agentsnap serve), at the cost of reading it twice.
 func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, error) {
 	rt, cmds := opts.Runtime, opts.commands()
 	if rt == nil {
@@ -132,6 +138,11 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	}
 	if runErr != nil {
 		o.RunErrors = append(o.RunErrors, runErr)
+	}
+	if fx.Logs == nil {
+		if err := fx.ReadLogs(); err != nil {
+			return nil, fmt.Errorf("judge: %s: reading the recording for the verdict: %w", fx.Name, err)
+		}
 	}
 	o.Replayed, err = collect(ctx, store)
 	if err != nil {
@@ -199,6 +210,7 @@ func replayEnv(fx *fixture.Fixture, drv *fakellm.Driver, store persistence.Store
 // their first's (Options.prepared), so a search derives nothing again.
 type prepared struct {
 	rec      *fakellm.Recording
+	once     bool // the scripts are replayed once, by a lean replay (Options.Once, fixture.Open)
 	record   string
 	cwd      string
 	warnings []string // the runtime's warnings about the scenario's settings
@@ -214,21 +226,50 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	if opts.Deriver != nil {
 		fopts = append(fopts, fakellm.WithDeriver(opts.Deriver))
 	}
-	rec, err := fakellm.Prepare(fx.Logs, fopts...)
+	rec, err := derive(fx, fopts)
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		return nil, err
 	}
 	if err := checkHangs(fx, rec.Scripts(), cmds); err != nil {
 		return nil, err
 	}
 	cwd, _ := os.Getwd()
-	return &prepared{rec: rec, record: cmds.record(fx), cwd: cwd}, nil
+	once := opts.Once && fx.Logs == nil
+	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cwd}, nil
+}
+
+// derive derives fx's scripts: from its logs in memory, or, for a fixture
+// opened without them, from its files as they are read.
+func derive(fx *fixture.Fixture, fopts []fakellm.Option) (*fakellm.Recording, error) {
+	if fx.Logs != nil || len(fx.LogPaths()) == 0 {
+		rec, err := fakellm.Prepare(fx.Logs, fopts...)
+		if err != nil {
+			return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		}
+		return rec, nil
+	}
+	rec, err := fakellm.PrepareFiles(fx.LogPaths(), fopts...)
+	var pe *session.ParseError
+	if errors.Is(err, fakellm.ErrTornLog) || errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		// A file that does not read as a log: said as fixture.Load says it
+		// (reading the logs only on the way to that error).
+		if lerr := fx.ReadLogs(); lerr != nil {
+			return nil, fmt.Errorf("judge: %w", lerr)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+	}
+	return rec, nil // the files' lineage order is checked with the logs, for the verdict
 }
 
 // driver returns a new replay driver of the prepared scripts, in virtual
 // time, under the schedule.
 func (p *prepared) driver(fx *fixture.Fixture, sched scheduling, logf func(string, ...any)) (*fakellm.Driver, error) {
 	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
+	if p.once {
+		fopts = append(fopts, fakellm.WithReleaseServed()) // no other replay shares the scripts
+	}
 	if logf != nil {
 		fopts = append(fopts, fakellm.WithLogf(logf))
 	}
@@ -377,7 +418,7 @@ func (o *Outcome) compare(cwd string) {
 	o.Consumption = o.driver.Check()
 	o.Notes = o.driver.Notes()
 	for _, l := range o.Replayed {
-		o.Calls += len(l.ModelCalls())
+		o.Calls += l.CountModelCalls()
 	}
 	if len(o.Replayed) > 0 {
 		text, err := transcript.Render(o.Replayed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -67,19 +68,33 @@ var (
 	ErrReadOnly = errors.New("storage is open read-only")
 )
 
-// LoadAll loads every session of store, in List order.
+// LoadAll loads every session of store, in List order. Many sessions load
+// on every processor (a Store is safe for concurrent use); the error is
+// the first session's in that order.
 func LoadAll(ctx context.Context, store Store) ([]*session.Log, error) {
 	headers, err := store.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	logs := make([]*session.Log, 0, len(headers))
-	for _, h := range headers {
-		l, err := store.Load(ctx, h.ID)
+	logs, errs := make([]*session.Log, len(headers)), make([]error, len(headers))
+	load := func(i int) { logs[i], errs[i] = store.Load(ctx, headers[i].ID) }
+	if len(headers) >= parallelLoads {
+		par.For(len(headers), load)
+	} else {
+		for i := range headers {
+			if load(i); errs[i] != nil {
+				break
+			}
+		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		logs = append(logs, l)
 	}
 	return logs, nil
 }
+
+// parallelLoads is how many sessions LoadAll loads in parallel from: a
+// replay of a few sessions (a check) loads them faster on one goroutine.
+const parallelLoads = 64

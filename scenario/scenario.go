@@ -273,6 +273,9 @@ func jsonKind(v any) string {
 // decodeMember decodes one member into dst. Objects that map to structs
 // (recorded) must not carry members Save would drop.
 func decodeMember(m jsonMember, dst any) error {
+	if decodeFast(m.raw, dst) {
+		return nil
+	}
 	t := reflect.TypeOf(dst).Elem()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -46,8 +46,25 @@ func ModelCalls(events []Event) []ModelCall {
 // calls, which the parent counts). At indexes l.Own().
 func (l *Log) ModelCalls() []ModelCall { return ModelCalls(l.Own()) }
 
+// CountModelCalls returns len(ModelCalls(events)) without building the
+// calls: what check and the judge show, for a log that may hold thousands.
+func CountModelCalls(events []Event) int {
+	c := callCounter{count: true}
+	for i := range events {
+		c.event(&events[i], i)
+	}
+	return c.n
+}
+
+// CountModelCalls returns len(l.ModelCalls()): the session's own calls,
+// counted without building them.
+func (l *Log) CountModelCalls() int { return CountModelCalls(l.Own()) }
+
 // callCounter is ModelCalls' state: the calls so far and the open one.
+// With count set it keeps only their number, n.
 type callCounter struct {
+	count bool
+	n     int
 	calls []ModelCall
 	made  map[[2]int]bool // the turns and steps of calls
 	open  bool            // the last call may take more chunks
@@ -66,18 +83,17 @@ func (c *callCounter) event(e *Event, i int) {
 			c.start(ModelCall{Turn: turn, Step: step, Attempt: attempt, At: i})
 		}
 	case TypeAssistantChunk:
-		d, err := DecodeChunkData(e.Data)
-		if err != nil {
+		key, finish, ok := chunkKey(e.Data)
+		if !ok {
 			return
 		}
-		key := [3]int{d.Turn, d.Step, d.Attempt}
 		if !c.joins(key) {
-			c.start(ModelCall{Turn: d.Turn, Step: d.Step, Attempt: d.Attempt, At: i})
+			c.start(ModelCall{Turn: key[0], Step: key[1], Attempt: key[2], At: i})
 		}
 		if !c.chunks {
 			c.chunks, c.key = true, key
 		}
-		c.finished = c.finished || d.Chunk.IsFinish()
+		c.finished = c.finished || finish
 	case TypeAssistantMessage:
 		turn, step, ok := TurnStep(e)
 		if !ok {
@@ -91,7 +107,10 @@ func (c *callCounter) event(e *Event, i int) {
 }
 
 func (c *callCounter) start(m ModelCall) {
-	c.calls = append(c.calls, m)
+	c.n++
+	if !c.count {
+		c.calls = append(c.calls, m)
+	}
 	if c.made == nil {
 		c.made = map[[2]int]bool{}
 	}
@@ -109,6 +128,23 @@ func (c *callCounter) joins(key [3]int) bool {
 // has reports whether some call of (turn, step) was made.
 func (c *callCounter) has(turn, step int) bool { return c.made[[2]int{turn, step}] }
 
+// chunkKey reads what a call needs of an assistant/chunk payload: its
+// turn, step and attempt, and whether it is a finish; ok is false when
+// DecodeChunkData cannot read it. The layout AppendJSON writes is only
+// checked, no string of it decoded (its check accepts exactly what
+// DecodeChunkData's one-pass decoder does); any other goes through
+// DecodeChunkData.
+func chunkKey(data []byte) (key [3]int, finish, ok bool) {
+	var d ChunkData
+	if !d.canonical(&cursor{b: data, check: true}) {
+		var err error
+		if d, err = DecodeChunkData(data); err != nil {
+			return key, false, false
+		}
+	}
+	return [3]int{d.Turn, d.Step, d.Attempt}, d.Chunk.IsFinish(), true
+}
+
 // headerKey reads the turn, step and attempt of a request/header payload;
 // ok is false for a payload that names no turn and step (dsh's, which
 // records a configuration rather than a call).
@@ -118,6 +154,11 @@ func headerKey(data []byte) (turn, step, attempt int, ok bool) {
 	}
 	var sawTurn, sawStep bool
 	_ = jsonscan.Members(data, func(key []byte, _ bool, val []byte) error {
+		switch string(key) {
+		case "turn", "step", "attempt":
+		default:
+			return nil // the digests and names: no number read, no error made
+		}
 		n, err := jsonscan.Int(val)
 		if err != nil {
 			return nil

@@ -17,3 +17,6 @@ func DecodesCanonically(data []byte) bool {
 // DecodesPayloadCanonically reports whether Event.Decode reads data into v
 // in one pass, without encoding/json; v is filled when it does.
 func DecodesPayloadCanonically(data []byte, v any) bool { return decodeCanonical(data, v) }
+
+// ChunkKey is what the model call count reads of a chunk payload.
+func ChunkKey(data []byte) (key [3]int, finish, ok bool) { return chunkKey(data) }

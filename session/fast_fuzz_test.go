@@ -91,3 +91,26 @@ func FuzzMarshalData(f *testing.F) {
 		}
 	})
 }
+
+// FuzzChunkKey checks that what the model call count reads of a chunk
+// payload is what DecodeChunkData reads of it, for any payload.
+func FuzzChunkKey(f *testing.F) {
+	for _, s := range []string{
+		`{"turn":1,"step":2,"attempt":3,"chunk":{"type":"text-delta","index":0,"text":"x \u00e9"}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"error","failure":{"message":"m","code":"C","status":500}}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"aborted"}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"block-end","index":1,"block":{"type":"tool-call","id":"c","name":"n","arguments":"{}"}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"usage","usage":{"inputTokens":1,"outputTokens":2}}}`,
+		`{"step":1,"turn":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}`,
+		`{"turn":1,"step":1,"chunk":{"type":"text-delta","index":0,"text":"\x"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		key, finish, ok := session.ChunkKey(data)
+		d, err := session.DecodeChunkData(data)
+		if ok != (err == nil) || ok && (key != [3]int{d.Turn, d.Step, d.Attempt} || finish != d.Chunk.IsFinish()) {
+			t.Fatalf("%q: count reads %v %v %v; DecodeChunkData %+v, %v", data, key, finish, ok, d, err)
+		}
+	})
+}

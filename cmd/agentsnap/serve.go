@@ -234,14 +234,15 @@ func runServe(ctx context.Context, e *env, args []string) int {
 
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
-	// Loading the fixture and deriving its scripts allocate what serve
-	// then keeps: a collection while they grow would find little garbage
-	// and only delay the first answer. The collector resumes when the
-	// runtime starts serving (or serve gives up before).
-	gc := debug.SetGCPercent(-1)
-	rt.resumeGC = sync.OnceFunc(func() { debug.SetGCPercent(gc) })
+	// The logs are not held while the agent runs: each script is derived
+	// as its file is read, and the logs are read again for the verdict, so
+	// serve's memory grows with what is replayed, not with the fixture.
+	// Loading makes mostly garbage (each log, once its script is derived):
+	// the collector runs when the heap reaches loadHeap rather than at every
+	// doubling from a few MiB, until serving starts (or serve gives up).
+	rt.resumeGC = collectAt(loadHeap)
 	defer rt.resumeGC()
-	fx, err := fixture.Load(dir)
+	fx, err := fixture.Open(dir)
 	if err != nil {
 		return fail(e, "serve", err)
 	}
@@ -320,7 +321,8 @@ type serveRuntime struct {
 	guard   httpguard.Config // what serve admits; Addr is the listener's
 	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
-	// resumeGC, when set, turns the collector back on once Run serves.
+	// resumeGC, when set, gives the collector back its settings once Run
+	// serves.
 	resumeGC func()
 	calls    atomic.Int64 // requests served
 	refused  atomic.Int64 // requests the guard refused
@@ -374,6 +376,22 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
 	return errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+}
+
+// loadHeap is the heap at which serve's loading collects garbage.
+const loadHeap = 64 << 20
+
+// collectAt has the collector run only when the heap reaches limit (or the
+// limit of GOMEMLIMIT, if lower) and returns what restores its settings;
+// calls after the first do nothing.
+func collectAt(limit int64) func() {
+	prevLimit := debug.SetMemoryLimit(-1)
+	gc := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(min(prevLimit, limit))
+	return sync.OnceFunc(func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(prevLimit)
+	})
 }
 
 // refusedNote says how many requests serve refused, if any.

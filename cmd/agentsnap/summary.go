@@ -131,11 +131,12 @@ func callStarts(l *session.Log) map[int]bool {
 }
 
 // modelCalls counts the model calls of every session of logs, each its own
-// (session.ModelCalls): the number inspect, check and report show.
+// (session.ModelCalls, counted without building them): the number
+// inspect, check and report show.
 func modelCalls(logs []*session.Log) int {
 	n := 0
 	for _, l := range logs {
-		n += len(l.ModelCalls())
+		n += l.CountModelCalls()
 	}
 	return n
 }

@@ -2,8 +2,8 @@ package memory
 
 // arena holds the data of kept events in blocks that never move once
 // allocated, so a span of it stays valid and events can alias it. Blocks
-// are filled by copies (add), or taken over whole from a writer that never
-// writes them again (adopt).
+// are filled by copies: the store holds the only copy of a log, densely
+// (its writer lets its own go, as package journal does).
 type arena struct {
 	blocks [][]byte
 	fill   int // 1 + the index of the block add fills; 0 before the first
@@ -16,12 +16,10 @@ type span struct {
 }
 
 // Blocks double from firstBytes up to maxBytes; larger data gets a block of
-// its own size. Data of adoptMin bytes or more is adopted when it may be;
-// below, a copy costs less than a block of its own.
+// its own size.
 const (
 	firstBytes = 4 << 10
 	maxBytes   = 64 << 10
-	adoptMin   = 64
 )
 
 // add copies p into the arena.
@@ -35,16 +33,6 @@ func (a *arena) add(p []byte) span {
 	a.blocks[a.fill-1] = append(blk, p...)
 	a.size += len(p)
 	return s
-}
-
-// keep returns p's span in the arena: p itself when owned (its writer never
-// writes it again) and large enough, else a copy.
-func (a *arena) keep(p []byte, owned bool) span {
-	if !owned || len(p) < adoptMin {
-		return a.add(p)
-	}
-	a.blocks = append(a.blocks, p[:len(p):len(p)])
-	return span{block: uint32(len(a.blocks) - 1), len: uint32(len(p))}
 }
 
 // bytes returns the bytes of s, capped so an append cannot write past them.

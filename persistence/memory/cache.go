@@ -45,12 +45,12 @@ const (
 )
 
 // keep adds e as the reader would give it back from e's line, its data
-// adopted rather than copied when owned (see persistence.KeepData). The
+// copied into data. The
 // coordinator validated e, so its raw members read back byte for byte; a
 // type or member name that is not UTF-8 (read back with U+FFFD) or a seq
 // out of order does not, and keep refuses it: the log is then kept as
 // bytes.
-func (l *eventLog) keep(e *session.Event, data *arena, owned bool) bool {
+func (l *eventLog) keep(e *session.Event, data *arena) bool {
 	typ, ok := l.typeIndex(e.Type)
 	if !ok || e.Seq != int64(l.count) || !validKeys(e) {
 		return false
@@ -68,7 +68,7 @@ func (l *eventLog) keep(e *session.Event, data *arena, owned bool) bool {
 		l.whole[e.Seq] = cloneEvent(e)
 	case e.Data != nil:
 		k.flags |= hasData
-		k.data = data.keep(e.Data, owned)
+		k.data = data.add(e.Data)
 	}
 	l.add(k)
 	return true

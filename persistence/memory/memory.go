@@ -135,10 +135,9 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 	case len(l.raw) > 0 && l.raw[len(l.raw)-1] != '\n':
 		l.raw = append(l.raw, '\n')
 	}
-	owned := persistence.KeepsData(ctx)
 	for i := shared; i < len(w.Events); i++ {
 		e := &w.Events[i]
-		if l.raw == nil && !l.events.keep(e, &b.data, owned) {
+		if l.raw == nil && !l.events.keep(e, &b.data) {
 			l.raw = l.bytes(&b.data)
 			l.events = eventLog{}
 		}

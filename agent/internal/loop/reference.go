@@ -102,7 +102,7 @@ var agentMembers = []string{"preset", "system", "tools"}
 func ParseScenarioAgent(sc *scenario.Scenario) (*ScenarioAgent, []string, error) {
 	var a ScenarioAgent
 	var warnings, problems []string
-	if len(bytes.TrimSpace(sc.Agent)) > 0 {
+	if len(bytes.TrimSpace(sc.Agent)) > 0 && !decodeAgentFast(sc.Agent, &a) {
 		var members map[string]json.RawMessage
 		if err := json.Unmarshal(sc.Agent, &members); err != nil {
 			return nil, nil, fmt.Errorf("agent: scenario.json: agent: want an object {preset, system, tools}: %w", err)

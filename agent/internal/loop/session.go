@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/journal"
@@ -23,5 +24,6 @@ func (s *Session) ID() string { return s.j.ID() }
 // Header returns the session's header.
 func (s *Session) Header() session.Header { return s.j.Header() }
 
-// Events returns a copy of the session's log so far.
-func (s *Session) Events() []session.Event { return s.j.Events() }
+// Events returns a copy of the session's log so far. It reads the stored
+// log back from the store (see journal.Journal.Events).
+func (s *Session) Events(ctx context.Context) ([]session.Event, error) { return s.j.Events(ctx) }

@@ -1,0 +1,33 @@
+// Package par runs independent pieces of work on every processor.
+package par
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// For calls f(i) for every i in [0, n), on as many goroutines as there are
+// processors (one goroutine runs them in turn when there is one processor
+// or one piece), and returns when every call has. The calls must be
+// independent; each takes the next i not yet taken, so a slow piece does
+// not hold the others back.
+func For(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
