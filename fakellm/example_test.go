@@ -120,3 +120,43 @@ func ExampleDriver_Check() {
 	// fakellm: recording not consumed: 1 recorded session not fully replayed — re-record with: go tool agentsnap record fixtures/fork/codeword
 	//   session root/call_1 (fork; session.1.jsonl): never called (1 recorded call)
 }
+
+// A recording in files is derived as each file is read, no log held; a
+// driver that replays it once lets go of each answer as a call takes it.
+func ExamplePrepareFiles() {
+	dir, err := os.MkdirTemp("", "fixture")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	root, fork := dir+"/session.jsonl", dir+"/session.1.jsonl"
+	_ = os.WriteFile(root, []byte(exampleParent), 0o644)
+	_ = os.WriteFile(fork, []byte(exampleFork), 0o644)
+	rec, err := fakellm.PrepareFiles([]string{root, fork})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	drv, err := rec.Driver(fakellm.WithReleaseServed())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	seq, err := drv.Stream(context.Background(), &llm.Request{Session: llm.SessionRef{ID: "live-root"}, Turn: 1, Step: 1, Attempt: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for c := range seq {
+		if c.Type == session.ChunkTextDelta {
+			fmt.Println("root hears", c.Text)
+		}
+	}
+	fmt.Println("the root's answer, still held:", rec.Scripts()[0].Entries[0].Chunks != nil)
+	fmt.Println("the fork's, not yet served:", len(rec.Scripts()[1].Entries[0].Chunks), "chunks")
+	// Output:
+	// root hears OK
+	// the root's answer, still held: false
+	// the fork's, not yet served: 3 chunks
+}

@@ -139,16 +139,9 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	if runErr != nil {
 		o.RunErrors = append(o.RunErrors, runErr)
 	}
-	if fx.Logs == nil {
-		if err := fx.ReadLogs(); err != nil {
-			return nil, fmt.Errorf("judge: %s: reading the recording for the verdict: %w", fx.Name, err)
-		}
+	if err := o.judge(ctx, store); err != nil {
+		return nil, err
 	}
-	o.Replayed, err = collect(ctx, store)
-	if err != nil {
-		return nil, fmt.Errorf("judge: %s: reading the replayed logs: %w", fx.Name, err)
-	}
-	o.compare(prep.cwd)
 	if opts.schedule == nil {
 		o.Stale = stalePlaybook(fx, cmds) // a search's own replays share schedule 0's
 	}
@@ -156,6 +149,23 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		return nil, err
 	}
 	return o, nil
+}
+
+// judge reads what the verdict compares — the recording's logs, when the
+// fixture was opened without them, and the replayed logs — and compares.
+func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
+	fx := o.Fixture
+	if fx.Logs == nil {
+		if err := fx.ReadLogs(); err != nil {
+			return fmt.Errorf("judge: %s: reading the recording for the verdict: %w", fx.Name, err)
+		}
+	}
+	var err error
+	if o.Replayed, err = collect(ctx, store); err != nil {
+		return fmt.Errorf("judge: %s: reading the replayed logs: %w", fx.Name, err)
+	}
+	o.compare(o.prepared.cwd)
+	return nil
 }
 
 // admit returns the runtime's warnings about the fixture's scenario, or

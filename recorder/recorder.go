@@ -206,7 +206,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	}
 	res.Sessions = len(logs)
 	for _, l := range logs {
-		res.Calls += len(l.ModelCalls())
+		res.Calls += l.CountModelCalls()
 	}
 	for name := range files {
 		res.Files = append(res.Files, name)

@@ -104,7 +104,7 @@ func (n *node) scan() {
 			n.turns++
 		}
 	}
-	n.modelCalls = len(n.log.ModelCalls())
+	n.modelCalls = n.log.CountModelCalls()
 	own := n.log.Own()
 	for i := range own {
 		e := &own[i]
