@@ -94,7 +94,8 @@ type Journal struct {
 	// next turn/start.
 	replaced *session.HistoryReplaceData
 
-	arena []byte // holds the payloads of chunk events; see encodeChunk
+	arena   []byte // holds the payloads of events; see encodeChunk and keep
+	scratch []byte // where emitOwn encodes a payload before keep copies it
 
 	// Under mu: records of recorded tools (by call id) and MCP requests
 	// not yet written; see Tool and RecordMCP.
@@ -335,14 +336,43 @@ func (j *Journal) emit(typ string, payload any) {
 	}
 }
 
-// Sizes of the arena of chunk payloads: blocks double from arenaFirst to
+// emitOwn appends an event whose payload is one of the types session
+// encodes by hand (session.AppendData), into the arena: an event costs no
+// allocation of its own. payload does not escape, so boxing it costs none
+// either.
+func (j *Journal) emitOwn(typ string, payload any) {
+	b, ok := session.AppendData(j.scratch[:0], payload)
+	if !ok {
+		panic("journal: the payload of a " + typ + " event is not one session encodes by hand")
+	}
+	j.scratch = b
+	j.append(session.Event{Type: typ, Data: j.keep(b)})
+}
+
+// keep returns a copy of b, a payload: a window of the arena when it is
+// small, else its own.
+func (j *Journal) keep(b []byte) json.RawMessage {
+	if len(b) > arenaLarge {
+		return bytes.Clone(b)
+	}
+	if cap(j.arena)-len(j.arena) < len(b) {
+		j.arena = make([]byte, 0, min(max(2*cap(j.arena), arenaFirst), arenaBlock))
+	}
+	start := len(j.arena)
+	j.arena = append(j.arena, b...)
+	return j.arena[start:len(j.arena):len(j.arena)]
+}
+
+// Sizes of the arena of payloads: blocks double from arenaFirst to
 // arenaBlock, so a short session allocates little and a long one few
 // blocks; a new block is taken when less than arenaFree bytes are left (a
-// larger chunk grows the block instead).
+// larger chunk grows the block instead). A payload larger than arenaLarge
+// has an allocation of its own.
 const (
 	arenaFirst = 2 << 10
 	arenaBlock = 64 << 10
 	arenaFree  = 512
+	arenaLarge = 4 << 10
 )
 
 // encodeChunk returns the payload of an assistant/chunk event. Payloads are

@@ -23,13 +23,13 @@ func (j *Journal) StartTurn(trigger string, user ...session.Message) int {
 	j.turn++
 	j.step = 0
 	j.inTurn = true
-	j.emit(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
+	j.emitOwn(session.TypeTurnStart, session.TurnStartData{Turn: j.turn, Trigger: trigger})
 	if j.replaced != nil {
 		j.emit(session.TypeHistoryReplace, *j.replaced)
 		j.replaced = nil
 	}
 	for _, m := range user {
-		j.emit(session.TypeUserMessage, m)
+		j.emitOwn(session.TypeUserMessage, m)
 		j.addMessage(m)
 	}
 	return j.turn
@@ -80,7 +80,7 @@ func (j *Journal) StartStep() int {
 	j.step++
 	j.attempt = 0
 	j.inStep = true
-	j.emit(session.TypeStepStart, session.StepData{Turn: j.turn, Step: j.step})
+	j.emitOwn(session.TypeStepStart, session.StepData{Turn: j.turn, Step: j.step})
 	return j.step
 }
 
@@ -119,7 +119,7 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 		h = j.digester.Header(provider, req)
 	}
 	j.mu.Unlock()
-	j.emit(session.TypeRequestHeader, h)
+	j.emitOwn(session.TypeRequestHeader, h)
 	if err := j.Flush(ctx); err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (c *Call) End() (session.Message, *session.FinishReason) {
 	}
 	msg, finish := c.asm.Message(), c.asm.Finish()
 	if !c.ended && finish.Kind != session.FinishError && finish.Kind != session.FinishAborted {
-		c.j.emit(session.TypeAssistantMessage, session.AssistantMessageData{Turn: c.turn, Step: c.step, Message: msg, Usage: c.asm.Usage()})
+		c.j.emitOwn(session.TypeAssistantMessage, session.AssistantMessageData{Turn: c.turn, Step: c.step, Message: msg, Usage: c.asm.Usage()})
 		c.j.addMessage(msg)
 	}
 	c.ended = true
@@ -175,7 +175,7 @@ func (c *Call) Abandon() { c.finished, c.abandoned = true, true }
 // call creates finds its parent's call stored.
 func (j *Journal) ToolCalls(ctx context.Context, calls []session.Part) error {
 	for _, c := range calls {
-		j.emit(session.TypeToolCall, session.ToolCallData{Turn: j.turn, Step: j.step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+		j.emitOwn(session.TypeToolCall, session.ToolCallData{Turn: j.turn, Step: j.step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return j.Flush(ctx)
 }
@@ -193,7 +193,7 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 		Content:    []session.Part{session.TextPart(text)},
 		IsError:    isError,
 	}}}
-	j.emit(session.TypeToolResult, session.ToolResultData{Turn: j.turn, Step: j.step, Message: msg})
+	j.emitOwn(session.TypeToolResult, session.ToolResultData{Turn: j.turn, Step: j.step, Message: msg})
 	j.addMessage(msg)
 }
 
@@ -201,7 +201,7 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 func (j *Journal) EndStep(ctx context.Context) error {
 	j.writeRecords("", true)
 	j.inStep = false
-	j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
+	j.emitOwn(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	return j.Flush(ctx)
 }
 
@@ -212,10 +212,10 @@ func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 	j.writeRecords("", true)
 	if j.inStep {
 		j.inStep = false
-		j.emit(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
+		j.emitOwn(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	}
 	j.inTurn = false
-	j.emit(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
+	j.emitOwn(session.TypeTurnEnd, session.TurnEndData{Turn: j.turn, Reason: reason})
 	j.mu.Lock()
 	j.completed = j.stored + j.events.len()
 	j.markCompleted()

@@ -100,21 +100,29 @@ func (c *DigestChain) Sum() string {
 		return Digest(nil)
 	}
 	var sum [sha256.Size]byte
-	return hex.EncodeToString(c.h.Sum(sum[:0]))
+	c.h.Sum(sum[:0])
+	return hexDigest(&sum)
 }
 
 // MessageDigest is the sha256 (hex) of a message's JSON: what
 // request/header's messageDigests hold (their first 12 characters).
 func MessageDigest(m *Message) string {
-	b, _ := session.MarshalData(m)
-	return Digest(b)
+	sum, _ := session.SumData(m)
+	return hexDigest(&sum)
 }
 
 // Digest is the sha256 of b in hex, the digest every request/header member
 // uses.
 func Digest(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hexDigest(&sum)
+}
+
+// hexDigest is sum in hex, one allocation: the string.
+func hexDigest(sum *[sha256.Size]byte) string {
+	var buf [2 * sha256.Size]byte
+	hex.Encode(buf[:], sum[:])
+	return string(buf[:])
 }
 
 // marshalTools is session.MarshalData(tools) written out for the tool

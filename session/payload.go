@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -34,6 +35,34 @@ func MarshalData(v any) (json.RawMessage, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
+
+// SumData returns the sha256 of MarshalData(v), encoding v into a
+// pooled buffer rather than a copy of its own.
+func SumData(v any) ([sha256.Size]byte, error) {
+	scratch := scratchPool.Get().(*[]byte)
+	b, ok := appendPayload((*scratch)[:0], v)
+	var sum [sha256.Size]byte
+	if ok {
+		sum = sha256.Sum256(b)
+	}
+	if cap(b) <= maxScratch {
+		*scratch = b
+		scratchPool.Put(scratch)
+	}
+	if ok {
+		return sum, nil
+	}
+	data, err := MarshalData(v)
+	if err != nil {
+		return sum, err
+	}
+	return sha256.Sum256(data), nil
+}
+
+// AppendData appends v's payload as MarshalData encodes it, for the
+// payload types encoded by hand (the runtime's own); ok is false, dst
+// unchanged, for any other v.
+func AppendData(dst []byte, v any) (out []byte, ok bool) { return appendPayload(dst, v) }
 
 // scratchPool holds buffers MarshalData encodes into before copying the
 // result out; a buffer grown past maxScratch is left to the collector.

@@ -90,6 +90,9 @@ func (w *bodyWriter) Flush() {}
 // an answer is handed over in one read or a few.
 const maxAhead = 64 << 10
 
+// firstBody is the room a body's buffer starts with.
+const firstBody = 4 << 10
+
 // body is a response body the handler writes and the agent reads. What is
 // written waits in buf until read; a read takes all of it that fits.
 type body struct {
@@ -133,6 +136,11 @@ func (b *body) write(p []byte) (int, error) {
 	}
 	if b.off == len(b.buf) {
 		b.buf, b.off = b.buf[:0], 0 // all read: start over
+	}
+	if b.buf == nil {
+		// Room for a streamed answer's frames at once: growing from nothing
+		// would cost an allocation per doubling.
+		b.buf = make([]byte, 0, max(len(p), firstBody))
 	}
 	b.buf = append(b.buf, p...)
 	signal(b.readable)

@@ -177,3 +177,6 @@ var (
 	AppendUsageFrame = appendUsageFrame
 	AppendErrorBody  = appendErrorBody
 )
+
+// FastMessage is the hand decoder of a request's message.
+var FastMessage = fastMessage

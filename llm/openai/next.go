@@ -2,7 +2,6 @@ package openai
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -90,7 +89,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 	r := reader{before: d.msgs}
 	for k, e := range tail.elems {
 		var m Message
-		if json.Unmarshal(body[e[0]:e[1]], &m) != nil || r.add(d.at.count+k, &m) != nil {
+		if decodeMessage(body[e[0]:e[1]], &m) != nil || r.add(d.at.count+k, &m) != nil {
 			return nil // read whole, for DecodeRequest's error
 		}
 	}

@@ -217,7 +217,7 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // error frame instead; an aborted one with nothing more, as a connection
 // that is cut does.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
-	s := &stream{w: w, flush: flush, model: model, calls: map[int]*servedCall{}, role: session.RoleAssistant, buf: make([]byte, 0, 512)}
+	s := &stream{w: w, flush: flush, model: model, role: session.RoleAssistant, buf: make([]byte, 0, 512)}
 	for c := range chunks {
 		if c.Type == session.ChunkFinish {
 			return s.finish(c.Reason)
@@ -234,7 +234,7 @@ type stream struct {
 	w     io.Writer
 	flush func()
 	model string
-	calls map[int]*servedCall // by block index
+	calls []servedCall // in start order; an answer makes a few
 	usage *session.Usage
 	role  string // the role the next frame announces, until the first
 	buf   []byte // the event being written
@@ -243,6 +243,7 @@ type stream struct {
 // servedCall is a tool call being streamed. Its fragments wait until its
 // id is known, so the first one the agent reads carries it.
 type servedCall struct {
+	block      int // the block index of its chunks
 	index      int // in tool_calls
 	sentID     bool
 	name, args string // held back until the id
@@ -277,10 +278,10 @@ func (s *stream) chunk(c *session.Chunk) error {
 	case session.ChunkReasoningDelta:
 		return s.delta(&Delta{ReasoningContent: &c.Text})
 	case session.ChunkToolCallDelta:
-		tc := s.calls[c.Index]
+		tc := s.call(c.Index)
 		if tc == nil {
-			tc = &servedCall{index: len(s.calls)}
-			s.calls[c.Index] = tc
+			s.calls = append(s.calls, servedCall{block: c.Index, index: len(s.calls)})
+			tc = &s.calls[len(s.calls)-1]
 		}
 		if dc, ok := tc.delta(c.ID, c.Name, c.ArgumentsDelta); ok {
 			return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
@@ -289,7 +290,7 @@ func (s *stream) chunk(c *session.Chunk) error {
 		// A call whose deltas named no id (a recording from a server that
 		// sends none) goes out whole here, with the id the log gave it:
 		// the agent must name the same call as the log.
-		if tc := s.calls[c.Index]; tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
+		if tc := s.call(c.Index); tc != nil && !tc.sentID && c.Block != nil && c.Block.Type == session.BlockToolCall {
 			tc.name, tc.args = "", ""
 			if dc, ok := tc.delta(c.Block.ID, c.Block.Name, c.Block.Arguments); ok {
 				return s.delta(&Delta{ToolCalls: []ToolCallDelta{dc}})
@@ -297,6 +298,16 @@ func (s *stream) chunk(c *session.Chunk) error {
 		}
 	case session.ChunkUsage:
 		s.usage = c.Usage
+	}
+	return nil
+}
+
+// call returns the tool call of block index, or nil.
+func (s *stream) call(block int) *servedCall {
+	for i := range s.calls {
+		if s.calls[i].block == block {
+			return &s.calls[i]
+		}
 	}
 	return nil
 }
