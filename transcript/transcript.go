@@ -23,6 +23,13 @@ func Render(logs []*session.Log) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
+	return RenderOrdered(ordered)
+}
+
+// RenderOrdered is Render of logs already in lineage order, as
+// session.LineageOrder returns them: a caller that ordered them does not
+// pay for it again.
+func RenderOrdered(ordered []*session.Log) (string, error) {
 	for _, l := range ordered {
 		// Logs built in memory skip the reader's check, and Seed would panic.
 		if n := l.Header.SeedLength; n < 0 || n > len(l.Events) {

@@ -32,7 +32,11 @@ func (t *turnRun) runTools(ctx context.Context, calls []session.Part) error {
 			results[i] = res
 			continue
 		}
-		if ct, isConc := tool.(ConcurrentTool); isConc && ct.Concurrent() && !s.rt.cfg.Serial {
+		// The step's last call runs on this goroutine even when it may run
+		// beside the others: all that is left here is to wait for them,
+		// so it overlaps with them as a goroutine of its own would, without
+		// starting one (and growing its stack) per delegation.
+		if ct, isConc := tool.(ConcurrentTool); isConc && ct.Concurrent() && !s.rt.cfg.Serial && i < len(calls)-1 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
