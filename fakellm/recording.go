@@ -31,7 +31,11 @@ func Prepare(logs []*session.Log, opts ...Option) (*Recording, error) {
 }
 
 func prepare(logs []*session.Log, o options) (*Recording, error) {
-	scripts, err := eachLog(len(logs), &o, func(i int) (*Script, error) { return o.deriveLog(logs[i]) })
+	events := 0
+	for _, l := range logs {
+		events += len(l.Events)
+	}
+	scripts, err := eachLog(len(logs), &o, events >= parallelEvents, func(i int) (*Script, error) { return o.deriveLog(logs[i]) })
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +50,7 @@ func prepare(logs []*session.Log, o options) (*Recording, error) {
 // their scripts: [WithCallCheck] sees no Request.
 func PrepareFiles(paths []string, opts ...Option) (*Recording, error) {
 	o := buildOptions(opts)
-	scripts, err := eachLog(len(paths), &o, func(i int) (*Script, error) {
+	scripts, err := eachLog(len(paths), &o, true, func(i int) (*Script, error) {
 		// One log at a time is read whole (reading it so is faster than
 		// streaming it) and let go once its script is derived.
 		l, err := session.ReadFile(paths[i])
@@ -75,14 +79,21 @@ func finish(rec *Recording, o *options) (*Recording, error) {
 	return rec, nil
 }
 
+// parallelEvents is how many events a scenario's logs hold in all from
+// which Prepare derives their scripts on every processor: a few small logs
+// (most fixtures) derive faster on one goroutine than the others cost to
+// start and wake.
+const parallelEvents = 2048
+
 // eachLog derives the scripts of n logs, derive(i) the i-th, in their
 // order. The built-in derivation runs on as many goroutines as there are
-// processors (each log's script is its own); a Deriver of the caller's
-// runs on the caller's goroutine, which it may not expect to share. The
-// error is the first log's in order, however the derivations interleave.
-func eachLog(n int, o *options, derive func(i int) (*Script, error)) ([]*Script, error) {
+// processors (each log's script is its own) when parallel; a Deriver of
+// the caller's runs on the caller's goroutine, which it may not expect to
+// share. The error is the first log's in order, however the derivations
+// interleave.
+func eachLog(n int, o *options, parallel bool, derive func(i int) (*Script, error)) ([]*Script, error) {
 	scripts, errs := make([]*Script, n), make([]error, n)
-	if o.deriver != nil {
+	if o.deriver != nil || !parallel {
 		for i := range n {
 			if scripts[i], errs[i] = derive(i); errs[i] != nil {
 				return nil, errs[i]

@@ -34,6 +34,7 @@ type Hints struct {
 type commands struct {
 	Hints
 	runtime string // the name of the runtime under test
+	cwd     string // the working folder, when the replay knows it already ("": ask)
 }
 
 func (opts Options) commands() commands {
@@ -68,7 +69,7 @@ func (c commands) tool(args, dir string) string {
 // dir returns fixture folder dir relative to the module root, when the
 // process runs inside a module; else dir as given.
 func (c commands) dir(dir string) string {
-	if rel, ok := fromModuleRoot(dir); ok {
+	if rel, ok := fromModuleRootAt(c.cwd, dir); ok {
 		return rel
 	}
 	return dir
@@ -147,10 +148,23 @@ func (c commands) schedule(fx *fixture.Fixture, seed int64) string {
 
 // fromModuleRoot returns path relative to the root of the module the
 // process runs in; false outside a module, or for a path outside it.
-func fromModuleRoot(path string) (string, bool) {
-	root := moduleRoot()
-	abs, err := filepath.Abs(path)
-	if root == "" || err != nil {
+func fromModuleRoot(path string) (string, bool) { return fromModuleRootAt("", path) }
+
+// fromModuleRootAt is fromModuleRoot with cwd the working folder ("": ask
+// the system), so a replay that has it asks no more.
+func fromModuleRootAt(cwd, path string) (string, bool) {
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return "", false
+		}
+	}
+	root := moduleRootAt(cwd)
+	abs := filepath.Clean(path)
+	if !filepath.IsAbs(path) {
+		abs = filepath.Join(cwd, path) // filepath.Abs, without asking for cwd again
+	}
+	if root == "" {
 		return "", false
 	}
 	rel, err := filepath.Rel(root, abs)
@@ -183,14 +197,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// moduleRoot returns the folder of the go.mod above the working folder.
-// The answer is kept per working folder: every replay asks it for its
+// moduleRootAt returns the folder of the go.mod above the working folder
+// dir. The answer is kept per working folder: every replay asks it for its
 // messages' commands, and a search up the tree costs a stat per level.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
+func moduleRootAt(dir string) string {
 	if root, ok := moduleRoots.Load(dir); ok {
 		return root.(string)
 	}

@@ -168,7 +168,7 @@ func CompareGolden(o *Outcome) GoldenResult { return compareGolden(o, true) }
 func DiffGolden(o *Outcome) GoldenResult { return compareGolden(o, false) }
 
 func compareGolden(o *Outcome, propose bool) GoldenResult {
-	old, err := os.ReadFile(o.Fixture.Golden)
+	old, err := o.Fixture.GoldenText() // as fixture.Load read it, checking the logs
 	differs := err != nil || string(old) != o.Transcript
 	diff := ""
 	if err == nil && differs {

@@ -91,6 +91,11 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	}
 	goldens.checked(fx.Golden)
 	prep := opts.prepared
+	if prep != nil {
+		cmds.cwd = prep.cwd
+	} else {
+		cmds.cwd, _ = os.Getwd() // once: the working folder, and every command's folder
+	}
 	var warnings []string
 	if prep == nil {
 		var err error
@@ -243,9 +248,8 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	if err := checkHangs(fx, rec.Scripts(), cmds); err != nil {
 		return nil, err
 	}
-	cwd, _ := os.Getwd()
 	once := opts.Once && fx.Logs == nil
-	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cwd}, nil
+	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cmds.cwd}, nil
 }
 
 // derive derives fx's scripts: from its logs in memory, or, for a fixture
@@ -431,7 +435,7 @@ func (o *Outcome) compare(cwd string) {
 		o.Calls += l.CountModelCalls()
 	}
 	if len(o.Replayed) > 0 {
-		text, err := transcript.Render(o.Replayed)
+		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them
 		if err != nil {
 			o.RunErrors = append(o.RunErrors, err)
 		}

@@ -44,6 +44,12 @@ func FolderLogs(dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
+	return ListedLogs(dir, entries)
+}
+
+// ListedLogs is FolderLogs of entries, dir's listing as os.ReadDir returns
+// it, for a caller that reads the folder once for more than its logs.
+func ListedLogs(dir string, entries []os.DirEntry) ([]string, error) {
 	type named struct {
 		path string
 		rank int // 0 root, 1 numbered child, 2 other

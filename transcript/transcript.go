@@ -23,6 +23,13 @@ func Render(logs []*session.Log) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
+	return RenderOrdered(ordered)
+}
+
+// RenderOrdered is Render of logs already in lineage order, as
+// session.LineageOrder returns them: a caller that ordered them does not
+// pay for it again.
+func RenderOrdered(ordered []*session.Log) (string, error) {
 	for _, l := range ordered {
 		// Logs built in memory skip the reader's check, and Seed would panic.
 		if n := l.Header.SeedLength; n < 0 || n > len(l.Events) {
@@ -82,21 +89,22 @@ func writeSession(b *strings.Builder, l *session.Log, labels map[string]string) 
 }
 
 // requestDigests returns the system prompt's and the tools' digests of a
-// request/header payload, read without decoding the rest.
-func requestDigests(data []byte) (system, tools string) {
+// request/header payload, read without decoding the rest: windows of data,
+// which only the next request's are compared with.
+func requestDigests(data []byte) (system, tools []byte) {
 	return digestAfter(data, `"systemDigest":"`), digestAfter(data, `"toolsDigest":"`)
 }
 
-func digestAfter(data []byte, key string) string {
+func digestAfter(data []byte, key string) []byte {
 	i := bytes.Index(data, []byte(key))
 	if i < 0 {
-		return ""
+		return nil
 	}
 	rest := data[i+len(key):]
 	if j := bytes.IndexByte(rest, '"'); j >= 0 {
-		return string(rest[:j])
+		return rest[:j]
 	}
-	return ""
+	return nil
 }
 
 func orNone(s string) string {
@@ -132,7 +140,7 @@ type writer struct {
 	// system and tools are the digests of the session's last request: a
 	// call under another prompt or with other tools (a handoff to another
 	// agent) is shown.
-	system, tools string
+	system, tools []byte
 	// recorded holds the call ids of the step's recorded tools
 	// (tool/recorded): their results are marked so.
 	recorded map[string]bool
@@ -276,15 +284,16 @@ func mayFinish(data []byte) bool {
 // own drift check.
 func (w *writer) request(e *session.Event) {
 	system, tools := requestDigests(e.Data)
-	changed := w.system != "" && (system != w.system || tools != w.tools)
+	sameSystem, sameTools := bytes.Equal(system, w.system), bytes.Equal(tools, w.tools)
+	changed := len(w.system) > 0 && (!sameSystem || !sameTools)
 	if changed {
 		var d session.RequestHeaderData
 		_ = e.Decode(&d)
 		var what []string
-		if system != w.system {
+		if !sameSystem {
 			what = append(what, fmt.Sprintf("another system prompt (%d characters)", d.SystemChars))
 		}
-		if tools != w.tools {
+		if !sameTools {
 			names := "none"
 			if len(d.ToolNames) > 0 {
 				names = strings.Join(d.ToolNames, ", ")

@@ -427,7 +427,7 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 		r.verdict = "FAIL replay"
 	}
 	var golden *string // the golden's text, to diff; nil for an update's message
-	if b, err := os.ReadFile(o.Fixture.Golden); err == nil && !updated {
+	if b, err := o.Fixture.GoldenText(); err == nil && !updated {
 		golden = new(string(b))
 	}
 	r.first, r.fix = firstDifference(o, g, golden), fixCommand(o)

@@ -32,7 +32,11 @@ func (t *turnRun) runTools(ctx context.Context, calls []session.Part) error {
 			results[i] = res
 			continue
 		}
-		if ct, isConc := tool.(ConcurrentTool); isConc && ct.Concurrent() && !s.rt.cfg.Serial {
+		// The step's last call runs on this goroutine even when it may run
+		// beside the others: all that is left here is to wait for them,
+		// so it overlaps with them as a goroutine of its own would, without
+		// starting one (and growing its stack) per delegation.
+		if ct, isConc := tool.(ConcurrentTool); isConc && ct.Concurrent() && !s.rt.cfg.Serial && i < len(calls)-1 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -121,11 +125,20 @@ const (
 )
 
 func (st subagentTool) Spec() llm.ToolSpec {
+	spec := spawnSpec
 	if st.mode == session.ModeFork {
-		return llm.ToolSpec{Name: ForkToolName, Description: "Delegate a subtask to a subagent that inherits this conversation's completed turns. Returns the subagent's final answer.", Parameters: json.RawMessage(delegateSchema)}
+		spec = forkSpec
 	}
-	return llm.ToolSpec{Name: SpawnToolName, Description: "Delegate a subtask to a fresh subagent that sees only the prompt you give it. Returns the subagent's final answer.", Parameters: json.RawMessage(delegateSchema)}
+	return spec
 }
+
+// forkSpec and spawnSpec are the subagent tools' specs, made once: every
+// model call of a session with subagent tools sends them. Their Parameters
+// have no room beyond their length, so a caller's append copies them.
+var (
+	forkSpec  = llm.ToolSpec{Name: ForkToolName, Description: "Delegate a subtask to a subagent that inherits this conversation's completed turns. Returns the subagent's final answer.", Parameters: json.RawMessage(delegateSchema)}
+	spawnSpec = llm.ToolSpec{Name: SpawnToolName, Description: "Delegate a subtask to a fresh subagent that sees only the prompt you give it. Returns the subagent's final answer.", Parameters: json.RawMessage(delegateSchema)}
+)
 
 func (subagentTool) Concurrent() bool { return true }
 
