@@ -91,17 +91,9 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	}
 	goldens.checked(fx.Golden)
 	prep := opts.prepared
-	if prep != nil {
-		cmds.cwd = prep.cwd
-	} else {
-		cmds.cwd, _ = os.Getwd() // once: the working folder, and every command's folder
-	}
-	var warnings []string
-	if prep == nil {
-		var err error
-		if warnings, err = admit(fx, rt, cmds); err != nil {
-			return nil, err
-		}
+	warnings, err := admitted(fx, rt, prep, &cmds)
+	if err != nil {
+		return nil, err
 	}
 	sched, err := opts.scheduling(fx)
 	if err != nil {
@@ -171,6 +163,18 @@ func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
 	}
 	o.compare(o.prepared.cwd)
 	return nil
+}
+
+// admitted sets the working folder of cmds — asked once per replay, a
+// search's replays taking their first's — and returns, for a first
+// replay, the runtime's warnings about the scenario (admit).
+func admitted(fx *fixture.Fixture, rt agentsnap.Runtime, prep *prepared, cmds *commands) ([]string, error) {
+	if prep != nil {
+		cmds.cwd = prep.cwd
+		return nil, nil
+	}
+	cmds.cwd, _ = os.Getwd() // the working folder, and every command's folder
+	return admit(fx, rt, *cmds)
 }
 
 // admit returns the runtime's warnings about the fixture's scenario, or
