@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,7 @@ type checked struct {
 // both come in the same order.
 func checkCalls(dirs ...string) (rows []checked, table [][]string) {
 	GinkgoHelper()
+	leaveNoProposal(dirs)
 	r := cli(repoRoot, nil, append([]string{"check", "--format", "json"}, dirs...)...)
 	var out struct{ Scenarios []checked }
 	Expect(json.Unmarshal([]byte(r.stdout), &out)).To(Succeed(), r.stdout+r.stderr)
@@ -121,6 +123,7 @@ var (
 // by folder.
 func reportCalls(dirs ...string) map[string]reported {
 	GinkgoHelper()
+	leaveNoProposal(dirs)
 	out := filepath.Join(GinkgoT().TempDir(), "report.html")
 	r := cli(repoRoot, nil, append([]string{"report", "-o", out}, dirs...)...)
 	Expect(r.code).To(Equal(exitOK), r.stderr)
@@ -176,6 +179,29 @@ func lineagePaths(fx *fixture.Fixture) (paths, ids []string) {
 		paths, ids = append(paths, keys[l.Header.ID]), append(ids, l.Header.ID)
 	}
 	return paths, ids
+}
+
+// leaveNoProposal keeps the repository's fixtures as committed while the
+// commands run on them in place: a transcript that no longer matches its
+// golden makes check write a proposal beside it, which the spec then fails
+// on and removes, so it cannot change a later spec's fixtures.
+func leaveNoProposal(dirs []string) {
+	GinkgoHelper()
+	roots := make([]string, len(dirs))
+	for i, d := range dirs {
+		roots[i] = filepath.Join(repoRoot, d)
+	}
+	before := fixture.FindProposals(roots...)
+	DeferCleanup(func() {
+		var made []string
+		for _, p := range fixture.FindProposals(roots...) {
+			if !slices.Contains(before, p) {
+				made = append(made, p)
+				Expect(os.Remove(p)).To(Succeed())
+			}
+		}
+		Expect(made).To(BeEmpty(), "the commands wrote proposals into the repository's fixtures (removed): their transcripts differ from the goldens")
+	})
 }
 
 // repoFixtures returns every fixture folder of the repository, relative to
