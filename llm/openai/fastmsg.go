@@ -25,42 +25,51 @@ func decodeMessage(b []byte, m *Message) error {
 // repeated member, content other than a string or null, a value of
 // another kind, text that is not one JSON object. A fuzz test holds it to encoding/json.
 func fastMessage(b []byte, m *Message) bool {
+	end, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
+		switch string(key) {
+		case "role":
+			return 1, fastString(val, &m.Role)
+		case "content":
+			// A string or null; an array of parts is left to encoding/json,
+			// which also bounds its nesting.
+			m.Content = val
+			return 2, val[0] == '"' || jsonscan.IsNull(val)
+		case "reasoning_content":
+			return 4, fastString(val, &m.ReasoningContent)
+		case "tool_calls":
+			return 8, fastToolCalls(val, m)
+		case "tool_call_id":
+			return 16, fastString(val, &m.ToolCallID)
+		}
+		return 0, false
+	})
+	return ok && jsonscan.SkipSpace(b, end) == len(b)
+}
+
+// eachMember reads the members of the object b begins with, each by
+// member, which returns the member's bit — its own, 1 << n, for each name
+// it knows — and whether it read the value. It returns the end of the
+// object, and false for a member not known, not read or repeated.
+func eachMember(b []byte, member func(key, val []byte) (uint8, bool)) (int, bool) {
 	it, ok := openObject(b, 0)
 	if !ok {
-		return false
+		return 0, false
 	}
 	var seen uint8
 	for {
 		key, val, more, ok := it.next()
 		if !ok {
-			return false
+			return 0, false
 		}
 		if !more {
-			break
+			return it.i, true
 		}
-		var bit uint8
-		switch string(key) {
-		case "role":
-			bit, ok = 1, fastString(val, &m.Role)
-		case "content":
-			// A string or null; an array of parts is left to encoding/json,
-			// which also bounds its nesting.
-			bit, ok, m.Content = 2, val[0] == '"' || jsonscan.IsNull(val), val
-		case "reasoning_content":
-			bit, ok = 4, fastString(val, &m.ReasoningContent)
-		case "tool_calls":
-			bit, ok = 8, fastToolCalls(val, m)
-		case "tool_call_id":
-			bit, ok = 16, fastString(val, &m.ToolCallID)
-		default:
-			return false
-		}
-		if !ok || seen&bit != 0 {
-			return false
+		bit, ok := member(key, val)
+		if !ok || bit == 0 || seen&bit != 0 {
+			return 0, false
 		}
 		seen |= bit
 	}
-	return jsonscan.SkipSpace(b, it.i) == len(b)
 }
 
 // fastToolCalls reads a message's tool_calls: null or an array of tool
@@ -99,35 +108,18 @@ func fastToolCalls(val []byte, m *Message) bool {
 // fastToolCall reads one tool call: id, type and a function of name and
 // arguments, each at most once.
 func fastToolCall(b []byte, c *ToolCall) bool {
-	it, ok := openObject(b, 0)
-	if !ok {
-		return false
-	}
-	var seen uint8
-	for {
-		key, val, more, ok := it.next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		var bit uint8
+	_, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "id":
-			bit, ok = 1, fastString(val, &c.ID)
+			return 1, fastString(val, &c.ID)
 		case "type":
-			bit, ok = 2, fastString(val, &c.Type)
+			return 2, fastString(val, &c.Type)
 		case "function":
-			bit, ok = 4, fastFunction(val, &c.Function)
-		default:
-			return false
+			return 4, fastFunction(val, &c.Function)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return 0, false
+	})
+	return ok
 }
 
 // fastFunction reads a tool call's function: null, or an object of name
@@ -136,33 +128,16 @@ func fastFunction(b []byte, f *FunctionCall) bool {
 	if jsonscan.IsNull(b) {
 		return true
 	}
-	it, ok := openObject(b, 0)
-	if !ok {
-		return false
-	}
-	var seen uint8
-	for {
-		key, val, more, ok := it.next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return true
-		}
-		var bit uint8
+	_, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "name":
-			bit, ok = 1, fastString(val, &f.Name)
+			return 1, fastString(val, &f.Name)
 		case "arguments":
-			bit, ok = 2, fastString(val, &f.Arguments)
-		default:
-			return false
+			return 2, fastString(val, &f.Arguments)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return 0, false
+	})
+	return ok
 }
 
 // fastString reads a string member: a JSON string, or null, which leaves
