@@ -75,25 +75,24 @@ func (e *checkError) Error() string {
 			b.WriteString("\n  " + l)
 		}
 	}
-	if len(e.failures) > 0 {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "fakellm: %d model %s failed during the replay:", len(e.failures), plural(len(e.failures), "call"))
-		for _, f := range e.failures {
-			b.WriteString("\n  " + f.Error())
-		}
-	}
-	if len(e.toolFailures) > 0 {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "fakellm: %d recorded tool %s could not be served during the replay:", len(e.toolFailures), plural(len(e.toolFailures), "call"))
-		for _, f := range e.toolFailures {
-			b.WriteString("\n  " + f.Error())
-		}
-	}
+	failed(&b, e.failures, "model %s failed during the replay:")
+	failed(&b, e.toolFailures, "recorded tool %s could not be served during the replay:")
 	return b.String()
+}
+
+// failed appends a paragraph of errs to b, if any: "fakellm: N " and what
+// (with %s for "call" or "calls"), then an error a line.
+func failed(b *strings.Builder, errs []error, what string) {
+	if len(errs) == 0 {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(b, "fakellm: %d "+what, len(errs), plural(len(errs), "call"))
+	for _, f := range errs {
+		b.WriteString("\n  " + f.Error())
+	}
 }
 
 // Unwrap makes errors.Is see ErrNotConsumed and each failure.

@@ -34,6 +34,17 @@ func (r *replay) tools() *recordedTools {
 	return r.rec
 }
 
+// bindTool binds the session of a recorded tool's or MCP request's call,
+// keeping a failure to bind for Check. The caller holds d.mu.
+func (d *Driver) bindTool(ref llm.SessionRef, turn, step int) (*replay, error) {
+	req := &llm.Request{Session: ref, Turn: turn, Step: step}
+	r, err := d.bind(req)
+	if err != nil {
+		d.toolFailures = append(d.toolFailures, d.unboundFailure(req, err))
+	}
+	return r, err
+}
+
 // ReplayTool implements [llm.ToolReplay]: it returns the result the
 // recording stored for the live session's call — the n-th call with an id
 // gets the n-th tool/recorded event of that id among the recorded
@@ -44,10 +55,8 @@ func (r *replay) tools() *recordedTools {
 func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	req := &llm.Request{Session: ref, Turn: call.Turn, Step: call.Step}
-	r, err := d.bind(req)
+	r, err := d.bindTool(ref, call.Turn, call.Step)
 	if err != nil {
-		d.toolFailures = append(d.toolFailures, d.unboundFailure(req, err))
 		return session.ToolOutput{}, err
 	}
 	t := r.tools()
@@ -89,10 +98,8 @@ func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.
 func (d *Driver) ReplayMCP(_ context.Context, ref llm.SessionRef, call session.MCPCallData) (session.MCPCallData, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	req := &llm.Request{Session: ref, Turn: call.Turn, Step: call.Step}
-	r, err := d.bind(req)
+	r, err := d.bindTool(ref, call.Turn, call.Step)
 	if err != nil {
-		d.toolFailures = append(d.toolFailures, d.unboundFailure(req, err))
 		return session.MCPCallData{}, err
 	}
 	t := r.tools()
