@@ -86,6 +86,7 @@ var _ = Describe("PrepareFiles: scripts derived as the files are read", func() {
 		bad := writeFile(dir, "session.2.jsonl", "{\"type\":\"session\",\"version\":0,\"id\":\"rec-g\",\"createdAt\":0}\nnot json\n")
 		_, err := fakellm.PrepareFiles([]string{filepath.Join(dir, "session.jsonl"), bad})
 		Expect(err).To(MatchError(ContainSubstring(bad + ":2")))
+		Expect(err).To(MatchError(ContainSubstring("restore the log from version control, or re-record the scenario")))
 		Expect(os.Remove(bad)).To(Succeed())
 		_, err = fakellm.PrepareFiles([]string{filepath.Join(dir, "session.jsonl"), bad})
 		Expect(err).To(MatchError(ContainSubstring(bad)))
