@@ -44,12 +44,13 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/drivertest", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
+		"internal/aimock", "internal/drivertest", "internal/wirebench/...", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
 }
 
 // ownModules are the folders of the repository's modules beside the
-// main one whose packages sit in the layers too.
-var ownModules = []string{"mcpsnap"}
+// main one whose packages sit in the layers too (internal/wirebench/govcr
+// keeps go-vcr, a benchmark's peer, out of go.mod).
+var ownModules = []string{"mcpsnap", "internal/wirebench/govcr"}
 
 // inModule returns go list's args for pattern p (relative to the main
 // module): -C DIR for a package of ownModules.
