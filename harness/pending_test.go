@@ -1,10 +1,12 @@
 package harness_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
@@ -105,6 +107,22 @@ var _ = Describe("pending goldens", func() {
 		Entry("by the suites' MatchGolden", compareWith(throughMatcher)),
 		Entry("by agentsnap check's CompareGolden", compareWith(throughCompare)),
 	)
+
+	It("are removed when a later replay of the same loaded fixture matches, though none was listed when it was loaded", func() {
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.ProposalUnlisted()).To(BeTrue())
+		first, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
+		Expect(err).NotTo(HaveOccurred())
+		first.Transcript += "a line the golden lacks\n"
+		Expect(judge.CompareGolden(first).Message).To(ContainSubstring("the transcript differs"))
+		Expect(proposal).To(BeAnExistingFile())
+
+		again, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: agent.Reference})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(judge.CompareGolden(again).Message).To(BeEmpty())
+		Expect(proposal).NotTo(BeAnExistingFile())
+	})
 
 	It("are not touched by DiffGolden, the report's comparison", func() {
 		changeGolden()

@@ -48,6 +48,9 @@ func settleProposal(o *Outcome, differs bool) (pending, problem string) {
 	case UpdateRefusal() != "":
 		return "", "" // CI checks goldens; it writes nothing, proposals included
 	case !differs:
+		if o.Fixture.ProposalUnlisted() {
+			return "", "" // none was there when the folder was listed: no system call
+		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Sprintf("harness: removing the stale proposal %s: %v; delete it by hand", path, err)
 		}
@@ -56,6 +59,7 @@ func settleProposal(o *Outcome, differs bool) (pending, problem string) {
 		return "", "(no golden proposal written: the replay itself does not match its recording; fix that first)"
 	}
 	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, []byte(o.Transcript)) {
+		o.Fixture.NoteProposal()
 		if err := atomicfile.WriteFile(path, []byte(o.Transcript), 0o644); err != nil {
 			return "", fmt.Sprintf("harness: could not write the golden proposal: %v", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -18,7 +19,7 @@ import (
 // would silently disagree with itself. b must be valid JSON.
 func duplicateMembers(b []byte) []string {
 	w := &dupWalker{b: b}
-	_, _ = w.value(jsonscan.SkipSpace(b, 0), "", true) // b is valid JSON; a failure only stops the walk
+	_, _ = w.value(jsonscan.SkipSpace(b, 0), true) // b is valid JSON; a failure only stops the walk
 	return w.problems
 }
 
@@ -27,8 +28,12 @@ func duplicateMembers(b []byte) []string {
 type dupWalker struct {
 	b        []byte
 	problems []string
-	off      int // lines are counted up to off: line is the line at off
-	line     int
+	// path is where the walk is: a member's name or an element's index
+	// per level, spelled out only for a problem (name), so a walk that
+	// finds none builds no names.
+	path []pathStep
+	off  int // lines are counted up to off: line is the line at off
+	line int
 }
 
 var errBroken = errors.New("broken JSON")
@@ -48,20 +53,45 @@ func (w *dupWalker) lineAt(off int) int {
 // at reports whether the text continues with c at i.
 func (w *dupWalker) at(i int, c byte) bool { return i < len(w.b) && w.b[i] == c }
 
-// value walks the value that starts at i and returns where it ends; path
-// names it ("" for the whole text), and top is set for the scenario object
-// itself.
-func (w *dupWalker) value(i int, path string, top bool) (int, error) {
+// pathStep is one level of a dupWalker's path.
+type pathStep struct {
+	key   []byte // the member's name, decoded
+	index int    // the element's index, when elem
+	elem  bool
+}
+
+// name spells out the walk's path: "agent.tools[0].name".
+func (w *dupWalker) name() string {
+	var b []byte
+	for i, s := range w.path {
+		switch {
+		case s.elem:
+			b = append(strconv.AppendInt(append(b, '['), int64(s.index), 10), ']')
+		case i > 0:
+			b = append(append(b, '.'), s.key...)
+		default:
+			b = append(b, s.key...)
+		}
+	}
+	return string(b)
+}
+
+// value walks the value that starts at i and returns where it ends; the
+// walker's path names it (empty for the whole text), and top is set for
+// the scenario object itself.
+func (w *dupWalker) value(i int, top bool) (int, error) {
 	switch {
 	case w.at(i, '{'):
-		return w.object(i, path, top)
+		return w.object(i, top)
 	case w.at(i, '['):
 		i = jsonscan.SkipSpace(w.b, i+1)
 		if w.at(i, ']') {
 			return i + 1, nil
 		}
 		for n := 0; ; n++ {
-			end, err := w.value(i, path+"["+strconv.Itoa(n)+"]", false)
+			w.path = append(w.path, pathStep{index: n, elem: true})
+			end, err := w.value(i, false)
+			w.path = w.path[:len(w.path)-1]
 			if err != nil {
 				return end, err
 			}
@@ -79,8 +109,8 @@ func (w *dupWalker) value(i int, path string, top bool) (int, error) {
 }
 
 // object walks the members of the object whose '{' is at i.
-func (w *dupWalker) object(i int, path string, top bool) (int, error) {
-	var seen []string // the keys so far, and their lines
+func (w *dupWalker) object(i int, top bool) (int, error) {
+	var seen [][]byte // the keys so far, decoded, and their lines
 	var lines []int
 	i = jsonscan.SkipSpace(w.b, i+1)
 	if w.at(i, '}') {
@@ -94,14 +124,14 @@ func (w *dupWalker) object(i int, path string, top bool) (int, error) {
 		if err != nil {
 			return i, err
 		}
-		key := jsonscan.Key(w.b[i+1:kend-1], esc)
-		line := w.lineAt(kend)
-		name := key
-		if !top {
-			name = path + "." + key
+		key := w.b[i+1 : kend-1]
+		if esc || !utf8.Valid(key) {
+			key = []byte(jsonscan.Key(key, esc))
 		}
-		if k := slices.Index(seen, key); k >= 0 {
-			w.problems = append(w.problems, fmt.Sprintf("line %d: member %q is repeated (first at line %d); keep one of them", line, name, lines[k]))
+		line := w.lineAt(kend)
+		w.path = append(w.path, pathStep{key: key})
+		if k := slices.IndexFunc(seen, func(s []byte) bool { return bytes.Equal(s, key) }); k >= 0 {
+			w.problems = append(w.problems, fmt.Sprintf("line %d: member %q is repeated (first at line %d); keep one of them", line, w.name(), lines[k]))
 		} else {
 			seen, lines = append(seen, key), append(lines, line)
 		}
@@ -110,11 +140,12 @@ func (w *dupWalker) object(i int, path string, top bool) (int, error) {
 		}
 		i = jsonscan.SkipSpace(w.b, i+1)
 		var end int
-		if top && !slices.Contains(memberNames, key) {
+		if top && !slices.ContainsFunc(memberNames, func(n string) bool { return n == string(key) }) {
 			end, err = jsonscan.SkipValue(w.b, i) // an unknown member is kept as it is
 		} else {
-			end, err = w.value(i, name, false)
+			end, err = w.value(i, false)
 		}
+		w.path = w.path[:len(w.path)-1]
 		if err != nil {
 			return end, err
 		}

@@ -1,6 +1,10 @@
 package session
 
-import "github.com/agentsnap/agentsnap/internal/jsonscan"
+import (
+	"slices"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
 
 // ModelCall is one model call of a session: one attempt, so a retry is
 // another call. ModelCalls finds them.
@@ -66,8 +70,13 @@ type callCounter struct {
 	count bool
 	n     int
 	calls []ModelCall
-	made  map[[2]int]bool // the turns and steps of calls
-	open  bool            // the last call may take more chunks
+	// few and made are the turns and steps of calls: the first ones in
+	// few, without an allocation (most sessions make a handful of calls),
+	// every one in made once few is full.
+	few  [8][2]int
+	nFew int
+	made map[[2]int]bool
+	open bool // the last call may take more chunks
 	// chunks, key and finished describe the open call's stream: whether
 	// it has chunks, the turn, step and attempt its first chunk carried,
 	// whether one was a finish.
@@ -111,10 +120,20 @@ func (c *callCounter) start(m ModelCall) {
 	if !c.count {
 		c.calls = append(c.calls, m)
 	}
-	if c.made == nil {
-		c.made = map[[2]int]bool{}
+	k := [2]int{m.Turn, m.Step}
+	switch {
+	case c.made != nil:
+		c.made[k] = true
+	case c.nFew < len(c.few):
+		c.few[c.nFew] = k
+		c.nFew++
+	default:
+		c.made = make(map[[2]int]bool, 2*len(c.few))
+		for _, f := range c.few {
+			c.made[f] = true
+		}
+		c.made[k] = true
 	}
-	c.made[[2]int{m.Turn, m.Step}] = true
 	c.open, c.chunks, c.finished = true, false, false
 }
 
@@ -126,7 +145,13 @@ func (c *callCounter) joins(key [3]int) bool {
 }
 
 // has reports whether some call of (turn, step) was made.
-func (c *callCounter) has(turn, step int) bool { return c.made[[2]int{turn, step}] }
+func (c *callCounter) has(turn, step int) bool {
+	k := [2]int{turn, step}
+	if c.made != nil {
+		return c.made[k]
+	}
+	return slices.Contains(c.few[:c.nFew], k)
+}
 
 // chunkKey reads what a call needs of an assistant/chunk payload: its
 // turn, step and attempt, and whether it is a finish; ok is false when

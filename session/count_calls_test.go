@@ -91,6 +91,16 @@ var _ = Describe("CountModelCalls", func() {
 			`assistant/chunk {"turn":1,"step":1,"attempt":2,"chunk":{"type":"text-delta","index":0,"text":"y"}}`),
 	)
 
+	It("knows the steps it counted past the first eight: a later message of one is no call of its own", func() {
+		var ls []string
+		ls = append(ls, turnStart(1))
+		for step := 1; step <= 10; step++ {
+			ls = append(ls, chunk(1, step, 0, start), chunk(1, step, 0, stop), message(1, step))
+		}
+		ls = append(ls, message(1, 2), message(1, 9), message(1, 11)) // steps 2 and 9 had calls; 11 did not
+		expectCount(callLog(rootHeader, ls...), 11)
+	})
+
 	It("opens no call for a chunk it cannot read, as ModelCalls", func() {
 		events := []session.Event{
 			{Type: session.TypeAssistantChunk, Data: []byte(`[]`)},

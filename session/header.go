@@ -134,13 +134,28 @@ func (h *Header) UnmarshalJSON(b []byte) error {
 
 // parseHeader decodes and validates line 1. Errors are plain sentences; the
 // reader adds file and line.
+// headerKeys holds the header's member names, so that reading one makes
+// no string: a header is read for every log. An escaped or invalid name
+// never matches one and is decoded.
+var headerKeys = func() map[string]string {
+	m := make(map[string]string, len(headerMembers))
+	for _, k := range headerMembers {
+		m[k] = k
+	}
+	return m
+}()
+
 func parseHeader(line []byte) (*Header, error) {
 	h := &Header{}
 	var typ, version []byte
 	var sawID, sawCreated bool
 	err := jsonscan.Object(line, func(key []byte, esc bool, val []byte) error {
 		var err error
-		switch k := jsonscan.Key(key, esc); k {
+		k, known := headerKeys[string(key)] // no string made for a known name
+		if !known {
+			k = jsonscan.Key(key, esc)
+		}
+		switch k {
 		case "type":
 			typ = val
 		case "version":

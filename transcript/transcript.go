@@ -184,7 +184,7 @@ func (w *writer) event(e *session.Event) {
 		if d.Trigger != "" {
 			trigger = " (" + d.Trigger + ")"
 		}
-		w.line(0, "", fmt.Sprintf("turn %d%s", d.Turn, trigger))
+		w.line(0, "", "turn "+strconv.Itoa(d.Turn)+trigger)
 	case session.TypeUserMessage:
 		var m session.Message
 		_ = e.Decode(&m)
@@ -192,7 +192,7 @@ func (w *writer) event(e *session.Event) {
 	case session.TypeStepStart:
 		var d session.StepData
 		_ = e.Decode(&d)
-		w.line(1, "", fmt.Sprintf("step %d", d.Step))
+		w.line(1, "", "step "+strconv.Itoa(d.Step))
 		w.inStep, w.recorded = true, nil
 	case session.TypeToolRecorded:
 		var d session.ToolRecordedData
