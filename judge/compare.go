@@ -124,20 +124,29 @@ func lineage(l *session.Log, tree []*session.Log) string {
 	return fmt.Sprintf("%s of %s via %s", mode, parent, call)
 }
 
-// sessionDiff is the first difference of a pair of sessions.
-type sessionDiff struct {
-	pair
-	diff *Difference
-}
-
 // diffTrees pairs the sessions of two trees by lineage, normalises what
 // legitimately differs (times, machine paths, session ids the trees name
 // differently) and returns the first difference of each pair that
-// differs, in golden's lineage order. The replay's comparison and
-// CompareLogs both use it.
+// differs, in golden's lineage order (CompareLogs).
 //
 // cwd is the working folder the replay ran in, "" when unknown.
-func diffTrees(golden, replay []*session.Log, cwd string) []sessionDiff {
+func diffTrees(golden, replay []*session.Log, cwd string) []Difference {
+	pairs, n := pairsOf(golden, replay, cwd)
+	diffs := make([]*Difference, len(pairs))
+	eachPair(len(pairs), func(i int) { diffs[i] = compareSession(pairs[i], n) })
+	var out []Difference
+	for _, d := range diffs {
+		if d != nil {
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+// pairsOf pairs the sessions of two trees (pairSessions) and returns the
+// normaliser of what legitimately differs between them. It reads only the
+// logs' headers.
+func pairsOf(golden, replay []*session.Log, cwd string) ([]pair, *normalizer) {
 	pairs := pairSessions(golden, replay)
 	// Only ids that differ need rewriting; with lineage ids (recorder and
 	// replay both use them) there are none, and events compare as encoded.
@@ -147,29 +156,61 @@ func diffTrees(golden, replay []*session.Log, cwd string) []sessionDiff {
 			ids[p.replay.Header.ID] = p.golden.Header.ID
 		}
 	}
-	n := newNormalizer(ids, cwd)
-	diffs := make([]*Difference, len(pairs))
-	compare := func(i int) { diffs[i] = compareSession(pairs[i], n) }
-	if len(pairs) >= parallelPairs {
-		par.For(len(pairs), compare)
-	} else {
-		for i := range pairs {
-			compare(i)
-		}
+	return pairs, newNormalizer(ids, cwd)
+}
+
+// eachPair calls compare(i) for each of n pairs: on every processor from
+// parallelPairs on.
+func eachPair(n int, compare func(i int)) {
+	if n >= parallelPairs {
+		par.For(n, compare)
+		return
 	}
-	var out []sessionDiff
-	for i, d := range diffs {
-		if d != nil {
-			out = append(out, sessionDiff{pairs[i], d})
-		}
+	for i := range n {
+		compare(i)
 	}
-	return out
 }
 
 // parallelPairs is how many sessions a comparison compares in parallel
 // from (agentsnap serve's thousands); a check's few compare faster on one
 // goroutine.
 const parallelPairs = 64
+
+// verdict is what one pair of sessions says: its first difference, and
+// the drift that difference is, if it is one. It keeps nothing of either
+// log.
+type verdict struct {
+	diff *Difference
+	// tool and request are toolDriftAt's and driftAt's at diff, where it
+	// asks them: the drift the difference is, when it is the first.
+	tool, request *Drift
+}
+
+// judgePair compares one pair of sessions.
+func judgePair(p pair, n *normalizer) verdict {
+	v := verdict{diff: compareSession(p, n)}
+	d := v.diff
+	if d == nil {
+		return v
+	}
+	// A session whose first difference is in what its next model call
+	// sends — the request, or the messages that make its conversation —
+	// drifted: the agent sent something else before anything else went
+	// wrong. (A replay that sent another conversation may have an event
+	// the recording has not, such as a history/replace: the replay's
+	// type.)
+	replayType := ""
+	if d.Field == "type" {
+		replayType = d.Replay
+	}
+	if d.Type == session.TypeToolRecorded {
+		v.tool = toolDriftAt(p, d.Seq)
+	}
+	if conversationEvent(d.Type) || conversationEvent(replayType) {
+		v.request = driftAt(p, d.Seq)
+	}
+	return v
+}
 
 // compareSession returns the first difference of one pair, or nil.
 func compareSession(p pair, n *normalizer) *Difference {

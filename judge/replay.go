@@ -17,7 +17,6 @@ import (
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/agentsnap/agentsnap/transcript"
 )
 
 // Options tune a replay. Runtime is required.
@@ -82,8 +81,9 @@ var ErrUnfinished = errors.New("the replay did not finish")
 //
 // A fixture opened without its logs (fixture.Open) is replayed holding none
 // of them while the runtime runs — each script is derived as its file is
-// read — and its logs are read into fx.Logs for the verdict: what a large
-// scenario needs (agentsnap serve), at the cost of reading it twice.
+// read — and judged holding few: its logs are read again, each compared
+// with its replay and let go (fx.Logs stays nil). What a large scenario
+// needs (agentsnap serve), at the cost of reading it twice.
 func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, error) {
 	rt, cmds := opts.Runtime, opts.commands()
 	if rt == nil {
@@ -146,23 +146,6 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 		return nil, err
 	}
 	return o, nil
-}
-
-// judge reads what the verdict compares — the recording's logs, when the
-// fixture was opened without them, and the replayed logs — and compares.
-func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
-	fx := o.Fixture
-	if fx.Logs == nil {
-		if err := fx.ReadLogs(); err != nil {
-			return fmt.Errorf("judge: %s: reading the recording for the verdict: %w", fx.Name, err)
-		}
-	}
-	var err error
-	if o.Replayed, err = collect(ctx, store); err != nil {
-		return fmt.Errorf("judge: %s: reading the replayed logs: %w", fx.Name, err)
-	}
-	o.compare(o.prepared.cwd)
-	return nil
 }
 
 // admitted sets the working folder of cmds — asked once per replay, a
@@ -390,59 +373,4 @@ func checkHangs(fx *fixture.Fixture, scripts []*fakellm.Script, cmds commands) e
 		}
 	}
 	return nil
-}
-
-// collect loads every session of the store in lineage order.
-// A runtime that wrote nothing leaves no logs: the comparison then says
-// the replay never created the recorded sessions.
-func collect(ctx context.Context, store persistence.Store) ([]*session.Log, error) {
-	logs, err := persistence.LoadAll(ctx, store)
-	if err != nil || len(logs) == 0 {
-		return nil, err
-	}
-	return session.LineageOrder(logs)
-}
-
-// compare fills the verdict: drift, per-session differences, category
-// rules, consumption and the transcript.
-func (o *Outcome) compare(cwd string) {
-	for _, sd := range diffTrees(o.Fixture.Logs, o.Replayed, cwd) {
-		// A session whose first difference is in what its next model call
-		// sends — the request, or the messages that make its conversation —
-		// drifted: the agent sent something else before anything else went
-		// wrong. A request that differs after an earlier difference is a
-		// consequence and stays a plain difference.
-		// (A replay that sent another conversation may have an event the
-		// recording has not, such as a history/replace: the replay's type.)
-		replayType := ""
-		if sd.diff.Field == "type" {
-			replayType = sd.diff.Replay
-		}
-		if sd.diff.Type == session.TypeToolRecorded && o.Drift == nil {
-			if drift := toolDriftAt(sd.pair, sd.diff.Seq); drift != nil {
-				o.Drift = drift
-				continue
-			}
-		}
-		if (conversationEvent(sd.diff.Type) || conversationEvent(replayType)) && o.Drift == nil {
-			if drift := driftAt(sd.pair, sd.diff.Seq); drift != nil {
-				o.Drift = drift
-				continue
-			}
-		}
-		o.Differences = append(o.Differences, *sd.diff)
-	}
-	o.RuleViolations = CheckCategory(o.Fixture)
-	o.Consumption = o.driver.Check()
-	o.Notes = o.driver.Notes()
-	for _, l := range o.Replayed {
-		o.Calls += l.CountModelCalls()
-	}
-	if len(o.Replayed) > 0 {
-		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them
-		if err != nil {
-			o.RunErrors = append(o.RunErrors, err)
-		}
-		o.Transcript = text
-	}
 }

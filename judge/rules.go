@@ -17,45 +17,83 @@ import (
 type CategoryRule struct {
 	Category string
 	Requires string // the rule in a sentence, for docs and messages
-	check    func(tree []*session.Log) bool
+	check    func(tree []recorded) bool
 }
 
 // CategoryRules lists the built-in categories' rules. A category not
 // listed (billing/, say) gets the common checks only.
 var CategoryRules = []CategoryRule{
-	{"spawn", "at least one child, and every child a spawn child", func(t []*session.Log) bool {
+	{"spawn", "at least one child, and every child a spawn child", func(t []recorded) bool {
 		kids := children(t)
 		return len(kids) > 0 && !slices.ContainsFunc(kids, isFork)
 	}},
-	{"fork", "at least one fork child (a fork on the parent's first turn, which inherits nothing, counts)", func(t []*session.Log) bool {
+	{"fork", "at least one fork child (a fork on the parent's first turn, which inherits nothing, counts)", func(t []recorded) bool {
 		return slices.ContainsFunc(children(t), isFork)
 	}},
-	{"mixed", "at least one spawn child and one fork child", func(t []*session.Log) bool {
+	{"mixed", "at least one spawn child and one fork child", func(t []recorded) bool {
 		kids := children(t)
 		return slices.ContainsFunc(kids, isFork) && slices.ContainsFunc(kids, isSpawn)
 	}},
-	{"parallel", "at least one step that delegates to two or more children at once", func(t []*session.Log) bool {
+	{"parallel", "at least one step that delegates to two or more children at once", func(t []recorded) bool {
 		return concurrentSiblings(t)
 	}},
-	{"errors", "at least one model call that failed or was aborted (from the playbook, a live failure or replay.override.json)", func(t []*session.Log) bool {
-		return slices.ContainsFunc(t, failedCall)
+	{"errors", "at least one model call that failed or was aborted (from the playbook, a live failure or replay.override.json)", func(t []recorded) bool {
+		return slices.ContainsFunc(t, func(r recorded) bool { return r.failed })
 	}},
+}
+
+// recorded is what the category rules read of one recorded log: enough to
+// apply them alike to a fixture's logs in memory and to logs read one at a
+// time and let go (the verdict of a fixture opened without its logs).
+type recorded struct {
+	header  session.Header
+	seedErr error      // seedBoundary's
+	failed  bool       // failedCall's, read for errors/ only
+	calls   []stepCall // its own tool calls, read for parallel/ only
+}
+
+// stepCall is a tool call of a session's own events: its id and step.
+type stepCall struct {
+	id         string
+	turn, step int
+}
+
+// recordedOf reads of l what the rules of category cat ask.
+func recordedOf(l *session.Log, cat string) recorded {
+	r := recorded{header: l.Header, seedErr: seedBoundary(l)}
+	switch cat {
+	case "errors":
+		r.failed = failedCall(l)
+	case "parallel":
+		r.calls = ownCalls(l)
+	}
+	return r
 }
 
 // CheckCategory returns what fx's recording lacks for its category, and
 // any fork child whose seed does not end right after a turn/end; nil when
 // there is nothing to say.
 func CheckCategory(fx *fixture.Fixture) []string {
+	cat := fx.Category()
+	tree := make([]recorded, len(fx.Logs))
+	for i, l := range fx.Logs {
+		tree[i] = recordedOf(l, cat)
+	}
+	return checkCategory(tree, cat)
+}
+
+// checkCategory is CheckCategory of a recording's logs as read
+// (recordedOf), in file order.
+func checkCategory(tree []recorded, cat string) []string {
 	var out []string
-	for _, l := range fx.Logs {
-		if err := seedBoundary(l); err != nil {
-			out = append(out, err.Error())
+	for _, r := range tree {
+		if r.seedErr != nil {
+			out = append(out, r.seedErr.Error())
 		}
 	}
-	cat := fx.Category()
 	for _, r := range CategoryRules {
-		if r.Category == cat && !r.check(fx.Logs) {
-			out = append(out, fmt.Sprintf("a %s/ scenario needs %s, and this recording has not (%s); record another path, or move the scenario to the category it fits", cat, r.Requires, treeSummary(fx.Logs)))
+		if r.Category == cat && !r.check(tree) {
+			out = append(out, fmt.Sprintf("a %s/ scenario needs %s, and this recording has not (%s); record another path, or move the scenario to the category it fits", cat, r.Requires, treeSummary(tree)))
 		}
 	}
 	return out
@@ -78,44 +116,55 @@ func logName(l *session.Log) string {
 	return "session " + l.Header.ID
 }
 
-func children(tree []*session.Log) []*session.Log {
-	var out []*session.Log
-	for _, l := range tree {
-		if l.Header.IsChild() {
-			out = append(out, l)
+func children(tree []recorded) []recorded {
+	var out []recorded
+	for _, r := range tree {
+		if r.header.IsChild() {
+			out = append(out, r)
 		}
 	}
 	return out
 }
 
-func isFork(l *session.Log) bool  { return l.Header.Mode == session.ModeFork || l.Header.SeedLength > 0 }
-func isSpawn(l *session.Log) bool { return l.Header.Mode == session.ModeSpawn }
+func isFork(r recorded) bool  { return r.header.Mode == session.ModeFork || r.header.SeedLength > 0 }
+func isSpawn(r recorded) bool { return r.header.Mode == session.ModeSpawn }
 
 // concurrentSiblings reports whether one step of some session created two
 // or more children: the calls the runtime may run at once.
-func concurrentSiblings(tree []*session.Log) bool {
+func concurrentSiblings(tree []recorded) bool {
 	for _, l := range tree {
 		perStep := map[[2]int]int{}
 		kids := map[string]bool{}
 		for _, c := range tree {
-			if c.Header.ParentSession == l.Header.ID && c.Header.ParentCallID != "" {
-				kids[c.Header.ParentCallID] = true
+			if c.header.ParentSession == l.header.ID && c.header.ParentCallID != "" {
+				kids[c.header.ParentCallID] = true
 			}
 		}
-		for _, e := range l.Own() {
-			if e.Type != session.TypeToolCall {
-				continue
-			}
-			var d session.ToolCallData
-			if e.Decode(&d) == nil && kids[d.CallID] {
-				perStep[[2]int{d.Turn, d.Step}]++
-				if perStep[[2]int{d.Turn, d.Step}] >= 2 {
+		for _, c := range l.calls {
+			if kids[c.id] {
+				perStep[[2]int{c.turn, c.step}]++
+				if perStep[[2]int{c.turn, c.step}] >= 2 {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// ownCalls returns the tool calls of l's own events.
+func ownCalls(l *session.Log) []stepCall {
+	var out []stepCall
+	for _, e := range l.Own() {
+		if e.Type != session.TypeToolCall {
+			continue
+		}
+		var d session.ToolCallData
+		if e.Decode(&d) == nil {
+			out = append(out, stepCall{d.CallID, d.Turn, d.Step})
+		}
+	}
+	return out
 }
 
 // failedCall reports whether a session's own events hold a model call that
@@ -140,7 +189,7 @@ func failedCall(l *session.Log) bool {
 }
 
 // treeSummary describes a recorded tree in a few words.
-func treeSummary(tree []*session.Log) string {
+func treeSummary(tree []recorded) string {
 	var spawn, fork int
 	for _, c := range children(tree) {
 		if isFork(c) {

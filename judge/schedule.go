@@ -295,11 +295,7 @@ func encodeLogs(logs []*session.Log) string {
 // the first difference of each session that differs, in a's lineage order
 // (Golden holds a's value, Replay b's).
 func CompareLogs(a, b []*session.Log) []Difference {
-	var out []Difference
-	for _, sd := range diffTrees(a, b, "") {
-		out = append(out, *sd.diff)
-	}
-	return out
+	return diffTrees(a, b, "")
 }
 
 // firstDifference is the first difference of two trees whose bytes differ:

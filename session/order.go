@@ -20,75 +20,143 @@ var ErrLineage = errors.New("logs do not form one session tree")
 // without a parentCallId (dsh logs) follow in createdAt order, then by id.
 // It fails when there is not exactly one root or a parent is missing.
 func LineageOrder(logs []*Log) ([]*Log, error) {
-	byID := map[string]*Log{}
-	var roots []*Log
-	children := map[string][]*Log{}
-	for _, l := range logs {
-		if _, dup := byID[l.Header.ID]; dup {
-			return nil, fmt.Errorf("%w: session %s appears twice", ErrLineage, l.Header.ID)
-		}
-		byID[l.Header.ID] = l
-		if l.Header.ParentSession == "" {
-			roots = append(roots, l)
-		} else {
-			children[l.Header.ParentSession] = append(children[l.Header.ParentSession], l)
-		}
+	heads := make([]*Header, len(logs))
+	for i, l := range logs {
+		heads[i] = &l.Header
 	}
-	if len(roots) != 1 {
-		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession), want 1", ErrLineage, len(roots))
+	// A leaf's calls place no child: they are not decoded.
+	order, err := lineageOrder(heads, func(i int) map[string][]int { return callOccurrences(logs[i]) })
+	if err != nil {
+		return nil, err
 	}
-	// In input order, so the error names the same session every run.
-	for _, l := range logs {
-		if p := l.Header.ParentSession; p != "" && byID[p] == nil {
-			return nil, fmt.Errorf("%w: session %s names parent %s, which is not among the logs", ErrLineage, l.Header.ID, p)
-		}
-	}
-	out := make([]*Log, 0, len(logs))
-	var walk func(l *Log)
-	walk = func(l *Log) {
-		out = append(out, l)
-		kids := children[l.Header.ID]
-		pos := childPositions(l, kids)
-		slices.SortStableFunc(kids, func(a, b *Log) int {
-			pa, oka := pos[a]
-			pb, okb := pos[b]
-			if oka != okb {
-				if oka {
-					return -1
-				}
-				return 1
-			}
-			// Equal call positions (both unknown) fall back to creation
-			// time, then id.
-			return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt), strings.Compare(a.Header.ID, b.Header.ID))
-		})
-		for _, k := range kids {
-			walk(k)
-		}
-	}
-	walk(roots[0])
-	if len(out) != len(logs) {
-		return nil, fmt.Errorf("%w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrLineage, len(logs)-len(out), len(logs))
+	out := make([]*Log, len(order))
+	for k, i := range order {
+		out[k] = logs[i]
 	}
 	return out, nil
 }
 
-// childPositions places each child of l at the position of the tool call
-// that created it among l's own events. Children of a repeated call id take
-// that id's occurrences in creation order: by createdAt, then in the order
-// given (a store lists sessions in creation order; the steps of one parent
-// run one after another).
-func childPositions(l *Log, kids []*Log) map[*Log]int {
-	if len(kids) == 0 {
-		return nil // a leaf's calls place no child: they are not decoded
+// Place is what decides a log's place in its tree (LineageOrder): its
+// header and the call ids of its own tool/call events, in order. A reader
+// that holds a tree's logs one at a time keeps their places to check the
+// order, not the logs.
+type Place struct {
+	Header Header
+	Calls  []string
+}
+
+// PlaceOf returns l's place.
+func PlaceOf(l *Log) Place {
+	p := Place{Header: l.Header}
+	for _, e := range l.Own() {
+		if e.Type != TypeToolCall {
+			continue
+		}
+		var d ToolCallData
+		if e.Decode(&d) == nil && d.CallID != "" {
+			p.Calls = append(p.Calls, d.CallID)
+		}
 	}
-	occ := callOccurrences(l)
+	return p
+}
+
+// OrderPlaces is LineageOrder for logs known by their places: it returns
+// the indexes of places in lineage order, or LineageOrder's error.
+func OrderPlaces(places []Place) ([]int, error) {
+	heads := make([]*Header, len(places))
+	for i := range places {
+		heads[i] = &places[i].Header
+	}
+	return lineageOrder(heads, func(i int) map[string][]int {
+		// A call's rank among the calls orders children as its position
+		// among the events does.
+		occ := map[string][]int{}
+		for k, id := range places[i].Calls {
+			occ[id] = append(occ[id], k)
+		}
+		return occ
+	})
+}
+
+// lineageOrder is LineageOrder over the logs' headers, returning indexes;
+// occ(i) returns the positions of log i's own tool calls
+// (callOccurrences), asked only of a log with children.
+func lineageOrder(heads []*Header, occ func(i int) map[string][]int) ([]int, error) {
+	byID := make(map[string]int, len(heads))
+	root, roots := -1, 0
+	children := map[string][]int{}
+	for i, h := range heads {
+		if _, dup := byID[h.ID]; dup {
+			return nil, fmt.Errorf("%w: session %s appears twice", ErrLineage, h.ID)
+		}
+		byID[h.ID] = i
+		if h.ParentSession == "" {
+			root, roots = i, roots+1
+		} else {
+			children[h.ParentSession] = append(children[h.ParentSession], i)
+		}
+	}
+	if roots != 1 {
+		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession), want 1", ErrLineage, roots)
+	}
+	// In input order, so the error names the same session every run.
+	for _, h := range heads {
+		if _, ok := byID[h.ParentSession]; h.ParentSession != "" && !ok {
+			return nil, fmt.Errorf("%w: session %s names parent %s, which is not among the logs", ErrLineage, h.ID, h.ParentSession)
+		}
+	}
+	out := make([]int, 0, len(heads))
+	var walk func(i int)
+	walk = func(i int) {
+		out = append(out, i)
+		kids := children[heads[i].ID]
+		if len(kids) > 0 {
+			sortChildren(kids, heads, childPositions(occ(i), kids, heads))
+		}
+		for _, k := range kids {
+			walk(k)
+		}
+	}
+	walk(root)
+	if len(out) != len(heads) {
+		return nil, fmt.Errorf("%w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrLineage, len(heads)-len(out), len(heads))
+	}
+	return out, nil
+}
+
+// sortChildren sorts one parent's children (indexes of heads) by the
+// position of the call that created each (pos; children without one
+// last), then by creation time, then by id.
+func sortChildren(kids []int, heads []*Header, pos map[int]int) {
+	slices.SortStableFunc(kids, func(a, b int) int {
+		pa, oka := pos[a]
+		pb, okb := pos[b]
+		if oka != okb {
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		// Equal call positions (both unknown) fall back to creation
+		// time, then id.
+		ha, hb := heads[a], heads[b]
+		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(ha.CreatedAt, hb.CreatedAt), strings.Compare(ha.ID, hb.ID))
+	})
+}
+
+// childPositions places each child (an index of heads) at the position of
+// the tool call that created it among its parent's own events (occ, the
+// parent's callOccurrences). Children of a repeated call id take that
+// id's occurrences in creation order: by createdAt, then in the order
+// given (a store lists sessions in creation order; the steps of one
+// parent run one after another).
+func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]int {
 	used := map[string]int{}
-	pos := make(map[*Log]int, len(kids))
+	pos := make(map[int]int, len(kids))
 	byTime := slices.Clone(kids)
-	slices.SortStableFunc(byTime, func(a, b *Log) int { return cmp.Compare(a.Header.CreatedAt, b.Header.CreatedAt) })
+	slices.SortStableFunc(byTime, func(a, b int) int { return cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt) })
 	for _, k := range byTime {
-		id := k.Header.ParentCallID
+		id := heads[k].ParentCallID
 		if n := used[id]; id != "" && n < len(occ[id]) {
 			pos[k] = occ[id][n]
 			used[id] = n + 1

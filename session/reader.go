@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"slices"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -278,26 +279,37 @@ func Read(r io.Reader, name string) (*Log, error) {
 
 // readLog reads the rest of a log from rd, with room for size events.
 func readLog(rd *Reader, size int) (*Log, error) {
-	h, err := rd.Header()
-	if err != nil {
+	l := &Log{}
+	if err := readLogInto(l, rd, size); err != nil {
 		return nil, err
 	}
-	l := &Log{Path: rd.name, Header: *h}
-	if size > 0 {
-		l.Events = make([]Event, 0, size)
+	return l, nil
+}
+
+// readLogInto is readLog into l, whose events' memory it reuses.
+func readLogInto(l *Log, rd *Reader, size int) error {
+	h, err := rd.Header()
+	if err != nil {
+		return err
 	}
+	clear(l.Events) // what the last log's events held is let go
+	events := l.Events[:0]
+	if cap(events) < size {
+		events = make([]Event, 0, size)
+	}
+	*l = Log{Path: rd.name, Header: *h}
 	for {
 		e, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		l.Events = append(l.Events, e)
+		events = append(events, e)
 	}
-	l.Torn = rd.Torn()
-	return l, nil
+	l.Events, l.Torn = events, rd.Torn()
+	return nil
 }
 
 // ReadFile reads the log at path. The file is opened read-only.
@@ -311,4 +323,58 @@ func ReadFile(path string) (*Log, error) {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	return readLog(&Reader{buf: b, name: path}, bytes.Count(b, []byte{'\n'}))
+}
+
+// ReadFileInto is ReadFile into l and buf, reusing their memory: the file
+// is read into buf (grown if need be), whose windows the events' raw
+// members are, and the events into l's. It returns the buffer for the
+// next read; l and the memory of the last log read into them are
+// overwritten. What reads thousands of logs one at a time, keeping none
+// (fixture.EachLog), reads them with, making no garbage of them.
+func ReadFileInto(l *Log, buf []byte, path string) ([]byte, error) {
+	b, err := readInto(buf[:0], path)
+	if err != nil {
+		return b, fmt.Errorf("session: %w", err)
+	}
+	return b, readLogInto(l, &Reader{buf: b, name: path}, bytes.Count(b, []byte{'\n'}))
+}
+
+// readInto reads the file at path into buf, as os.ReadFile reads it.
+func readInto(buf []byte, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
+		buf = slices.Grow(buf, int(st.Size())+1) // room to see the end
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 512)
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// ReadHeader reads the header of the log at path, line 1 only, with
+// Reader.Header's errors: what places a session in its tree without
+// reading its events.
+func ReadHeader(path string) (*Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("session: %w", err)
+	}
+	defer f.Close()
+	// A header is a line of a few hundred bytes: a small buffer, since a
+	// tree's thousands of headers are read one after another.
+	rd := &Reader{br: bufio.NewReaderSize(f, 4<<10), name: path}
+	return rd.Header()
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -235,13 +236,19 @@ func runServe(ctx context.Context, e *env, args []string) int {
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
 	// The logs are not held while the agent runs: each script is derived
-	// as its file is read, and the logs are read again for the verdict, so
-	// serve's memory grows with what is replayed, not with the fixture.
+	// as its file is read, and the verdict reads them again one at a time,
+	// so serve's memory grows with what is replayed, not with the fixture.
 	// Loading makes mostly garbage (each log, once its script is derived):
 	// the collector runs when the heap reaches loadHeap rather than at every
 	// doubling from a few MiB, until serving starts (or serve gives up).
 	rt.resumeGC = collectAt(loadHeap)
 	defer rt.resumeGC()
+	rt.verdict = true
+	defer func() {
+		if rt.resumeMemory != nil {
+			rt.resumeMemory()
+		}
+	}()
 	fx, err := fixture.Open(dir)
 	if err != nil {
 		return fail(e, "serve", err)
@@ -322,10 +329,13 @@ type serveRuntime struct {
 	mcp     mcpFlag          // the live MCP servers of a recording
 	served  bool             // Run took the listener over
 	// resumeGC, when set, gives the collector back its settings once Run
-	// serves.
-	resumeGC func()
-	calls    atomic.Int64 // requests served
-	refused  atomic.Int64 // requests the guard refused
+	// serves; resumeMemory, set when Run returns, gives the collector back
+	// its memory limit once the verdict is made (holdMemory).
+	resumeGC, resumeMemory func()
+	verdict                bool // a replay's verdict follows Run
+
+	calls   atomic.Int64 // requests served
+	refused atomic.Int64 // requests the guard refused
 }
 
 func (r *serveRuntime) Name() string { return r.name }
@@ -375,7 +385,28 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	// aborted); Stop returns when every request has left the handler.
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
-	return errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+	if r.verdict {
+		r.resumeMemory = holdMemory()
+	}
+	return err
+}
+
+// holdMemory has the collector keep the heap within the memory serve holds
+// now (or GOMEMLIMIT, if lower), and returns what restores the limit;
+// calls after the first do nothing. The verdict that follows a replay
+// adds the replayed logs, as it reads them, to what serving leaves
+// behind, and reads the recording again: at the collector's usual pace it
+// would run to twice what it keeps, above serving's peak, while collecting
+// when it reaches what serving holds keeps serve's whole life within its
+// serving (measured: 2 collections during the verdict, as without it).
+func holdMemory() func() {
+	ss := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(ss)
+	held := int64(ss[0].Value.Uint64() - ss[1].Value.Uint64())
+	prev := debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(prev, held))
+	return sync.OnceFunc(func() { debug.SetMemoryLimit(prev) })
 }
 
 // loadHeap is the heap at which serve's loading collects garbage.

@@ -31,3 +31,26 @@ var _ = Describe("serve's collector while it loads", func() {
 		restore()
 	})
 })
+
+var _ = Describe("serve's collector for the verdict", func() {
+	It("keeps the heap within the memory serve holds once it stopped serving, and gives the limit back, once", func() {
+		limit := debug.SetMemoryLimit(-1)
+		DeferCleanup(func() { debug.SetMemoryLimit(limit) })
+		debug.SetMemoryLimit(1 << 50)
+
+		restore := holdMemory()
+		held := debug.SetMemoryLimit(-1)
+		Expect(held).To(BeNumerically(">", 0))
+		Expect(held).To(BeNumerically("<", 1<<40), "the memory this process holds, not the limit before")
+		restore()
+		Expect(debug.SetMemoryLimit(-1)).To(BeEquivalentTo(1 << 50))
+		debug.SetMemoryLimit(1 << 45) // a later change is the caller's, which a second call must not undo
+		restore()
+		Expect(debug.SetMemoryLimit(-1)).To(BeEquivalentTo(1 << 45))
+
+		debug.SetMemoryLimit(1 << 20) // GOMEMLIMIT lower than what serve holds is kept
+		restore = holdMemory()
+		Expect(debug.SetMemoryLimit(-1)).To(BeEquivalentTo(1 << 20))
+		restore()
+	})
+})
