@@ -326,3 +326,23 @@ func (c *benchCapture) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
 }
+
+// BenchmarkAgentReplayWireOnly replays the recording of BenchmarkAgentReplay
+// through the wire alone, for a profile of the wire's own cost:
+//
+//	go test -run '^$' -bench AgentReplayWireOnly -benchtime 20x -memprofile mem.out ./wire
+func BenchmarkAgentReplayWireOnly(b *testing.B) {
+	for _, turns := range []int{4, 64} {
+		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+			rec := recordBench(b, turns)
+			side := benchSide{name: "wire", run: rec.replayWire}
+			for b.Loop() {
+				side.measure(b, rec.prompts)
+			}
+			calls := float64(len(rec.canned))
+			b.ReportMetric(side.median(side.nanos)/calls/1e3, "µs/call")
+			b.ReportMetric(side.median(side.allocs)/calls, "allocs/call")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
