@@ -186,13 +186,10 @@ func (j *Journal) ToolCalls(ctx context.Context, calls []session.Part) error {
 // depend on scheduling.
 func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 	j.writeRecords(callID, false)
-	msg := session.Message{Role: session.RoleTool, Content: []session.Part{{
-		Type:       session.PartToolResult,
-		ToolCallID: callID,
-		Name:       name,
-		Content:    []session.Part{session.TextPart(text)},
-		IsError:    isError,
-	}}}
+	// The result part and its text part in one allocation, each capped.
+	parts := []session.Part{{Type: session.PartToolResult, ToolCallID: callID, Name: name, IsError: isError}, session.TextPart(text)}
+	parts[0].Content = parts[1:2:2]
+	msg := session.Message{Role: session.RoleTool, Content: parts[0:1:1]}
 	j.emitOwn(session.TypeToolResult, session.ToolResultData{Turn: j.turn, Step: j.step, Message: msg})
 	j.addMessage(msg)
 }

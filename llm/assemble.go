@@ -10,54 +10,83 @@ import (
 // Blocks appear in the message in the order they started. The zero value is
 // ready to use; an Assembler is not safe for concurrent use.
 type Assembler struct {
-	blocks map[int]*block
-	order  []int
+	blocks []block // in the order they started
 	usage  *session.Usage
 	finish *session.FinishReason
 }
 
 type block struct {
+	index    int
 	typ      string
-	text     strings.Builder
+	text     deltas
 	id, name string
 	done     *session.Block
 }
 
+// deltas are a block's text as its deltas came. The usual one delta is
+// kept as given; a builder joins them from the second on.
+type deltas struct {
+	first string
+	n     int
+	more  *strings.Builder
+}
+
+func (d *deltas) add(s string) {
+	switch d.n {
+	case 0:
+		d.first = s
+	case 1:
+		d.more = &strings.Builder{}
+		d.more.WriteString(d.first)
+		d.more.WriteString(s)
+	default:
+		d.more.WriteString(s)
+	}
+	d.n++
+}
+
+func (d *deltas) String() string {
+	if d.n <= 1 {
+		return d.first
+	}
+	return d.more.String()
+}
+
+// block returns the block of index i, started as typ if it is new. The
+// pointer holds until the next block starts.
+func (a *Assembler) block(i int, typ string) *block {
+	for k := range a.blocks {
+		if a.blocks[k].index == i {
+			return &a.blocks[k]
+		}
+	}
+	a.blocks = append(a.blocks, block{index: i, typ: typ})
+	return &a.blocks[len(a.blocks)-1]
+}
+
 // Add feeds one chunk.
 func (a *Assembler) Add(c Chunk) {
-	if a.blocks == nil {
-		a.blocks = map[int]*block{}
-	}
-	get := func(i int, typ string) *block {
-		b, ok := a.blocks[i]
-		if !ok {
-			b = &block{typ: typ}
-			a.blocks[i] = b
-			a.order = append(a.order, i)
-		}
-		return b
-	}
 	switch c.Type {
 	case session.ChunkBlockStart:
-		get(c.Index, c.BlockType)
+		a.block(c.Index, c.BlockType)
 	case session.ChunkTextDelta:
-		get(c.Index, session.BlockText).text.WriteString(c.Text)
+		a.block(c.Index, session.BlockText).text.add(c.Text)
 	case session.ChunkReasoningDelta:
-		get(c.Index, session.BlockReasoning).text.WriteString(c.Text)
+		a.block(c.Index, session.BlockReasoning).text.add(c.Text)
 	case session.ChunkToolCallDelta:
 		// The first delta that names the call wins: providers send id and
 		// name once, and a later stray value must not rename the call.
-		b := get(c.Index, session.BlockToolCall)
+		b := a.block(c.Index, session.BlockToolCall)
 		if b.id == "" {
 			b.id = c.ID
 		}
 		if b.name == "" {
 			b.name = c.Name
 		}
-		b.text.WriteString(c.ArgumentsDelta)
+		b.text.add(c.ArgumentsDelta)
 	case session.ChunkBlockEnd:
 		if c.Block != nil {
-			get(c.Index, c.Block.Type).done = c.Block
+			a.block(c.Index, c.Block.Type).done = c.Block
 		}
 	case session.ChunkUsage:
 		a.usage = c.Usage
@@ -69,9 +98,9 @@ func (a *Assembler) Add(c Chunk) {
 // Message returns the assembled assistant message. A block-end's complete
 // block wins over the deltas seen for it.
 func (a *Assembler) Message() Message {
-	m := Message{Role: session.RoleAssistant, Content: []session.Part{}}
-	for _, i := range a.order {
-		b := a.blocks[i]
+	m := Message{Role: session.RoleAssistant, Content: make([]session.Part, 0, len(a.blocks))}
+	for i := range a.blocks {
+		b := &a.blocks[i]
 		var p session.Part
 		switch {
 		case b.done != nil && b.done.Type == session.BlockToolCall:

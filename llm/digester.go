@@ -114,17 +114,36 @@ func cloneMessage(m *Message) Message {
 	return c
 }
 
+// cloneParts copies parts and the parts they hold, all in one slice
+// (each view capped).
 func cloneParts(parts []session.Part) []session.Part {
 	if parts == nil {
 		return nil
 	}
-	out := make([]session.Part, len(parts))
+	out, _ := clonePartsInto(parts, make([]session.Part, countParts(parts)))
+	return out
+}
+
+func countParts(parts []session.Part) int {
+	n := len(parts)
+	for i := range parts {
+		n += countParts(parts[i].Content)
+	}
+	return n
+}
+
+// clonePartsInto copies parts into the front of buf and returns the copy
+// and what is left of buf.
+func clonePartsInto(parts, buf []session.Part) (out, rest []session.Part) {
+	out, rest = buf[:len(parts):len(parts)], buf[len(parts):]
 	for i := range parts {
 		out[i] = parts[i]
 		out[i].Meta = bytes.Clone(parts[i].Meta)
-		out[i].Content = cloneParts(parts[i].Content)
+		if parts[i].Content != nil {
+			out[i].Content, rest = clonePartsInto(parts[i].Content, rest)
+		}
 	}
-	return out
+	return out, rest
 }
 
 func sameTools(a, b []ToolSpec) bool {

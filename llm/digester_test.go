@@ -79,6 +79,17 @@ var _ = Describe("Digester", func() {
 		same(&d, &llm.Request{Messages: conv})
 	})
 
+	It("is not fooled by a caller that changes only the text inside a tool result after a call", func() {
+		var d llm.Digester
+		res := result
+		res.Content = []session.Part{result.Content[0]}
+		res.Content[0].Content = []session.Part{session.TextPart("A")}
+		conv := []session.Message{text(session.RoleUser, "a"), call, res}
+		d.Header("p", &llm.Request{Messages: conv})
+		res.Content[0].Content[0].Text = "changed" // the digester's copy must not share this part
+		same(&d, &llm.Request{Messages: conv})
+	})
+
 	It("tells apart every member of a part, so no change goes unhashed", func() {
 		// SameMessage compares fields one by one: a field added to
 		// session.Part must be added to it.

@@ -69,8 +69,12 @@ type Block struct {
 }
 
 // MarshalJSON writes the members of the block's type in a fixed order.
-func (b Block) MarshalJSON() ([]byte, error) {
-	out := []byte(`{"type":`)
+func (b Block) MarshalJSON() ([]byte, error) { return b.appendJSON(nil), nil }
+
+// appendJSON appends what MarshalJSON writes to out: a chunk's encoding
+// writes its block in place, without a slice of its own.
+func (b *Block) appendJSON(out []byte) []byte {
+	out = append(out, `{"type":`...)
 	out = jsonscan.AppendString(out, b.Type)
 	if b.Type == BlockToolCall {
 		out = append(out, `,"id":`...)
@@ -90,7 +94,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 			out = out[:len(out)-len(`,"meta":`)]
 		}
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }
 
 // decodeBlock decodes the block of a block-end chunk. It is on the hot path
@@ -186,18 +190,17 @@ func (c *Chunk) AppendJSON(dst []byte) []byte {
 		dst = appendIndex(dst, c.Index)
 		if c.Block != nil {
 			dst = append(dst, `,"block":`...)
-			b, _ := c.Block.MarshalJSON()
-			dst = append(dst, b...)
+			dst = c.Block.appendJSON(dst)
 		}
 	case ChunkUsage:
 		if c.Usage != nil {
 			dst = append(dst, `,"usage":`...)
-			dst = appendMarshal(dst, c.Usage)
+			dst = appendUsage(dst, c.Usage) // MarshalData's bytes, in place
 		}
 	case ChunkFinish:
 		if c.Reason != nil {
 			dst = append(dst, `,"reason":`...)
-			dst = appendMarshal(dst, c.Reason)
+			dst = appendFinishReason(dst, c.Reason)
 		}
 	}
 	dst = appendExtra(dst, c.Extra)
@@ -207,15 +210,6 @@ func (c *Chunk) AppendJSON(dst []byte) []byte {
 func appendIndex(dst []byte, i int) []byte {
 	dst = append(dst, `,"index":`...)
 	return strconv.AppendInt(dst, int64(i), 10)
-}
-
-func appendMarshal(dst []byte, v any) []byte {
-	b, err := MarshalData(v)
-	if err != nil {
-		// Only plain structs of this package reach here; they always encode.
-		panic(fmt.Sprintf("session: encoding %T: %v", v, err))
-	}
-	return append(dst, b...)
 }
 
 // MarshalJSON encodes the chunk with the members of its type only.

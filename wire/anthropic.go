@@ -46,14 +46,7 @@ func (anthropicMessages) DecodeRequest(_ *http.Request, body []byte) (*Request, 
 }
 
 func (anthropicMessages) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {
-		if fl, ok := w.(http.Flusher); ok {
-			fl.Flush()
-		}
-	}
+	flush := startStream(w)
 	return anthropic.ServeStream(w, flush, anthropic.MessageID(req.Key), req.Model, chunks)
 }
 

@@ -25,3 +25,9 @@ import (
 //
 //	go test -run '^$' -bench AgentReplay -benchtime 20x ./wire
 func BenchmarkAgentReplay(b *testing.B) { wirebench.Bench(b) }
+
+// BenchmarkAgentReplayWireOnly replays the same recordings through the wire
+// alone, for a profile of the wire's own cost:
+//
+//	go test -run '^$' -bench AgentReplayWireOnly -benchtime 20x -memprofile mem.out ./wire
+func BenchmarkAgentReplayWireOnly(b *testing.B) { wirebench.Alone(b, wirebench.Wire) }

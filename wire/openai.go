@@ -68,14 +68,7 @@ func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Requ
 }
 
 func (chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flush := func() {
-		if fl, ok := w.(http.Flusher); ok {
-			fl.Flush()
-		}
-	}
+	flush := startStream(w)
 	return openai.ServeStream(w, flush, req.Model, chunks)
 }
 

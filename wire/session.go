@@ -300,17 +300,21 @@ func (h *Handler) tap(s *wireSession, stream iter.Seq[llm.Chunk], c *journal.Cal
 		// call. Ranging over stream again would start it over, and a live
 		// stream can be iterated only once.
 		open := true
-		at := map[int]int{} // block index -> index in s.made
+		var at []blockCall // an answer makes a few
 		for ch := range stream {
 			c.Chunk(ch)
-			h.noteCall(s, at, &ch)
+			at = h.noteCall(s, at, &ch)
 			open = open && yield(ch)
 		}
 	}
 }
 
-// noteCall keeps the tool call a chunk makes or continues in s.made.
-func (h *Handler) noteCall(s *wireSession, at map[int]int, ch *llm.Chunk) {
+// blockCall is where in s.made the tool call of a block of the answer is.
+type blockCall struct{ block, made int }
+
+// noteCall keeps the tool call a chunk makes or continues in s.made; at
+// says where the answer's calls are, and is returned with the new one.
+func (h *Handler) noteCall(s *wireSession, at []blockCall, ch *llm.Chunk) []blockCall {
 	var id, name, args string
 	whole := false
 	switch {
@@ -319,20 +323,25 @@ func (h *Handler) noteCall(s *wireSession, at map[int]int, ch *llm.Chunk) {
 	case ch.Type == session.ChunkBlockEnd && ch.Block != nil && ch.Block.Type == session.BlockToolCall:
 		id, name, args, whole = ch.Block.ID, ch.Block.Name, ch.Block.Arguments, true
 	default:
-		return
+		return at
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	k, ok := at[ch.Index]
-	if !ok {
+	k := -1
+	for _, b := range at {
+		if b.block == ch.Index {
+			k = b.made
+		}
+	}
+	if k < 0 {
 		s.made = append(s.made, madeCall{})
 		k = len(s.made) - 1
-		at[ch.Index] = k
+		at = append(at, blockCall{ch.Index, k})
 	}
 	m := &s.made[k]
 	if whole {
 		m.id, m.name, m.args = id, name, args
-		return
+		return at
 	}
 	if m.id == "" {
 		m.id = id
@@ -341,6 +350,7 @@ func (h *Handler) noteCall(s *wireSession, at map[int]int, ch *llm.Chunk) {
 		m.name = name
 	}
 	m.args += args
+	return at
 }
 
 // answered marks calls whose results came back.

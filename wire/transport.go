@@ -17,63 +17,94 @@ func Transport(h http.Handler) http.RoundTripper { return &transport{h: h} }
 
 type transport struct{ h http.Handler }
 
+// exchange is one call's objects in one allocation: what the handler
+// writes to, the body the agent reads and the response that hands it over.
+// Nothing of it is reused: the agent may keep the response.
+type exchange struct {
+	rw   bodyWriter
+	body body
+	resp http.Response
+}
+
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	b := newBody(ctx)
-	rw := &bodyWriter{header: http.Header{}, body: b, ready: make(chan struct{})}
-	go func() {
-		defer func() {
-			rw.start(http.StatusOK)
-			// An answer cut because the agent's context ended (a turn's
-			// timeout, a cancel) reads as that context's error, as it does
-			// from a real connection: not as a clean end of stream.
-			b.end(ctx.Err())
-			if req.Body != nil {
-				req.Body.Close()
-			}
-		}()
-		t.h.ServeHTTP(rw, req)
-	}()
-	select {
-	case <-rw.ready:
-	case <-ctx.Done():
-		b.Close()
-		return nil, ctx.Err()
+	x := &exchange{}
+	x.body.init(ctx)
+	x.rw.body = &x.body
+	go x.serve(t.h, req)
+	if err := x.body.awaitStart(); err != nil {
+		x.body.Close()
+		return nil, err
 	}
-	return &http.Response{
-		Status:        http.StatusText(rw.status),
-		StatusCode:    rw.status,
+	x.resp = http.Response{
+		Status:        http.StatusText(x.rw.status),
+		StatusCode:    x.rw.status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        rw.sent,
-		Body:          b,
+		Header:        x.rw.header,
+		Body:          &x.body,
 		ContentLength: -1,
 		Request:       req,
-	}, nil
+	}
+	return &x.resp, nil
 }
 
-// bodyWriter is the handler's http.ResponseWriter: the status and a copy
-// of the headers are handed over at the first write (later changes are
-// not sent, as with net/http), the body goes to the agent's reads.
+// serve runs h on the request, on a goroutine of its own: the body
+// streams as h writes it.
+func (x *exchange) serve(h http.Handler, req *http.Request) {
+	ctx := req.Context()
+	defer func() {
+		x.rw.start(http.StatusOK)
+		// An answer cut because the agent's context ended (a turn's
+		// timeout, a cancel) reads as that context's error, as it does
+		// from a real connection: not as a clean end of stream.
+		x.body.end(ctx.Err())
+		if req.Body != nil {
+			req.Body.Close()
+		}
+	}()
+	h.ServeHTTP(&x.rw, req)
+}
+
+// bodyWriter is the handler's http.ResponseWriter: the status and the
+// headers are handed over at the first write, the body goes to the agent's
+// reads. The header map itself is handed over, not a copy: from then on
+// Header returns a map of its own, whose changes are not sent, as with
+// net/http.
 type bodyWriter struct {
-	header http.Header
+	header http.Header // until the first write; then the agent's
+	late   http.Header // after it
 	body   *body
 	status int
-	sent   http.Header // the headers as of the first write
-	once   sync.Once
-	ready  chan struct{}
+	handed bool // the status and header are handed over (the handler's goroutine only)
 }
 
-func (w *bodyWriter) Header() http.Header { return w.header }
+func (w *bodyWriter) Header() http.Header {
+	switch {
+	case w.handed:
+		if w.late == nil {
+			w.late = http.Header{}
+		}
+		return w.late
+	case w.header == nil:
+		w.header = http.Header{}
+	}
+	return w.header
+}
 
 func (w *bodyWriter) WriteHeader(status int) { w.start(status) }
 
 func (w *bodyWriter) start(status int) {
-	w.once.Do(func() {
-		w.status, w.sent = status, w.header.Clone()
-		close(w.ready)
-	})
+	if w.handed {
+		return
+	}
+	w.handed = true
+	if w.header == nil {
+		w.header = http.Header{}
+	}
+	w.status = status
+	w.body.started() // publishes status and header to RoundTrip
 }
 
 func (w *bodyWriter) Write(p []byte) (int, error) {
@@ -101,14 +132,43 @@ type body struct {
 	mu       sync.Mutex
 	buf      []byte // written; read up to off
 	off      int
+	begun    bool  // the handler has handed over its status and headers
 	done     error // once the handler is done: what reads return after buf (io.EOF, or the context's error)
 	closed   bool  // the agent closed the body: writes fail
 	readable chan struct{}
 	writable chan struct{}
 }
 
-func newBody(ctx context.Context) *body {
-	return &body{ctx: ctx, readable: make(chan struct{}, 1), writable: make(chan struct{}, 1)}
+func (b *body) init(ctx context.Context) {
+	b.ctx, b.readable, b.writable = ctx, make(chan struct{}, 1), make(chan struct{}, 1)
+}
+
+// started records that the status and headers are handed over, and wakes
+// RoundTrip: it waits on readable, as a reader does, and checks again.
+func (b *body) started() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.begun = true
+	signal(b.readable)
+}
+
+// awaitStart waits until the handler hands over its status and headers, or
+// the request's context ends (its error). A wake-up it takes from a write
+// loses no reader's: a reader checks what is written before it waits.
+func (b *body) awaitStart() error {
+	for {
+		b.mu.Lock()
+		begun := b.begun
+		b.mu.Unlock()
+		if begun {
+			return nil
+		}
+		select {
+		case <-b.readable:
+		case <-b.ctx.Done():
+			return b.ctx.Err()
+		}
+	}
 }
 
 // signal wakes a waiter on c, if any; the waiter checks again.

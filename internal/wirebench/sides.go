@@ -140,6 +140,25 @@ func Bench(b *testing.B, more ...NewSide) {
 	}
 }
 
+// Alone replays the recordings of 4 and 64 turns on side alone, for a
+// profile of its own cost, and reports its median time and allocations
+// per call.
+func Alone(b *testing.B, side NewSide) {
+	for _, turns := range []int{4, 64} {
+		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+			rec := Record(b, turns)
+			s := side(b, rec)
+			for b.Loop() {
+				s.measure(b)
+			}
+			calls := float64(len(rec.Calls))
+			b.ReportMetric(median(s.nanos)/calls/1e3, "µs/call")
+			b.ReportMetric(median(s.allocs)/calls, "allocs/call")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
 // report reports the medians of sides, wire's first and the floor's last.
 func report(b *testing.B, sides []Side, calls float64) {
 	for _, s := range sides {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -75,7 +76,6 @@ type reader struct {
 	before []session.Message
 	msgs   []session.Message
 	system []string
-	names  map[string]string // tool call id -> tool name, of the assistant messages in msgs
 }
 
 // add reads m, the request's messages[i].
@@ -92,10 +92,10 @@ func (r *reader) add(i int, m *Message) error {
 	case session.RoleAssistant:
 		r.msgs = append(r.msgs, r.assistant(m, text))
 	case session.RoleTool:
-		r.msgs = append(r.msgs, session.Message{Role: session.RoleTool, Content: []session.Part{{
-			Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: r.toolName(m.ToolCallID),
-			Content: []session.Part{session.TextPart(text)},
-		}}})
+		// The result part and its text part in one allocation, each capped.
+		parts := []session.Part{{Type: session.PartToolResult, ToolCallID: m.ToolCallID, Name: r.toolName(m.ToolCallID)}, session.TextPart(text)}
+		parts[0].Content = parts[1:2:2]
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleTool, Content: parts[0:1:1]})
 	default:
 		return fmt.Errorf("messages[%d]: unknown role %q", i, m.Role)
 	}
@@ -105,7 +105,14 @@ func (r *reader) add(i int, m *Message) error {
 // assistant is an assistant message of a request: its reasoning, its
 // text, its tool calls, whose names it notes for the results.
 func (r *reader) assistant(m *Message, text string) session.Message {
-	msg := session.Message{Role: session.RoleAssistant, Content: []session.Part{}}
+	n := len(m.ToolCalls)
+	if m.ReasoningContent != "" {
+		n++
+	}
+	if text != "" {
+		n++
+	}
+	msg := session.Message{Role: session.RoleAssistant, Content: make([]session.Part, 0, n)}
 	if m.ReasoningContent != "" {
 		msg.Content = append(msg.Content, session.Part{Type: session.PartReasoning, Text: m.ReasoningContent})
 	}
@@ -113,10 +120,6 @@ func (r *reader) assistant(m *Message, text string) session.Message {
 		msg.Content = append(msg.Content, session.TextPart(text))
 	}
 	for _, c := range m.ToolCalls {
-		if r.names == nil {
-			r.names = map[string]string{}
-		}
-		r.names[c.ID] = c.Function.Name
 		msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
 	}
 	return msg
@@ -125,19 +128,26 @@ func (r *reader) assistant(m *Message, text string) session.Message {
 // toolName is the name of the latest tool call with id before the message
 // being read: of the messages read here, else of those before.
 func (r *reader) toolName(id string) string {
-	if name, ok := r.names[id]; ok {
+	if name, ok := latestCall(r.msgs, id); ok {
 		return name
 	}
-	for i := len(r.before) - 1; i >= 0; i-- {
-		if m := &r.before[i]; m.Role == session.RoleAssistant {
+	name, _ := latestCall(r.before, id)
+	return name
+}
+
+// latestCall is the name of the last tool call with id in msgs. The
+// assistant message a result answers is most often just before it.
+func latestCall(msgs []session.Message, id string) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := &msgs[i]; m.Role == session.RoleAssistant {
 			for k := len(m.Content) - 1; k >= 0; k-- {
 				if p := &m.Content[k]; p.Type == session.PartToolCall && p.ID == id {
-					return p.Name
+					return p.Name, true
 				}
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // CompletionID is the id of every answer agentsnap serves: fixed, like
@@ -217,7 +227,9 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // error frame instead; an aborted one with nothing more, as a connection
 // that is cut does.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
-	s := &stream{w: w, flush: flush, model: model, role: session.RoleAssistant, buf: make([]byte, 0, 512)}
+	s := streams.Get().(*stream)
+	*s = stream{w: w, flush: flush, model: model, role: session.RoleAssistant, buf: s.buf[:0], calls: s.calls[:0]}
+	defer s.release()
 	for c := range chunks {
 		if c.Type == session.ChunkFinish {
 			return s.finish(c.Reason)
@@ -238,6 +250,20 @@ type stream struct {
 	usage *session.Usage
 	role  string // the role the next frame announces, until the first
 	buf   []byte // the event being written
+}
+
+// streams keeps the streams served, for the next: an io.Writer keeps
+// nothing it is given, so the frame buffer is free once a stream ends.
+var streams = sync.Pool{New: func() any { return &stream{buf: make([]byte, 0, 512)} }}
+
+// release hands s back to streams, keeping nothing of its call.
+func (s *stream) release() {
+	clear(s.calls)
+	if cap(s.buf) > 64<<10 {
+		s.buf = nil // an outsized frame: not kept for every stream after
+	}
+	*s = stream{buf: s.buf[:0], calls: s.calls[:0]}
+	streams.Put(s)
 }
 
 // servedCall is a tool call being streamed. Its fragments wait until its
@@ -357,7 +383,8 @@ func (s *stream) finish(r *session.FinishReason) error {
 			return err
 		}
 	}
-	_, err := io.WriteString(s.w, "data: [DONE]\n\n")
+	s.buf = append(s.buf[:0], "data: [DONE]\n\n"...) // no string copy for a writer without WriteString
+	_, err := s.w.Write(s.buf)
 	s.flush()
 	return err
 }
