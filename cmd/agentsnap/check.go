@@ -242,6 +242,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		return usageError(e, "check", "--store: %v", err)
 	}
 	defer cleanup()
+	defer startingHeap(e.getenv, startHeap)()
 	dirs, code := findScenarios(e, "check", pos)
 	if code != exitOK {
 		return code

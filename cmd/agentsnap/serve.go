@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -390,39 +388,6 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		r.resumeMemory = holdMemory()
 	}
 	return err
-}
-
-// holdMemory has the collector keep the heap within the memory serve holds
-// now (or GOMEMLIMIT, if lower), and returns what restores the limit;
-// calls after the first do nothing. The verdict that follows a replay
-// adds the replayed logs, as it reads them, to what serving leaves
-// behind, and reads the recording again: at the collector's usual pace it
-// would run to twice what it keeps, above serving's peak, while collecting
-// when it reaches what serving holds keeps serve's whole life within its
-// serving (measured: 2 collections during the verdict, as without it).
-func holdMemory() func() {
-	ss := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(ss)
-	held := int64(ss[0].Value.Uint64() - ss[1].Value.Uint64())
-	prev := debug.SetMemoryLimit(-1)
-	debug.SetMemoryLimit(min(prev, held))
-	return sync.OnceFunc(func() { debug.SetMemoryLimit(prev) })
-}
-
-// loadHeap is the heap at which serve's loading collects garbage.
-const loadHeap = 64 << 20
-
-// collectAt has the collector run only when the heap reaches limit (or the
-// limit of GOMEMLIMIT, if lower) and returns what restores its settings;
-// calls after the first do nothing.
-func collectAt(limit int64) func() {
-	prevLimit := debug.SetMemoryLimit(-1)
-	gc := debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(min(prevLimit, limit))
-	return sync.OnceFunc(func() {
-		debug.SetGCPercent(gc)
-		debug.SetMemoryLimit(prevLimit)
-	})
 }
 
 // refusedNote says how many requests serve refused, if any.

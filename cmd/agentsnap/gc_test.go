@@ -1,7 +1,9 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -52,5 +54,64 @@ var _ = Describe("serve's collector for the verdict", func() {
 		restore = holdMemory()
 		Expect(debug.SetMemoryLimit(-1)).To(BeEquivalentTo(1 << 20))
 		restore()
+	})
+})
+
+// gcPercent is the collector's GOGC now.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+var _ = Describe("check's first collection", func() {
+	noEnv := func(string) string { return "" }
+
+	BeforeEach(func() {
+		gc := debug.SetGCPercent(100)
+		DeferCleanup(func() { debug.SetGCPercent(gc) })
+	})
+
+	It("waits for a heap of about 64 MiB, then the collector keeps its own pace", func() {
+		runtime.GC() // the live heap is what the process holds
+		restore := startingHeap(noEnv, 64<<20)
+		DeferCleanup(restore)
+		// The goal is the live heap (at least 4 MiB) times 1+GOGC/100.
+		ss := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(ss)
+		goal := max(ss[0].Value.Uint64(), 4<<20) * uint64(100+gcPercent()) / 100
+		Expect(goal).To(BeNumerically("~", 64<<20, 1<<20), "the first goal is not about 64 MiB")
+		runtime.GC()
+		Eventually(gcPercent).Should(Equal(100), "the pace is not given back after the first collection")
+		restore()
+		Expect(gcPercent()).To(Equal(100))
+	})
+
+	It("gives the pace back when the check ends, and keeps a caller's later change", func() {
+		restore := startingHeap(noEnv, 64<<20)
+		Expect(gcPercent()).To(BeNumerically(">", 100))
+		restore()
+		Expect(gcPercent()).To(Equal(100))
+		debug.SetGCPercent(50)
+		restore()
+		Expect(gcPercent()).To(Equal(50))
+	})
+
+	It("shares the raise between checks that overlap in one process", func() {
+		first := startingHeap(noEnv, 64<<20)
+		raisedTo := gcPercent()
+		second := startingHeap(noEnv, 64<<20)
+		Expect(gcPercent()).To(Equal(raisedTo))
+		first()
+		Expect(gcPercent()).To(Equal(raisedTo), "the pace came back while a check still runs")
+		second()
+		Expect(gcPercent()).To(Equal(100), "the raise outlived the last check")
+	})
+
+	It("leaves a GOGC the user set alone", func() {
+		restore := startingHeap(func(k string) string { return map[string]string{"GOGC": "200"}[k] }, 64<<20)
+		Expect(gcPercent()).To(Equal(100))
+		restore()
+		Expect(gcPercent()).To(Equal(100))
 	})
 })
