@@ -103,6 +103,10 @@ var _ = Describe("category rules", func() {
 			[3]string{"session.jsonl", `"reason":{"kind":"error","message":"OVERLOADED: the model is overloaded; try again later"}`, `"reason":{"kind":"completed"}`}),
 		Entry("a turn that ended with an error", "errors/playbook-error",
 			[3]string{"session.jsonl", `"reason":{"kind":"error","failure":{"message":"the model is overloaded; try again later","code":"OVERLOADED"}}`, `"reason":{"kind":"stop"}`}),
+		// The rule skips decoding chunks that cannot be a finish.
+		Entry("a finish with an error, its type spelled with an escape", "errors/playbook-error",
+			[3]string{"session.jsonl", `"reason":{"kind":"error","message":"OVERLOADED: the model is overloaded; try again later"}`, `"reason":{"kind":"completed"}`},
+			[3]string{"session.jsonl", `"chunk":{"type":"finish","reason":{"kind":"error"`, `"chunk":{"type":"fin\u0069sh","reason":{"kind":"error"`}),
 		Entry("an aborted finish", "errors/hang-timeout",
 			[3]string{"session.jsonl", `"reason":{"kind":"aborted","message":"cancelled between steps"}`, `"reason":{"kind":"completed"}`},
 			[3]string{"session.1.jsonl", `"reason":{"kind":"aborted","message":"the model call was aborted"}`, `"reason":{"kind":"completed"}`}),

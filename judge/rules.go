@@ -173,6 +173,9 @@ func failedCall(l *session.Log) bool {
 	for _, e := range l.Own() {
 		switch e.Type {
 		case session.TypeAssistantChunk:
+			if !session.MayFinish(e.Data) {
+				continue // a delta: decoding it would make its text
+			}
 			d, err := session.DecodeChunkData(e.Data)
 			if err == nil && d.Chunk.IsFinish() && d.Chunk.Reason != nil &&
 				(d.Chunk.Reason.Kind == session.FinishError || d.Chunk.Reason.Kind == session.FinishAborted) {

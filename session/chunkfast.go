@@ -216,3 +216,11 @@ func (p *cursor) text(s *string, known map[string]string) bool {
 	p.i = end
 	return true
 }
+
+// MayFinish reports whether the data of an assistant/chunk event could be
+// a finish chunk: its type, "finish", is in it as is or spelled with a \u
+// escape (no other escape stands for a letter). A reader that wants only
+// the finish skips decoding the rest, most of a stream's chunks.
+func MayFinish(data []byte) bool {
+	return bytes.Contains(data, []byte(ChunkFinish)) || bytes.Contains(data, []byte(`\u`))
+}

@@ -98,12 +98,17 @@ func (p *cursor) optNum(key string, n **int) bool {
 	return p.num(v)
 }
 
+// messageWords interns the roles and part types of messages: decoding a
+// message then allocates for its text, not for the words every one names.
+var messageWords = map[string]string{RoleSystem: RoleSystem, RoleUser: RoleUser, RoleAssistant: RoleAssistant,
+	RoleTool: RoleTool, PartText: PartText, PartReasoning: PartReasoning, PartToolCall: PartToolCall, PartToolResult: PartToolResult}
+
 // maxPartDepth bounds tool results nested in tool results; deeper content
 // is left to encoding/json.
 const maxPartDepth = 16
 
 func (p *cursor) message(m *Message, depth int) bool {
-	if !p.lit(`{"role":`) || !p.str(&m.Role) || !p.lit(`,"content":`) {
+	if !p.lit(`{"role":`) || !p.text(&m.Role, messageWords) || !p.lit(`,"content":`) {
 		return false
 	}
 	if !p.lit(`null`) && !p.parts(&m.Content, depth) {
@@ -137,7 +142,7 @@ func (p *cursor) parts(out *[]Part, depth int) bool {
 // members are present, not the type, decides the layout, as it decides the
 // fields encoding/json sets.
 func (p *cursor) part(d *Part, depth int) bool {
-	if !p.lit(`{"type":`) || !p.str(&d.Type) {
+	if !p.lit(`{"type":`) || !p.text(&d.Type, messageWords) {
 		return false
 	}
 	switch {

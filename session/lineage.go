@@ -107,13 +107,8 @@ func callOccurrences(l *Log) map[string][]int {
 	// The inherited seed holds the parent's calls, not this session's.
 	own := l.Events[min(max(l.Header.SeedLength, 0), len(l.Events)):]
 	for i := range own {
-		e := &own[i]
-		if e.Type != TypeToolCall {
-			continue
-		}
-		var d ToolCallData
-		if e.Decode(&d) == nil && d.CallID != "" {
-			pos[d.CallID] = append(pos[d.CallID], i)
+		if id, ok := callID(&own[i]); ok {
+			pos[id] = append(pos[id], i)
 		}
 	}
 	return pos

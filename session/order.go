@@ -48,16 +48,38 @@ type Place struct {
 // PlaceOf returns l's place.
 func PlaceOf(l *Log) Place {
 	p := Place{Header: l.Header}
-	for _, e := range l.Own() {
-		if e.Type != TypeToolCall {
-			continue
-		}
-		var d ToolCallData
-		if e.Decode(&d) == nil && d.CallID != "" {
-			p.Calls = append(p.Calls, d.CallID)
+	own := l.Own()
+	for i := range own {
+		if id, ok := callID(&own[i]); ok {
+			p.Calls = append(p.Calls, id)
 		}
 	}
 	return p
+}
+
+// callID returns the call id of a tool/call event as decoding its payload
+// gives it, and whether it names one (the payload decodes and the id is not
+// empty). The layout MarshalData writes is read without decoding the name
+// and arguments, which placing a child does not need; any other layout is
+// decoded.
+func callID(e *Event) (string, bool) {
+	if e.Type != TypeToolCall {
+		return "", false
+	}
+	p := &cursor{b: e.Data}
+	var turn, step int
+	var id string
+	if p.turnStep(&turn, &step) && p.lit(`,"callId":`) && p.str(&id) {
+		p.check = true
+		if p.lit(`,"name":`) && p.str(nil) && p.lit(`,"arguments":`) && p.str(nil) && p.lit(`}`) && p.i == len(p.b) {
+			return id, id != ""
+		}
+	}
+	var d ToolCallData
+	if e.Decode(&d) != nil {
+		return "", false
+	}
+	return d.CallID, d.CallID != ""
 }
 
 // OrderPlaces is LineageOrder for logs known by their places: it returns

@@ -245,7 +245,7 @@ func (w *writer) event(e *session.Event) {
 // chunk shows only model calls that did not end normally: the rest of the
 // stream is in the assistant message.
 func (w *writer) chunk(e *session.Event) {
-	if !mayFinish(e.Data) {
+	if !session.MayFinish(e.Data) {
 		return // most chunks: decoding them would find a delta
 	}
 	d, err := session.DecodeChunkData(e.Data)
@@ -269,13 +269,6 @@ func (w *writer) chunk(e *session.Event) {
 	case session.FinishMaxTokens:
 		w.line(2, "", "model call hit the token limit"+attempt)
 	}
-}
-
-// mayFinish reports whether a chunk payload could be a finish chunk: its
-// type, "finish", is in it as is or spelled with a \u escape (no other
-// escape stands for a letter).
-func mayFinish(data []byte) bool {
-	return bytes.Contains(data, []byte(session.ChunkFinish)) || bytes.Contains(data, []byte(`\u`))
 }
 
 // request shows a model call made under another system prompt or with
