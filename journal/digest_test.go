@@ -46,6 +46,21 @@ var _ = Describe("BeginCall's digests", func() {
 		begin(j, &llm.Request{System: "s2", Tools: nil, Messages: sent[:1]})
 	})
 
+	It("digest a conversation given in full that is the session's own, and one as long that is not", func() {
+		store := memory.New()
+		DeferCleanup(store.Close)
+		j := newRoot(store)
+		j.StartTurn(journal.TriggerUser, journal.UserText("hi"))
+		j.StartStep()
+		begin(j, &llm.Request{System: "s", Tools: tools, Messages: []session.Message{journal.UserText("hi")}})
+		ok := llm.Message{Role: session.RoleAssistant, Content: []session.Part{session.TextPart("ok")}}
+		begin(j, &llm.Request{System: "s", Tools: tools, Messages: []session.Message{journal.UserText("hi"), ok}})
+		Expect(j.Messages()).To(HaveLen(3))
+		begin(j, &llm.Request{System: "s", Tools: tools, Messages: []session.Message{journal.UserText("hi"), ok, journal.UserText("ok")}})
+		reasoned := llm.Message{Role: session.RoleAssistant, Content: []session.Part{{Type: session.PartReasoning, Text: "r"}, session.TextPart("ok")}}
+		begin(j, &llm.Request{System: "s", Tools: tools, Messages: []session.Message{journal.UserText("hi"), reasoned, ok, ok}})
+	})
+
 	It("digest a child's own system prompt and tools, after its parent digested others", func() {
 		store := memory.New()
 		DeferCleanup(store.Close)

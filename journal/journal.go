@@ -465,11 +465,13 @@ func (j *Journal) replaceMessages(keep int, history []session.Message) {
 	j.mu.Unlock()
 }
 
+// addMessage appends m and its digest. It digests the copy in j.messages:
+// digesting &m would move m to the heap, one allocation a message.
 func (j *Journal) addMessage(m session.Message) {
-	d := llm.MessageDigest(&m)
-	j.chain.Add(d)
 	j.mu.Lock()
 	j.messages = append(j.messages, m)
+	d := llm.MessageDigest(&j.messages[len(j.messages)-1])
 	j.digests = append(j.digests, d)
 	j.mu.Unlock()
+	j.chain.Add(d)
 }

@@ -115,6 +115,10 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 	if req.Messages == nil {
 		req.Messages = j.messages
 		h = j.digester.HeaderChain(provider, req, j.digests, &j.chain)
+	} else if sameConversation(req.Messages, j.messages) {
+		// The wire's usual call: the agent sends back the session's own
+		// conversation, whose digests the journal keeps already.
+		h = j.digester.HeaderChain(provider, req, j.digests, &j.chain)
 	} else {
 		h = j.digester.Header(provider, req)
 	}
@@ -124,6 +128,19 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 		return nil, err
 	}
 	return &Call{j: j, turn: j.turn, step: j.step, attempt: j.attempt}, nil
+}
+
+// sameConversation reports whether a and b encode to the same messages.
+func sameConversation(a, b []session.Message) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !llm.SameMessage(&a[i], &b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Chunk records one chunk of the call's stream (an assistant/chunk event).

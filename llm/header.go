@@ -81,7 +81,8 @@ func header(provider string, req *Request, systemDigest string, systemChars int,
 // zero value is an empty conversation. It is not safe for concurrent use.
 type DigestChain struct {
 	h   hash.Hash
-	buf []byte // the line being added, reused
+	buf []byte            // the line being added, reused
+	sum [sha256.Size]byte // Sum's, reused: a local escapes through h
 }
 
 // Add appends the MessageDigest of the conversation's next message.
@@ -99,9 +100,8 @@ func (c *DigestChain) Sum() string {
 	if c.h == nil {
 		return Digest(nil)
 	}
-	var sum [sha256.Size]byte
-	c.h.Sum(sum[:0])
-	return hexDigest(&sum)
+	c.h.Sum(c.sum[:0])
+	return hexDigest(&c.sum)
 }
 
 // MessageDigest is the sha256 (hex) of a message's JSON: what

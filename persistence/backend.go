@@ -41,6 +41,7 @@ type Backend interface {
 	// Write makes one batch durable before it returns. A batch is written
 	// as a whole or, after a crash, as a prefix of its events (JSONL) or
 	// not at all (SQLite); a failed Write may have written a prefix.
+	// Write must not keep b once it returns: the coordinator reuses it.
 	Write(ctx context.Context, b *Batch) error
 
 	// Kind names the backend in errors: "jsonl", "sqlite", "memory".

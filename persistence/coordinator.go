@@ -48,6 +48,11 @@ type entry struct {
 	closers []session.Event // closers of an interrupted turn, not yet written
 	torn    *session.TornLine
 	deleted bool // Delete removed the session; calls holding e fail
+
+	// batch is Append's Batch, reused under mu: a new one per call would
+	// be an allocation (Write takes it through an interface). It is
+	// zeroed once Write returns, so it holds no events between calls.
+	batch Batch
 }
 
 var _ Store = (*Coordinator)(nil)
@@ -192,13 +197,16 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 	if err := checkBatch(e.next, events); err != nil {
 		return c.fail(op, id, err)
 	}
-	b := &Batch{Header: &e.header, New: !e.stored, Torn: e.torn, Events: events}
+	e.batch = Batch{Header: &e.header, New: !e.stored, Torn: e.torn, Events: events}
+	b := &e.batch
 	if b.New || len(e.closers) > 0 {
 		// Into the seed's spare room when it fits; e.seed itself keeps
 		// its length, so a failed write changes nothing.
 		b.Events = append(append(e.seed, e.closers...), events...)
 	}
-	if err := c.b.Write(ctx, b); err != nil {
+	err = c.b.Write(ctx, b)
+	e.batch = Batch{}
+	if err != nil {
 		// The write may have stored a prefix; read the state back before
 		// the next call instead of guessing.
 		e.known = false

@@ -21,9 +21,11 @@ var errDisk = errors.New("disk full")
 type flaky struct {
 	*memory.Backend
 	failBefore, failAfter bool
+	last                  *persistence.Batch // what the last Write was handed
 }
 
 func (f *flaky) Write(ctx context.Context, b *persistence.Batch) error {
+	f.last = b
 	switch {
 	case f.failBefore:
 		f.failBefore = false
@@ -49,6 +51,16 @@ var _ = Describe("Coordinator after a failed write", func() {
 		store, err = persistence.New(ctx, b)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+	})
+
+	It("holds no events in the batch it handed Write once Write returned, written or failed", func() {
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(0, 1, "p", "a"))).To(Succeed())
+		Expect(b.last).NotTo(BeNil())
+		Expect(*b.last).To(Equal(persistence.Batch{}), "a reused batch is zeroed: the events are the caller's")
+		b.last = nil
+		b.failBefore = true
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(8, 2, "p", "a"))).To(MatchError(errDisk))
+		Expect(*b.last).To(Equal(persistence.Batch{}))
 	})
 
 	It("keeps a new session pending when its first write stored nothing", func() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -211,7 +212,7 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	if err != nil {
 		return err
 	}
-	req.Key = fmt.Sprintf("%s:%d:%d:%d", lreq.Session.ID, lreq.Turn, lreq.Step, lreq.Attempt)
+	req.Key = callKey(lreq)
 	stream, err := h.cfg.Driver.Stream(ctx, lreq)
 	if err != nil {
 		s.failed = session.ErrorFinish("NOT_STARTED", err.Error()).Reason
@@ -283,6 +284,17 @@ func (s *wireSession) close(ctx context.Context) error {
 		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s): the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve or returning from the run", s.name, s.j.Turn(), ids)
 	}
 	return s.endTurn(ctx, session.EndReason{Kind: session.TurnAborted, Message: "the agent stopped in the middle of the turn"})
+}
+
+// callKey is the call's key, "session:turn:step:attempt": fmt.Sprintf's
+// bytes in one allocation (Sprintf boxes each number).
+func callKey(r *llm.Request) string {
+	var buf [96]byte
+	b := append(buf[:0], r.Session.ID...)
+	for _, n := range [...]int{r.Turn, r.Step, r.Attempt} {
+		b = strconv.AppendInt(append(b, ':'), int64(n), 10)
+	}
+	return string(b)
 }
 
 // tap records every chunk of a stream in c as it passes, and the tool

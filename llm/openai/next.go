@@ -87,8 +87,9 @@ func (d *Decoded) next(body []byte) *Decoded {
 		*call = *c
 	}
 	r := reader{before: d.msgs}
+	var m Message // one for the tail: r.add copies what it keeps, and &m escapes
 	for k, e := range tail.elems {
-		var m Message
+		m = Message{}
 		if decodeMessage(body[e[0]:e[1]], &m) != nil || r.add(d.at.count+k, &m) != nil {
 			return nil // read whole, for DecodeRequest's error
 		}

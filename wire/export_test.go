@@ -1,0 +1,4 @@
+package wire
+
+// CallKey exposes callKey to the specs.
+var CallKey = callKey
