@@ -92,4 +92,3 @@ func collectAt(limit int64) func() {
 		debug.SetMemoryLimit(prevLimit)
 	})
 }
-
