@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/examples/sdkagent"
+	"github.com/agentsnap/agentsnap/internal/wirebench"
 	"github.com/agentsnap/agentsnap/wire"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -79,24 +80,6 @@ func wholeAnswers(a *sdkagent.Agent) {
 	a.Client = openai.NewClient(append(slices.Clone(a.Client.Options), option.WithMiddleware(refuseStreams))...)
 }
 
-// facts is the lookup tool's table: what forkPlaybook's calls look up.
-var facts = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}
-
-// lookup is a tool of the test's own, which the playbooks of the wire
-// tests (and the conformance kit's) call.
-var lookup = sdkagent.Tool{
-	Name:        "lookup",
-	Description: "Look up a fact by key.",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"key": map[string]string{"type": "string"}},
-		"required":   []string{"key"},
-	},
-	Run: func(_ context.Context, args string) (string, error) {
-		var in struct{ Key string }
-		if err := json.Unmarshal([]byte(args), &in); err != nil {
-			return "", err
-		}
-		return facts[in.Key], nil
-	},
-}
+// lookup is a tool of the test's own beside the agent's (wirebench.Lookup:
+// a fact by key from wirebench.Facts), which the playbooks call.
+var lookup = wirebench.Lookup

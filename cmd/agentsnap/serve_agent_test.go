@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/agentsnap/agentsnap/examples/sdkagent"
+	"github.com/agentsnap/agentsnap/internal/wirebench"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/gomega"
@@ -102,24 +103,6 @@ func sessionHeaders(r *http.Request, next option.MiddlewareNext) (*http.Response
 	return next(r)
 }
 
-// facts is the lookup tool's table.
-var facts = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}
-
-// lookup is a tool of the test's own beside the agent's: what the serve
-// fixture's playbook calls.
-var lookup = sdkagent.Tool{
-	Name:        "lookup",
-	Description: "Look up a fact by key.",
-	Parameters: map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"key": map[string]string{"type": "string"}},
-		"required":   []string{"key"},
-	},
-	Run: func(_ context.Context, args string) (string, error) {
-		var in struct{ Key string }
-		if err := json.Unmarshal([]byte(args), &in); err != nil {
-			return "", err
-		}
-		return facts[in.Key], nil
-	},
-}
+// lookup is a tool of the test's own beside the agent's (wirebench.Lookup:
+// a fact by key from wirebench.Facts), which the playbooks call.
+var lookup = wirebench.Lookup

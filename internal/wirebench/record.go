@@ -77,8 +77,12 @@ var driver = llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[
 	return slices.Values(llm.StreamMessage(session.Message{Role: session.RoleAssistant, Content: []session.Part{session.TextPart(text)}}, usage, "")), nil
 })
 
-// lookup is the agent's one tool.
-var lookup = sdkagent.Tool{
+// Facts is Lookup's table.
+var Facts = map[string]string{"release": "v2.4.1", "owner": "team-atlas"}
+
+// Lookup is the agent's one tool: it looks a fact up by key in Facts. The
+// specs of wire and serve give their SDK agents it too.
+var Lookup = sdkagent.Tool{
 	Name:        "lookup",
 	Description: "Look up a fact by key.",
 	Parameters: map[string]any{
@@ -91,7 +95,7 @@ var lookup = sdkagent.Tool{
 		if err := json.Unmarshal([]byte(args), &in); err != nil {
 			return "", err
 		}
-		return map[string]string{"release": "v2.4.1", "owner": "team-atlas"}[in.Key], nil
+		return Facts[in.Key], nil
 	},
 }
 
@@ -138,7 +142,7 @@ func RunAgent(tb TB, client *http.Client, prompts []string) {
 			option.WithAPIKey("unused"), option.WithMaxRetries(0)),
 		Model:    "bench-model",
 		System:   "You are a release desk. Look facts up before you answer.",
-		Tools:    []sdkagent.Tool{lookup},
+		Tools:    []sdkagent.Tool{Lookup},
 		MaxSteps: 8,
 	}
 	s := a.NewSession()
