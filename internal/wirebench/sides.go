@@ -97,7 +97,7 @@ func (rec *Recording) InOrder() http.RoundTripper {
 		_, _ = io.Copy(io.Discard, r.Body)
 		r.Body.Close()
 		if n == len(rec.Calls) {
-			return nil, fmt.Errorf("wirebench: call %d, and the recording holds %d", n+1, len(rec.Calls))
+			return nil, fmt.Errorf("wirebench: the agent made call %d, and the recording holds %d: replay the prompts it was recorded with (Recording.Prompts), or Record again", n+1, len(rec.Calls))
 		}
 		c := rec.Calls[n]
 		n++
