@@ -31,3 +31,11 @@ func BenchmarkAgentReplay(b *testing.B) { wirebench.Bench(b) }
 //
 //	go test -run '^$' -bench AgentReplayWireOnly -benchtime 20x -memprofile mem.out ./wire
 func BenchmarkAgentReplayWireOnly(b *testing.B) { wirebench.Alone(b, wirebench.Wire) }
+
+// BenchmarkWireAlone replays the same recordings through the wire with no
+// SDK — each recorded request sent as it crossed the wire, its answer read
+// whole — for what the wire itself costs per call (time, CPU time,
+// allocations, bytes) and how that cost grows with the conversation:
+//
+//	go test -run '^$' -bench WireAlone -benchtime 100x ./wire
+func BenchmarkWireAlone(b *testing.B) { wirebench.Alone(b, wirebench.Direct) }

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime/metrics"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,17 +29,24 @@ type Side struct {
 	// ends the round, counted too.
 	Run func(tb TB) (done func(TB))
 
-	nanos, allocs, bytes []float64
+	nanos, allocs, bytes, cpu []float64
 }
 
 // NewSide makes a side of a peer from a recording, for Bench.
 type NewSide func(tb TB, rec *Recording) Side
 
-// Wire replays the recording as agentsnap does: fakellm from the recorded
-// logs, a wire handler writing every log to a memory store.
-func Wire(_ TB, rec *Recording) Side {
+// Wire replays the recording as agentsnap does: fakellm serving the
+// scripts of the recorded logs, a wire handler writing every log to a
+// memory store. The scripts are derived once, before any round, as
+// httprr's map is built and go-vcr's cassette read before theirs: each
+// peer's reading of its recording is outside the timer.
+func Wire(tb TB, rec *Recording) Side {
+	scripts, err := fakellm.Prepare(rec.Logs)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return Side{Name: "wire", Run: func(tb TB) func(TB) {
-		drv, err := fakellm.New(rec.Logs)
+		drv, err := scripts.Driver()
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -47,8 +55,70 @@ func Wire(_ TB, rec *Recording) Side {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		RunAgent(tb, &http.Client{Transport: wire.Transport(h)}, rec.Prompts)
+		client := &http.Client{Transport: wire.Transport(h)}
+		RunAgent(tb, client, rec.Prompts)
 		return func(tb TB) {
+			client.CloseIdleConnections()
+			if err := h.Close(context.Background()); err != nil {
+				tb.Fatal(err)
+			}
+			if err := drv.Check(); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}}
+}
+
+// Direct replays the recording through the wire with no SDK: each
+// recorded request sent as it crossed the wire, its answer read whole —
+// what the wire itself costs per call, from the request's bytes to the
+// answer's, its logs written and the replay checked.
+func Direct(tb TB, rec *Recording) Side {
+	scripts, err := fakellm.Prepare(rec.Logs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reqs := make([]*http.Request, len(rec.Calls))
+	for i, c := range rec.Calls {
+		if reqs[i], err = http.ReadRequest(bufio.NewReader(strings.NewReader(c.Key))); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	bodies := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		if bodies[i], err = io.ReadAll(r.Body); err != nil {
+			tb.Fatal(err)
+		}
+		r.RequestURI, r.URL.Scheme, r.URL.Host = "", "http", r.Host
+	}
+	buf := make([]byte, 32<<10)
+	return Side{Name: "direct", Run: func(tb TB) func(TB) {
+		drv, err := scripts.Driver()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		clock := time.UnixMilli(946684800000)
+		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New(), Provider: "bench", Clock: func() time.Time { return clock }})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		client := &http.Client{Transport: wire.Transport(h)}
+		for i, r := range reqs {
+			r.Body = io.NopCloser(bytes.NewReader(bodies[i]))
+			resp, err := client.Do(r)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			for err == nil {
+				_, err = resp.Body.Read(buf)
+			}
+			resp.Body.Close()
+			if err != io.EOF || resp.StatusCode != http.StatusOK {
+				tb.Fatalf("call %d: status %d, body read: %v", i+1, resp.StatusCode, err)
+			}
+		}
+		return func(tb TB) {
+			client.CloseIdleConnections()
 			if err := h.Close(context.Background()); err != nil {
 				tb.Fatal(err)
 			}
@@ -140,11 +210,11 @@ func Bench(b *testing.B, more ...NewSide) {
 	}
 }
 
-// Alone replays the recordings of 4 and 64 turns on side alone, for a
-// profile of its own cost, and reports its median time and allocations
-// per call.
+// Alone replays the recordings of 4, 16 and 64 turns on side alone, for
+// a profile of its own cost, and reports its median time, CPU time,
+// allocations and bytes per call.
 func Alone(b *testing.B, side NewSide) {
-	for _, turns := range []int{4, 64} {
+	for _, turns := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
 			rec := Record(b, turns)
 			s := side(b, rec)
@@ -153,7 +223,9 @@ func Alone(b *testing.B, side NewSide) {
 			}
 			calls := float64(len(rec.Calls))
 			b.ReportMetric(median(s.nanos)/calls/1e3, "µs/call")
+			b.ReportMetric(median(s.cpu)/calls/1e3, "cpu-µs/call")
 			b.ReportMetric(median(s.allocs)/calls, "allocs/call")
+			b.ReportMetric(median(s.bytes)/calls, "B/call")
 			b.ReportMetric(0, "ns/op")
 		})
 	}
@@ -165,6 +237,7 @@ func report(b *testing.B, sides []Side, calls float64) {
 		b.ReportMetric(median(s.nanos)/calls/1e3, "µs/call-"+s.Name)
 		b.ReportMetric(median(s.allocs)/calls, "allocs/call-"+s.Name)
 		b.ReportMetric(median(s.bytes)/calls, "B/call-"+s.Name)
+		b.ReportMetric(median(s.cpu)/calls/1e3, "cpu-µs/call-"+s.Name)
 	}
 	w, f := &sides[0], &sides[len(sides)-1]
 	for _, s := range sides[1 : len(sides)-1] {
@@ -175,24 +248,28 @@ func report(b *testing.B, sides []Side, calls float64) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// samples count allocations as testing's -benchmem does: small objects
-// and tiny ones.
-var samples = []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/tiny/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
-
-// measure runs the agent once on this side and keeps its cost.
+// measure runs the agent once on this side and keeps its cost. It counts
+// allocations as testing's -benchmem does, with runtime.ReadMemStats:
+// runtime/metrics counts an object only once the span it came from leaves
+// its processor's cache, so a count read from it misses up to a span of
+// objects per size class — thousands, on a run of a few thousand.
 func (s *Side) measure(tb TB) {
 	if s.Prepare != nil {
 		s.Prepare(tb)
 	}
-	metrics.Read(samples)
-	objs, byts := samples[0].Value.Uint64()+samples[1].Value.Uint64(), samples[2].Value.Uint64()
+	// Each side pays for its own garbage, not for the side before it.
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	c0 := cpuNow()
 	start := time.Now()
 	s.Run(tb)(tb)
 	d := time.Since(start)
-	metrics.Read(samples)
+	s.cpu = append(s.cpu, cpuNow()-c0)
+	runtime.ReadMemStats(&after)
 	s.nanos = append(s.nanos, float64(d.Nanoseconds()))
-	s.allocs = append(s.allocs, float64(samples[0].Value.Uint64()+samples[1].Value.Uint64()-objs))
-	s.bytes = append(s.bytes, float64(samples[2].Value.Uint64()-byts))
+	s.allocs = append(s.allocs, float64(after.Mallocs-before.Mallocs))
+	s.bytes = append(s.bytes, float64(after.TotalAlloc-before.TotalAlloc))
 }
 
 func median(v []float64) float64 {
