@@ -81,6 +81,8 @@ func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
 	if err != nil {
 		return err
 	}
-	runErr := r.run(ctx, &Env{Env: env, HTTPClient: &http.Client{Transport: Transport(h)}, BaseURL: BaseURL, h: h})
+	client := &http.Client{Transport: Transport(h)}
+	runErr := r.run(ctx, &Env{Env: env, HTTPClient: client, BaseURL: BaseURL, h: h})
+	client.CloseIdleConnections() // the run's handler goroutines end with it
 	return errors.Join(runErr, h.Close(context.WithoutCancel(ctx)))
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 )
 
 // Transport returns an http.RoundTripper that serves every request with h
@@ -13,14 +15,47 @@ import (
 // as they come; each read takes all that is written and not yet read.
 // Closing the body, or cancelling the request's context, stops h, and the
 // body then reads as the context's error.
-func Transport(h http.Handler) http.RoundTripper { return &transport{h: h} }
+//
+// h runs on goroutines the transport keeps between requests, as an HTTP
+// client keeps its connections: a handler's stack, grown by its first
+// request, serves the next without growing again. A goroutine idle for a
+// second ends; CloseIdleConnections (http.Client.CloseIdleConnections)
+// ends the idle ones at once.
+func Transport(h http.Handler) http.RoundTripper {
+	return &transport{h: h, quit: make(chan struct{}), idleTimeout: idleTimeout}
+}
 
-type transport struct{ h http.Handler }
+// idleTimeout is how long a server goroutine waits for its next request;
+// maxIdle bounds how many wait at once (as many as the agent ran calls at
+// once, up to it).
+const (
+	idleTimeout = time.Second
+	maxIdle     = 64
+)
+
+type transport struct {
+	h http.Handler
+
+	mu   sync.Mutex
+	idle []*server     // waiting for a request, the last to finish last
+	quit chan struct{} // closed by CloseIdleConnections, then replaced
+	// Server goroutines started, and running now.
+	started, running int
+	idleTimeout      time.Duration // idleTimeout, but in the specs
+}
+
+// server is a goroutine that serves one exchange after another.
+type server struct {
+	t     *transport
+	job   chan *exchange // holds the next exchange; buffered, so a send never waits
+	timer *time.Timer    // the idle timeout, made at the first wait
+}
 
 // exchange is one call's objects in one allocation: what the handler
 // writes to, the body the agent reads and the response that hands it over.
 // Nothing of it is reused: the agent may keep the response.
 type exchange struct {
+	req  *http.Request
 	rw   bodyWriter
 	body body
 	resp http.Response
@@ -28,10 +63,10 @@ type exchange struct {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	x := &exchange{}
+	x := &exchange{req: req}
 	x.body.init(ctx)
 	x.rw.body = &x.body
-	go x.serve(t.h, req)
+	t.serve(x)
 	if err := x.body.awaitStart(); err != nil {
 		x.body.Close()
 		return nil, err
@@ -50,9 +85,88 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &x.resp, nil
 }
 
-// serve runs h on the request, on a goroutine of its own: the body
-// streams as h writes it.
-func (x *exchange) serve(h http.Handler, req *http.Request) {
+// serve hands x to an idle server, or to a new one.
+func (t *transport) serve(x *exchange) {
+	t.mu.Lock()
+	if n := len(t.idle); n > 0 {
+		s := t.idle[n-1]
+		t.idle[n-1] = nil
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		s.job <- x
+		return
+	}
+	t.started++
+	t.running++
+	t.mu.Unlock()
+	s := &server{t: t, job: make(chan *exchange, 1)}
+	go s.run(x)
+}
+
+// CloseIdleConnections ends the server goroutines that wait for a request;
+// those serving one end after it, idle for a second.
+func (t *transport) CloseIdleConnections() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	close(t.quit)
+	t.quit = make(chan struct{})
+}
+
+// run serves x, then every exchange handed to s, until s is idle too long.
+func (s *server) run(x *exchange) {
+	for x != nil {
+		x.serve(s.t.h)
+		x = s.next()
+	}
+	s.t.mu.Lock()
+	s.t.running--
+	s.t.mu.Unlock()
+}
+
+// next waits among the idle servers for s's next exchange. It returns nil
+// once s waited idleTimeout, the idle servers are closed or enough wait
+// already.
+func (s *server) next() *exchange {
+	t := s.t
+	t.mu.Lock()
+	if len(t.idle) >= maxIdle {
+		t.mu.Unlock()
+		return nil
+	}
+	t.idle = append(t.idle, s)
+	quit, timeout := t.quit, t.idleTimeout
+	t.mu.Unlock()
+	if s.timer == nil {
+		s.timer = time.NewTimer(timeout)
+	} else {
+		s.timer.Reset(timeout)
+	}
+	select {
+	case x := <-s.job:
+		s.timer.Stop()
+		return x
+	case <-s.timer.C:
+	case <-quit:
+	}
+	t.mu.Lock()
+	i := slices.Index(t.idle, s)
+	if i >= 0 {
+		t.idle = slices.Delete(t.idle, i, i+1)
+	}
+	t.mu.Unlock()
+	if i < 0 {
+		// A request took s as it timed out: its exchange is on the way.
+		s.timer.Stop()
+		return <-s.job
+	}
+	s.timer.Stop()
+	return nil
+}
+
+// serve runs h on the request, on a server's goroutine: the body streams
+// as h writes it.
+func (x *exchange) serve(h http.Handler) {
+	req := x.req
 	ctx := req.Context()
 	defer func() {
 		x.rw.start(http.StatusOK)

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -199,6 +201,102 @@ turn 1 (user)
 		_, err = resp.Body.Read(make([]byte, 8))
 		Expect(err).To(MatchError(io.ErrClosedPipe))
 	})
+})
+
+var _ = Describe("the in-process transport's server goroutines", func() {
+	// get makes a request through rt and reads its answer whole; a request
+	// no server takes fails after ten seconds.
+	get := func(rt http.RoundTripper) string {
+		GinkgoHelper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://agentsnap.invalid/", nil)
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := (&http.Client{Transport: rt}).Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		b, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Body.Close()).To(Succeed())
+		return string(b)
+	}
+	servers := func(rt http.RoundTripper) func() []int {
+		return func() []int {
+			started, running, idle := wire.TransportServers(rt)
+			return []int{started, running, idle}
+		}
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello") })
+
+	It("serve one request after another on the same goroutine, as a client keeps its connection", func() {
+		rt := wire.Transport(hello)
+		wire.SetIdleTimeout(rt, time.Hour) // only closing ends them
+		for range 20 {
+			Expect(get(rt)).To(Equal("hello"))
+			// The server goes back to wait once the handler has returned,
+			// just after the agent read the end of the answer.
+			Eventually(servers(rt)).Should(Equal([]int{1, 1, 1}))
+		}
+		(&http.Client{Transport: rt}).CloseIdleConnections()
+		Eventually(servers(rt)).Should(Equal([]int{1, 0, 0}), "closing the idle connections ends the waiting server")
+		Expect(get(rt)).To(Equal("hello"), "a request after that starts a server again")
+		Eventually(servers(rt)).Should(Equal([]int{2, 1, 1}))
+	})
+
+	It("start a server for each request made while the others serve, and keep at most 64 waiting", func() {
+		release := make(chan struct{})
+		var started sync.WaitGroup
+		held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			started.Done()
+			<-release
+			_, _ = io.WriteString(w, r.URL.Path)
+		})
+		rt := wire.Transport(held)
+		wire.SetIdleTimeout(rt, time.Hour)
+		const n = 70
+		started.Add(n)
+		answers := make(chan string, n)
+		for i := range n {
+			go func() {
+				defer GinkgoRecover()
+				resp, err := (&http.Client{Transport: rt}).Get(fmt.Sprintf("http://agentsnap.invalid/%d", i))
+				Expect(err).NotTo(HaveOccurred())
+				b, err := io.ReadAll(resp.Body)
+				Expect(err).NotTo(HaveOccurred())
+				answers <- string(b)
+			}()
+		}
+		started.Wait() // every handler runs: one goroutine each
+		Expect(servers(rt)()).To(Equal([]int{n, n, 0}))
+		close(release)
+		got := map[string]bool{}
+		for range n {
+			got[<-answers] = true
+		}
+		Expect(got).To(HaveLen(n), "every request got its own answer")
+		Eventually(servers(rt)).Should(Equal([]int{n, 64, 64}))
+		(&http.Client{Transport: rt}).CloseIdleConnections()
+		Eventually(servers(rt)).Should(Equal([]int{n, 0, 0}))
+	})
+
+	It("end a server idle for the idle timeout, and lose no request made as it times out", func(SpecContext) {
+		rt := wire.Transport(hello)
+		wire.SetIdleTimeout(rt, time.Microsecond)
+		Expect(get(rt)).To(Equal("hello"))
+		Eventually(servers(rt)).Should(Equal([]int{1, 0, 0}))
+		// Requests racing the timeout: each is answered, whichever server
+		// takes it.
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for range 500 {
+					Expect(get(rt)).To(Equal("hello"))
+				}
+			})
+		}
+		wg.Wait()
+		Eventually(servers(rt)).Should(HaveExactElements(BeNumerically(">", 1), 0, 0))
+	}, SpecTimeout(time.Minute))
 })
 
 var _ = Describe("an answer cut because the agent's context ended", func() {
