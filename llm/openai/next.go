@@ -68,13 +68,17 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 // next reads body against d, or returns nil when body does not repeat
 // d's messages (or is not a shape next reads).
 func (d *Decoded) next(body []byte) *Decoded {
-	at, tail, ok := scan(body, d)
+	at, tail, same, ok := d.scanAfter(body)
+	if !ok {
+		at, tail, ok = scan(body, d)
+		same = ok && tail != nil && bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
+	}
 	if !ok || tail == nil {
 		return nil
 	}
 	out := &Decoded{Reused: len(d.msgs), body: body, at: at}
 	call := &Call{}
-	if bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:]) {
+	if same {
 		*call = *d.Call
 		out.SameRest = true
 	} else {
@@ -109,6 +113,23 @@ func (d *Decoded) next(body []byte) *Decoded {
 	call.Messages = slices.Clip(out.msgs)
 	out.Call = call
 	return out
+}
+
+// scanAfter is scan for the usual next request: body repeats d's bytes up
+// to the end of its last message and after its messages, and adds
+// messages between. Only the new messages are scanned: what comes before
+// and after them is d's, which scan read. It reports false for any other
+// body, which scan then reads.
+func (d *Decoded) scanAfter(body []byte) (at spans, t *tail, same, ok bool) {
+	if !bytes.HasPrefix(body, d.body[:d.at.last]) {
+		return at, nil, false, false
+	}
+	t = &tail{}
+	at = spans{arr: d.at.arr, last: d.at.last, count: d.at.count}
+	if at, ok = scanElems(body, at.last, at, t); !ok || !bytes.Equal(body[at.end:], d.body[d.at.end:]) {
+		return at, nil, false, false
+	}
+	return at, t, true, true
 }
 
 // tail lists the elements of a body's messages after those it repeats.
@@ -189,23 +210,34 @@ func scanMessages(body []byte, i int, prev *Decoded) (at spans, t *tail, ok bool
 			at.last, at.count = j, prev.at.count
 		}
 	}
+	at, ok = scanElems(body, j, at, t)
+	if !ok {
+		return at, nil, false
+	}
+	return at, t, true
+}
+
+// scanElems scans the elements of a messages array from body[j], after
+// at.count of them, to its ']', setting at.last, at.count and at.end;
+// each element is listed in t, when t is not nil.
+func scanElems(body []byte, j int, at spans, t *tail) (spans, bool) {
 	for {
 		if j = jsonscan.SkipSpace(body, j); j >= len(body) {
-			return at, nil, false
+			return at, false
 		}
 		if body[j] == ']' {
 			at.end = j + 1
-			return at, t, true
+			return at, true
 		}
 		if at.count > 0 {
 			if body[j] != ',' {
-				return at, nil, false
+				return at, false
 			}
 			j = jsonscan.SkipSpace(body, j+1)
 		}
 		e, err := jsonscan.SkipMember(body, j)
 		if err != nil {
-			return at, nil, false
+			return at, false
 		}
 		if t != nil {
 			t.elems = append(t.elems, [2]int{j, e})
