@@ -30,6 +30,12 @@ type Config struct {
 	// ToolReplay serves recorded tools (Journal.Tool) in a replay: the
 	// Env's ToolReplay under agentsnap. Nil while recording: the tools run.
 	ToolReplay llm.ToolReplay
+	// FlushAfterAnswers leaves what BeginCall and EndStep write to the next
+	// flush that follows an answer (ToolCalls, EndTurn) or to Flush, rather
+	// than storing it before the model answers: a runtime that records
+	// each call as it serves it (the wire handler) then stores a call once,
+	// after its answer. A crash loses the call in flight.
+	FlushAfterAnswers bool
 }
 
 // IDs names new sessions. Implementations are safe for concurrent use;
@@ -77,6 +83,16 @@ type Journal struct {
 	digests  []string          // MessageDigest of each message
 	chain    llm.DigestChain   // the digests, hashed as each message came (session goroutine only)
 	digester llm.Digester      // what the session's calls sent, hashed once (guarded by mu)
+	// gen counts the times the conversation was replaced rather than
+	// appended to; given is what the last BeginCall knew of the
+	// conversation it was given: its first same messages are the
+	// session's own, as of generation gen (-1: nothing known), and
+	// digested says the digester holds copies of it. Session goroutine only.
+	gen   int
+	given struct {
+		same, gen int
+		digested  bool
+	}
 	// completed is the end of the last completed turn in the log, and
 	// completedMsgs and completedDigests the conversation there: what a fork
 	// child inherits. The slices are capped views nothing writes through
@@ -463,6 +479,7 @@ func (j *Journal) replaceMessages(keep int, history []session.Message) {
 	j.mu.Lock()
 	j.messages, j.digests = msgs, digests
 	j.mu.Unlock()
+	j.gen++
 }
 
 // addMessage appends m and its digest. It digests the copy in j.messages:

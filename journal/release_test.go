@@ -248,3 +248,81 @@ func (s *keepsBatches) Append(ctx context.Context, id string, events []session.E
 	s.bytes = append(s.bytes, session.Encode(&session.Header{}, events))
 	return s.Store.Append(ctx, id, events)
 }
+
+// countingStore counts the Appends that reach its store.
+type countingStore struct {
+	persistence.Store
+	appends atomic.Int64
+}
+
+func (s *countingStore) Append(ctx context.Context, id string, events []session.Event) error {
+	s.appends.Add(1)
+	return s.Store.Append(ctx, id, events)
+}
+
+var _ = Describe("a journal that flushes after answers", func() {
+	// session runs two turns of a root — one of a delegating step and a
+	// text step, the other of a text step — with a fork child made in the
+	// first turn's second step, and returns the logs it stored and how
+	// many Appends stored them.
+	run := func(after bool) (map[string]string, int64) {
+		GinkgoHelper()
+		mem := memory.New()
+		DeferCleanup(mem.Close)
+		store := &countingStore{Store: mem}
+		cfg := config(store)
+		cfg.FlushAfterAnswers = after
+		j, err := journal.NewRoot(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		step := func(j *journal.Journal, chunks []llm.Chunk) session.Message {
+			GinkgoHelper()
+			j.StartStep()
+			c, err := j.BeginCall(ctx, "prov", &llm.Request{Model: "m"})
+			Expect(err).NotTo(HaveOccurred())
+			if after {
+				Expect(journal.Unstored(j)).NotTo(BeEmpty(), "the call waits for its answer's flush")
+			}
+			for _, ch := range chunks {
+				c.Chunk(ch)
+			}
+			msg, _ := c.End()
+			return msg
+		}
+		j.StartTurn(journal.TriggerUser, journal.UserText("one"))
+		Expect(j.EndTurn(ctx, completed)).To(Succeed()) // a completed turn for the fork to inherit
+		j.StartTurn(journal.TriggerUser, journal.UserText("two"))
+		msg := step(j, delegation("call_1"))
+		Expect(j.ToolCalls(ctx, msg.ToolCalls())).To(Succeed())
+		Expect(journal.Unstored(j)).To(BeEmpty(), "an answer's tool calls flush the call")
+		child, err := j.Child(ctx, "call_1", session.ModeFork)
+		Expect(err).NotTo(HaveOccurred())
+		child.StartTurn(journal.TriggerSubagent, journal.UserText("go on"))
+		step(child, answer("done"))
+		Expect(child.EndTurn(ctx, completed)).To(Succeed())
+		j.ToolResult("call_1", "subagent_fork", "done", false)
+		Expect(j.EndStep(ctx)).To(Succeed())
+		step(j, answer("both done"))
+		Expect(j.EndTurn(ctx, completed)).To(Succeed())
+		Expect(journal.Unstored(j)).To(BeEmpty())
+		logs := map[string]string{}
+		for _, id := range []string{"root", "root/call_1"} {
+			l, err := mem.Load(ctx, id)
+			Expect(err).NotTo(HaveOccurred())
+			logs[id] = string(session.Encode(&l.Header, l.Events))
+		}
+		return logs, store.appends.Load()
+	}
+
+	It("stores the same logs as one that flushes at every phase, a call once, after its answer", func() {
+		every, phases := run(false)
+		once, answers := run(true)
+		Expect(once).To(Equal(every))
+		Expect(once["root/call_1"]).To(ContainSubstring(`"seedLength"`), "the fork child inherits the completed turn")
+		// Per phase: the first turn's end; BeginCall and ToolCalls; the
+		// child's BeginCall and turn end; EndStep; BeginCall and turn end.
+		Expect(phases).To(BeEquivalentTo(8))
+		// After answers: the first turn's end; ToolCalls; the child's turn
+		// end; the last turn's end.
+		Expect(answers).To(BeEquivalentTo(4))
+	})
+})

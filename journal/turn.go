@@ -99,8 +99,29 @@ type Call struct {
 // one more for each retry) and, when req.Messages is nil, the conversation
 // so far; it writes the request/header event that digests what req sends
 // (provider recorded as given) and flushes, so the call is durable before
-// the model answers. Feed the stream's chunks to Call.Chunk, then End.
+// the model answers (unless Config.FlushAfterAnswers leaves that to the
+// answer's flush). Feed the stream's chunks to Call.Chunk, then End.
 func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Request) (*Call, error) {
+	return j.BeginCallRepeating(ctx, provider, req, 0)
+}
+
+// BeginCallRepeating is BeginCall for a caller that gives every call its
+// conversation in full (req.Messages) and knows that the first repeated
+// of them are, unchanged, the first repeated messages it gave the
+// session's last BeginCall — the wire layer reads them from the same
+// bytes. They are not compared with the session's conversation again, so
+// a call costs what its new messages cost, however long the conversation.
+// With repeated 0 it is BeginCall.
+func (j *Journal) BeginCallRepeating(ctx context.Context, provider string, req *llm.Request, repeated int) (*Call, error) {
+	repeated = max(repeated, 0)
+	known, sent := 0, 0
+	if j.given.gen == j.gen {
+		known = min(repeated, j.given.same)
+	}
+	if j.given.digested {
+		sent = repeated // the digester's copies are the last call's
+	}
+	j.given.gen, j.given.digested = -1, false // until this call's conversation is compared
 	if !j.inStep {
 		return nil, fmt.Errorf("journal: session %s: BeginCall outside a step; call StartStep first", j.header.ID)
 	}
@@ -114,33 +135,37 @@ func (j *Journal) BeginCall(ctx context.Context, provider string, req *llm.Reque
 	j.mu.Lock() // a child being created forks the digester
 	if req.Messages == nil {
 		req.Messages = j.messages
+		j.given.same, j.given.gen = len(j.messages), j.gen
 		h = j.digester.HeaderChain(provider, req, j.digests, &j.chain)
-	} else if sameConversation(req.Messages, j.messages) {
+	} else if j.sameConversation(req.Messages, known) {
 		// The wire's usual call: the agent sends back the session's own
 		// conversation, whose digests the journal keeps already.
 		h = j.digester.HeaderChain(provider, req, j.digests, &j.chain)
 	} else {
-		h = j.digester.Header(provider, req)
+		h = j.digester.HeaderRepeating(provider, req, sent)
+		j.given.digested = true
 	}
 	j.mu.Unlock()
 	j.emitOwn(session.TypeRequestHeader, h)
-	if err := j.Flush(ctx); err != nil {
-		return nil, err
+	if !j.cfg.FlushAfterAnswers {
+		if err := j.Flush(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return &Call{j: j, turn: j.turn, step: j.step, attempt: j.attempt}, nil
 }
 
-// sameConversation reports whether a and b encode to the same messages.
-func sameConversation(a, b []session.Message) bool {
-	if len(a) != len(b) {
-		return false
+// sameConversation reports whether msgs encode to the session's
+// conversation, their first known messages known to, and notes how many
+// leading messages do for the next call (BeginCallRepeating).
+func (j *Journal) sameConversation(msgs []session.Message, known int) bool {
+	n := min(len(msgs), len(j.messages))
+	i := min(known, n)
+	for i < n && llm.SameMessage(&msgs[i], &j.messages[i]) {
+		i++
 	}
-	for i := range a {
-		if !llm.SameMessage(&a[i], &b[i]) {
-			return false
-		}
-	}
-	return true
+	j.given.same, j.given.gen = i, j.gen
+	return i == len(msgs) && i == len(j.messages)
 }
 
 // Chunk records one chunk of the call's stream (an assistant/chunk event).
@@ -211,11 +236,15 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 	j.addMessage(msg)
 }
 
-// EndStep records the end of the current step and flushes.
+// EndStep records the end of the current step and flushes (unless
+// Config.FlushAfterAnswers leaves that to the next answer's flush).
 func (j *Journal) EndStep(ctx context.Context) error {
 	j.writeRecords("", true)
 	j.inStep = false
 	j.emitOwn(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
+	if j.cfg.FlushAfterAnswers {
+		return nil
+	}
 	return j.Flush(ctx)
 }
 

@@ -39,7 +39,14 @@ func (d *Digester) Fork() Digester {
 
 // Header returns RequestHeader(provider, req).
 func (d *Digester) Header(provider string, req *Request) session.RequestHeaderData {
-	d.conversation(req.Messages)
+	return d.HeaderRepeating(provider, req, 0)
+}
+
+// HeaderRepeating is Header for a caller that knows the first repeated
+// messages of req are, unchanged, those of the last request it gave
+// Header (or HeaderRepeating): they are not compared again.
+func (d *Digester) HeaderRepeating(provider string, req *Request, repeated int) session.RequestHeaderData {
+	d.conversation(req.Messages, repeated)
 	return d.HeaderChain(provider, req, d.sentDigests, &d.chain)
 }
 
@@ -60,9 +67,10 @@ func (d *Digester) HeaderChain(provider string, req *Request, digests []string, 
 }
 
 // conversation brings sent, sentDigests and chain to msgs, hashing the
-// messages after the prefix msgs share with sent.
-func (d *Digester) conversation(msgs []Message) {
-	k := 0
+// messages after the prefix msgs share with sent, whose first known
+// messages they are known to share.
+func (d *Digester) conversation(msgs []Message, known int) {
+	k := min(max(known, 0), len(msgs), len(d.sent))
 	for k < len(msgs) && k < len(d.sent) && SameMessage(&msgs[k], &d.sent[k]) {
 		k++
 	}

@@ -67,6 +67,9 @@ type Request struct {
 	// first reused messages are the messages of the request that left it.
 	state, base any
 	reused      int
+	// Set by the session: how many leading messages are those of the
+	// session's last request (Handler.known), for the journal.
+	known int
 }
 
 // startStream sends the status and headers of a server-sent event stream

@@ -62,7 +62,8 @@ const (
 // turns start at the user messages a request ends with after a finished
 // turn and end when the model answers without tool calls; steps follow
 // the tool results the next request brings; a fork child's seed is its
-// parent's completed turns.
+// parent's completed turns. A call's events are stored once its answer is
+// recorded (journal.Config.FlushAfterAnswers), not before it is served.
 //
 // A Handler is safe for concurrent use: sessions may call at the same
 // time; one session's calls are served one after another. Call Close when
@@ -97,7 +98,7 @@ func NewHandler(cfg Config) (*Handler, error) {
 	}
 	return &Handler{
 		cfg:      cfg,
-		jcfg:     journal.Config{Store: cfg.Store, Clock: cfg.Clock, Cwd: cfg.Cwd, ToolReplay: cfg.ToolReplay},
+		jcfg:     journal.Config{Store: cfg.Store, Clock: cfg.Clock, Cwd: cfg.Cwd, ToolReplay: cfg.ToolReplay, FlushAfterAnswers: true},
 		byTag:    map[*tag]*wireSession{},
 		byHeader: map[string]*wireSession{},
 	}, nil

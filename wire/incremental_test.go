@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
@@ -108,6 +112,53 @@ var _ = Describe("a request read against the session's last one", func() {
 			To(Equal(callSeq([]wire.Format{wholeChat{wire.ChatCompletions}}, wire.Infer, plain...)))
 	})
 
+	It("digests an answer sent back with its reasoning, then without it, as sent each time", func() {
+		// The log's answer has reasoning; the agent sends it back first with
+		// its reasoning_content (the log's own conversation), then without:
+		// a change the conversation does not see, but the request/header's
+		// digests do. The messages the journal takes as repeated from the
+		// last call must be only those read from the same bytes.
+		answers := map[string][]any{"root": {
+			session.Message{Role: session.RoleAssistant, Content: []session.Part{{Type: session.PartReasoning, Text: "thinking"}, session.TextPart("ok")}},
+			"v2.4.1 it is.", "team-atlas.",
+		}}
+		reasoned := `{"role":"assistant","content":"ok","reasoning_content":"thinking"}`
+		bodies := []string{stream(q1), stream(q1, reasoned, q2), stream(q1, assistant("ok"), q2, a1, user("Thanks."))}
+		l, err := session.Read(strings.NewReader(callScript(answers, []wire.Format{wire.ChatCompletions}, wire.Explicit, bodies...)["root"]), "root")
+		Expect(err).NotTo(HaveOccurred())
+		var got [][]string
+		for _, e := range l.Events {
+			if e.Type == session.TypeRequestHeader {
+				var h session.RequestHeaderData
+				Expect(e.Decode(&h)).To(Succeed())
+				got = append(got, h.MessageDigests)
+			}
+		}
+		var want [][]string
+		for _, b := range bodies {
+			c, err := openai.DecodeRequest([]byte(b))
+			Expect(err).NotTo(HaveOccurred())
+			want = append(want, llm.RequestHeader("", &llm.Request{Messages: c.Messages}).MessageDigests)
+		}
+		Expect(got).To(Equal(want))
+		Expect(want[2][1]).NotTo(Equal(want[1][1]), "the answer sent back without its reasoning is another message")
+	})
+
+	It("stores each call once, after its answer", func() {
+		store := &countingStore{Store: memory.New()}
+		h, err := wire.NewHandler(wire.Config{Driver: script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}, "v2.4.1 it is."}}), Store: store})
+		Expect(err).NotTo(HaveOccurred())
+		for _, b := range []string{stream(q1), stream(q1, call1, r1)} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(b)))
+			Expect(w.Code).To(Equal(http.StatusOK), w.Body.String())
+		}
+		// The first call's tool calls, and the second's end of the turn;
+		// neither request/header waited for a store before the answer.
+		Expect(store.appends.Load()).To(BeEquivalentTo(2))
+		Expect(h.Close(context.Background())).To(Succeed())
+	})
+
 	It("reads a body whole whatever Content-Length it claims", func() {
 		body := stream(q1, call1, r1, a1, user(strings.Repeat("a long question ", 100)))
 		for _, claimed := range []int64{-1, 0, 1, 511, 512, int64(len(body)) - 1, int64(len(body)), int64(len(body)) + 1, 1 << 40} {
@@ -136,3 +187,14 @@ var _ = Describe("a request read against the session's last one", func() {
 		Expect(got["root/call_f"]).To(ContainSubstring(`"trigger":"subagent"}}`+"\n"+`{"type":"history/replace"`), "the child's first request is recorded as sent")
 	})
 })
+
+// countingStore counts the Appends that reach its store.
+type countingStore struct {
+	persistence.Store
+	appends atomic.Int64
+}
+
+func (s *countingStore) Append(ctx context.Context, id string, events []session.Event) error {
+	s.appends.Add(1)
+	return s.Store.Append(ctx, id, events)
+}

@@ -52,8 +52,9 @@ func calls(parts ...session.Part) iter.Seq[llm.Chunk] {
 }
 
 // scripted answers each session's calls in turn from its queue (by
-// session id), text for a string and tool calls for a []session.Part; a
-// session's queue that runs out says "done".
+// session id), text for a string, tool calls for a []session.Part and a
+// whole answer for a session.Message; a session's queue that runs out says
+// "done".
 type scripted struct {
 	mu      sync.Mutex
 	answers map[string][]any
@@ -74,6 +75,8 @@ func (d *scripted) Stream(_ context.Context, req *llm.Request) (iter.Seq[llm.Chu
 		return say(a), nil
 	case []session.Part:
 		return calls(a...), nil
+	case session.Message:
+		return slices.Values(llm.StreamMessage(a, nil, "")), nil
 	}
 	panic(fmt.Sprintf("scripted: answer %T", q[0]))
 }

@@ -65,6 +65,7 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 	msgs := req.Messages
 	// The first known messages are the log's: compared when they came.
 	known := h.known(s, req)
+	req.known = known
 	if len(s.awaiting) > 0 {
 		if err := s.results(ctx, h, msgs, known); err != nil {
 			return err
@@ -208,7 +209,8 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	// and request/header digests those.
 	lreq := &llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings}
 	s.sent = len(s.j.Messages())
-	c, err := s.j.BeginCall(ctx, h.cfg.Provider, lreq)
+	// The first known messages are those the last call gave the journal.
+	c, err := s.j.BeginCallRepeating(ctx, h.cfg.Provider, lreq, req.known)
 	if err != nil {
 		return err
 	}
