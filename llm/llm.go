@@ -90,19 +90,16 @@ const (
 // gets nothing more, not even the added finish.
 func Normalize(ctx context.Context, s iter.Seq[Chunk]) iter.Seq[Chunk] {
 	return func(yield func(Chunk) bool) {
-		finished := false
-		stopped := false
+		// One variable the loop sets, not two: each the loop's body sets is
+		// an allocation of its own.
+		ended := false // by a finish, or by the consumer
 		for c := range s {
-			if !yield(c) {
-				stopped = true
-				break
-			}
-			if c.IsFinish() {
-				finished = true
+			if !yield(c) || c.IsFinish() {
+				ended = true
 				break
 			}
 		}
-		if finished || stopped {
+		if ended {
 			return
 		}
 		if ctx.Err() != nil {

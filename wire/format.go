@@ -68,8 +68,10 @@ type Request struct {
 	state, base any
 	reused      int
 	// Set by the session: how many leading messages are those of the
-	// session's last request (Handler.known), for the journal.
+	// session's last request (Handler.known), for the journal; and the
+	// model call made of the request.
 	known int
+	call  llm.Request
 }
 
 // startStream sends the status and headers of a server-sent event stream

@@ -42,6 +42,13 @@ type chatState struct {
 	settings json.RawMessage
 }
 
+// chatRequest is a request read and the state it leaves, in one
+// allocation.
+type chatRequest struct {
+	req   Request
+	state chatState
+}
+
 func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
 	last, _ := prev.(*chatState)
 	var against *openai.Decoded
@@ -59,8 +66,9 @@ func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Requ
 	} else if set, err = settings(call.Members, openai.Known...); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
-	req := &Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set}
-	req.state = &chatState{d: d, settings: set}
+	cr := &chatRequest{state: chatState{d: d, settings: set}}
+	req := &cr.req
+	*req = Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set, state: &cr.state}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused
 	}

@@ -207,7 +207,8 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	// The model gets the messages as the agent sent them — the log's
 	// conversation but for what the agent does not send back (reasoning) —
 	// and request/header digests those.
-	lreq := &llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings}
+	lreq := &req.call
+	*lreq = llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings}
 	s.sent = len(s.j.Messages())
 	// The first known messages are those the last call gave the journal.
 	c, err := s.j.BeginCallRepeating(ctx, h.cfg.Provider, lreq, req.known)
@@ -303,23 +304,36 @@ func callKey(r *llm.Request) string {
 // calls it makes in s.made before the agent reads them: a child may name
 // its creating call as soon as it has read it.
 func (h *Handler) tap(s *wireSession, stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
-	done := false
-	return func(yield func(llm.Chunk) bool) {
-		if done {
-			return
-		}
-		done = true
-		// Once the consumer stops (the writer at the finish, a client gone),
-		// this same pass goes on recording the rest: the log closes every
-		// call. Ranging over stream again would start it over, and a live
-		// stream can be iterated only once.
-		open := true
-		var at []blockCall // an answer makes a few
-		for ch := range stream {
-			c.Chunk(ch)
-			at = h.noteCall(s, at, &ch)
-			open = open && yield(ch)
-		}
+	t := &tapped{h: h, s: s, c: c, stream: stream}
+	t.at = t.first[:0]
+	return t.all
+}
+
+// tapped is a stream being tapped, its state in one allocation.
+type tapped struct {
+	h      *Handler
+	s      *wireSession
+	c      *journal.Call
+	stream iter.Seq[llm.Chunk]
+	done   bool
+	open   bool        // the consumer still reads
+	at     []blockCall // where the answer's tool calls are in s.made
+	first  [4]blockCall
+}
+
+func (t *tapped) all(yield func(llm.Chunk) bool) {
+	if t.done {
+		return
+	}
+	t.done, t.open = true, true
+	// Once the consumer stops (the writer at the finish, a client gone),
+	// this same pass goes on recording the rest: the log closes every
+	// call. Ranging over stream again would start it over, and a live
+	// stream can be iterated only once.
+	for ch := range t.stream {
+		t.c.Chunk(ch)
+		t.at = t.h.noteCall(t.s, t.at, &ch)
+		t.open = t.open && yield(ch)
 	}
 }
 

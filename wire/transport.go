@@ -250,11 +250,11 @@ type body struct {
 	done     error // once the handler is done: what reads return after buf (io.EOF, or the context's error)
 	closed   bool  // the agent closed the body: writes fail
 	readable chan struct{}
-	writable chan struct{}
+	writable chan struct{} // made when the handler first waits for room (under mu): it rarely does
 }
 
 func (b *body) init(ctx context.Context) {
-	b.ctx, b.readable, b.writable = ctx, make(chan struct{}, 1), make(chan struct{}, 1)
+	b.ctx, b.readable = ctx, make(chan struct{}, 1)
 }
 
 // started records that the status and headers are handed over, and wakes
@@ -296,9 +296,13 @@ func signal(c chan struct{}) {
 func (b *body) write(p []byte) (int, error) {
 	b.mu.Lock()
 	for !b.closed && len(b.buf)-b.off >= maxAhead {
+		if b.writable == nil {
+			b.writable = make(chan struct{}, 1)
+		}
+		writable := b.writable
 		b.mu.Unlock()
 		select {
-		case <-b.writable:
+		case <-writable:
 		case <-b.ctx.Done():
 			return 0, b.ctx.Err()
 		}

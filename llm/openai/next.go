@@ -59,25 +59,40 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 	}
 	d := &Decoded{Call: call, msgs: call.Messages, system: system}
 	call.Messages = slices.Clip(call.Messages)
-	if at, _, ok := scan(body, nil); ok {
+	if at, _, ok := scan(body, nil, nil); ok {
 		d.body, d.at = body, at
 	}
 	return d, nil
 }
 
+// nextRead is what reading a request against the last one allocates, in
+// one piece: the Decoded, its Call, the new messages' spans and the
+// message each is read into.
+type nextRead struct {
+	d     Decoded
+	call  Call
+	tail  tail
+	spans [4][2]int // room for the tail's usual few elements
+	m     Message
+}
+
 // next reads body against d, or returns nil when body does not repeat
 // d's messages (or is not a shape next reads).
 func (d *Decoded) next(body []byte) *Decoded {
-	at, tail, same, ok := d.scanAfter(body)
-	if !ok {
-		at, tail, ok = scan(body, d)
-		same = ok && tail != nil && bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
+	nr := &nextRead{}
+	tail := &nr.tail
+	tail.elems = nr.spans[:0]
+	at, same := d.scanAfter(body, tail)
+	if !same {
+		tail.elems = tail.elems[:0]
+		var repeats, ok bool
+		if at, repeats, ok = scan(body, d, tail); !ok || !repeats {
+			return nil
+		}
+		same = bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
 	}
-	if !ok || tail == nil {
-		return nil
-	}
-	out := &Decoded{Reused: len(d.msgs), body: body, at: at}
-	call := &Call{}
+	out, call := &nr.d, &nr.call
+	out.Reused, out.body, out.at = len(d.msgs), body, at
 	if same {
 		*call = *d.Call
 		out.SameRest = true
@@ -91,13 +106,14 @@ func (d *Decoded) next(body []byte) *Decoded {
 		*call = *c
 	}
 	r := reader{before: d.msgs}
-	var m Message // one for the tail: r.add copies what it keeps, and &m escapes
+	m := &nr.m // one for the tail: r.add copies what it keeps
 	for k, e := range tail.elems {
-		m = Message{}
-		if decodeMessage(body[e[0]:e[1]], &m) != nil || r.add(d.at.count+k, &m) != nil {
+		*m = Message{}
+		if decodeMessage(body[e[0]:e[1]], m) != nil || r.add(d.at.count+k, m) != nil {
 			return nil // read whole, for DecodeRequest's error
 		}
 	}
+	*m = Message{} // nothing of the request's held by the Decoded kept for the next
 	out.system, call.System = d.system, d.Call.System
 	if len(r.system) > 0 {
 		out.system = slices.Concat(d.system, r.system)
@@ -120,16 +136,13 @@ func (d *Decoded) next(body []byte) *Decoded {
 // messages between. Only the new messages are scanned: what comes before
 // and after them is d's, which scan read. It reports false for any other
 // body, which scan then reads.
-func (d *Decoded) scanAfter(body []byte) (at spans, t *tail, same, ok bool) {
+func (d *Decoded) scanAfter(body []byte, t *tail) (at spans, ok bool) {
 	if !bytes.HasPrefix(body, d.body[:d.at.last]) {
-		return at, nil, false, false
+		return at, false
 	}
-	t = &tail{}
 	at = spans{arr: d.at.arr, last: d.at.last, count: d.at.count}
-	if at, ok = scanElems(body, at.last, at, t); !ok || !bytes.Equal(body[at.end:], d.body[d.at.end:]) {
-		return at, nil, false, false
-	}
-	return at, t, true, true
+	at, ok = scanElems(body, at.last, at, t)
+	return at, ok && bytes.Equal(body[at.end:], d.body[d.at.end:])
 }
 
 // tail lists the elements of a body's messages after those it repeats.
@@ -137,84 +150,84 @@ type tail struct{ elems [][2]int }
 
 // scan finds the messages of body, a request object: its one member named
 // exactly "messages", an array. When the array begins with all of prev's
-// elements, byte for byte, it scans only the elements after them and
-// returns them; else a nil tail. It refuses (ok false) a body that is not
+// elements, byte for byte (repeats), it scans only the elements after them
+// and lists them in t. It refuses (ok false) a body that is not
 // an object, a messages member that is missing, repeated or not an array,
 // and a member name that is escaped or is "messages" in other case, as
 // encoding/json would match it: such a body is read whole.
-func scan(body []byte, prev *Decoded) (at spans, t *tail, ok bool) {
+func scan(body []byte, prev *Decoded, t *tail) (at spans, repeats, ok bool) {
 	i := jsonscan.SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return at, nil, false
+		return at, false, false
 	}
 	found := false
 	i = jsonscan.SkipSpace(body, i+1)
 	for i < len(body) && body[i] != '}' {
 		if body[i] != '"' {
-			return at, nil, false
+			return at, false, false
 		}
 		end, esc, err := jsonscan.SkipString(body, i)
 		if err != nil || esc {
-			return at, nil, false
+			return at, false, false
 		}
 		key := body[i+1 : end-1]
 		if i = jsonscan.SkipSpace(body, end); i >= len(body) || body[i] != ':' {
-			return at, nil, false
+			return at, false, false
 		}
 		i = jsonscan.SkipSpace(body, i+1)
 		switch {
 		case string(key) == "messages":
 			if found {
-				return at, nil, false
+				return at, false, false
 			}
 			found = true
-			if at, t, ok = scanMessages(body, i, prev); !ok {
-				return at, nil, false
+			if at, repeats, ok = scanMessages(body, i, prev, t); !ok {
+				return at, false, false
 			}
 			i = at.end
 		case bytes.EqualFold(key, []byte("messages")):
-			return at, nil, false
+			return at, false, false
 		default:
 			if i, err = jsonscan.SkipMember(body, i); err != nil {
-				return at, nil, false
+				return at, false, false
 			}
 		}
 		switch i = jsonscan.SkipSpace(body, i); {
 		case i < len(body) && body[i] == ',':
 			// Another member must follow: no trailing comma.
 			if i = jsonscan.SkipSpace(body, i+1); i >= len(body) || body[i] != '"' {
-				return at, nil, false
+				return at, false, false
 			}
 		case i >= len(body) || body[i] != '}':
-			return at, nil, false
+			return at, false, false
 		}
 	}
 	if i >= len(body) || jsonscan.SkipSpace(body, i+1) != len(body) {
-		return at, nil, false
+		return at, false, false
 	}
-	return at, t, found
+	return at, repeats, found
 }
 
 // scanMessages scans the messages array at body[i], after prev's elements
-// when it begins with them.
-func scanMessages(body []byte, i int, prev *Decoded) (at spans, t *tail, ok bool) {
+// when it begins with them (repeats: the others are listed in t).
+func scanMessages(body []byte, i int, prev *Decoded, t *tail) (at spans, repeats, ok bool) {
 	if i >= len(body) || body[i] != '[' {
-		return at, nil, false
+		return at, false, false
 	}
 	at.arr, at.last = i, i+1
 	j := i + 1
 	if prev != nil {
 		if p := prev.body[prev.at.arr:prev.at.last]; bytes.HasPrefix(body[i:], p) {
-			t = &tail{}
+			repeats = true
 			j = i + len(p)
 			at.last, at.count = j, prev.at.count
 		}
 	}
-	at, ok = scanElems(body, j, at, t)
-	if !ok {
-		return at, nil, false
+	if !repeats {
+		t = nil
 	}
-	return at, t, true
+	at, ok = scanElems(body, j, at, t)
+	return at, repeats && ok, ok
 }
 
 // scanElems scans the elements of a messages array from body[j], after
