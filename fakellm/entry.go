@@ -114,13 +114,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		case "attempt":
 			err = json.Unmarshal(v, &out.Attempt)
 		case "chunks":
-			// Chunk members the session package does not know are kept
-			// verbatim and written back into log lines by the replay, so
-			// an indented sidecar's newlines must not reach them.
-			var compact bytes.Buffer
-			if err = json.Compact(&compact, v); err == nil {
-				err = json.Unmarshal(compact.Bytes(), &out.Chunks)
-			}
+			out.Chunks, err = entryChunks(v)
 		case "code":
 			err = unmarshalString(v, &out.Code)
 		case "message":
@@ -138,6 +132,42 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	*e = out
 	return nil
 }
+
+// entryChunks reads an entry's chunks, v, as json.Unmarshal into a
+// []session.Chunk reads them once compacted: chunk members the session
+// package does not know are kept verbatim and written back into log lines
+// by the replay, so an indented sidecar's newlines must not reach them. An
+// array of objects, the usual shape, is read element by element without
+// encoding/json; anything else by it.
+func entryChunks(v []byte) ([]session.Chunk, error) {
+	compact, err := jsonscan.AppendCompact(nil, v)
+	if err != nil {
+		var chunks []session.Chunk
+		return chunks, json.Unmarshal(v, &chunks) // its error
+	}
+	var elems [][]byte
+	if jsonscan.Elements(compact, func(e []byte) error {
+		if e[0] != '{' {
+			return errNotChunk
+		}
+		elems = append(elems, e)
+		return nil
+	}) != nil {
+		var chunks []session.Chunk
+		err := json.Unmarshal(compact, &chunks)
+		return chunks, err
+	}
+	chunks := make([]session.Chunk, len(elems))
+	for i, e := range elems {
+		if err := chunks[i].UnmarshalJSON(e); err != nil {
+			return nil, err
+		}
+	}
+	return chunks, nil
+}
+
+// errNotChunk stops entryChunks's walk at an element that is not an object.
+var errNotChunk = errors.New("not a chunk object")
 
 // unmarshalString is json.Unmarshal into a string, reading a string value
 // (valid JSON here) without encoding/json.

@@ -8,3 +8,6 @@ func TurnEnds(s *Script) map[int]string { return s.turnEnds }
 
 // LogTurnEnds is how l's own turns ended, read from the log.
 var LogTurnEnds = turnEnds
+
+// EntryChunks is entryChunks, for the tests.
+var EntryChunks = entryChunks

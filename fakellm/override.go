@@ -1,7 +1,6 @@
 package fakellm
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,19 +125,18 @@ func parsePatch(raw json.RawMessage) (map[int]Entry, error) {
 
 // objectMembers is json.Unmarshal of raw into a map[string]json.RawMessage
 // (a repeated member's last value wins; null is a nil map), splitting a
-// valid object with one scan instead of decoding it; the values alias raw.
-// Anything else gets that call's error.
+// valid object with one scan instead of decoding it — jsonscan.Object
+// accepts exactly the objects encoding/json does (FuzzObject) — the
+// values aliasing raw. Anything else gets that call's error.
 func objectMembers(raw []byte) (map[string]json.RawMessage, error) {
-	if t := bytes.TrimLeft(raw, " \t\r\n"); len(t) > 0 && t[0] == '{' && json.Valid(raw) {
-		m := map[string]json.RawMessage{}
-		if jsonscan.Object(raw, func(key []byte, esc bool, val []byte) error {
-			m[jsonscan.Key(key, esc)] = val
-			return nil
-		}) == nil {
-			return m, nil
-		}
+	m := map[string]json.RawMessage{}
+	if jsonscan.Object(raw, func(key []byte, esc bool, val []byte) error {
+		m[jsonscan.Key(key, esc)] = val
+		return nil
+	}) == nil {
+		return m, nil
 	}
-	var m map[string]json.RawMessage
+	m = nil
 	err := json.Unmarshal(raw, &m)
 	return m, err
 }

@@ -210,18 +210,17 @@ type jsonMember struct {
 // objectMembers splits a JSON object into its members, keeping where each
 // value starts so errors can name its line.
 func objectMembers(b []byte) ([]jsonMember, error) {
-	// The common case, a valid object, in one scan after encoding/json's
-	// check; anything else is told by decoding it.
-	if json.Valid(b) {
-		var out []jsonMember
-		err := jsonscan.Object(b, func(key []byte, esc bool, val []byte) error {
-			// val is b[i:j], so cap tells where in b it starts.
-			out = append(out, jsonMember{key: jsonscan.Key(key, esc), raw: slices.Clone(val), off: int64(cap(b) - cap(val))})
-			return nil
-		})
-		if err == nil {
-			return out, nil
-		}
+	// The common case, a valid object, in one scan (jsonscan.Object accepts
+	// exactly the objects encoding/json does: FuzzObject); anything else is
+	// told by decoding it.
+	var out []jsonMember
+	err := jsonscan.Object(b, func(key []byte, esc bool, val []byte) error {
+		// val is b[i:j], so cap tells where in b it starts.
+		out = append(out, jsonMember{key: jsonscan.Key(key, esc), raw: slices.Clone(val), off: int64(cap(b) - cap(val))})
+		return nil
+	})
+	if err == nil {
+		return out, nil
 	}
 	var top any
 	if err := json.Unmarshal(b, &top); err != nil {
@@ -239,7 +238,7 @@ func objectMembers(b []byte) ([]jsonMember, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, err
 	}
-	var out []jsonMember
+	out = nil
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -450,8 +449,7 @@ func marshal(v any) ([]byte, error) {
 // isObject reports whether raw is one JSON object, checking it without
 // decoding it.
 func isObject(raw json.RawMessage) bool {
-	t := bytes.TrimLeft(raw, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(raw)
+	return jsonscan.Object(raw, func([]byte, bool, []byte) error { return nil }) == nil
 }
 
 // WithRecorded returns the scenario.json text src with its recorded member

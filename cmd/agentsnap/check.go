@@ -274,14 +274,24 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 // results in the folders' order.
 func replayAll(dirs []string, jobs int, one func(dir string) checkResult) []checkResult {
 	results := make([]checkResult, len(dirs))
+	replay := func(i int) {
+		start := time.Now()
+		results[i] = one(dirs[i])
+		results[i].seconds = time.Since(start).Seconds()
+	}
+	if jobs = min(jobs, len(dirs)); jobs <= 1 {
+		// One at a time: on this goroutine, with no hand-over per scenario.
+		for i := range dirs {
+			replay(i)
+		}
+		return results
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, jobs) {
+	for range jobs {
 		wg.Go(func() {
 			for i := range work {
-				start := time.Now()
-				results[i] = one(dirs[i])
-				results[i].seconds = time.Since(start).Seconds()
+				replay(i)
 			}
 		})
 	}

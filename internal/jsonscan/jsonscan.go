@@ -407,6 +407,11 @@ func Strings(val []byte) ([]string, error) {
 	return out, nil
 }
 
+// Elements calls fn with the span of each element of the array that val
+// must be exactly (no space around it), in order; an error from fn stops
+// the walk and is returned.
+func Elements(val []byte, fn func(elem []byte) error) error { return elements(val, "values", fn) }
+
 // elements calls fn with the span of each element of the array that val must
 // be exactly. It checks the punctuation itself, so a span that was never
 // validated cannot pass for a shorter array.
