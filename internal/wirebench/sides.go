@@ -41,31 +41,11 @@ type NewSide func(tb TB, rec *Recording) Side
 // httprr's map is built and go-vcr's cassette read before theirs: each
 // peer's reading of its recording is outside the timer.
 func Wire(tb TB, rec *Recording) Side {
-	scripts, err := fakellm.Prepare(rec.Logs)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	r := newReplayer(tb, rec)
 	return Side{Name: "wire", Run: func(tb TB) func(TB) {
-		drv, err := scripts.Driver()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		clock := time.UnixMilli(946684800000)
-		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New(), Provider: "bench", Clock: func() time.Time { return clock }})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		client := &http.Client{Transport: wire.Transport(h)}
+		client, done := r.start(tb)
 		RunAgent(tb, client, rec.Prompts)
-		return func(tb TB) {
-			client.CloseIdleConnections()
-			if err := h.Close(context.Background()); err != nil {
-				tb.Fatal(err)
-			}
-			if err := drv.Check(); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		return done
 	}}
 }
 
@@ -74,38 +54,26 @@ func Wire(tb TB, rec *Recording) Side {
 // what the wire itself costs per call, from the request's bytes to the
 // answer's, its logs written and the replay checked.
 func Direct(tb TB, rec *Recording) Side {
-	scripts, err := fakellm.Prepare(rec.Logs)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	r := newReplayer(tb, rec)
 	reqs := make([]*http.Request, len(rec.Calls))
+	bodies := make([][]byte, len(rec.Calls))
 	for i, c := range rec.Calls {
-		if reqs[i], err = http.ReadRequest(bufio.NewReader(strings.NewReader(c.Key))); err != nil {
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(c.Key)))
+		if err != nil {
 			tb.Fatal(err)
 		}
-	}
-	bodies := make([][]byte, len(reqs))
-	for i, r := range reqs {
-		if bodies[i], err = io.ReadAll(r.Body); err != nil {
+		if bodies[i], err = io.ReadAll(req.Body); err != nil {
 			tb.Fatal(err)
 		}
-		r.RequestURI, r.URL.Scheme, r.URL.Host = "", "http", r.Host
+		req.RequestURI, req.URL.Scheme, req.URL.Host = "", "http", req.Host
+		reqs[i] = req
 	}
 	buf := make([]byte, 32<<10)
 	return Side{Name: "direct", Run: func(tb TB) func(TB) {
-		drv, err := scripts.Driver()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		clock := time.UnixMilli(946684800000)
-		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New(), Provider: "bench", Clock: func() time.Time { return clock }})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		client := &http.Client{Transport: wire.Transport(h)}
-		for i, r := range reqs {
-			r.Body = io.NopCloser(bytes.NewReader(bodies[i]))
-			resp, err := client.Do(r)
+		client, done := r.start(tb)
+		for i, req := range reqs {
+			req.Body = io.NopCloser(bytes.NewReader(bodies[i]))
+			resp, err := client.Do(req)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -117,16 +85,44 @@ func Direct(tb TB, rec *Recording) Side {
 				tb.Fatalf("call %d: status %d, body read: %v", i+1, resp.StatusCode, err)
 			}
 		}
-		return func(tb TB) {
-			client.CloseIdleConnections()
-			if err := h.Close(context.Background()); err != nil {
-				tb.Fatal(err)
-			}
-			if err := drv.Check(); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		return done
 	}}
+}
+
+// replayer replays a recording through the wire, a round at a time.
+type replayer struct{ scripts *fakellm.Recording }
+
+func newReplayer(tb TB, rec *Recording) *replayer {
+	scripts, err := fakellm.Prepare(rec.Logs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &replayer{scripts: scripts}
+}
+
+// start readies a round: a replay driver and a wire handler writing to a
+// memory store, and an HTTP client whose calls it serves. done ends the
+// round, checking that the replay consumed the recording.
+func (r *replayer) start(tb TB) (client *http.Client, done func(TB)) {
+	drv, err := r.scripts.Driver()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	clock := time.UnixMilli(946684800000)
+	h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New(), Provider: "bench", Clock: func() time.Time { return clock }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client = &http.Client{Transport: wire.Transport(h)}
+	return client, func(tb TB) {
+		client.CloseIdleConnections()
+		if err := h.Close(context.Background()); err != nil {
+			tb.Fatal(err)
+		}
+		if err := drv.Check(); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }
 
 // HTTPRR serves each call as httprr does: the request as written on the
