@@ -1,7 +1,7 @@
 // Package persistence stores session logs: one [Store] interface, two
 // durable backends (persistence/jsonl and persistence/sqlite) and an
-// in-memory one (persistence/memory), all held to one contract suite
-// (persistence/storetest).
+// in-memory one (persistence/memory), all held to one contract:
+// persistence/storetest, a checker a store of your own passes too.
 //
 // A backend implements only storage hooks ([Backend]); the [Coordinator]
 // that New returns owns everything else, the same way for every backend:

@@ -36,6 +36,10 @@ var layers = []layer{
 	{name: "stores, journal, replay driver, rendering, scenario", packages: []string{".", "persistence", "persistence/jsonl",
 		"persistence/memory", "persistence/sqlite", "persistence/open", "journal", "fakellm", "transcript", "report", "budget", "scenario"},
 		forbidden: testFrameworks},
+	// storetest returns errors for plain go test; testing only for its
+	// benchmark helpers.
+	{name: "the store contract", packages: []string{"persistence/storetest"},
+		forbidden: []string{"github.com/onsi/", "github.com/sebdah/goldie/"}},
 	{name: "the fixture folder", packages: []string{"fixture"},
 		forbidden: append([]string{module + "/agent", module + "/wire"}, testFrameworks...)},
 	// mcpsnap is a module of its own (the MCP SDK stays out of go.mod).
@@ -44,7 +48,7 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/drivertest", "internal/wirebench/...", "internal/leaktest", "internal/layers/...", "persistence/storetest"}},
+		"internal/aimock", "internal/drivertest", "internal/wirebench/...", "internal/leaktest", "internal/layers/..."}},
 }
 
 // ownModules are the folders of the repository's modules beside the

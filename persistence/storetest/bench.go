@@ -10,8 +10,7 @@ import (
 )
 
 // Deltas returns n assistant/chunk text-delta events from seq on — the bulk
-// of a real log, about 110 bytes a line — for benchmarks. Unlike the other
-// fixtures it needs no Gomega.
+// of a real log, about 110 bytes a line — for benchmarks.
 func Deltas(seq int64, n int) []session.Event {
 	out := make([]session.Event, n)
 	for i := range out {

@@ -1,74 +1,142 @@
 package storetest
 
 import (
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"fmt"
 
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// describeDelete holds a store that is a persistence.Deleter to its
-// contract; a store that is not skips these specs.
-func describeDelete(s *suite) {
-	Describe("delete", func() {
-		var d persistence.Deleter
-		BeforeEach(func() {
-			var ok bool
-			if d, ok = s.store.(persistence.Deleter); !ok {
-				Skip("the store is no persistence.Deleter")
-			}
-		})
-		deleter := func() persistence.Deleter {
-			GinkgoHelper()
-			d, ok := s.store.(persistence.Deleter)
-			Expect(ok).To(BeTrue())
-			return d
-		}
+// deleteChecks hold a store that is a persistence.Deleter to its contract;
+// for a store that is not they return ErrSkipped.
+func deleteChecks() []check {
+	return []check{
+		{"delete: removes the named sessions whole and keeps the others, also after a reopen", deleteWhole},
+		{"delete: deletes nothing when an id is unknown", deleteUnknown},
+		{"delete: deletes a session created but never appended to, and lets a deleted id be created again", deletePending},
+		{"delete: deletes sessions stored before the store was opened", deleteStored},
+	}
+}
 
-		It("removes the named sessions whole and keeps the others, also after a reopen", func() {
-			parent := s.parentLog()
-			fork := ForkHeader("root", "call_1", 16)
-			s.create(fork, parent.Events, CompletedTurn(16, 3, "p", "a"))
-			s.create(RootHeader("other"), nil, CompletedTurn(0, 1, "p", "a"))
-			Expect(d.Delete(s.ctx, "root", fork.ID)).To(Succeed())
-			Expect(s.list()).To(Equal([]string{"other"}))
-			_, err := s.store.Load(s.ctx, "root")
-			Expect(err).To(MatchError(persistence.ErrUnknownSession))
+// deleter returns the check's store as a Deleter, or an error wrapping
+// ErrSkipped when it is none.
+func deleter(e *env) (persistence.Deleter, error) {
+	d, ok := e.store.(persistence.Deleter)
+	if !ok {
+		return nil, fmt.Errorf("%w: the store (%T) is no persistence.Deleter", ErrSkipped, e.store)
+	}
+	return d, nil
+}
 
-			s.reopen()
-			Expect(s.list()).To(Equal([]string{"other"}))
-			Expect(s.load("other").Events).To(HaveLen(8))
-		})
+func deleteWhole(e *env) error {
+	d, err := deleter(e)
+	if err != nil {
+		return err
+	}
+	parent, err := e.parentLog()
+	if err != nil {
+		return err
+	}
+	fork := ForkHeader("root", "call_1", 16)
+	if err := e.create(fork, parent.Events, CompletedTurn(16, 3, "p", "a")); err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("other"), nil, CompletedTurn(0, 1, "p", "a")); err != nil {
+		return err
+	}
+	if err := succeed(fmt.Sprintf("Delete(%q, %q)", "root", fork.ID), d.Delete(e.ctx, "root", fork.ID)); err != nil {
+		return err
+	}
+	if err := e.wantList("after the Delete", "other"); err != nil {
+		return err
+	}
+	_, err = e.store.Load(e.ctx, "root")
+	if err := wantErr(`after the Delete: Load("root")`, err, persistence.ErrUnknownSession); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	if err := e.wantList("after the Delete and a reopen", "other"); err != nil {
+		return err
+	}
+	return e.wantEvents("after the Delete and a reopen", "other", 8)
+}
 
-		It("deletes nothing when an id is unknown", func() {
-			s.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a"))
-			Expect(d.Delete(s.ctx, "root", "nope")).To(MatchError(persistence.ErrUnknownSession))
-			s.reopen()
-			Expect(s.list()).To(Equal([]string{"root"}))
-			Expect(s.load("root").Events).To(HaveLen(8))
-		})
+func deleteUnknown(e *env) error {
+	d, err := deleter(e)
+	if err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a")); err != nil {
+		return err
+	}
+	if err := wantErr(fmt.Sprintf("Delete(%q, %q)", "root", "nope"), d.Delete(e.ctx, "root", "nope"), persistence.ErrUnknownSession); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	if err := e.wantList("after the refused Delete and a reopen (it deletes nothing)", "root"); err != nil {
+		return err
+	}
+	return e.wantEvents("after the refused Delete and a reopen (it deletes nothing)", "root", 8)
+}
 
-		It("deletes a session created but never appended to, and lets a deleted id be created again", func() {
-			s.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a"))
-			Expect(s.store.Create(s.ctx, RootHeader("lazy"), nil)).To(Succeed())
-			Expect(d.Delete(s.ctx, "lazy", "root")).To(Succeed())
-			Expect(s.list()).To(BeEmpty())
-			Expect(s.store.Append(s.ctx, "root", CompletedTurn(8, 2, "p", "a"))).To(MatchError(persistence.ErrUnknownSession))
+func deletePending(e *env) error {
+	d, err := deleter(e)
+	if err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a")); err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("lazy"), nil); err != nil {
+		return err
+	}
+	if err := succeed(fmt.Sprintf("Delete(%q, %q), lazy never appended to", "lazy", "root"), d.Delete(e.ctx, "lazy", "root")); err != nil {
+		return err
+	}
+	if err := e.wantList("after the Delete"); err != nil {
+		return err
+	}
+	next := CompletedTurn(8, 2, "p", "a")
+	if err := wantErr(fmt.Sprintf("after the Delete: Append(%q, %s)", "root", span(next)), e.store.Append(e.ctx, "root", next), persistence.ErrUnknownSession); err != nil {
+		return err
+	}
+	again := CompletedTurn(0, 1, "again", "a")
+	if err := e.create(RootHeader("root"), nil, again); err != nil {
+		return fmt.Errorf("after the Delete (a deleted id may be created again): %w", err)
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	_, err = e.wantLog("after the Delete, a new Create and a reopen", "root", &session.Log{Header: RootHeader("root"), Events: again})
+	return err
+}
 
-			s.create(RootHeader("root"), nil, CompletedTurn(0, 1, "again", "a"))
-			s.reopen()
-			l := s.load("root")
-			Expect(Encoded(l)).To(Equal(Encoded(&session.Log{Header: RootHeader("root"), Events: CompletedTurn(0, 1, "again", "a")})))
-		})
-
-		It("deletes sessions stored before the store was opened", func() {
-			s.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a"))
-			s.create(RootHeader("keep"), nil, CompletedTurn(0, 1, "p", "a"))
-			s.reopen()
-			Expect(deleter().Delete(s.ctx, "root")).To(Succeed())
-			s.reopen()
-			Expect(s.list()).To(Equal([]string{"keep"}))
-		})
-	})
+func deleteStored(e *env) error {
+	if _, err := deleter(e); err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("root"), nil, CompletedTurn(0, 1, "p", "a")); err != nil {
+		return err
+	}
+	if err := e.create(RootHeader("keep"), nil, CompletedTurn(0, 1, "p", "a")); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	d, ok := e.store.(persistence.Deleter)
+	if !ok {
+		return fmt.Errorf("after a reopen the store (%T) is no persistence.Deleter, wanted one as before", e.store)
+	}
+	if err := succeed(`after a reopen: Delete("root")`, d.Delete(e.ctx, "root")); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	return e.wantList("after the Delete and a reopen", "keep")
 }

@@ -2,9 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
-
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"fmt"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -14,11 +12,14 @@ import (
 const T0 int64 = 1_767_225_600_000
 
 // Event returns an event of type typ with payload encoded as its data, at
-// seq, timed 10 ms per seq after T0.
+// seq, timed 10 ms per seq after T0. It panics if payload does not encode
+// as JSON, which a fixture's fixed Go payload always does: the panic is a
+// bug in the test that calls it, not a failure of a store.
 func Event(seq int64, typ string, payload any) session.Event {
-	GinkgoHelper()
 	e, err := session.NewEvent(typ, payload)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		panic(fmt.Sprintf("storetest: Event(%d, %q, %T): the payload does not encode as JSON: %v", seq, typ, payload, err))
+	}
 	e.Seq, e.Time = seq, T0+10*seq
 	return e
 }
@@ -126,6 +127,20 @@ func SpawnHeader(parent, callID string) session.Header {
 	}
 }
 
-// Encoded is a log as JSON Lines, the form the specs compare: equal
+// Encoded is a log as JSON Lines, the form the checks compare: equal
 // encodings are equal logs, header and events, member for member.
 func Encoded(l *session.Log) string { return string(session.Encode(&l.Header, l.Events)) }
+
+// TornBytes returns what a crash in the middle of appending events leaves
+// at the end of a JSONL log: the first half of the event lines, whole, and
+// then half of the next line, without its newline. Crash hooks of backends
+// that write lines use it.
+func TornBytes(events []session.Event) []byte {
+	var out []byte
+	keep := len(events) / 2
+	for i := range keep {
+		out = session.AppendEvent(out, &events[i])
+	}
+	next := session.AppendEvent(nil, &events[keep])
+	return append(out, next[:len(next)/2]...)
+}
