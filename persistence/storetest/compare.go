@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/textdiff"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -18,46 +19,15 @@ func sameLog(what string, got, want *session.Log) error {
 	return sameLines(what, Encoded(got), Encoded(want))
 }
 
-// shownLines caps the differing lines an error shows.
-const shownLines = 6
-
-// sameLines compares two JSONL texts and shows each line that differs,
-// got then wanted, up to shownLines of them.
+// sameLines compares two JSONL texts and shows how the store's differs
+// from the one wanted, as every agentsnap diff does: "-" lines are the
+// wanted side, "+" lines the store's.
 func sameLines(what, got, want string) error {
 	if got == want {
 		return nil
 	}
-	g, w := splitLines(got), splitLines(want)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d lines, wanted %d; the lines that differ:", what, len(g), len(w))
-	differ := 0
-	for i := range max(len(g), len(w)) {
-		gl, wl := lineAt(g, i), lineAt(w, i)
-		if gl == wl {
-			continue
-		}
-		if differ++; differ <= shownLines {
-			fmt.Fprintf(&b, "\n\tline %d:    got %s\n\tline %d: wanted %s", i+1, gl, i+1, wl)
-		}
-	}
-	if differ > shownLines {
-		fmt.Fprintf(&b, "\n\t... and %d more lines differ", differ-shownLines)
-	}
-	return errors.New(b.String())
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-func lineAt(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(no line)"
+	return fmt.Errorf("%s: %d lines, wanted %d (- wanted, + what the store gave):\n%s", what,
+		strings.Count(got, "\n"), strings.Count(want, "\n"), strings.TrimSuffix(textdiff.Unified(want, got, 0), "\n"))
 }
 
 // matches reports whether err is target the way Gomega's MatchError

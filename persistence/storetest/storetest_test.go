@@ -140,6 +140,11 @@ func TestRunListsEveryBrokenCheck(t *testing.T) {
 			if head := fmt.Sprintf("failed %d of %d checks", len(want), len(storetest.Checks())); !strings.Contains(err.Error(), head) {
 				t.Errorf("Run's error does not say %q:\n%s", head, err)
 			}
+			// A log that differs shows its diff, the wanted line "-", the
+			// store's "+".
+			if slices.Contains(bugs, dropsSeedLength) && !strings.Contains(err.Error(), `-{"type":"session","version":0,"id":"root/call_7"`) {
+				t.Errorf("Run's error does not show the wanted header line of the fork child as a diff:\n%s", err)
+			}
 			for bug, says := range map[string]string{panicsInLoad: "panicked: load of odd", panicsInAppend: "panicked: append to root/call_3"} {
 				if slices.Contains(bugs, bug) && !strings.Contains(err.Error(), says) {
 					t.Errorf("Run's error does not show the panic %q:\n%s", says, err)
