@@ -39,9 +39,10 @@ type transport struct {
 	mu   sync.Mutex
 	idle []*server     // waiting for a request, the last to finish last
 	quit chan struct{} // closed by CloseIdleConnections, then replaced
-	// Server goroutines started, and running now.
+	// Server goroutines started, and running now: what the specs read
+	// (TransportServers), counted where the lock is held anyway.
 	started, running int
-	idleTimeout      time.Duration // idleTimeout, but in the specs
+	idleTimeout      time.Duration // how long a server waits: idleTimeout, shorter in the specs
 }
 
 // server is a goroutine that serves one exchange after another.
