@@ -99,13 +99,17 @@ func Normalize(ctx context.Context, s iter.Seq[Chunk]) iter.Seq[Chunk] {
 				break
 			}
 		}
-		if ended {
-			return
+		if !ended {
+			yield(MissingFinish(ctx))
 		}
-		if ctx.Err() != nil {
-			yield(session.Finish(session.FinishAborted))
-			return
-		}
-		yield(session.ErrorFinish(CodeNoFinish, "the model stream ended without a finish chunk"))
 	}
+}
+
+// MissingFinish is the finish Normalize adds to a stream that ended without
+// one: aborted when ctx is done, else an error finish of code CodeNoFinish.
+func MissingFinish(ctx context.Context) Chunk {
+	if ctx.Err() != nil {
+		return session.Finish(session.FinishAborted)
+	}
+	return session.ErrorFinish(CodeNoFinish, "the model stream ended without a finish chunk")
 }

@@ -24,8 +24,11 @@ import (
 )
 
 // say answers with text, in a message streamed word by word.
-func say(text string) iter.Seq[llm.Chunk] {
-	return slices.Values(llm.StreamMessage(session.Message{Role: session.RoleAssistant, Content: []session.Part{session.TextPart(text)}}, nil, ""))
+func say(text string) iter.Seq[llm.Chunk] { return slices.Values(saying(text)) }
+
+// saying is the chunks of say.
+func saying(text string) []llm.Chunk {
+	return llm.StreamMessage(session.Message{Role: session.RoleAssistant, Content: []session.Part{session.TextPart(text)}}, nil, "")
 }
 
 // sayDriver answers every call with text, naming the session that asked.
@@ -536,6 +539,45 @@ var _ = Describe("a stream the driver can give once (a live model's)", func() {
 		}
 		Expect(finishes).To(Equal([]string{session.FinishStop}), "one finish, the model's, not a second reading's error")
 	})
+})
+
+var _ = Describe("a driver's stream that does not end with exactly one finish", func() {
+	// deaf: the driver goes on giving chunks though told to stop.
+	DescribeTable("ends at its first finish, or with a NO_FINISH failure, for the agent and in the log",
+		func(stream, deaf bool, chunks []llm.Chunk, wantBody, wantLog string) {
+			var after atomic.Int32 // chunks the driver was let give past a finish
+			drv := llm.DriverFunc(func(context.Context, *llm.Request) (iter.Seq[llm.Chunk], error) {
+				return func(yield func(llm.Chunk) bool) {
+					finished := false
+					for _, c := range chunks {
+						if finished && !deaf {
+							after.Add(1)
+						}
+						if !yield(c) && !deaf {
+							return
+						}
+						finished = finished || c.IsFinish()
+					}
+				}, nil
+			})
+			h, store, url := serveWire(drv)
+			_, body := post(url, fmt.Sprintf(`{"model":"m","stream":%t,"messages":[{"role":"user","content":"hi"}]}`, stream), nil)
+			Expect(body).To(ContainSubstring(wantBody))
+			Expect(body).NotTo(ContainSubstring("late"), "nothing after the finish reaches the agent")
+			Expect(after.Load()).To(BeZero(), "the stream is not read past its finish")
+			Expect(rendered(h, store, "root")).To(ContainSubstring(wantLog))
+		},
+		Entry("streamed, ending without a finish", true, false, saying("hello")[:2:2], `"code":"NO_FINISH"`,
+			"model call failed (attempt 1): NO_FINISH: the model stream ended without a finish chunk"),
+		Entry("whole, ending without a finish", false, false, saying("hello")[:2:2], `"code":"NO_FINISH"`,
+			"model call failed (attempt 1): NO_FINISH: the model stream ended without a finish chunk"),
+		Entry("streamed, going on after its finish", true, false, slices.Concat(saying("hello"), saying("late")), `"content":"hello"`,
+			"  step 1\n    assistant: hello\n  ended completed\n"),
+		Entry("whole, going on after its finish", false, false, slices.Concat(saying("hello"), saying("late")), `"content":"hello"`,
+			"  step 1\n    assistant: hello\n  ended completed\n"),
+		Entry("streamed, going on though told to stop", true, true, slices.Concat(saying("hello"), saying("late")), `"content":"hello"`,
+			"  step 1\n    assistant: hello\n  ended completed\n"),
+	)
 })
 
 var _ = Describe("a child's later turns", func() {

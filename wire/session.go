@@ -39,6 +39,8 @@ type wireSession struct {
 	// What its last request left to read the next against (incremental.go),
 	// while the log's conversation holds last.
 	decoded any
+
+	tapped tapped // its call's stream (tap)
 }
 
 // madeCall is a tool call an answer made: a child names it as the call
@@ -224,12 +226,11 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 		f.WriteError(w, http.StatusBadRequest, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
 		return fmt.Errorf("wire: session %s turn %d step %d: the model call could not start: %w", s.name, lreq.Turn, lreq.Step, err)
 	}
-	recorded := h.tap(s, llm.Normalize(ctx, stream), c)
+	t := s.tap(ctx, h, stream, c)
 	if req.Stream {
-		err = f.WriteStream(w, req, recorded)
+		err = f.WriteStream(w, req, t.seq)
 	}
-	for range recorded { // drain what the writer did not read (a whole answer, a client gone)
-	}
+	t.drain() // what the writer did not read (a whole answer, a client gone)
 	msg, finish := c.End()
 	if !req.Stream {
 		err = f.WriteMessage(w, req, msg, c.Usage(), finish)
@@ -300,41 +301,72 @@ func callKey(r *llm.Request) string {
 	return string(b)
 }
 
-// tap records every chunk of a stream in c as it passes, and the tool
-// calls it makes in s.made before the agent reads them: a child may name
-// its creating call as soon as it has read it.
-func (h *Handler) tap(s *wireSession, stream iter.Seq[llm.Chunk], c *journal.Call) iter.Seq[llm.Chunk] {
-	t := &tapped{h: h, s: s, c: c, stream: stream}
-	t.at = t.first[:0]
-	return t.all
+// tap readies s.tapped for the stream of the call c: it records every
+// chunk in c as it passes, and the tool calls it makes in s.made before the
+// agent reads them (a child may name its creating call as soon as it has
+// read it). It normalizes the stream as llm.Normalize does. A session makes
+// one call at a time (s.mu), so its tapped and the funcs bound to it serve
+// every call: an answer costs no allocation of its own here.
+func (s *wireSession) tap(ctx context.Context, h *Handler, stream iter.Seq[llm.Chunk], c *journal.Call) *tapped {
+	t := &s.tapped
+	if t.seq == nil {
+		t.seq, t.each = t.all, t.chunk
+	}
+	t.ctx, t.h, t.s, t.c, t.stream = ctx, h, s, c, stream
+	t.done, t.ended, t.at = false, false, t.first[:0]
+	return t
 }
 
-// tapped is a stream being tapped, its state in one allocation.
+// tapped is a stream being tapped: a session's, reset for each call.
 type tapped struct {
+	ctx    context.Context
 	h      *Handler
 	s      *wireSession
 	c      *journal.Call
 	stream iter.Seq[llm.Chunk]
-	done   bool
-	open   bool        // the consumer still reads
-	at     []blockCall // where the answer's tool calls are in s.made
+	yield  func(llm.Chunk) bool // the consumer's, nil once it stopped
+	done   bool                 // the stream was read
+	ended  bool                 // by its first finish
+	at     []blockCall          // where the answer's tool calls are in s.made
 	first  [4]blockCall
+
+	seq  iter.Seq[llm.Chunk]  // all, bound once
+	each func(llm.Chunk) bool // chunk, bound once
 }
 
+// all streams the answer to yield, once. Once the consumer stops (the
+// writer at the finish, a client gone), this same pass goes on recording
+// the rest: the log closes every call. Reading the stream again would
+// start it over, and a live stream can be read only once.
 func (t *tapped) all(yield func(llm.Chunk) bool) {
 	if t.done {
 		return
 	}
-	t.done, t.open = true, true
-	// Once the consumer stops (the writer at the finish, a client gone),
-	// this same pass goes on recording the rest: the log closes every
-	// call. Ranging over stream again would start it over, and a live
-	// stream can be iterated only once.
-	for ch := range t.stream {
-		t.c.Chunk(ch)
-		t.at = t.h.noteCall(t.s, t.at, &ch)
-		t.open = t.open && yield(ch)
+	t.done, t.yield = true, yield
+	t.stream(t.each)
+	if !t.ended {
+		t.chunk(llm.MissingFinish(t.ctx))
 	}
+	t.yield, t.ctx, t.stream, t.c = nil, nil, nil, nil // nothing of the call kept past it
+}
+
+// drain reads what the consumer did not: the whole stream when it read
+// none of it.
+func (t *tapped) drain() { t.all(nil) }
+
+// chunk records ch and passes it on; false past the first finish, which
+// ends the stream as llm.Normalize ends it.
+func (t *tapped) chunk(ch llm.Chunk) bool {
+	if t.ended {
+		return false
+	}
+	t.c.Chunk(ch)
+	t.at = t.h.noteCall(t.s, t.at, &ch)
+	if t.yield != nil && !t.yield(ch) {
+		t.yield = nil
+	}
+	t.ended = ch.IsFinish()
+	return !t.ended
 }
 
 // blockCall is where in s.made the tool call of a block of the answer is.

@@ -46,6 +46,15 @@ func DecodeRequest(body []byte) (*Call, error) {
 // decodeWhole is DecodeRequest, also returning the texts of the system
 // prompt.
 func decodeWhole(body []byte) (*Call, []string, error) {
+	if call, system, ok := fastWhole(body); ok {
+		return call, system, nil
+	}
+	return decodeStd(body)
+}
+
+// decodeStd is decodeWhole with encoding/json: what fastWhole reads as it
+// does, and every body fastWhole leaves to it.
+func decodeStd(body []byte) (*Call, []string, error) {
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, nil, fmt.Errorf("the body is not a chat completions request: %w", err)
@@ -228,17 +237,10 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // that is cut does.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
 	s := streams.Get().(*stream)
-	*s = stream{w: w, flush: flush, model: model, role: session.RoleAssistant, buf: s.buf[:0], calls: s.calls[:0]}
+	s.w, s.flush, s.model, s.role = w, flush, model, session.RoleAssistant
 	defer s.release()
-	for c := range chunks {
-		if c.Type == session.ChunkFinish {
-			return s.finish(c.Reason)
-		}
-		if err := s.chunk(&c); err != nil {
-			return err
-		}
-	}
-	return nil
+	chunks(s.each)
+	return s.err
 }
 
 // stream is a stream being served.
@@ -250,11 +252,19 @@ type stream struct {
 	usage *session.Usage
 	role  string // the role the next frame announces, until the first
 	buf   []byte // the event being written
+	ended bool   // by the finish or an error writing
+	err   error  // ServeStream's
+
+	each func(session.Chunk) bool // next, bound once for every stream served
 }
 
 // streams keeps the streams served, for the next: an io.Writer keeps
 // nothing it is given, so the frame buffer is free once a stream ends.
-var streams = sync.Pool{New: func() any { return &stream{buf: make([]byte, 0, 512)} }}
+var streams = sync.Pool{New: func() any {
+	s := &stream{buf: make([]byte, 0, 512)}
+	s.each = s.next
+	return s
+}}
 
 // release hands s back to streams, keeping nothing of its call.
 func (s *stream) release() {
@@ -262,8 +272,21 @@ func (s *stream) release() {
 	if cap(s.buf) > 64<<10 {
 		s.buf = nil // an outsized frame: not kept for every stream after
 	}
-	*s = stream{buf: s.buf[:0], calls: s.calls[:0]}
+	*s = stream{buf: s.buf[:0], calls: s.calls[:0], each: s.each}
 	streams.Put(s)
+}
+
+// next serves one chunk of the stream; false once it ended.
+func (s *stream) next(c session.Chunk) bool {
+	switch {
+	case s.ended:
+	case c.Type == session.ChunkFinish:
+		s.err, s.ended = s.finish(c.Reason), true
+	default:
+		s.err = s.chunk(&c)
+		s.ended = s.err != nil
+	}
+	return !s.ended
 }
 
 // servedCall is a tool call being streamed. Its fragments wait until its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 
@@ -199,3 +200,38 @@ func mapKeys(m map[string]json.RawMessage) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// failingWriter fails every write from its n-th on (1 for the first).
+type failingWriter struct{ writes, n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.writes++; w.writes >= w.n {
+		return 0, errors.New("connection reset")
+	}
+	return len(p), nil
+}
+
+var _ = Describe("serving a stream to a writer that fails", func() {
+	DescribeTable("returns the write's error and reads no chunk after it",
+		func(failAt, wantRead int) {
+			chunks := llm.StreamMessage(assistant(session.TextPart("one two")), nil, "")
+			read := 0
+			seq := func(yield func(session.Chunk) bool) {
+				for _, c := range chunks {
+					read++
+					if !yield(c) {
+						return
+					}
+				}
+			}
+			w := &failingWriter{n: failAt}
+			err := openai.ServeStream(w, func() {}, "m", seq)
+			Expect(err).To(MatchError("connection reset"))
+			Expect(w.writes).To(Equal(failAt), "no write after the failed one")
+			Expect(read).To(Equal(wantRead))
+		},
+		// The chunks: block start, "one", " two", block end, finish.
+		Entry("at a delta's frame", 1, 2),
+		Entry("at the finish's frame", 3, 5),
+	)
+})
