@@ -180,3 +180,7 @@ var (
 
 // FastMessage is the hand decoder of a request's message.
 var FastMessage = fastMessage
+
+// FastWhole is the hand decoder of a whole request, and DecodeStd the
+// encoding/json reading it is held to.
+var FastWhole, DecodeStd = fastWhole, decodeStd

@@ -1,0 +1,234 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
+)
+
+// fastWhole reads body, a request of the shapes agents send, into the Call
+// decodeWhole makes of it with encoding/json, by hand: a session's first
+// request is most of what serve reads, and encoding/json reads a body twice
+// (once for the struct, once for the members). It returns false, for
+// decodeWhole to read with encoding/json, on anything it does not read
+// exactly as encoding/json does: a name that is escaped, not UTF-8, repeated
+// (a known one) or a known one in other case; a value of another kind;
+// a message or tool it cannot read; text after the object. A fuzz test
+// holds it to encoding/json.
+func fastWhole(body []byte) (*Call, []string, bool) {
+	var w whole
+	if !w.scan(body) {
+		return nil, nil, false
+	}
+	// Every member but messages, as sent, copied into one buffer: Members
+	// outlives the body, which the caller may reuse.
+	buf := make([]byte, 0, w.size)
+	out := &Call{Members: make(map[string]json.RawMessage, len(w.members))}
+	var tools []byte
+	for _, m := range w.members {
+		if string(m.key) == "messages" {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, m.val...)
+		val := buf[start:len(buf):len(buf)]
+		out.Members[m.name()] = val
+		switch string(m.key) {
+		case "model":
+			if !fastString(val, &out.Model) {
+				return nil, nil, false
+			}
+		case "stream":
+			switch string(val) {
+			case "true":
+				out.Stream = true
+			case "false", "null":
+			default:
+				return nil, nil, false
+			}
+		case "tools":
+			tools = val
+		}
+	}
+	var r reader
+	if w.messages != nil && !jsonscan.IsNull(w.messages) && !r.addAll(w.messages, &w.m) {
+		return nil, nil, false
+	}
+	out.Messages, out.System = r.msgs, strings.Join(r.system, "\n\n")
+	// The tools read from the copy: their parameters are windows of it.
+	if tools != nil && !jsonscan.IsNull(tools) && !fastTools(tools, &out.Tools) {
+		return nil, nil, false
+	}
+	return out, r.system, true
+}
+
+// whole is a request object's members, as scanned.
+type whole struct {
+	members  []member
+	first    [8]member // room for the usual few
+	messages []byte
+	size     int     // of the values but messages
+	m        Message // each message is read into, in turn
+}
+
+type member struct {
+	key, val []byte
+	known    int // in requestNames, or -1
+}
+
+// name is the member's name as a string: a known name without a copy.
+func (m *member) name() string {
+	if m.known >= 0 {
+		return requestNames[m.known]
+	}
+	return string(m.key)
+}
+
+// requestNames are the names encoding/json matches with Request's fields,
+// in any case.
+var requestNames = [...]string{"model", "messages", "tools", "stream", "stream_options"}
+
+// scan reads body's members, each value validated, refusing what fastWhole
+// leaves to encoding/json.
+func (w *whole) scan(body []byte) bool {
+	w.members = w.first[:0]
+	it, ok := openObject(body, 0)
+	if !ok {
+		return false
+	}
+	var seen uint8
+	for {
+		key, val, more, ok := it.next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return jsonscan.SkipSpace(body, it.i) == len(body)
+		}
+		if !utf8.Valid(key) {
+			return false // encoding/json would name it otherwise
+		}
+		known := -1
+		for k, name := range requestNames {
+			if string(key) == name {
+				known = k
+			} else if bytes.EqualFold(key, []byte(name)) {
+				return false // encoding/json fills the field with it
+			}
+		}
+		if known >= 0 {
+			if seen&(1<<known) != 0 {
+				return false
+			}
+			seen |= 1 << known
+		}
+		if string(key) == "messages" {
+			w.messages = val
+		} else {
+			w.size += len(val)
+		}
+		w.members = append(w.members, member{key, val, known})
+	}
+}
+
+// addAll reads the messages array val into r, each message read into m
+// in turn; false for anything encoding/json would refuse, and for a
+// message r refuses.
+func (r *reader) addAll(val []byte, m *Message) bool {
+	if val[0] != '[' {
+		return false
+	}
+	n := 0
+	return jsonscan.Elements(val, func(elem []byte) error {
+		*m = Message{}
+		if decodeMessage(elem, m) != nil || r.add(n, m) != nil {
+			return errFallBack
+		}
+		n++
+		return nil
+	}) == nil
+}
+
+// errFallBack stops a walk whose text is left to encoding/json.
+var errFallBack = errors.New("left to encoding/json")
+
+// fastTools reads a request's tools array val into tools, as encoding/json
+// reads []Tool, each a function tool; Parameters are windows of val.
+func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
+	if val[0] != '[' {
+		return false
+	}
+	return jsonscan.Elements(val, func(elem []byte) error {
+		var t llm.ToolSpec
+		if !fastTool(elem, &t) {
+			return errFallBack
+		}
+		*tools = append(*tools, t)
+		return nil
+	}) == nil
+}
+
+// fastTool reads one tool: an object of type and function, members it
+// does not know skipped as encoding/json skips them.
+func fastTool(b []byte, t *llm.ToolSpec) bool {
+	var kind string
+	ok := eachKnown(b, []string{"type", "function"}, func(k int, val []byte) bool {
+		if k == 0 {
+			return fastString(val, &kind)
+		}
+		if jsonscan.IsNull(val) {
+			return true
+		}
+		return eachKnown(val, []string{"name", "description", "parameters"}, func(k int, val []byte) bool {
+			switch k {
+			case 0:
+				return fastString(val, &t.Name)
+			case 1:
+				return fastString(val, &t.Description)
+			}
+			t.Parameters = json.RawMessage(val[:len(val):len(val)])
+			return true
+		})
+	})
+	return ok
+}
+
+// eachKnown reads the members of the object b as encoding/json reads them
+// into a struct of fields names: member(k, val) for names[k]; a member of
+// another name is skipped. It refuses a name that is escaped or not UTF-8,
+// one of names repeated or in other case, and anything but an object.
+func eachKnown(b []byte, names []string, member func(k int, val []byte) bool) bool {
+	it, ok := openObject(b, 0)
+	if !ok {
+		return false
+	}
+	var seen uint
+	for {
+		key, val, more, ok := it.next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return jsonscan.SkipSpace(b, it.i) == len(b)
+		}
+		if !utf8.Valid(key) {
+			return false
+		}
+		for k, name := range names {
+			switch {
+			case string(key) == name:
+				if seen&(1<<k) != 0 || !member(k, val) {
+					return false
+				}
+				seen |= 1 << k
+			case bytes.EqualFold(key, []byte(name)):
+				return false
+			}
+		}
+	}
+}
