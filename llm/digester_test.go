@@ -3,6 +3,7 @@ package llm_test
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -64,6 +65,28 @@ var _ = Describe("Digester", func() {
 		changed := []session.Message{conv[0], text(session.RoleAssistant, "B"), conv[2], text(session.RoleAssistant, "d")}
 		Expect(d.Header("p", &llm.Request{Messages: changed})).To(Equal(llm.RequestHeader("p", &llm.Request{Messages: changed})))
 		Expect(stop()).To(Equal(3))
+	})
+
+	It("gives headers whose message digests stay as given while the conversation grows and is rewritten", func() {
+		var d llm.Digester
+		conv := []session.Message{text(session.RoleUser, "a"), text(session.RoleAssistant, "b")}
+		var headers []session.RequestHeaderData
+		var lists [][]string // each header's digests, copied when it was given
+		keep := func(msgs []session.Message) {
+			h := d.Header("p", &llm.Request{Messages: msgs})
+			headers, lists = append(headers, h), append(lists, slices.Clone(h.MessageDigests))
+		}
+		keep(conv)
+		keep(append(conv, text(session.RoleUser, "c")))
+		keep([]session.Message{conv[0], text(session.RoleAssistant, "B"), text(session.RoleUser, "C")}) // rewritten
+		keep([]session.Message{conv[0], text(session.RoleAssistant, "B"), text(session.RoleUser, "C"), text(session.RoleAssistant, "D")})
+		for i, h := range headers {
+			Expect(h.MessageDigests).To(Equal(lists[i]), "header %d", i+1)
+			h.MessageDigests = append(h.MessageDigests, "appended") // a caller's append copies
+		}
+		for i, h := range headers {
+			Expect(h.MessageDigests).To(Equal(lists[i]), "header %d after the callers' appends", i+1)
+		}
 	})
 
 	It("is not fooled by a caller that changes its messages in place after a call", func() {

@@ -68,9 +68,15 @@ func header(provider string, req *Request, systemDigest string, systemChars int,
 		API:          req.API,
 		Settings:     req.Settings,
 	}
-	h.MessageDigests = make([]string, 0, len(digests))
-	for _, d := range digests {
-		h.MessageDigests = append(h.MessageDigests, d[:min(12, len(d))])
+	if n := len(digests); n > 0 && len(chain.short) == n {
+		// The chain's, capped: its list only grows past n, so this
+		// header's never changes.
+		h.MessageDigests = chain.short[:n:n]
+	} else {
+		h.MessageDigests = make([]string, 0, len(digests))
+		for _, d := range digests {
+			h.MessageDigests = append(h.MessageDigests, shortDigest(d))
+		}
 	}
 	h.MessagesDigest = chain.Sum()
 	return h
@@ -80,9 +86,10 @@ func header(provider string, req *Request, systemDigest string, systemChars int,
 // sha256 (hex) of its messages' digests, each followed by a newline. The
 // zero value is an empty conversation. It is not safe for concurrent use.
 type DigestChain struct {
-	h   hash.Hash
-	buf []byte            // the line being added, reused
-	sum [sha256.Size]byte // Sum's, reused: a local escapes through h
+	h     hash.Hash
+	buf   []byte            // the line being added, reused
+	sum   [sha256.Size]byte // Sum's, reused: a local escapes through h
+	short []string          // each digest's short form, as a header lists them
 }
 
 // Add appends the MessageDigest of the conversation's next message.
@@ -92,7 +99,12 @@ func (c *DigestChain) Add(digest string) {
 	}
 	c.buf = append(append(c.buf[:0], digest...), '\n')
 	_, _ = c.h.Write(c.buf)
+	c.short = append(c.short, shortDigest(digest))
 }
+
+// shortDigest is the form of a message's digest request/header lists: its
+// first 12 characters.
+func shortDigest(d string) string { return d[:min(12, len(d))] }
 
 // Sum returns the messagesDigest of the digests added so far; Add may go
 // on after it.

@@ -80,7 +80,7 @@ func (p *cursor) typed(c *Chunk, typ string) bool {
 // block reads a block as Block.MarshalJSON writes one without meta:
 // {"type","text"}, or {"type":"tool-call","id","name","arguments"}.
 func (p *cursor) block(dst **Block) bool {
-	b := &Block{}
+	var b Block
 	start := p.i + len(`{"type":`)
 	if !p.lit(`{"type":`) || !p.interned(&b.Type) {
 		return false
@@ -101,39 +101,48 @@ func (p *cursor) block(dst **Block) bool {
 	if !p.lit(`}`) {
 		return false
 	}
-	*dst = b
+	keep(p, dst, &b)
 	return true
+}
+
+// keep sets *dst to a copy of v, read into a local, unless p only
+// checks: a check allocates nothing.
+func keep[T any](p *cursor, dst **T, v *T) {
+	if !p.check {
+		c := *v
+		*dst = &c
+	}
 }
 
 // usageOf reads a Usage as encoding/json writes it into a new Usage.
 func (p *cursor) usageOf(dst **Usage) bool {
-	u := &Usage{}
-	if !p.usage(u) {
+	var u Usage
+	if !p.usage(&u) {
 		return false
 	}
-	*dst = u
+	keep(p, dst, &u)
 	return true
 }
 
 // reason reads a FinishReason as encoding/json writes it.
 func (p *cursor) reason(dst **FinishReason) bool {
-	r := &FinishReason{}
+	var r FinishReason
+	var f Failure
 	if !p.lit(`{"kind":`) || !p.text(&r.Kind, finishKinds) {
 		return false
 	}
 	if p.lit(`,"failure":`) {
-		f := &Failure{}
 		if !p.lit(`{"message":`) || !p.str(&f.Message) ||
 			(p.lit(`,"code":`) && !p.str(&f.Code)) ||
 			(p.lit(`,"status":`) && !p.num(&f.Status)) || !p.lit(`}`) {
 			return false
 		}
-		r.Failure = f
+		keep(p, &r.Failure, &f)
 	}
 	if !p.lit(`}`) {
 		return false
 	}
-	*dst = r
+	keep(p, dst, &r)
 	return true
 }
 

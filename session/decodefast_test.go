@@ -132,3 +132,24 @@ var _ = Describe("Event.Decode of a message", func() {
 		Expect(allocs).To(BeNumerically("<=", 3+5+2))
 	})
 })
+
+var _ = Describe("CanonicalChunkData", func() {
+	It("checks a chunk of any kind without allocating, and reads it again as it was", func() {
+		code := "RATE_LIMIT"
+		chunks := []session.Chunk{
+			{Type: session.ChunkTextDelta, Index: 0, Text: "hi"},
+			{Type: session.ChunkBlockEnd, Index: 1, Block: &session.Block{Type: session.BlockToolCall, ID: "c1", Name: "f", Arguments: "{}"}},
+			{Type: session.ChunkUsage, Usage: &session.Usage{InputTokens: 3, OutputTokens: 4}},
+			session.ErrorFinish(code, "slow down"),
+		}
+		for _, c := range chunks {
+			data, err := session.MarshalData(&session.ChunkData{Turn: 1, Step: 2, Chunk: c})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(session.CanonicalChunkData(data)).To(BeTrue(), string(data))
+			Expect(testing.AllocsPerRun(20, func() { session.CanonicalChunkData(data) })).To(BeZero(), string(data))
+			got, err := session.DecodeChunkData(data)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Chunk).To(Equal(c), "a decode still keeps what it read")
+		}
+	})
+})
