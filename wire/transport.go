@@ -236,8 +236,27 @@ func (w *bodyWriter) Flush() {}
 // an answer is handed over in one read or a few.
 const maxAhead = 64 << 10
 
-// firstBody is the room a body's buffer starts with.
+// firstBody is the room a body's buffer starts with: a streamed answer's
+// frames at once, most often.
 const firstBody = 4 << 10
+
+// buffers keeps the buffers of bodies read to their end or closed, for the
+// next: an answer's frames fill a buffer while the agent waits for the
+// first, so each would otherwise grow one from nothing. A buffer never
+// leaves its body (a read copies out of it), and a body drops it when it
+// hands it back.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, firstBody); return &b }}
+
+// release hands b's buffer back to buffers (one grown past maxAhead, which
+// a write that waits for room never needs, is left to the collector). The
+// caller holds b.mu.
+func (b *body) release() {
+	if b.pooled != nil && cap(b.buf) <= 2*maxAhead {
+		*b.pooled = b.buf[:0]
+		buffers.Put(b.pooled)
+	}
+	b.buf, b.off, b.pooled = nil, 0, nil
+}
 
 // body is a response body the handler writes and the agent reads. What is
 // written waits in buf until read; a read takes all of it that fits.
@@ -247,9 +266,10 @@ type body struct {
 	mu       sync.Mutex
 	buf      []byte // written; read up to off
 	off      int
-	begun    bool  // the handler has handed over its status and headers
-	done     error // once the handler is done: what reads return after buf (io.EOF, or the context's error)
-	closed   bool  // the agent closed the body: writes fail
+	pooled   *[]byte // where buf came from, in buffers
+	begun    bool    // the handler has handed over its status and headers
+	done     error   // once the handler is done: what reads return after buf (io.EOF, or the context's error)
+	closed   bool    // the agent closed the body: writes fail
 	readable chan struct{}
 	writable chan struct{} // made when the handler first waits for room (under mu): it rarely does
 }
@@ -317,9 +337,8 @@ func (b *body) write(p []byte) (int, error) {
 		b.buf, b.off = b.buf[:0], 0 // all read: start over
 	}
 	if b.buf == nil {
-		// Room for a streamed answer's frames at once: growing from nothing
-		// would cost an allocation per doubling.
-		b.buf = make([]byte, 0, max(len(p), firstBody))
+		b.pooled = buffers.Get().(*[]byte)
+		b.buf = (*b.pooled)[:0]
 	}
 	b.buf = append(b.buf, p...)
 	signal(b.readable)
@@ -356,6 +375,7 @@ func (b *body) Read(p []byte) (int, error) {
 		return 0, io.ErrClosedPipe
 	}
 	if b.off == len(b.buf) {
+		b.release()        // the handler is done, and all it wrote is read
 		signal(b.readable) // another reader sees the end too
 		return 0, b.done
 	}
@@ -374,7 +394,7 @@ func (b *body) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
-	b.buf, b.off = nil, 0
+	b.release()
 	signal(b.readable)
 	signal(b.writable)
 	return nil

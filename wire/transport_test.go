@@ -185,6 +185,64 @@ turn 1 (user)
 		Expect(string(append(got, rest...))).To(Equal(string(want)))
 	})
 
+	It("hands each body's buffer on only once it is read to its end or closed: bodies served at once each read their own bytes", func() {
+		// pattern is request n's answer: n's bytes, long enough for some
+		// answers to grow their buffer.
+		pattern := func(n int) []byte {
+			return bytes.Repeat([]byte(fmt.Sprintf("<%d>", n)), 1+n%7*300)
+		}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var n int
+			_, _ = fmt.Sscan(r.URL.Query().Get("n"), &n)
+			p := pattern(n)
+			for len(p) > 0 { // in writes of a frame or so
+				k := min(len(p), 300)
+				_, _ = w.Write(p[:k])
+				p = p[k:]
+			}
+		})
+		client := &http.Client{Transport: wire.Transport(h)}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8*40)
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 40 {
+					n := g*40 + i
+					resp, err := client.Get(fmt.Sprintf("http://agentsnap.invalid/?n=%d", n))
+					if err != nil {
+						errs <- err
+						continue
+					}
+					if n%5 == 0 { // some agents stop reading early
+						_, _ = resp.Body.Read(make([]byte, 16))
+						resp.Body.Close()
+						continue
+					}
+					b, err := io.ReadAll(resp.Body)
+					if err == nil && !bytes.Equal(b, pattern(n)) {
+						err = fmt.Errorf("request %d read %d bytes not its own", n, len(b))
+					}
+					if _, again := resp.Body.Read(make([]byte, 8)); err == nil && again != io.EOF {
+						err = fmt.Errorf("request %d: a read after the end: %v, want io.EOF", n, again)
+					}
+					resp.Body.Close()
+					if err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		var all []error
+		for err := range errs {
+			all = append(all, err)
+		}
+		Expect(all).To(BeEmpty())
+	})
+
 	It("fails the handler's writes once the agent closed the body", func() {
 		closed, wrote := make(chan struct{}), make(chan error)
 		h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
