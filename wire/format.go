@@ -70,8 +70,9 @@ type Request struct {
 	// Set by the session: how many leading messages are those of the
 	// session's last request (Handler.known), for the journal; and the
 	// model call made of the request.
-	known int
-	call  llm.Request
+	known  int
+	call   llm.Request
+	tapped tapped // the call's stream (Request.tap)
 }
 
 // startStream sends the status and headers of a server-sent event stream

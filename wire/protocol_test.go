@@ -580,6 +580,35 @@ var _ = Describe("a driver's stream that does not end with exactly one finish", 
 	)
 })
 
+var _ = Describe("a driver that calls yield after its stream returned", func() {
+	It("reaches a call that has ended: nothing of it is recorded in the session's next call", func() {
+		var kept func(llm.Chunk) bool // the first call's yield
+		drv := llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
+			return func(yield func(llm.Chunk) bool) {
+				if kept == nil {
+					kept = yield
+				} else {
+					for _, c := range saying("ghost") {
+						if !kept(c) {
+							break
+						}
+					}
+				}
+				for _, c := range saying("hello") {
+					if !yield(c) {
+						return
+					}
+				}
+			}, nil
+		})
+		h, store, url := serveWire(drv)
+		ok(url, chat(user("one")), nil)
+		body := ok(url, chat(user("one"), assistant("hello"), user("two")), nil)
+		Expect(body).NotTo(ContainSubstring("ghost"))
+		Expect(rendered(h, store, "root")).NotTo(ContainSubstring("ghost"))
+	})
+})
+
 var _ = Describe("a child's later turns", func() {
 	It("are started by its user (trigger user); only the first is its parent's (subagent)", func() {
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_c", "subagent_spawn", `{"prompt":"p"}`)}}})

@@ -39,8 +39,6 @@ type wireSession struct {
 	// What its last request left to read the next against (incremental.go),
 	// while the log's conversation holds last.
 	decoded any
-
-	tapped tapped // its call's stream (tap)
 }
 
 // madeCall is a tool call an answer made: a child names it as the call
@@ -226,7 +224,7 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 		f.WriteError(w, http.StatusBadRequest, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
 		return fmt.Errorf("wire: session %s turn %d step %d: the model call could not start: %w", s.name, lreq.Turn, lreq.Step, err)
 	}
-	t := s.tap(ctx, h, stream, c)
+	t := req.tap(ctx, h, s, stream, c)
 	if req.Stream {
 		err = f.WriteStream(w, req, t.seq)
 	}
@@ -301,23 +299,22 @@ func callKey(r *llm.Request) string {
 	return string(b)
 }
 
-// tap readies s.tapped for the stream of the call c: it records every
-// chunk in c as it passes, and the tool calls it makes in s.made before the
-// agent reads them (a child may name its creating call as soon as it has
-// read it). It normalizes the stream as llm.Normalize does. A session makes
-// one call at a time (s.mu), so its tapped and the funcs bound to it serve
-// every call: an answer costs no allocation of its own here.
-func (s *wireSession) tap(ctx context.Context, h *Handler, stream iter.Seq[llm.Chunk], c *journal.Call) *tapped {
-	t := &s.tapped
-	if t.seq == nil {
-		t.seq, t.each = t.all, t.chunk
-	}
-	t.ctx, t.h, t.s, t.c, t.stream = ctx, h, s, c, stream
-	t.done, t.ended, t.at = false, false, t.first[:0]
+// tap readies the tap of req's call c: it records every chunk of the
+// call's stream in c as it passes, and the tool calls it makes in s.made
+// before the agent reads them (a child may name its creating call as soon
+// as it has read it). It normalizes the stream as llm.Normalize does,
+// without the closures a range over it allocates: its funcs are bound to
+// this call's tap, so a driver that calls yield after its stream returned
+// (which a range would panic on) reaches a tap that has ended.
+func (req *Request) tap(ctx context.Context, h *Handler, s *wireSession, stream iter.Seq[llm.Chunk], c *journal.Call) *tapped {
+	t := &req.tapped
+	*t = tapped{ctx: ctx, h: h, s: s, c: c, stream: stream}
+	t.at = t.first[:0]
+	t.seq, t.each = t.all, t.chunk
 	return t
 }
 
-// tapped is a stream being tapped: a session's, reset for each call.
+// tapped is a call's stream being tapped.
 type tapped struct {
 	ctx    context.Context
 	h      *Handler
@@ -330,8 +327,8 @@ type tapped struct {
 	at     []blockCall          // where the answer's tool calls are in s.made
 	first  [4]blockCall
 
-	seq  iter.Seq[llm.Chunk]  // all, bound once
-	each func(llm.Chunk) bool // chunk, bound once
+	seq  iter.Seq[llm.Chunk]  // all, bound
+	each func(llm.Chunk) bool // chunk, bound
 }
 
 // all streams the answer to yield, once. Once the consumer stops (the

@@ -234,7 +234,8 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // gave it). The finish frame carries the finish_reason, then comes the
 // usage frame (choices empty) and data: [DONE]. A failed call ends with an
 // error frame instead; an aborted one with nothing more, as a connection
-// that is cut does.
+// that is cut does. chunks must not call yield once it returned, as a
+// range over it may not: the stream's state goes to the next stream served.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
 	s := streams.Get().(*stream)
 	s.w, s.flush, s.model, s.role = w, flush, model, session.RoleAssistant
