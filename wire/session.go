@@ -340,11 +340,13 @@ func (t *tapped) all(yield func(llm.Chunk) bool) {
 		return
 	}
 	t.done, t.yield = true, yield
+	// Ended even when the stream panics (a server recovers a handler's
+	// panic): a yield the driver kept then reaches nothing.
+	defer func() { t.ended, t.yield, t.ctx, t.stream, t.c = true, nil, nil, nil, nil }()
 	t.stream(t.each)
 	if !t.ended {
 		t.chunk(llm.MissingFinish(t.ctx))
 	}
-	t.yield, t.ctx, t.stream, t.c = nil, nil, nil, nil // nothing of the call kept past it
 }
 
 // drain reads what the consumer did not: the whole stream when it read

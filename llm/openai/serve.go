@@ -239,9 +239,10 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
 	s := streams.Get().(*stream)
 	s.w, s.flush, s.model, s.role = w, flush, model, session.RoleAssistant
-	defer s.release()
 	chunks(s.each)
-	return s.err
+	err := s.err
+	s.release() // not deferred: a stream whose chunks panicked is not served again
+	return err
 }
 
 // stream is a stream being served.
