@@ -583,57 +583,46 @@ var _ = Describe("a driver's stream that does not end with exactly one finish", 
 	)
 })
 
-var _ = Describe("a driver that calls yield after its stream returned", func() {
-	It("reaches a call that has ended: nothing of it is recorded in the session's next call", func() {
-		var kept func(llm.Chunk) bool // the first call's yield
-		drv := llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
-			return func(yield func(llm.Chunk) bool) {
-				if kept == nil {
-					kept = yield
-				} else {
-					for _, c := range saying("ghost") {
-						if !kept(c) {
-							break
-						}
-					}
-				}
-				for _, c := range saying("hello") {
-					if !yield(c) {
-						return
-					}
-				}
-			}, nil
-		})
-		h, store, url := serveWire(drv)
-		ok(url, chat(user("one")), nil)
-		body := ok(url, chat(user("one"), assistant("hello"), user("two")), nil)
-		Expect(body).NotTo(ContainSubstring("ghost"))
-		Expect(rendered(h, store, "root")).NotTo(ContainSubstring("ghost"))
-	})
-})
-
-var _ = Describe("a driver whose stream panics, keeping its yield", func() {
-	It("leaves a call that has ended: the kept yield reaches nothing of the next call, in its answer or the log", func() {
-		var kept func(llm.Chunk) bool
-		drv := llm.DriverFunc(func(_ context.Context, req *llm.Request) (iter.Seq[llm.Chunk], error) {
-			return func(yield func(llm.Chunk) bool) {
-				if kept == nil {
-					kept = yield
+// keepingYield is a driver that keeps its first call's yield and, in each
+// later call, gives "ghost" through it before answering "hello"; with
+// panics, its first call panics after its first chunk.
+func keepingYield(panics bool) llm.Driver {
+	var kept func(llm.Chunk) bool
+	return llm.DriverFunc(func(context.Context, *llm.Request) (iter.Seq[llm.Chunk], error) {
+		return func(yield func(llm.Chunk) bool) {
+			if kept == nil {
+				kept = yield
+				if panics {
 					yield(saying("hello")[0])
 					panic("a driver's bug")
 				}
+			} else {
 				for _, c := range saying("ghost") {
 					if !kept(c) {
 						break
 					}
 				}
-				for _, c := range saying("hello") {
-					if !yield(c) {
-						return
-					}
+			}
+			for _, c := range saying("hello") {
+				if !yield(c) {
+					return
 				}
-			}, nil
-		})
+			}
+		}, nil
+	})
+}
+
+var _ = Describe("a driver that calls yield after its stream returned", func() {
+	It("reaches a call that has ended: nothing of it is recorded in the session's next call", func() {
+		h, store, url := serveWire(keepingYield(false))
+		ok(url, chat(user("one")), nil)
+		body := ok(url, chat(user("one"), assistant("hello"), user("two")), nil)
+		Expect(body).NotTo(ContainSubstring("ghost"))
+		Expect(rendered(h, store, "root")).NotTo(ContainSubstring("ghost"))
+	})
+
+	It("after its stream panicked leaves that call ended: the next call's answer and the log have nothing of it", func() {
+		drv := keepingYield(true)
 		store := memory.New()
 		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: store})
 		Expect(err).NotTo(HaveOccurred())
