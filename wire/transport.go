@@ -247,9 +247,9 @@ const firstBody = 4 << 10
 // hands it back.
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, firstBody); return &b }}
 
-// release hands b's buffer back to buffers (one grown past maxAhead, which
-// a write that waits for room never needs, is left to the collector). The
-// caller holds b.mu.
+// release hands b's buffer back to buffers; one grown past twice maxAhead
+// (a write that waits for room keeps most buffers well under it) is left to
+// the collector. The caller holds b.mu.
 func (b *body) release() {
 	if b.pooled != nil && cap(b.buf) <= 2*maxAhead {
 		*b.pooled = b.buf[:0]
