@@ -1,5 +1,5 @@
-// Package layers checks the direction of the module's layers (DESIGN.md,
-// "Layers"): every package sits in one, imports only its own layer or
+// Package layers checks the direction of the module's layers (README.md,
+// "Layout"): every package sits in one, imports only its own layer or
 // those below, and stays clear of what its layer may not link — so a
 // user's test binary holds nothing they did not ask for.
 package layers
@@ -119,7 +119,7 @@ func TestImportsRunDownward(t *testing.T) {
 		pkg := rel(fields[0])
 		at := layerOf(pkg)
 		if at < 0 {
-			problems = append(problems, fmt.Sprintf("%s is in no layer: place it in internal/layers/layers_test.go (and DESIGN.md's table)", pkg))
+			problems = append(problems, fmt.Sprintf("%s is in no layer: place it in a layer of internal/layers/layers_test.go and in README.md's Layout", pkg))
 			continue
 		}
 		for _, imp := range fields[1:] {
