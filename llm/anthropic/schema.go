@@ -300,9 +300,12 @@ func (m Meta) JSON() json.RawMessage {
 // MetaOf reads this API's meta out of a Part.Meta / Block.Meta value; a
 // value without it (or not JSON) is the empty Meta.
 func MetaOf(raw json.RawMessage) Meta {
+	if len(raw) == 0 {
+		return Meta{} // most blocks have none: returning before all and m keeps them off the heap
+	}
 	var all map[string]json.RawMessage
 	var m Meta
-	if len(raw) == 0 || json.Unmarshal(raw, &all) != nil || json.Unmarshal(all[API], &m) != nil {
+	if json.Unmarshal(raw, &all) != nil || json.Unmarshal(all[API], &m) != nil {
 		return Meta{}
 	}
 	return m

@@ -3,11 +3,10 @@ package anthropic
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"io"
 	"iter"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -113,66 +112,117 @@ func apiUsage(u *session.Usage) *Usage {
 // said so yet holds back its start, and every event after it, until they
 // do. Text or arguments a block-end has beyond its deltas go out as one
 // more delta; a block-end's signature as a signature_delta.
+//
+// A yield chunks calls once ServeStream returned writes nothing.
 func ServeStream(w io.Writer, flush func(), id, model string, chunks iter.Seq[session.Chunk]) error {
-	s := &streamWriter{w: w, flush: flush, byIndex: map[int]*outBlock{}}
-	s.queue(&Event{Type: EventMessageStart, Message: &Response{ID: id, Type: "message", Role: session.RoleAssistant,
-		Content: []Block{}, Model: model, Usage: apiUsage(nil)}}, nil)
-	if err := s.send(); err != nil {
-		return err
+	// The writer is the call's own, so a yield kept past the return
+	// reaches no other call's stream; only its buffers are pooled.
+	s := &streamWriter{streamBufs: streamBufPool.Get().(*streamBufs), w: w, flush: flush}
+	s.out = appendMessageStart(s.head(EventMessageStart), id, model)
+	if s.err = s.emit(); s.err == nil {
+		// Not a range: a range over a dynamic iter.Seq allocates its state.
+		// Chunks that end without a finish leave nothing more to send: each
+		// chunk's events went out after it, up to a start still unnamed.
+		chunks(s.next)
 	}
-	for c := range chunks {
-		if c.Type == session.ChunkFinish {
-			return s.finish(c.Reason)
-		}
-		s.chunk(&c)
-		if err := s.send(); err != nil {
-			return err
-		}
+	err := s.err
+	s.release() // not deferred: buffers a panicking stream may still write into are not pooled
+	return err
+}
+
+// streamWriter is the stream of one call.
+type streamWriter struct {
+	*streamBufs // nil once ServeStream returned
+	w           io.Writer
+	flush       func()
+	usage       *session.Usage
+	ended       bool  // by the finish, an error writing or ServeStream's return
+	err         error // ServeStream's
+}
+
+// streamBufs are a stream's buffers, pooled: an io.Writer keeps nothing it
+// is given, and the strings they hold are dropped on release.
+type streamBufs struct {
+	out     []byte     // the event being written
+	blocks  []outBlock // in start order: by the API's index
+	pending []queued
+	sent    []sentText // the texts of the blocks' deltas
+}
+
+var streamBufPool = sync.Pool{New: func() any { return &streamBufs{out: make([]byte, 0, 512)} }}
+
+// release hands s's buffers back to the pool; s ends.
+func (s *streamWriter) release() {
+	b := s.streamBufs
+	s.streamBufs, s.ended = nil, true
+	b.out, b.blocks, b.pending, b.sent = kept(b.out, 64<<10), kept(b.blocks, 256), kept(b.pending, 1024), kept(b.sent, 4096)
+	streamBufPool.Put(b)
+}
+
+// kept is buf emptied for the next stream, or nil when it grew past limit
+// elements: an outsized answer's buffer is not kept for every stream after.
+func kept[T any](buf []T, limit int) []T {
+	if cap(buf) > limit {
+		return nil
 	}
-	return s.send()
+	clear(buf[:cap(buf)])
+	return buf[:0]
 }
 
 // outBlock is a block being streamed to the agent.
 type outBlock struct {
-	index int    // the API's
+	key   int    // agentsnap's index
+	index int    // the API's: its place in blocks
 	typ   string // agentsnap's block type
 	ready bool   // its start can go out: its type, id and name are known
 	start Block  // what its start event says
-	sent  strings.Builder
-	ended bool
+	// texts and last are its first and last text in sent, plus one (0:
+	// none yet).
+	texts, last int
+	ended       bool
 }
 
-// queued is an event waiting for the start of block (nil: for nothing).
+// sentText is the text of one delta, a link in its block's list: the
+// chunk's own string, where a copy would cost an allocation per delta.
+type sentText struct {
+	text string
+	next int // the block's next text in sent, plus one (0: none)
+}
+
+// queued is an event waiting for the start of its block.
 type queued struct {
-	ev    *Event
-	block *outBlock
+	typ   string // EventContentBlockStart, EventContentBlockDelta or EventContentBlockStop
+	block int    // the API's index
+	delta Delta  // a content_block_delta's
 }
 
-type streamWriter struct {
-	w       io.Writer
-	flush   func()
-	byIndex map[int]*outBlock // by agentsnap's index
-	blocks  []*outBlock       // in start order
-	pending []queued
-	usage   *session.Usage
+// next serves one chunk; false once the stream ended.
+func (s *streamWriter) next(c session.Chunk) bool {
+	switch {
+	case s.ended:
+	case c.Type == session.ChunkFinish:
+		s.err, s.ended = s.finish(c.Reason), true
+	default:
+		s.chunk(&c)
+		s.err = s.send()
+		s.ended = s.err != nil
+	}
+	return !s.ended
 }
 
-func (s *streamWriter) queue(ev *Event, b *outBlock) {
-	s.pending = append(s.pending, queued{ev, b})
+func (s *streamWriter) queue(typ string, b *outBlock, d Delta) {
+	s.pending = append(s.pending, queued{typ, b.index, d})
 }
 
 // send writes the pending events up to the first start that must wait.
 func (s *streamWriter) send() error {
 	n := 0
-	for _, q := range s.pending {
-		if q.block != nil && q.ev.Type == EventContentBlockStart {
-			if !q.block.ready {
-				break
-			}
-			start := q.block.start
-			q.ev.ContentBlock = &start
+	for i := range s.pending {
+		q := &s.pending[i]
+		if q.typ == EventContentBlockStart && !s.blocks[q.block].ready {
+			break
 		}
-		if err := s.write(q.ev); err != nil {
+		if err := s.write(q); err != nil {
 			return err
 		}
 		n++
@@ -181,25 +231,64 @@ func (s *streamWriter) send() error {
 	return nil
 }
 
-func (s *streamWriter) write(ev *Event) error {
+// write writes q, by hand unless it is an event no stream makes.
+func (s *streamWriter) write(q *queued) error {
+	ok := true
+	s.out = s.head(q.typ)
+	switch q.typ {
+	case EventContentBlockStart:
+		s.out, ok = appendBlockStart(s.out, q.block, &s.blocks[q.block].start)
+	case EventContentBlockDelta:
+		s.out, ok = appendBlockDelta(s.out, q.block, &q.delta)
+	default:
+		s.out = appendBlockStop(s.out, q.block)
+	}
+	if ok {
+		return s.emit()
+	}
+	idx := q.block
+	ev := &Event{Type: q.typ, Index: &idx}
+	if q.typ == EventContentBlockStart {
+		start := s.blocks[q.block].start
+		ev.ContentBlock = &start
+	} else {
+		d := q.delta
+		ev.Delta = &d
+	}
 	b, err := marshal(ev)
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", ev.Type, b); err != nil {
+	s.out = append(s.head(q.typ), b...)
+	return s.emit()
+}
+
+// head begins an event of typ in s.out, up to its data.
+func (s *streamWriter) head(typ string) []byte {
+	return append(append(append(s.out[:0], "event: "...), typ...), "\ndata: "...)
+}
+
+// emit ends the event in s.out, writes it in one Write and flushes.
+func (s *streamWriter) emit() error {
+	s.out = append(s.out, "\n\n"...)
+	if _, err := s.w.Write(s.out); err != nil {
 		return err
 	}
 	s.flush()
 	return nil
 }
 
-// block returns the block of agentsnap's index i, starting it (queued) as
-// a block of typ when it is new.
-func (s *streamWriter) block(i int, typ string) *outBlock {
-	if b := s.byIndex[i]; b != nil {
-		return b
+// block returns the block of agentsnap's index key, starting it (queued)
+// as a block of typ when it is new. The pointer holds until the next call.
+func (s *streamWriter) block(key int, typ string) *outBlock {
+	// The latest first: most chunks are of the block last started.
+	for i := len(s.blocks) - 1; i >= 0; i-- {
+		if s.blocks[i].key == key {
+			return &s.blocks[i]
+		}
 	}
-	b := &outBlock{index: len(s.blocks), typ: typ}
+	s.blocks = append(s.blocks, outBlock{key: key, index: len(s.blocks), typ: typ})
+	b := &s.blocks[len(s.blocks)-1]
 	switch typ {
 	case session.BlockText:
 		b.start, b.ready = Block{Type: TypeText}, true
@@ -208,17 +297,8 @@ func (s *streamWriter) block(i int, typ string) *outBlock {
 	default:
 		b.start = Block{Type: TypeThinking}
 	}
-	s.byIndex[i] = b
-	s.blocks = append(s.blocks, b)
-	idx := b.index
-	s.queue(&Event{Type: EventContentBlockStart, Index: &idx}, b)
+	s.queue(EventContentBlockStart, b, Delta{})
 	return b
-}
-
-// delta queues a content_block_delta of b.
-func (s *streamWriter) delta(b *outBlock, d Delta) {
-	idx := b.index
-	s.queue(&Event{Type: EventContentBlockDelta, Index: &idx, Delta: &d}, b)
 }
 
 func (s *streamWriter) chunk(c *session.Chunk) {
@@ -253,20 +333,38 @@ func (s *streamWriter) chunk(c *session.Chunk) {
 	}
 }
 
-// text queues a delta of b's kind with text, if any.
+// text queues a delta of b's kind with text, if any, and notes it sent.
 func (s *streamWriter) text(b *outBlock, text string) {
 	if text == "" || b.ended {
 		return
 	}
-	b.sent.WriteString(text)
+	s.sent = append(s.sent, sentText{text: text})
+	if b.last > 0 {
+		s.sent[b.last-1].next = len(s.sent)
+	} else {
+		b.texts = len(s.sent)
+	}
+	b.last = len(s.sent)
 	switch b.typ {
 	case session.BlockText:
-		s.delta(b, Delta{Type: DeltaText, Text: text})
+		s.queue(EventContentBlockDelta, b, Delta{Type: DeltaText, Text: text})
 	case session.BlockToolCall:
-		s.delta(b, Delta{Type: DeltaInputJSON, PartialJSON: text})
+		s.queue(EventContentBlockDelta, b, Delta{Type: DeltaInputJSON, PartialJSON: text})
 	default:
-		s.delta(b, Delta{Type: DeltaThinking, Thinking: text})
+		s.queue(EventContentBlockDelta, b, Delta{Type: DeltaThinking, Thinking: text})
 	}
+}
+
+// rest is what full has beyond the texts b sent, if they are its start.
+func (s *streamWriter) rest(b *outBlock, full string) (string, bool) {
+	for i := b.texts; i > 0; i = s.sent[i-1].next {
+		t := s.sent[i-1].text
+		if !strings.HasPrefix(full, t) {
+			return "", false
+		}
+		full = full[len(t):]
+	}
+	return full, true
 }
 
 // end closes b with what its block-end says, which wins over its deltas.
@@ -290,11 +388,13 @@ func (s *streamWriter) end(b *outBlock, blk *session.Block) {
 		}
 	}
 	b.ready = true
-	if sent := b.sent.String(); b.start.Type != TypeRedactedThinking && strings.HasPrefix(full, sent) {
-		s.text(b, full[len(sent):])
+	if b.start.Type != TypeRedactedThinking {
+		if rest, ok := s.rest(b, full); ok {
+			s.text(b, rest)
+		}
 	}
 	if b.start.Type == TypeThinking && meta.Signature != "" {
-		s.delta(b, Delta{Type: DeltaSignature, Signature: meta.Signature})
+		s.queue(EventContentBlockDelta, b, Delta{Type: DeltaSignature, Signature: meta.Signature})
 	}
 	s.stop(b)
 }
@@ -302,16 +402,16 @@ func (s *streamWriter) end(b *outBlock, blk *session.Block) {
 // stop queues b's content_block_stop.
 func (s *streamWriter) stop(b *outBlock) {
 	b.ended = true
-	idx := b.index
-	s.queue(&Event{Type: EventContentBlockStop, Index: &idx}, b)
+	s.queue(EventContentBlockStop, b, Delta{})
 }
 
 // finish writes the end of the stream for a finish with reason r.
 func (s *streamWriter) finish(r *session.FinishReason) error {
-	if r == nil {
-		r = &session.FinishReason{Kind: session.FinishStop}
+	kind := session.FinishStop
+	if r != nil {
+		kind = r.Kind
 	}
-	switch r.Kind {
+	switch kind {
 	case session.FinishAborted:
 		return s.send() // what could go out did; the connection is cut
 	case session.FinishError:
@@ -323,11 +423,12 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 			code, msg = r.Failure.Code, r.Failure.Message
 		}
 		body := NewErrorBody(code, msg)
-		return s.write(&Event{Type: EventError, Error: &body.Error})
+		s.out = appendErrorEvent(s.head(EventError), &body.Error)
+		return s.emit()
 	}
 	// Blocks the chunks never ended (or named) go out as they are.
-	for _, b := range s.blocks {
-		if !b.ended {
+	for i := range s.blocks {
+		if b := &s.blocks[i]; !b.ended {
 			b.ready = true
 			s.stop(b)
 		}
@@ -335,10 +436,10 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 	if err := s.send(); err != nil {
 		return err
 	}
-	reason, _ := json.Marshal(StopReason(r.Kind))
-	if err := s.write(&Event{Type: EventMessageDelta, Delta: &Delta{StopReason: reason, StopSequence: json.RawMessage("null")},
-		Usage: apiUsage(s.usage)}); err != nil {
+	s.out = appendMessageDelta(s.head(EventMessageDelta), StopReason(kind), s.usage)
+	if err := s.emit(); err != nil {
 		return err
 	}
-	return s.write(&Event{Type: EventMessageStop})
+	s.out = append(s.head(EventMessageStop), `{"type":"message_stop"}`...)
+	return s.emit()
 }
