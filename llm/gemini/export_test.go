@@ -150,3 +150,33 @@ func (p *protocol) finish(c session.Chunk, last bool) error {
 	}
 	return nil
 }
+
+// AppendEvent appends the hand-written event of a stream whose one part
+// is p, of the members a stream writes (text, thought, thoughtSignature,
+// functionCall, whose args must be what CallArgs returns).
+func AppendEvent(dst []byte, a Answer, p Part, finish string, u *UsageMetadata) []byte {
+	op := outPart{thought: p.Thought, sig: p.ThoughtSignature}
+	if p.Text != nil {
+		op.text, op.hasText = *p.Text, true
+	}
+	if fc := p.FunctionCall; fc != nil {
+		op.call, op.id, op.name, op.args = true, fc.ID, fc.Name, string(fc.Args)
+	}
+	return appendEvent(dst, &a, &op, finish, u)
+}
+
+// AppendErrorEvent appends the hand-written error event.
+func AppendErrorEvent(dst []byte, status int, message string) []byte {
+	return appendErrorEvent(dst, status, message)
+}
+
+// CallArgs is the stream's check of a tool call's arguments.
+func CallArgs(arguments string) (string, bool) {
+	var scratch []byte
+	return callArgs(arguments, &scratch)
+}
+
+var (
+	ArgsObject = argsObject // WriteMessage's check of a tool call's arguments
+	StatusName = statusName
+)

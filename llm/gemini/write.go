@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
@@ -39,37 +40,57 @@ func (a Answer) response(c Candidate, u *session.Usage) Response {
 // error event, an aborted one with no finish at all, as a cut connection
 // does. No continuationToken is ever sent: the SDK would send the request
 // again.
+//
+// A streamWriter serves one call; only its buffer is reused, so a driver
+// that calls yield after its stream returned reaches an ended writer.
 type streamWriter struct {
 	w        io.Writer
-	flush    func()
+	flusher  http.Flusher // or nil
 	answer   Answer
-	pending  *Part
-	heldFrom int // the block index of pending
+	pending  outPart
+	held     bool // pending holds a part
+	heldFrom int  // the block index of pending
 	usage    *session.Usage
-	done     bool
+	done     bool  // after the finish, an error, or the end of the call
+	err      error // WriteStream's
+	buf      *[]byte
 }
 
-// newStreamWriter returns a writer of events to w; flush (may be nil) is
-// called after each event.
-func newStreamWriter(w io.Writer, flush func(), a Answer) *streamWriter {
-	if flush == nil {
-		flush = func() {}
+// streamBufs keeps the event buffers of ended streams for the next: an
+// io.Writer keeps nothing it is given.
+var streamBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 1024)
+	return &b
+}}
+
+// each writes what chunk c adds to the answer; false once the stream has
+// ended, as a range over the chunks would stop.
+func (s *streamWriter) each(c session.Chunk) bool {
+	if !s.done {
+		s.err = s.add(&c)
+		s.done = s.done || s.err != nil
 	}
-	return &streamWriter{w: w, flush: flush, answer: a, heldFrom: -1}
+	return !s.done
+}
+
+// release ends s and hands its buffer back, keeping an outsized one out.
+func (s *streamWriter) release() {
+	s.done = true
+	if cap(*s.buf) <= 64<<10 {
+		streamBufs.Put(s.buf)
+	}
+	s.buf = nil
 }
 
 // add writes what chunk c adds to the answer. It returns an error when
 // writing fails or the chunks cannot be written as Gemini events (a tool
 // call whose arguments are not an object: the stream ends with an error
-// event then). After the finish it writes nothing.
-func (s *streamWriter) add(c session.Chunk) error {
-	if s.done {
-		return nil
-	}
+// event then).
+func (s *streamWriter) add(c *session.Chunk) error {
 	switch c.Type {
 	case session.ChunkTextDelta, session.ChunkReasoningDelta:
 		if c.Text != "" {
-			return s.hold(&Part{Text: ptr(c.Text), Thought: c.Type == session.ChunkReasoningDelta}, c.Index)
+			return s.hold(outPart{text: c.Text, hasText: true, thought: c.Type == session.ChunkReasoningDelta}, c.Index)
 		}
 	case session.ChunkBlockEnd:
 		if c.Block != nil {
@@ -89,20 +110,21 @@ func (s *streamWriter) add(c session.Chunk) error {
 func (s *streamWriter) blockEnd(index int, b *session.Block) error {
 	sig := Signature(b.Meta)
 	if b.Type == session.BlockToolCall {
-		p, err := functionCallPart(b.ID, b.Name, b.Arguments, sig)
-		if err != nil {
+		args, ok := callArgs(b.Arguments, s.buf)
+		if !ok {
+			err := argsError(b.ID, b.Name, b.Arguments)
 			s.done = true
-			_ = s.send(errorResponse(http.StatusInternalServerError, err.Error()))
+			_ = s.send(appendErrorEvent(s.start(), http.StatusInternalServerError, err.Error()))
 			return err
 		}
-		return s.hold(p, index)
+		return s.hold(outPart{call: true, id: b.ID, name: b.Name, args: args, sig: sig}, index)
 	}
 	switch {
 	case sig == "":
-	case s.pending != nil && s.heldFrom == index:
-		s.pending.ThoughtSignature = sig
+	case s.held && s.heldFrom == index:
+		s.pending.sig = sig
 	default: // a block whose text went out before, or that had none
-		return s.hold(&Part{Text: ptr(""), Thought: b.Type == session.BlockReasoning, ThoughtSignature: sig}, index)
+		return s.hold(outPart{hasText: true, thought: b.Type == session.BlockReasoning, sig: sig}, index)
 	}
 	return nil
 }
@@ -112,20 +134,33 @@ func (s *streamWriter) blockEnd(index int, b *session.Block) error {
 func functionCallPart(id, name, arguments, sig string) (*Part, error) {
 	args, ok := argsObject(arguments)
 	if !ok {
-		return nil, fmt.Errorf("gemini: tool call %s (%s) has arguments that are not a JSON object, which functionCall.args must be: %.60q", id, name, arguments)
+		return nil, argsError(id, name, arguments)
 	}
 	return &Part{FunctionCall: &FunctionCall{ID: id, Name: name, Args: args}, ThoughtSignature: sig}, nil
 }
 
+// argsError is the error of a tool call whose arguments are not a JSON
+// object.
+func argsError(id, name, arguments string) error {
+	return fmt.Errorf("gemini: tool call %s (%s) has arguments that are not a JSON object, which functionCall.args must be: %.60q", id, name, arguments)
+}
+
 // hold sends the pending part, if any, and keeps p in its place.
-func (s *streamWriter) hold(p *Part, index int) error {
-	if s.pending != nil {
-		if err := s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*s.pending}}}, nil)); err != nil {
-			return err
-		}
+func (s *streamWriter) hold(p outPart, index int) error {
+	if err := s.sendHeld(); err != nil {
+		return err
 	}
-	s.pending, s.heldFrom = p, index
+	s.pending, s.held, s.heldFrom = p, true, index
 	return nil
+}
+
+// sendHeld sends the pending part, if any, in an event of its own.
+func (s *streamWriter) sendHeld() error {
+	if !s.held {
+		return nil
+	}
+	s.held = false
+	return s.send(appendEvent(s.start(), &s.answer, &s.pending, "", nil))
 }
 
 // finish writes the end of the answer.
@@ -137,28 +172,35 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 	case session.FinishAborted:
 		return nil
 	case session.FinishError:
-		if err := s.hold(nil, -1); err != nil {
+		if err := s.sendHeld(); err != nil {
 			return err
 		}
 		status, _, msg := live.ServedFailure(r)
-		return s.send(errorResponse(status, msg))
+		return s.send(appendErrorEvent(s.start(), status, msg))
 	}
-	last := s.pending
-	if last == nil {
-		last = &Part{Text: ptr("")}
+	if !s.held {
+		s.pending = outPart{hasText: true}
 	}
-	return s.send(s.answer.response(Candidate{Content: &Content{Role: "model", Parts: []Part{*last}}, FinishReason: finishReason(r.Kind)}, s.usage))
+	var u *UsageMetadata
+	if s.usage != nil {
+		u = usageMetadata(s.usage)
+	}
+	return s.send(appendEvent(s.start(), &s.answer, &s.pending, finishReason(r.Kind), u))
 }
 
-func (s *streamWriter) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+// start begins an event in the buffer.
+func (s *streamWriter) start() []byte { return append((*s.buf)[:0], "data: "...) }
+
+// send ends the event ev (begun by start), writes it and flushes.
+func (s *streamWriter) send(ev []byte) error {
+	ev = append(ev, "\n\n"...)
+	*s.buf = ev // keep the buffer if it grew
+	if _, err := s.w.Write(ev); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(s.w, "data: %s\n\n", b); err != nil {
-		return err
+	if s.flusher != nil {
+		s.flusher.Flush()
 	}
-	s.flush()
 	return nil
 }
 
@@ -170,25 +212,21 @@ func finishReason(kind string) string {
 }
 
 // WriteStream writes a streamed answer of chunks to w: the status, the
-// headers and the events (see streamWriter).
+// headers and the events (see streamWriter). chunks is called once, with
+// a yield that returns false once the stream ended: at the finish or at
+// an error, which WriteStream returns.
 func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	var flush func()
-	if fl, ok := w.(http.Flusher); ok {
-		flush = fl.Flush
-	}
-	sw := newStreamWriter(w, flush, a)
-	for c := range chunks {
-		if err := sw.add(c); err != nil {
-			return err
-		}
-		if sw.done {
-			return nil
-		}
-	}
-	return nil
+	s := &streamWriter{w: w, answer: a, buf: streamBufs.Get().(*[]byte)}
+	s.flusher, _ = w.(http.Flusher)
+	// A call of chunks, not a range over it: a range over a dynamic
+	// iterator allocates its closure and state.
+	chunks(s.each)
+	err := s.err
+	s.release() // not deferred: the buffer of a stream whose chunks panicked is not reused
+	return err
 }
 
 // WriteMessage writes a whole answer: the message's parts in one content,
@@ -241,10 +279,6 @@ func WriteError(w http.ResponseWriter, status int, code, message string) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	return json.NewEncoder(w).Encode(map[string]APIError{"error": e})
-}
-
-func errorResponse(status int, message string) map[string]APIError {
-	return map[string]APIError{"error": {Code: status, Message: message, Status: statusName(status)}}
 }
 
 // statusName is the google.rpc status the API names an HTTP status by.
