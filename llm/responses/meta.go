@@ -27,8 +27,11 @@ func (m Meta) Raw() json.RawMessage {
 // ReadMeta returns the Responses API's meta of a part or block, or the
 // zero Meta when raw holds none (or holds another API's only).
 func ReadMeta(raw json.RawMessage) Meta {
+	if len(raw) == 0 { // before all, which escapes: a stream reads a meta per block
+		return Meta{}
+	}
 	var all map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &all) != nil {
+	if json.Unmarshal(raw, &all) != nil {
 		return Meta{}
 	}
 	var m Meta

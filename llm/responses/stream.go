@@ -1,9 +1,7 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"iter"
 	"net/http"
 	"strings"
@@ -14,6 +12,7 @@ import (
 // outItem is an output item being answered: a block of the call's stream.
 type outItem struct {
 	kind         string // ItemMessage, ItemReasoning or ItemFunctionCall
+	block        int    // the block index of its chunks
 	index        int    // output_index, once added
 	id           string
 	added, done  bool
@@ -22,6 +21,7 @@ type outItem struct {
 	callID, name string
 	meta         Meta            // the block's, from its block-end
 	rawMeta      json.RawMessage // the same, as recorded
+	quotedID     []byte          // id as a JSON string, once an event needs it
 }
 
 // newOutItem returns the item of a block or part of type typ, or nil for
@@ -63,17 +63,6 @@ func (it *outItem) assign(key string, n int) {
 	}
 }
 
-// addedItem is the item as output_item.added shows it: just begun.
-func (it *outItem) addedItem() *Item {
-	switch it.kind {
-	case ItemFunctionCall:
-		return &Item{Type: ItemFunctionCall, ID: it.id, Status: StatusInProgress, CallID: it.callID, Name: it.name, Arguments: ptr("")}
-	case ItemReasoning:
-		return &Item{Type: ItemReasoning, ID: it.id, Summary: []Part{}}
-	}
-	return &Item{Type: ItemMessage, ID: it.id, Status: StatusInProgress, Role: session.RoleAssistant, Content: json.RawMessage("[]")}
-}
-
 // doneItem is the complete item.
 func (it *outItem) doneItem() Item {
 	text := it.text.String()
@@ -111,16 +100,24 @@ func (it *outItem) recorded() session.Part {
 	return session.Part{Type: session.PartText, Text: text, Meta: it.rawMeta}
 }
 
-// streamer writes one answer's chunks as events.
+// streamer writes one answer's chunks as events. Each call has its own:
+// a driver that calls yield after its stream returned reaches one that
+// has ended, and writes nothing.
 type streamer struct {
-	w      http.ResponseWriter
-	a      Answer
-	seq    int
-	items  []*outItem // in output order
-	blocks map[int]*outItem
-	order  []int // block indices as they first appear
-	usage  *session.Usage
-	err    error
+	w        http.ResponseWriter
+	flush    http.Flusher // w's, if it has one
+	a        Answer
+	id       string // the response's
+	seq      int
+	items    []*outItem // in output order
+	blocks   []*outItem // in the order their blocks first appear
+	usage    *session.Usage
+	fb       *frameBuf // from frameBufs until the stream returns
+	buf      []byte    // the event being written
+	toolsErr error     // encoding the tools member
+	ended    bool      // by the finish, an error writing, or WriteStream's return
+	res      Result    // the finish's
+	err      error
 }
 
 // WriteStream writes a streamed answer: the events of chunks, which end
@@ -131,42 +128,36 @@ func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	s := &streamer{w: w, a: a, blocks: map[int]*outItem{}}
-	s.send(Event{Type: EventCreated, Response: newResponse(a, StatusInProgress)})
-	s.send(Event{Type: EventInProgress, Response: newResponse(a, StatusInProgress)})
-	for c := range chunks {
-		if c.Type == session.ChunkFinish {
-			return s.finish(c.Reason)
-		}
-		s.chunk(c)
-		if s.err != nil {
-			return Result{}, s.err
-		}
-	}
-	return Result{}, s.err
+	s := &streamer{w: w, a: a, id: ResponseID(a.Key), fb: frameBufs.Get().(*frameBuf)}
+	s.flush, _ = w.(http.Flusher)
+	s.buf = s.fb.buf[:0]
+	// Once it returns (or chunks panics), a yield kept writes nothing.
+	defer s.stop()
+	s.open()
+	// Not a range: a range over a dynamic iter.Seq allocates its state.
+	chunks(s.next)
+	s.release() // not deferred: the memory of a stream whose chunks panicked is not reused
+	return s.res, s.err
 }
 
-func (s *streamer) send(ev Event) {
-	if s.err != nil {
-		return
+// stop ends the stream: a later chunk is not read.
+func (s *streamer) stop() { s.ended = true }
+
+// next reads one chunk of the stream; false once it ended.
+func (s *streamer) next(c session.Chunk) bool {
+	switch {
+	case s.ended:
+	case c.Type == session.ChunkFinish:
+		s.res, s.err = s.finish(c.Reason)
+		s.ended = true
+	default:
+		s.chunk(&c)
+		s.ended = s.err != nil
 	}
-	ev.SequenceNumber = s.seq
-	s.seq++
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if s.err = enc.Encode(ev); s.err != nil {
-		return
-	}
-	if _, s.err = fmt.Fprintf(s.w, "event: %s\ndata: %s\n", ev.Type, b.Bytes()); s.err != nil {
-		return
-	}
-	if fl, ok := s.w.(http.Flusher); ok {
-		fl.Flush()
-	}
+	return !s.ended
 }
 
-func (s *streamer) chunk(c session.Chunk) {
+func (s *streamer) chunk(c *session.Chunk) {
 	switch c.Type {
 	case session.ChunkBlockStart:
 		if it := s.block(c.Index, c.BlockType); it != nil && it.kind == ItemMessage {
@@ -176,7 +167,7 @@ func (s *streamer) chunk(c session.Chunk) {
 		if it := s.block(c.Index, session.BlockText); it != nil {
 			s.add(it)
 			it.text.WriteString(c.Text)
-			s.send(Event{Type: EventTextDelta, ItemID: it.id, OutputIndex: ptr(it.index), ContentIndex: ptr(0), Delta: ptr(c.Text), Logprobs: json.RawMessage("[]")})
+			s.textDelta(it, c.Text)
 		}
 	case session.ChunkReasoningDelta:
 		if it := s.block(c.Index, session.BlockReasoning); it != nil {
@@ -199,15 +190,22 @@ func (s *streamer) chunk(c session.Chunk) {
 }
 
 // block returns the open item of block index i, of block type typ, or nil
-// when it has ended or is of another type.
+// when it has ended or is of another type. An answer has a few blocks,
+// whose chunks mostly come together: a search from the last beats a map.
 func (s *streamer) block(i int, typ string) *outItem {
-	it, ok := s.blocks[i]
-	if !ok {
+	var it *outItem
+	for k := len(s.blocks) - 1; k >= 0; k-- {
+		if s.blocks[k].block == i {
+			it = s.blocks[k]
+			break
+		}
+	}
+	if it == nil {
 		if it = newOutItem(typ); it == nil {
 			return nil
 		}
-		s.blocks[i] = it
-		s.order = append(s.order, i)
+		it.block = i
+		s.blocks = append(s.blocks, it)
 	}
 	if it.done || kindOf(typ) != it.kind {
 		return nil
@@ -217,7 +215,7 @@ func (s *streamer) block(i int, typ string) *outItem {
 
 // toolCallDelta streams a function call's arguments once its call id is
 // known; what came before goes out with output_item.added.
-func (s *streamer) toolCallDelta(it *outItem, c session.Chunk) {
+func (s *streamer) toolCallDelta(it *outItem, c *session.Chunk) {
 	if it.callID == "" {
 		it.callID = c.ID
 	}
@@ -229,7 +227,7 @@ func (s *streamer) toolCallDelta(it *outItem, c session.Chunk) {
 	case !it.added && it.callID != "":
 		s.add(it)
 	case it.added && c.ArgumentsDelta != "":
-		s.send(Event{Type: EventArgsDelta, ItemID: it.id, OutputIndex: ptr(it.index), Delta: ptr(c.ArgumentsDelta)})
+		s.argsDelta(it, c.ArgumentsDelta)
 	}
 }
 
@@ -240,11 +238,11 @@ func (s *streamer) add(it *outItem) {
 	}
 	it.assign(s.a.Key, len(s.items))
 	s.items = append(s.items, it)
-	s.send(Event{Type: EventItemAdded, OutputIndex: ptr(it.index), Item: it.addedItem()})
+	s.itemAdded(it)
 	switch {
 	case it.kind == ItemMessage:
-		s.send(Event{Type: EventPartAdded, ItemID: it.id, OutputIndex: ptr(it.index), ContentIndex: ptr(0), Part: ptr(outputText(""))})
+		s.part(EventPartAdded, it, "")
 	case it.kind == ItemFunctionCall && it.text.Len() > 0:
-		s.send(Event{Type: EventArgsDelta, ItemID: it.id, OutputIndex: ptr(it.index), Delta: ptr(it.text.String())})
+		s.argsDelta(it, it.text.String())
 	}
 }

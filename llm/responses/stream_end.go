@@ -1,8 +1,6 @@
 package responses
 
 import (
-	"encoding/json"
-
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -23,18 +21,17 @@ func (s *streamer) end(it *outItem, blk *session.Block) {
 			setText(it, blk.Arguments)
 		}
 		s.add(it)
-		s.send(Event{Type: EventArgsDone, ItemID: it.id, OutputIndex: ptr(it.index), Arguments: ptr(it.text.String())})
+		s.argsDone(it)
 	case ItemMessage:
 		s.add(it)
 		if blk != nil {
 			if it.text.Len() == 0 && blk.Text != "" { // a block sent whole: its text as one delta
-				s.send(Event{Type: EventTextDelta, ItemID: it.id, OutputIndex: ptr(it.index), ContentIndex: ptr(0), Delta: ptr(blk.Text), Logprobs: json.RawMessage("[]")})
+				s.textDelta(it, blk.Text)
 			}
 			setText(it, blk.Text)
 		}
-		text := it.text.String()
-		s.send(Event{Type: EventTextDone, ItemID: it.id, OutputIndex: ptr(it.index), ContentIndex: ptr(0), Text: ptr(text), Logprobs: json.RawMessage("[]")})
-		s.send(Event{Type: EventPartDone, ItemID: it.id, OutputIndex: ptr(it.index), ContentIndex: ptr(0), Part: ptr(outputText(text))})
+		s.textDone(it)
+		s.part(EventPartDone, it, it.text.String())
 	case ItemReasoning:
 		if blk != nil && blk.Text != it.text.String() {
 			setText(it, blk.Text)
@@ -43,7 +40,7 @@ func (s *streamer) end(it *outItem, blk *session.Block) {
 		s.reasoning(it)
 	}
 	it.done = true
-	s.send(Event{Type: EventItemDone, OutputIndex: ptr(it.index), Item: ptr(it.doneItem())})
+	s.itemDone(it)
 }
 
 // reasoning writes a reasoning item, held until its block ended (its id is
@@ -54,29 +51,21 @@ func (s *streamer) reasoning(it *outItem) {
 	if text == "" {
 		return // encrypted content only: no summary
 	}
-	at := func(t string) Event {
-		return Event{Type: t, ItemID: it.id, OutputIndex: ptr(it.index), SummaryIndex: ptr(0)}
-	}
-	ev := at(EventSummaryPartAdded)
-	ev.Part = &Part{Type: "summary_text"}
-	s.send(ev)
+	s.summary(EventSummaryPartAdded, it, `,"part":{"type":"summary_text","text":`, "", "}")
 	for _, p := range it.pieces {
-		if p == "" {
-			continue
+		if p != "" {
+			s.summary(EventSummaryDelta, it, `,"delta":`, p, "")
 		}
-		ev := at(EventSummaryDelta)
-		ev.Delta = ptr(p)
-		s.send(ev)
 	}
-	ev = at(EventSummaryDone)
-	ev.Text = ptr(text)
-	s.send(ev)
-	ev = at(EventSummaryPartDone)
-	ev.Part = &Part{Type: "summary_text", Text: text}
-	s.send(ev)
+	s.summary(EventSummaryDone, it, `,"text":`, text, "")
+	s.summary(EventSummaryPartDone, it, `,"part":{"type":"summary_text","text":`, text, "}")
 }
 
+// setText makes text the item's text; one it already holds is not copied.
 func setText(it *outItem, text string) {
+	if it.text.String() == text {
+		return
+	}
 	it.text.Reset()
 	it.text.WriteString(text)
 }
@@ -98,28 +87,23 @@ func (s *streamer) finish(r *session.FinishReason) (Result, error) {
 		return Result{}, s.err
 	case session.FinishError:
 		_, code, msg := live.ServedFailure(r)
-		null := json.RawMessage("null")
-		s.send(Event{Type: EventError, Code: ptr(code), Message: ptr(msg), Param: null,
-			Error: &Error{Type: "agentsnap_replay_error", Code: code, Message: msg, Param: null}})
+		s.errorEvent(code, msg)
 		return Result{}, s.err
 	}
-	for _, i := range s.order { // what the chunks left open, in the order it began
-		s.end(s.blocks[i], nil)
+	for _, it := range s.blocks { // what the chunks left open, in the order it began
+		s.end(it, nil)
 	}
-	resp := newResponse(s.a, StatusCompleted)
-	resp.Status, resp.IncompleteDetails = finishStatus(r.Kind)
-	resp.Usage = usageOf(s.usage)
-	for _, it := range s.items {
-		resp.Output = append(resp.Output, it.doneItem())
-	}
+	status, incomplete := finishStatus(r.Kind)
 	typ := EventCompleted
-	if resp.Status == StatusIncomplete {
+	if status == StatusIncomplete {
 		typ = EventIncomplete
 	}
-	s.send(Event{Type: typ, Response: resp})
-	res := Result{ID: resp.ID, Output: session.Message{Role: session.RoleAssistant, Content: []session.Part{}}, Kept: s.err == nil}
-	for _, i := range s.order { // the blocks in the order they began: the log's message
-		it := s.blocks[i]
+	s.response(typ, &response{status: status, items: s.items, incomplete: incomplete, usage: s.usage, final: true})
+	res := Result{ID: s.id, Output: session.Message{Role: session.RoleAssistant, Content: make([]session.Part, 0, len(s.blocks))}, Kept: s.err == nil}
+	if len(s.blocks) > 0 {
+		res.ItemIDs = make([]string, 0, len(s.blocks))
+	}
+	for _, it := range s.blocks { // the blocks in the order they began: the log's message
 		res.Output.Content = append(res.Output.Content, it.recorded())
 		res.ItemIDs = append(res.ItemIDs, it.id)
 	}

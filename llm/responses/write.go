@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -38,17 +38,31 @@ type Result struct {
 }
 
 // ResponseID is the id of the response to the call key.
-func ResponseID(key string) string { return "resp_" + digest(key) }
+func ResponseID(key string) string { return derivedID("resp_", key, 0, false) }
 
 // itemID is the id of output item n of the response to the call key, of
 // the kind prefix (msg, fc, rs).
-func itemID(prefix, key string, n int) string {
-	return prefix + "_" + digest(fmt.Sprintf("%s\x00%d", key, n))
-}
+func itemID(prefix, key string, n int) string { return derivedID(prefix, key, n, true) }
 
-func digest(s string) string {
-	sum := sha256.Sum256([]byte("agentsnap " + API + "\x00" + s))
-	return hex.EncodeToString(sum[:16])
+// derivedID is prefix ("_" after an item's) then the digest of key, or of
+// key and item n: hex of the first half of
+// sha256("agentsnap openai-responses\x00" + key [+ "\x00" + n]). It is
+// built in stack buffers, in one allocation: a stream derives an id per
+// item.
+func derivedID(prefix, key string, n int, item bool) string {
+	var in [128]byte
+	b := append(in[:0], "agentsnap "+API+"\x00"...)
+	b = append(b, key...)
+	if item {
+		b = strconv.AppendInt(append(b, 0), int64(n), 10)
+	}
+	sum := sha256.Sum256(b)
+	var out [48]byte
+	o := append(out[:0], prefix...)
+	if item {
+		o = append(o, '_')
+	}
+	return string(hex.AppendEncode(o, sum[:16]))
 }
 
 // newResponse is the response object of a, with no output yet.
