@@ -33,16 +33,50 @@ func (anthropicMessages) Match(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages")
 }
 
-func (anthropicMessages) DecodeRequest(_ *http.Request, body []byte) (*Request, error) {
-	call, err := anthropic.DecodeRequest(body)
+func (f anthropicMessages) DecodeRequest(r *http.Request, body []byte) (*Request, error) {
+	return f.decodeNext(r, body, nil)
+}
+
+// anthropicState is what a Messages request leaves to read the next one
+// against: the request read, and its settings.
+type anthropicState struct {
+	d        *anthropic.Decoded
+	settings json.RawMessage
+}
+
+// anthropicRequest is a request read and the state it leaves, in one
+// allocation.
+type anthropicRequest struct {
+	req   Request
+	state anthropicState
+}
+
+func (anthropicMessages) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
+	last, _ := prev.(*anthropicState)
+	var against *anthropic.Decoded
+	if last != nil {
+		against = last.d
+	}
+	d, err := anthropic.DecodeNext(against, body)
 	if err != nil {
 		return nil, err
 	}
-	set, err := settings(call.Members, anthropic.Known...)
-	if err != nil {
+	call := d.Call
+	set := json.RawMessage(nil)
+	// The settings are the members but Known: the same bytes, the same
+	// settings, without marshaling them again.
+	if last != nil && d.SameRest {
+		set = last.settings
+	} else if set, err = settings(call.Members, anthropic.Known...); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
-	return &Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set}, nil
+	ar := &anthropicRequest{state: anthropicState{d: d, settings: set}}
+	req := &ar.req
+	*req = Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set, state: &ar.state}
+	if last != nil && d.Reused > 0 {
+		req.base, req.reused = last, d.Reused
+	}
+	return req, nil
 }
 
 func (anthropicMessages) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {

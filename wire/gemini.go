@@ -3,6 +3,7 @@ package wire
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -33,20 +34,54 @@ func (geminiFormat) Match(r *http.Request) bool {
 	return r.Method == http.MethodPost && ok
 }
 
-func (geminiFormat) DecodeRequest(r *http.Request, body []byte) (*Request, error) {
+func (f geminiFormat) DecodeRequest(r *http.Request, body []byte) (*Request, error) {
+	return f.decodeNext(r, body, nil)
+}
+
+// geminiState is what a Gemini request leaves to read the next one
+// against: the body read, and its settings. The model and whether to
+// stream are the URL's, read afresh for every request: a session may
+// switch models with the same body.
+type geminiState struct {
+	d        *gemini.Decoded
+	settings json.RawMessage
+}
+
+// geminiRequest is a request read and the state it leaves, in one
+// allocation.
+type geminiRequest struct {
+	req   Request
+	state geminiState
+}
+
+func (geminiFormat) decodeNext(r *http.Request, body []byte, prev any) (*Request, error) {
 	model, stream, _ := gemini.ParsePath(r.URL.Path)
 	if stream && r.URL.Query().Get("alt") != "sse" {
 		return nil, fmt.Errorf("streamGenerateContent without alt=sse asks for a JSON array stream, which agentsnap does not serve; ask for server-sent events with ?alt=sse, as the official SDKs do")
 	}
-	call, err := gemini.DecodeRequest(body)
+	last, _ := prev.(*geminiState)
+	var against *gemini.Decoded
+	if last != nil {
+		against = last.d
+	}
+	d, err := gemini.DecodeNext(against, body)
 	if err != nil {
 		return nil, err
 	}
-	set, err := settings(call.Settings)
-	if err != nil {
+	call := d.Call
+	set := json.RawMessage(nil)
+	if last != nil && d.SameRest {
+		set = last.settings // the settings are the body's alone
+	} else if set, err = settings(call.Settings); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
-	return &Request{Model: model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: stream, Settings: set}, nil
+	gr := &geminiRequest{state: geminiState{d: d, settings: set}}
+	req := &gr.req
+	*req = Request{Model: model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: stream, Settings: set, state: &gr.state}
+	if last != nil && d.Reused > 0 {
+		req.base, req.reused = last, d.Reused
+	}
+	return req, nil
 }
 
 // geminiAnswer names the answer to req: its response id is derived from the

@@ -2,8 +2,9 @@
 // sides of it on one schema: a live [llm.Driver] that records from a real
 // endpoint, and what the wire layer (wire.AnthropicMessages) needs to
 // serve an agent on an Anthropic SDK — its requests read into agentsnap's
-// terms (DecodeRequest), answers written as the API's events
-// (ServeStream), whole (Whole) or as errors (NewErrorBody).
+// terms (DecodeRequest; DecodeNext reads one against the session's last,
+// decoding only the messages it adds), answers written as the API's
+// events (ServeStream), whole (Whole) or as errors (NewErrorBody).
 //
 // # The live driver
 //

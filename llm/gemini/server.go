@@ -34,30 +34,40 @@ type Call struct {
 // tool result of its own — paired with its call by id, or, when it names
 // none, with the first call of that name in the answer before it.
 func DecodeRequest(body []byte) (*Call, error) {
+	call, _, err := decodeWhole(body)
+	return call, err
+}
+
+// decodeWhole is DecodeRequest, also returning the conversation as it
+// stands after the last content: DecodeNext reads the next request's new
+// contents on from there.
+func decodeWhole(body []byte) (*Call, *conversation, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
 	}
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("the body is not a generateContent request: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a generateContent request: %w", err)
 	}
 	out := &Call{Settings: map[string]json.RawMessage{}}
 	if in.SystemInstruction != nil {
 		for i, p := range in.SystemInstruction.Parts {
 			if p.Text == nil || p.unsupported() != "" || p.FunctionCall != nil || p.FunctionResponse != nil {
-				return nil, fmt.Errorf("systemInstruction.parts[%d]: only text parts are a system instruction", i)
+				return nil, nil, fmt.Errorf("systemInstruction.parts[%d]: only text parts are a system instruction", i)
 			}
 			out.System += *p.Text
 		}
 	}
-	var err error
-	if out.Messages, err = messages(in.Contents); err != nil {
-		return nil, err
+	c := newConversation()
+	if err := c.addAll(0, in.Contents); err != nil {
+		return nil, nil, err
 	}
+	out.Messages = c.messages()
 	var extra []json.RawMessage
+	var err error
 	if out.Tools, extra, err = tools(members["tools"]); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for k, v := range members {
 		switch k {
@@ -72,7 +82,7 @@ func DecodeRequest(body []byte) (*Call, error) {
 		b, _ := json.Marshal(extra)
 		out.Settings["tools"] = b
 	}
-	return out, nil
+	return out, c, nil
 }
 
 func emptyObject(v json.RawMessage) bool {
@@ -87,26 +97,38 @@ type conversation struct {
 	paired    map[int]map[int]bool
 }
 
-func messages(contents []Content) ([]session.Message, error) {
-	c := &conversation{lastModel: -1, paired: map[int]map[int]bool{}}
-	for i := range contents {
-		var err error
-		switch role := contents[i].Role; role {
-		case "model":
-			err = c.model(i, &contents[i])
-		case "user", "", "function":
-			err = c.user(i, &contents[i])
-		default:
-			err = fmt.Errorf("contents[%d]: unknown role %q; want user or model", i, role)
-		}
-		if err != nil {
-			return nil, err
+func newConversation() *conversation {
+	return &conversation{lastModel: -1, paired: map[int]map[int]bool{}}
+}
+
+// addAll adds contents, the first of them contents[first] of the request.
+func (c *conversation) addAll(first int, contents []Content) error {
+	for k := range contents {
+		if err := c.add(first+k, &contents[k]); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// add adds contents[i] of the request.
+func (c *conversation) add(i int, content *Content) error {
+	switch role := content.Role; role {
+	case "model":
+		return c.model(i, content)
+	case "user", "", "function":
+		return c.user(i, content)
+	default:
+		return fmt.Errorf("contents[%d]: unknown role %q; want user or model", i, role)
+	}
+}
+
+// messages returns the messages built, never nil.
+func (c *conversation) messages() []session.Message {
 	if c.out == nil {
 		c.out = []session.Message{}
 	}
-	return c.out, nil
+	return c.out
 }
 
 // model adds a model content: to the model message just before it, if the

@@ -1,0 +1,139 @@
+package anthropic
+
+import (
+	"encoding/json"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// decodeElem reads one element of a request's messages into m, a zero
+// Message, as json.Unmarshal does: the usual shapes by hand (fastMessage),
+// anything else with encoding/json. encoding/json reads a message's blocks
+// twice over (Block.UnmarshalJSON), most of what reading a call's new
+// messages costs.
+func decodeElem(b []byte, m *Message) error {
+	if fastMessage(b, m) {
+		return nil
+	}
+	*m = Message{}
+	return json.Unmarshal(b, m)
+}
+
+// fastMessage reads b, a message object of the shapes agents send, into
+// m as json.Unmarshal would; strings and inputs may be windows of b. It
+// returns false, m left in any state, for anything it does not read
+// exactly as encoding/json does: a name that is escaped, not ASCII,
+// repeated (a known one) or a known one in other case; a value of another
+// kind; a block that is not an object; text that is not one JSON object.
+// Members it does not know are skipped, as encoding/json skips them. A
+// fuzz test holds it to encoding/json.
+func fastMessage(b []byte, m *Message) bool {
+	return eachKnown(b, messageNames, func(k int, val []byte) bool {
+		if k == 0 {
+			return fastString(val, &m.Role)
+		}
+		return fastContent(val, &m.Content)
+	})
+}
+
+var (
+	messageNames = []string{"role", "content"}
+	blockNames   = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "content", "is_error"}
+)
+
+// fastContent reads content as Content.UnmarshalJSON does: null, a string
+// (one text block) or an array of blocks (an empty one an empty Content).
+func fastContent(val []byte, c *Content) bool {
+	switch val[0] {
+	case 'n':
+		*c = nil
+		return true
+	case '"':
+		var s string
+		if !fastString(val, &s) {
+			return false
+		}
+		*c = Content{{Type: TypeText, Text: s}}
+		return true
+	case '[':
+	default:
+		return false
+	}
+	blocks := Content{}
+	err := jsonscan.Elements(val, func(elem []byte) error {
+		blocks = append(blocks, Block{})
+		if !fastBlock(elem, &blocks[len(blocks)-1]) {
+			return errFallBack
+		}
+		return nil
+	})
+	*c = blocks
+	return err == nil
+}
+
+// fastBlock reads one block as Block.UnmarshalJSON does: a content
+// member is read only for a tool_result block, whichever member comes
+// first.
+func fastBlock(b []byte, blk *Block) bool {
+	var content []byte
+	ok := eachKnown(b, blockNames, func(k int, val []byte) bool {
+		switch k {
+		case 0:
+			return fastString(val, &blk.Type)
+		case 1:
+			return fastString(val, &blk.Text)
+		case 2:
+			return fastString(val, &blk.Thinking)
+		case 3:
+			return fastString(val, &blk.Signature)
+		case 4:
+			return fastString(val, &blk.Data)
+		case 5:
+			return fastString(val, &blk.ID)
+		case 6:
+			return fastString(val, &blk.Name)
+		case 7:
+			blk.Input = json.RawMessage(val[:len(val):len(val)])
+			return true
+		case 8:
+			return fastString(val, &blk.ToolUseID)
+		case 9:
+			content = val
+			return true
+		}
+		return fastBool(val, &blk.IsError)
+	})
+	if !ok || blk.Type != TypeToolResult || content == nil {
+		return ok
+	}
+	return fastContent(content, &blk.Content)
+}
+
+// fastString reads a string member: a JSON string, or null, which leaves
+// *dst as it is (encoding/json's rule).
+func fastString(val []byte, dst *string) bool {
+	switch val[0] {
+	case 'n':
+		return true
+	case '"':
+		s, err := jsonscan.String(val)
+		*dst = s
+		return err == nil
+	}
+	return false
+}
+
+// fastBool reads a bool member: true, false, or null, which leaves *dst
+// as it is.
+func fastBool(val []byte, dst *bool) bool {
+	switch string(val) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	case "null":
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,189 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync/atomic"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Decoded is a request read by DecodeNext, kept to read the same agent's
+// next request against it: an agent sends its whole conversation on every
+// call, and the next call repeats this one's messages byte for byte. A
+// Decoded is not changed once returned; it is safe for concurrent use.
+type Decoded struct {
+	// Call is the request, as DecodeRequest reads it. Its slices and the
+	// values of its Members are shared with the requests read against it,
+	// and Members["messages"] may be a window of the body: change neither.
+	Call *Call
+	// Reused is how many leading messages of Call.Messages are the
+	// previous request's, the same values, read from the same bytes: all
+	// of its messages, or 0 when this request was read whole.
+	Reused int
+	// SameRest reports whether the members but messages are the previous
+	// request's, byte for byte: Model, System, Tools, Stream and every
+	// member of Members but messages are then its.
+	SameRest bool
+
+	body  []byte // nil: the next request is read whole
+	at    spans
+	msgs  []session.Message // Call.Messages, with room to grow
+	grown atomic.Bool       // a request read against this one appended to msgs in place
+}
+
+// DecodeNext reads the body of an agent's POST /v1/messages as
+// DecodeRequest does, against prev, the same agent's last request (nil for
+// none): when the body's messages begin with all of prev's, byte for
+// byte, only those after them are read, and the other members only when
+// their bytes changed. Whatever prev is, the Call is DecodeRequest's; a
+// body of any other shape is read whole, and its error is DecodeRequest's.
+func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
+	if prev != nil && prev.body != nil {
+		if d := prev.next(body); d != nil {
+			return d, nil
+		}
+	}
+	call, err := DecodeRequest(body)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoded{Call: call, msgs: call.Messages}
+	call.Messages = slices.Clip(call.Messages)
+	if at, _, ok := scan(body, nil, nil); ok {
+		d.body, d.at = body, at
+	}
+	return d, nil
+}
+
+// next reads body against d, or returns nil when body does not repeat d's
+// messages (or is not a shape next reads, or holds an error, which
+// DecodeRequest then names).
+func (d *Decoded) next(body []byte) *Decoded {
+	var t tail
+	t.elems = t.first[:0]
+	at, same := d.scanAfter(body, &t)
+	if !same {
+		t.elems = t.elems[:0]
+		var repeats, ok bool
+		if at, repeats, ok = scan(body, d, &t); !ok || !repeats {
+			return nil
+		}
+		same = bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
+	}
+	out := &Decoded{Reused: len(d.msgs), SameRest: same, body: body, at: at}
+	call := new(Call)
+	if same {
+		*call = *d.Call
+		call.Members = maps.Clone(d.Call.Members)
+	} else {
+		// The other members, read as a body without messages: none of
+		// them depends on the conversation.
+		rest := slices.Concat(body[:at.arr], []byte("[]"), body[at.end:])
+		c, err := DecodeRequest(rest)
+		if err != nil {
+			return nil
+		}
+		*call = *c
+	}
+	// The member as encoding/json holds it: the array's bytes, without
+	// the space around them. A window, not a copy: the copy would cost as
+	// much as the conversation is long.
+	call.Members["messages"] = json.RawMessage(body[at.arr:at.end:at.end])
+	add, ok := d.decodeTail(body, t.elems)
+	if !ok {
+		return nil
+	}
+	// The first request read against d appends to d's messages in place:
+	// a conversation grows by a message or two per call.
+	if d.grown.CompareAndSwap(false, true) {
+		out.msgs = append(d.msgs, add...)
+	} else {
+		out.msgs = slices.Concat(d.msgs, add)
+	}
+	call.Messages = slices.Clip(out.msgs)
+	out.Call = call
+	return out
+}
+
+// decodeTail reads the messages after d's, the elements of body at elems,
+// as DecodeRequest reads them after d's: a tool result takes the name of
+// the latest tool_use before it with its id, in these messages or in d's.
+// It returns false for anything DecodeRequest would refuse.
+func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bool) {
+	var add []session.Message
+	names := map[string]string{} // DecodeRequest's names, for the ids these messages use
+	for _, e := range elems {
+		elem := body[e[0]:e[1]]
+		// The element is read alone, one object and an array less deep than
+		// in the body, which encoding/json reads only if no deeper than its
+		// limit.
+		if !within(elem, maxNesting-2) {
+			return nil, false
+		}
+		var m Message
+		if decodeElem(elem, &m) != nil {
+			return nil, false
+		}
+		if m.Role == session.RoleUser {
+			for _, b := range m.Content {
+				if _, ok := names[b.ToolUseID]; b.Type == TypeToolResult && !ok {
+					names[b.ToolUseID] = toolName(d.msgs, b.ToolUseID)
+				}
+			}
+		}
+		msgs, err := decodeMessage(&m, names)
+		if err != nil {
+			return nil, false
+		}
+		add = append(add, msgs...)
+	}
+	return add, true
+}
+
+// toolName is the name DecodeRequest gives, after msgs, a tool result for
+// the call id: that of the latest tool call with the id (a tool_use block
+// made each of them), or "". The latest is most often in the last
+// message: the results follow the answer that asked for them.
+func toolName(msgs []session.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != session.RoleAssistant {
+			continue
+		}
+		parts := msgs[i].Content
+		for j := len(parts) - 1; j >= 0; j-- {
+			if p := &parts[j]; p.Type == session.PartToolCall && p.ID == id {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}
+
+// maxNesting is encoding/json's limit on how deep a value nests.
+const maxNesting = 10000
+
+// within reports whether the JSON value b nests no deeper than limit
+// arrays and objects.
+func within(b []byte, limit int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return false
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return true
+}
