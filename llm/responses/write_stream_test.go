@@ -86,7 +86,11 @@ var _ = Describe("WriteStream", func() {
 			return testing.AllocsPerRun(20, func() { _, _ = WriteStream(w, a, slices.Values(chunks)) })
 		}
 		few, many := allocs(46), allocs(460)
-		Expect(many-few).To(BeNumerically("<=", 6), "46 deltas: %v allocations, 460: %v", few, many)
+		bound := 6.0
+		if raceEnabled {
+			bound = 60 // the pool drops some buffers under the race detector; 414 more deltas would still show
+		}
+		Expect(many-few).To(BeNumerically("<=", bound), "46 deltas: %v allocations, 460: %v", few, many)
 	})
 
 	It("derives the ids it always derived, for any key and item", func() {
