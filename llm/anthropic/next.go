@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/session"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // Decoded is a request read by DecodeNext, kept to read the same agent's
@@ -29,7 +31,7 @@ type Decoded struct {
 	SameRest bool
 
 	body  []byte // nil: the next request is read whole
-	at    spans
+	at    jsonscan.Spans
 	msgs  []session.Message // Call.Messages, with room to grow
 	grown atomic.Bool       // a request read against this one appended to msgs in place
 }
@@ -52,7 +54,7 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 	}
 	d := &Decoded{Call: call, msgs: call.Messages}
 	call.Messages = slices.Clip(call.Messages)
-	if at, _, ok := scan(body, nil, nil); ok {
+	if at, _, ok := jsonscan.ArrayMember(body, "messages", nil, jsonscan.Spans{}, nil); ok {
 		d.body, d.at = body, at
 	}
 	return d, nil
@@ -62,16 +64,16 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 // messages (or is not a shape next reads, or holds an error, which
 // DecodeRequest then names).
 func (d *Decoded) next(body []byte) *Decoded {
-	var t tail
-	t.elems = t.first[:0]
-	at, same := d.scanAfter(body, &t)
+	var room [4][2]int // the usual few new messages, without an allocation
+	added := room[:0]
+	at, same := jsonscan.ArrayAfter(body, d.body, d.at, &added)
 	if !same {
-		t.elems = t.elems[:0]
+		added = added[:0]
 		var repeats, ok bool
-		if at, repeats, ok = scan(body, d, &t); !ok || !repeats {
+		if at, repeats, ok = jsonscan.ArrayMember(body, "messages", d.body, d.at, &added); !ok || !repeats {
 			return nil
 		}
-		same = bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
+		same = bytes.Equal(body[:at.Arr], d.body[:d.at.Arr]) && bytes.Equal(body[at.End:], d.body[d.at.End:])
 	}
 	out := &Decoded{Reused: len(d.msgs), SameRest: same, body: body, at: at}
 	call := new(Call)
@@ -81,7 +83,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 	} else {
 		// The other members, read as a body without messages: none of
 		// them depends on the conversation.
-		rest := slices.Concat(body[:at.arr], []byte("[]"), body[at.end:])
+		rest := slices.Concat(body[:at.Arr], []byte("[]"), body[at.End:])
 		c, err := DecodeRequest(rest)
 		if err != nil {
 			return nil
@@ -91,8 +93,8 @@ func (d *Decoded) next(body []byte) *Decoded {
 	// The member as encoding/json holds it: the array's bytes, without
 	// the space around them. A window, not a copy: the copy would cost as
 	// much as the conversation is long.
-	call.Members["messages"] = json.RawMessage(body[at.arr:at.end:at.end])
-	add, ok := d.decodeTail(body, t.elems)
+	call.Members["messages"] = json.RawMessage(body[at.Arr:at.End:at.End])
+	add, ok := d.decodeTail(body, added)
 	if !ok {
 		return nil
 	}
@@ -117,12 +119,6 @@ func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bo
 	names := map[string]string{} // DecodeRequest's names, for the ids these messages use
 	for _, e := range elems {
 		elem := body[e[0]:e[1]]
-		// The element is read alone, one object and an array less deep than
-		// in the body, which encoding/json reads only if no deeper than its
-		// limit.
-		if !within(elem, maxNesting-2) {
-			return nil, false
-		}
 		var m Message
 		if decodeElem(elem, &m) != nil {
 			return nil, false
@@ -160,30 +156,4 @@ func toolName(msgs []session.Message, id string) string {
 		}
 	}
 	return ""
-}
-
-// maxNesting is encoding/json's limit on how deep a value nests.
-const maxNesting = 10000
-
-// within reports whether the JSON value b nests no deeper than limit
-// arrays and objects.
-func within(b []byte, limit int) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			if depth++; depth > limit {
-				return false
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return true
 }

@@ -28,17 +28,10 @@ type Decoded struct {
 	SameRest bool
 
 	body   []byte // nil: the next request is read whole
-	at     spans
+	at     jsonscan.Spans
 	msgs   []session.Message // Call.Messages, with room to grow
 	system []string          // the texts of Call.System
 	grown  atomic.Bool       // a request read against this one appended to msgs in place
-}
-
-// spans is where a body holds its messages: offsets of the array's '[',
-// just past its last element (past the '[' when it has none) and just
-// past its ']', and how many elements it has.
-type spans struct {
-	arr, last, end, count int
 }
 
 // DecodeNext reads the body of an agent's POST /chat/completions as
@@ -59,7 +52,7 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 	}
 	d := &Decoded{Call: call, msgs: call.Messages, system: system}
 	call.Messages = slices.Clip(call.Messages)
-	if at, _, ok := scan(body, nil, nil); ok {
+	if at, _, ok := jsonscan.ArrayMember(body, "messages", nil, jsonscan.Spans{}, nil); ok {
 		d.body, d.at = body, at
 	}
 	return d, nil
@@ -71,8 +64,7 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 type nextRead struct {
 	d     Decoded
 	call  Call
-	tail  tail
-	spans [4][2]int // room for the tail's usual few elements
+	spans [4][2]int // room for the usual few new messages
 	m     Message
 }
 
@@ -80,16 +72,15 @@ type nextRead struct {
 // d's messages (or is not a shape next reads).
 func (d *Decoded) next(body []byte) *Decoded {
 	nr := &nextRead{}
-	tail := &nr.tail
-	tail.elems = nr.spans[:0]
-	at, same := d.scanAfter(body, tail)
+	added := nr.spans[:0]
+	at, same := jsonscan.ArrayAfter(body, d.body, d.at, &added)
 	if !same {
-		tail.elems = tail.elems[:0]
+		added = added[:0]
 		var repeats, ok bool
-		if at, repeats, ok = scan(body, d, tail); !ok || !repeats {
+		if at, repeats, ok = jsonscan.ArrayMember(body, "messages", d.body, d.at, &added); !ok || !repeats {
 			return nil
 		}
-		same = bytes.Equal(body[:at.arr], d.body[:d.at.arr]) && bytes.Equal(body[at.end:], d.body[d.at.end:])
+		same = bytes.Equal(body[:at.Arr], d.body[:d.at.Arr]) && bytes.Equal(body[at.End:], d.body[d.at.End:])
 	}
 	out, call := &nr.d, &nr.call
 	out.Reused, out.body, out.at = len(d.msgs), body, at
@@ -98,7 +89,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 		out.SameRest = true
 	} else {
 		// The other members, read as a body without messages.
-		rest := slices.Concat(body[:at.arr], []byte("[]"), body[at.end:])
+		rest := slices.Concat(body[:at.Arr], []byte("[]"), body[at.End:])
 		c, _, err := decodeWhole(rest)
 		if err != nil {
 			return nil
@@ -107,9 +98,9 @@ func (d *Decoded) next(body []byte) *Decoded {
 	}
 	r := reader{before: d.msgs}
 	m := &nr.m // one for the tail: r.add copies what it keeps
-	for k, e := range tail.elems {
+	for k, e := range added {
 		*m = Message{}
-		if decodeMessage(body[e[0]:e[1]], m) != nil || r.add(d.at.count+k, m) != nil {
+		if decodeMessage(body[e[0]:e[1]], m) != nil || r.add(d.at.Count+k, m) != nil {
 			return nil // read whole, for DecodeRequest's error
 		}
 	}
@@ -129,132 +120,4 @@ func (d *Decoded) next(body []byte) *Decoded {
 	call.Messages = slices.Clip(out.msgs)
 	out.Call = call
 	return out
-}
-
-// scanAfter is scan for the usual next request: body repeats d's bytes up
-// to the end of its last message and after its messages, and adds
-// messages between. Only the new messages are scanned: what comes before
-// and after them is d's, which scan read. It reports false for any other
-// body, which scan then reads.
-func (d *Decoded) scanAfter(body []byte, t *tail) (at spans, ok bool) {
-	if !bytes.HasPrefix(body, d.body[:d.at.last]) {
-		return at, false
-	}
-	at = spans{arr: d.at.arr, last: d.at.last, count: d.at.count}
-	at, ok = scanElems(body, at.last, at, t)
-	return at, ok && bytes.Equal(body[at.end:], d.body[d.at.end:])
-}
-
-// tail lists the elements of a body's messages after those it repeats.
-type tail struct{ elems [][2]int }
-
-// scan finds the messages of body, a request object: its one member named
-// exactly "messages", an array. When the array begins with all of prev's
-// elements, byte for byte (repeats), it scans only the elements after them
-// and lists them in t. It refuses (ok false) a body that is not
-// an object, a messages member that is missing, repeated or not an array,
-// and a member name that is escaped or is "messages" in other case, as
-// encoding/json would match it: such a body is read whole.
-func scan(body []byte, prev *Decoded, t *tail) (at spans, repeats, ok bool) {
-	i := jsonscan.SkipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return at, false, false
-	}
-	found := false
-	i = jsonscan.SkipSpace(body, i+1)
-	for i < len(body) && body[i] != '}' {
-		if body[i] != '"' {
-			return at, false, false
-		}
-		end, esc, err := jsonscan.SkipString(body, i)
-		if err != nil || esc {
-			return at, false, false
-		}
-		key := body[i+1 : end-1]
-		if i = jsonscan.SkipSpace(body, end); i >= len(body) || body[i] != ':' {
-			return at, false, false
-		}
-		i = jsonscan.SkipSpace(body, i+1)
-		switch {
-		case string(key) == "messages":
-			if found {
-				return at, false, false
-			}
-			found = true
-			if at, repeats, ok = scanMessages(body, i, prev, t); !ok {
-				return at, false, false
-			}
-			i = at.end
-		case bytes.EqualFold(key, []byte("messages")):
-			return at, false, false
-		default:
-			if i, err = jsonscan.SkipMember(body, i); err != nil {
-				return at, false, false
-			}
-		}
-		switch i = jsonscan.SkipSpace(body, i); {
-		case i < len(body) && body[i] == ',':
-			// Another member must follow: no trailing comma.
-			if i = jsonscan.SkipSpace(body, i+1); i >= len(body) || body[i] != '"' {
-				return at, false, false
-			}
-		case i >= len(body) || body[i] != '}':
-			return at, false, false
-		}
-	}
-	if i >= len(body) || jsonscan.SkipSpace(body, i+1) != len(body) {
-		return at, false, false
-	}
-	return at, repeats, found
-}
-
-// scanMessages scans the messages array at body[i], after prev's elements
-// when it begins with them (repeats: the others are listed in t).
-func scanMessages(body []byte, i int, prev *Decoded, t *tail) (at spans, repeats, ok bool) {
-	if i >= len(body) || body[i] != '[' {
-		return at, false, false
-	}
-	at.arr, at.last = i, i+1
-	j := i + 1
-	if prev != nil {
-		if p := prev.body[prev.at.arr:prev.at.last]; bytes.HasPrefix(body[i:], p) {
-			repeats = true
-			j = i + len(p)
-			at.last, at.count = j, prev.at.count
-		}
-	}
-	if !repeats {
-		t = nil
-	}
-	at, ok = scanElems(body, j, at, t)
-	return at, repeats && ok, ok
-}
-
-// scanElems scans the elements of a messages array from body[j], after
-// at.count of them, to its ']', setting at.last, at.count and at.end;
-// each element is listed in t, when t is not nil.
-func scanElems(body []byte, j int, at spans, t *tail) (spans, bool) {
-	for {
-		if j = jsonscan.SkipSpace(body, j); j >= len(body) {
-			return at, false
-		}
-		if body[j] == ']' {
-			at.end = j + 1
-			return at, true
-		}
-		if at.count > 0 {
-			if body[j] != ',' {
-				return at, false
-			}
-			j = jsonscan.SkipSpace(body, j+1)
-		}
-		e, err := jsonscan.SkipMember(body, j)
-		if err != nil {
-			return at, false
-		}
-		if t != nil {
-			t.elems = append(t.elems, [2]int{j, e})
-		}
-		at.last, at.count, j = e, at.count+1, e
-	}
 }

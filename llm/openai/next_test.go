@@ -162,7 +162,18 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 		Entry("members without a comma", bodyHead, nil, ` "stream":true}`),
 		Entry("a trailing comma among the members", bodyHead, nil, `,"stream":true,}`),
 		Entry("the object unclosed", bodyHead, nil, `,"stream":true`),
+		// Read alone, the message nests three levels less than in the body:
+		// within encoding/json's limit alone, past it in the body.
+		Entry("a new message nested past encoding/json's limit in the body", bodyHead,
+			[]string{`{"role":"user","content":[{"type":"text","text":"x","extra":` + strings.Repeat("[", 9996) + strings.Repeat("]", 9996) + `}]}`}, bodyTail),
 	)
+
+	It("reads a new message nested as deep as encoding/json reads in the body against the last request", func() {
+		msgs := []string{`{"role":"user","content":"hi"}`}
+		prev := decodeBoth(nil, chatBody(bodyHead, msgs, bodyTail))
+		deep := `{"role":"user","content":[{"type":"text","text":"x","extra":` + strings.Repeat("[", 9995) + strings.Repeat("]", 9995) + `}]}`
+		Expect(decodeBoth(prev, chatBody(bodyHead, append(msgs, deep), bodyTail)).Reused).To(Equal(1))
+	})
 
 	It("reads two requests against the same one alike, at the same time: one grows its messages in place, the other copies them", func() {
 		msgs := []string{`{"role":"user","content":"hi"}`, `{"role":"assistant","content":"hello"}`}

@@ -1,0 +1,75 @@
+package jsonscan_test
+
+import (
+	"encoding/json"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// nested is an object whose messages hold one element of n nested arrays.
+func nested(n int) string {
+	return `{"messages":[` + strings.Repeat("[", n) + strings.Repeat("]", n) + `]}`
+}
+
+var _ = Describe("ArrayMember and ArrayAfter", func() {
+	first := []byte(`{"model":"m","messages":[{"a":1}, {"b":2}],"stream":true}`)
+	var at jsonscan.Spans
+	BeforeEach(func() {
+		var repeats, ok bool
+		at, repeats, ok = jsonscan.ArrayMember(first, "messages", nil, jsonscan.Spans{}, nil)
+		Expect(ok).To(BeTrue())
+		Expect(repeats).To(BeFalse())
+	})
+
+	It("find the array's bounds and its elements", func() {
+		Expect(string(first[at.Arr:at.End])).To(Equal(`[{"a":1}, {"b":2}]`))
+		Expect(string(first[at.Arr:at.Last])).To(Equal(`[{"a":1}, {"b":2}`))
+		Expect(at.Count).To(Equal(2))
+	})
+
+	It("list only the elements a body adds after another's, and tell whether the rest repeats it", func() {
+		next := []byte(`{"model":"m","messages":[{"a":1}, {"b":2},{"c":3} ,{"d":4}],"stream":true}`)
+		var added [][2]int
+		got, ok := jsonscan.ArrayAfter(next, first, at, &added)
+		Expect(ok).To(BeTrue())
+		Expect(got.Count).To(Equal(4))
+		Expect([]string{string(next[added[0][0]:added[0][1]]), string(next[added[1][0]:added[1][1]])}).To(Equal([]string{`{"c":3}`, `{"d":4}`}))
+
+		other := []byte(`{"model":"n","messages":[{"a":1}, {"b":2},{"c":3}],"stream":false}`)
+		_, ok = jsonscan.ArrayAfter(other, first, at, nil)
+		Expect(ok).To(BeFalse(), "the bytes before and after the array changed")
+		added = nil
+		got, repeats, ok := jsonscan.ArrayMember(other, "messages", first, at, &added)
+		Expect(ok && repeats).To(BeTrue(), "the array still begins with the first's elements")
+		Expect(got.Count).To(Equal(3))
+		Expect(added).To(HaveLen(1))
+	})
+
+	DescribeTable("refuse a body encoding/json would read otherwise",
+		func(body string) {
+			_, _, ok := jsonscan.ArrayMember([]byte(body), "messages", nil, jsonscan.Spans{}, nil)
+			Expect(ok).To(BeFalse())
+		},
+		Entry("the member twice", `{"messages":[],"messages":[]}`),
+		Entry("the member in other case", `{"messages":[],"Messages":[]}`),
+		Entry("the member in Unicode case", `{"meſſages":[]}`),
+		Entry("an escaped name", `{"m\u0065ssages":[]}`),
+		Entry("no member", `{"model":"m"}`),
+		Entry("not an array", `{"messages":{}}`),
+		Entry("a trailing comma in the array", `{"messages":[1,]}`),
+		Entry("a trailing comma among the members", `{"messages":[],}`),
+		Entry("text after the object", `{"messages":[]} x`),
+		Entry("an element nested past encoding/json's limit in the body", nested(9999)),
+	)
+
+	It("accept an element nested as deep as encoding/json reads in the body", func() {
+		Expect(json.Valid([]byte(nested(9998)))).To(BeTrue())
+		Expect(json.Valid([]byte(nested(9999)))).To(BeFalse(), "the limit the entry above holds to")
+		_, _, ok := jsonscan.ArrayMember([]byte(nested(9998)), "messages", nil, jsonscan.Spans{}, nil)
+		Expect(ok).To(BeTrue())
+	})
+})
