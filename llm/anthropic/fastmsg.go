@@ -2,9 +2,13 @@ package anthropic
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
+
+// errFallBack stops a walk whose text is left to encoding/json.
+var errFallBack = errors.New("left to encoding/json")
 
 // decodeElem reads one element of a request's messages into m, a zero
 // Message, as json.Unmarshal does: the usual shapes by hand (fastMessage),
@@ -28,7 +32,7 @@ func decodeElem(b []byte, m *Message) error {
 // Members it does not know are skipped, as encoding/json skips them. A
 // fuzz test holds it to encoding/json.
 func fastMessage(b []byte, m *Message) bool {
-	return eachKnown(b, messageNames, func(k int, val []byte) bool {
+	return jsonscan.Fields(b, messageNames, func(k int, val []byte) bool {
 		if k == 0 {
 			return fastString(val, &m.Role)
 		}
@@ -76,7 +80,7 @@ func fastContent(val []byte, c *Content) bool {
 // first.
 func fastBlock(b []byte, blk *Block) bool {
 	var content []byte
-	ok := eachKnown(b, blockNames, func(k int, val []byte) bool {
+	ok := jsonscan.Fields(b, blockNames, func(k int, val []byte) bool {
 		switch k {
 		case 0:
 			return fastString(val, &blk.Type)

@@ -25,7 +25,7 @@ func decodeMessage(b []byte, m *Message) error {
 // repeated member, content other than a string or null, a value of
 // another kind, text that is not one JSON object. A fuzz test holds it to encoding/json.
 func fastMessage(b []byte, m *Message) bool {
-	end, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
+	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "role":
 			return 1, fastString(val, &m.Role)
@@ -43,30 +43,29 @@ func fastMessage(b []byte, m *Message) bool {
 		}
 		return 0, false
 	})
-	return ok && jsonscan.SkipSpace(b, end) == len(b)
 }
 
-// eachMember reads the members of the object b begins with, each by
-// member, which returns the member's bit — its own, 1 << n, for each name
-// it knows — and whether it read the value. It returns the end of the
-// object, and false for a member not known, not read or repeated.
-func eachMember(b []byte, member func(key, val []byte) (uint8, bool)) (int, bool) {
-	it, ok := openObject(b, 0)
+// eachMember reads the object b is, exactly (space around it aside), each
+// member by member, which returns the member's bit — its own, 1 << n, for
+// each name it knows — and whether it read the value. It returns false for
+// a member not known, not read or repeated.
+func eachMember(b []byte, member func(key, val []byte) (uint8, bool)) bool {
+	it, ok := jsonscan.OpenObject(b)
 	if !ok {
-		return 0, false
+		return false
 	}
 	var seen uint8
 	for {
-		key, val, more, ok := it.next()
+		key, val, more, ok := it.Next()
 		if !ok {
-			return 0, false
+			return false
 		}
 		if !more {
-			return it.i, true
+			return it.AtEnd()
 		}
 		bit, ok := member(key, val)
 		if !ok || bit == 0 || seen&bit != 0 {
-			return 0, false
+			return false
 		}
 		seen |= bit
 	}
@@ -108,7 +107,7 @@ func fastToolCalls(val []byte, m *Message) bool {
 // fastToolCall reads one tool call: id, type and a function of name and
 // arguments, each at most once.
 func fastToolCall(b []byte, c *ToolCall) bool {
-	_, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
+	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "id":
 			return 1, fastString(val, &c.ID)
@@ -119,7 +118,6 @@ func fastToolCall(b []byte, c *ToolCall) bool {
 		}
 		return 0, false
 	})
-	return ok
 }
 
 // fastFunction reads a tool call's function: null, or an object of name
@@ -128,7 +126,7 @@ func fastFunction(b []byte, f *FunctionCall) bool {
 	if jsonscan.IsNull(b) {
 		return true
 	}
-	_, ok := eachMember(b, func(key, val []byte) (uint8, bool) {
+	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "name":
 			return 1, fastString(val, &f.Name)
@@ -137,7 +135,6 @@ func fastFunction(b []byte, f *FunctionCall) bool {
 		}
 		return 0, false
 	})
-	return ok
 }
 
 // fastString reads a string member: a JSON string, or null, which leaves
@@ -168,60 +165,4 @@ func fastString(val []byte, dst *string) bool {
 		*dst = s
 	}
 	return true
-}
-
-// members steps through the members of an object, validating it.
-type members struct {
-	b []byte
-	i int
-}
-
-// openObject starts at the object at b[i] (after space).
-func openObject(b []byte, i int) (members, bool) {
-	i = jsonscan.SkipSpace(b, i)
-	if i >= len(b) || b[i] != '{' {
-		return members{}, false
-	}
-	return members{b: b, i: jsonscan.SkipSpace(b, i+1)}, true
-}
-
-// next returns the next member's unescaped name and its value, more false
-// past the closing brace (it.i then past it), ok false on text that is not
-// an object or a name with escapes.
-func (it *members) next() (key, val []byte, more, ok bool) {
-	b, i := it.b, it.i
-	if i >= len(b) {
-		return nil, nil, false, false
-	}
-	if b[i] == '}' {
-		it.i = i + 1
-		return nil, nil, false, true
-	}
-	if b[i] != '"' {
-		return nil, nil, false, false
-	}
-	end, esc, err := jsonscan.SkipString(b, i)
-	if err != nil || esc {
-		return nil, nil, false, false
-	}
-	key = b[i+1 : end-1]
-	if i = jsonscan.SkipSpace(b, end); i >= len(b) || b[i] != ':' {
-		return nil, nil, false, false
-	}
-	i = jsonscan.SkipSpace(b, i+1)
-	vend, err := jsonscan.SkipMember(b, i)
-	if err != nil {
-		return nil, nil, false, false
-	}
-	val = b[i:vend]
-	switch i = jsonscan.SkipSpace(b, vend); {
-	case i < len(b) && b[i] == ',':
-		if i = jsonscan.SkipSpace(b, i+1); i >= len(b) || b[i] != '"' {
-			return nil, nil, false, false // no trailing comma
-		}
-	case i >= len(b) || b[i] != '}':
-		return nil, nil, false, false
-	}
-	it.i = i
-	return key, val, true, true
 }

@@ -1,11 +1,9 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
@@ -16,7 +14,7 @@ import (
 // request is most of what serve reads, and encoding/json reads a body twice
 // (once for the struct, once for the members). It returns false, for
 // decodeWhole to read with encoding/json, on anything it does not read
-// exactly as encoding/json does: a name that is escaped, not UTF-8, repeated
+// exactly as encoding/json does: a name that is escaped, not ASCII, repeated
 // (a known one) or a known one in other case; a value of another kind;
 // a message or tool it cannot read; text after the object. A fuzz test
 // holds it to encoding/json.
@@ -97,28 +95,25 @@ var requestNames = [...]string{"model", "messages", "tools", "stream", "stream_o
 // leaves to encoding/json.
 func (w *whole) scan(body []byte) bool {
 	w.members = w.first[:0]
-	it, ok := openObject(body, 0)
+	it, ok := jsonscan.OpenObject(body)
 	if !ok {
 		return false
 	}
 	var seen uint8
 	for {
-		key, val, more, ok := it.next()
+		key, val, more, ok := it.Next()
 		if !ok {
 			return false
 		}
 		if !more {
-			return jsonscan.SkipSpace(body, it.i) == len(body)
-		}
-		if !utf8.Valid(key) {
-			return false // encoding/json would name it otherwise
+			return it.AtEnd()
 		}
 		known := -1
 		for k, name := range requestNames {
 			if string(key) == name {
 				known = k
-			} else if bytes.EqualFold(key, []byte(name)) {
-				return false // encoding/json fills the field with it
+			} else if jsonscan.OtherCase(key, name) {
+				return false // encoding/json might fill the field with it
 			}
 		}
 		if known >= 0 {
@@ -177,14 +172,14 @@ func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 // does not know skipped as encoding/json skips them.
 func fastTool(b []byte, t *llm.ToolSpec) bool {
 	var kind string
-	ok := eachKnown(b, []string{"type", "function"}, func(k int, val []byte) bool {
+	ok := jsonscan.Fields(b, []string{"type", "function"}, func(k int, val []byte) bool {
 		if k == 0 {
 			return fastString(val, &kind)
 		}
 		if jsonscan.IsNull(val) {
 			return true
 		}
-		return eachKnown(val, []string{"name", "description", "parameters"}, func(k int, val []byte) bool {
+		return jsonscan.Fields(val, []string{"name", "description", "parameters"}, func(k int, val []byte) bool {
 			switch k {
 			case 0:
 				return fastString(val, &t.Name)
@@ -196,39 +191,4 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 		})
 	})
 	return ok
-}
-
-// eachKnown reads the members of the object b as encoding/json reads them
-// into a struct of fields names: member(k, val) for names[k]; a member of
-// another name is skipped. It refuses a name that is escaped or not UTF-8,
-// one of names repeated or in other case, and anything but an object.
-func eachKnown(b []byte, names []string, member func(k int, val []byte) bool) bool {
-	it, ok := openObject(b, 0)
-	if !ok {
-		return false
-	}
-	var seen uint
-	for {
-		key, val, more, ok := it.next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return jsonscan.SkipSpace(b, it.i) == len(b)
-		}
-		if !utf8.Valid(key) {
-			return false
-		}
-		for k, name := range names {
-			switch {
-			case string(key) == name:
-				if seen&(1<<k) != 0 || !member(k, val) {
-					return false
-				}
-				seen |= 1 << k
-			case bytes.EqualFold(key, []byte(name)):
-				return false
-			}
-		}
-	}
 }

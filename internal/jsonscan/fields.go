@@ -1,0 +1,116 @@
+package jsonscan
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// A hand reader of a request's usual shapes reads an object member by
+// member and leaves anything it does not read exactly as encoding/json
+// would to encoding/json. ObjectIter and Fields are what those readers
+// (openai, anthropic) share.
+
+// ObjectIter steps through the members of one JSON object, each value
+// validated as it is reached, so a reader that gives up at a member pays
+// for no more.
+type ObjectIter struct {
+	b []byte
+	i int
+}
+
+// OpenObject starts at the object b begins with (after space); false when
+// it begins with anything else.
+func OpenObject(b []byte) (ObjectIter, bool) {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ObjectIter{}, false
+	}
+	return ObjectIter{b: b, i: SkipSpace(b, i+1)}, true
+}
+
+// Next returns the next member's name, unescaped, and its value; more is
+// false past the closing brace. ok is false on text that is not an object
+// (a trailing comma included) and on a name with escapes, which a reader
+// must leave to encoding/json.
+func (it *ObjectIter) Next() (key, val []byte, more, ok bool) {
+	b, i := it.b, it.i
+	if i >= len(b) {
+		return nil, nil, false, false
+	}
+	if b[i] == '}' {
+		it.i = i + 1
+		return nil, nil, false, true
+	}
+	if b[i] != '"' {
+		return nil, nil, false, false
+	}
+	end, esc, err := SkipString(b, i)
+	if err != nil || esc {
+		return nil, nil, false, false
+	}
+	key = b[i+1 : end-1]
+	if i = SkipSpace(b, end); i >= len(b) || b[i] != ':' {
+		return nil, nil, false, false
+	}
+	i = SkipSpace(b, i+1)
+	vend, err := SkipMember(b, i)
+	if err != nil {
+		return nil, nil, false, false
+	}
+	val = b[i:vend]
+	if i, ok = nextMember(b, vend); !ok {
+		return nil, nil, false, false
+	}
+	it.i = i
+	return key, val, true, true
+}
+
+// AtEnd reports whether only space follows the object, once Next said it
+// has no more members.
+func (it *ObjectIter) AtEnd() bool { return SkipSpace(it.b, it.i) == len(it.b) }
+
+// Fields reads the object b is, exactly, as encoding/json reads it into a
+// struct whose fields are names: field(k, val) for the member names[k]; a
+// member of another name is skipped, its value validated. It refuses
+// (false) a name that is escaped or not ASCII (encoding/json folds some
+// other letters to ASCII ones: ſ to s, K to k), one of names repeated or
+// in other case (encoding/json matches names without regard to case),
+// anything but one object, and whatever field refuses.
+func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
+	it, ok := OpenObject(b)
+	if !ok {
+		return false
+	}
+	var seen uint64
+	for {
+		key, val, more, ok := it.Next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return it.AtEnd()
+		}
+		for k, name := range names {
+			switch {
+			case string(key) == name:
+				if seen&(1<<k) != 0 || !field(k, val) {
+					return false
+				}
+				seen |= 1 << k
+			case OtherCase(key, name):
+				return false
+			}
+		}
+	}
+}
+
+// OtherCase reports whether encoding/json might take key for name though
+// they differ: key is not ASCII, or is name in other case.
+func OtherCase(key []byte, name string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return bytes.EqualFold(key, []byte(name))
+}

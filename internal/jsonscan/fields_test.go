@@ -1,0 +1,42 @@
+package jsonscan_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+var _ = Describe("Fields", func() {
+	names := []string{"name", "args"}
+	read := func(b string) (map[int]string, bool) {
+		got := map[int]string{}
+		ok := jsonscan.Fields([]byte(b), names, func(k int, val []byte) bool {
+			got[k] = string(val)
+			return true
+		})
+		return got, ok
+	}
+
+	It("reads the fields it is given and skips the other members, as encoding/json fills a struct", func() {
+		got, ok := read(` {"name":"f","other":{"x":[1]},"args":null} `)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal(map[int]string{0: `"f"`, 1: `null`}))
+	})
+
+	DescribeTable("leaves to encoding/json a member it might read otherwise",
+		func(b string) {
+			_, ok := read(b)
+			Expect(ok).To(BeFalse())
+		},
+		Entry("a field twice", `{"name":"f","name":"g"}`),
+		Entry("a field in other case", `{"Name":"f"}`),
+		Entry("a field in Unicode case", `{"argſ":1}`),
+		Entry("a name not ASCII", `{"nämé":"f"}`),
+		Entry("an escaped name", `{"n\u0061me":"f"}`),
+		Entry("a trailing comma", `{"name":"f",}`),
+		Entry("text after the object", `{"name":"f"} x`),
+		Entry("not an object", `["name"]`),
+		Entry("a value that is not JSON", `{"other":tru}`),
+	)
+})
