@@ -141,7 +141,7 @@ func (c *conversation) model(i int, content *Content) error {
 	m := &c.out[c.lastModel]
 	for k := range content.Parts {
 		p := &content.Parts[k]
-		where := fmt.Sprintf("contents[%d].parts[%d]", i, k)
+		where := partAt{i, k}
 		if kind := p.unsupported(); kind != "" {
 			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
 		}
@@ -195,7 +195,7 @@ func (c *conversation) user(i int, content *Content) error {
 	var text *session.Message
 	for k := range content.Parts {
 		p := &content.Parts[k]
-		where := fmt.Sprintf("contents[%d].parts[%d]", i, k)
+		where := partAt{i, k}
 		if kind := p.unsupported(); kind != "" {
 			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
 		}
@@ -223,8 +223,14 @@ func (c *conversation) user(i int, content *Content) error {
 	return nil
 }
 
+// partAt names contents[i].parts[k] in an error, formatted only then: a
+// request's every part is read, and seldom fails.
+type partAt struct{ i, k int }
+
+func (p partAt) String() string { return fmt.Sprintf("contents[%d].parts[%d]", p.i, p.k) }
+
 // result reads a function response as a tool-result part.
-func (c *conversation) result(where string, fr *FunctionResponse) (session.Part, error) {
+func (c *conversation) result(where partAt, fr *FunctionResponse) (session.Part, error) {
 	if t := bytes.TrimSpace(fr.Parts); len(t) > 0 && string(t) != "null" && string(t) != "[]" {
 		return session.Part{}, fmt.Errorf("%s: functionResponse.parts (media in a result), which agentsnap cannot record", where)
 	}
