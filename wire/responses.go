@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -31,16 +32,54 @@ func (*responsesFormat) Match(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses")
 }
 
-func (f *responsesFormat) DecodeRequest(_ *http.Request, body []byte) (*Request, error) {
-	d, err := f.served.Decode(body)
+func (f *responsesFormat) DecodeRequest(r *http.Request, body []byte) (*Request, error) {
+	return f.decodeNext(r, body, nil)
+}
+
+// responsesState is what a Responses request leaves to read the next one
+// against: the request read, and its settings.
+type responsesState struct {
+	n        *responses.Next
+	settings json.RawMessage
+}
+
+// responsesRequest is a request read and the state it leaves, in one
+// allocation.
+type responsesRequest struct {
+	req   Request
+	state responsesState
+}
+
+// decodeNext reads body against prev. The request's Private stays its
+// Decoded, whose Previous and Store the writers answer by; a request that
+// continues a chain by previous_response_id is read whole (DecodeNext
+// reuses nothing that resolves against what the format keeps).
+func (f *responsesFormat) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
+	last, _ := prev.(*responsesState)
+	var against *responses.Next
+	if last != nil {
+		against = last.n
+	}
+	n, err := f.served.DecodeNext(against, body)
 	if err != nil {
 		return nil, err
 	}
-	set, err := settings(d.Settings)
-	if err != nil {
+	d := n.Decoded
+	set := json.RawMessage(nil)
+	// The settings are the members but the transport: the same bytes, the
+	// same settings, without marshaling them again.
+	if last != nil && n.SameRest {
+		set = last.settings
+	} else if set, err = settings(d.Settings); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
-	return &Request{Model: d.Model, System: d.System, Messages: d.Messages, Tools: d.Tools, Stream: d.Stream, Settings: set, Private: d}, nil
+	rr := &responsesRequest{state: responsesState{n: n, settings: set}}
+	req := &rr.req
+	*req = Request{Model: d.Model, System: d.System, Messages: d.Messages, Tools: d.Tools, Stream: d.Stream, Settings: set, Private: d, state: &rr.state}
+	if last != nil && n.Reused > 0 {
+		req.base, req.reused = last, n.Reused
+	}
+	return req, nil
 }
 
 // answer is what the writers need of req.

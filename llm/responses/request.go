@@ -34,26 +34,33 @@ type Decoded struct {
 // Decode reads an agent's request body, resolving previous_response_id
 // and item_reference items against s.
 func (s *Served) Decode(body []byte) (*Decoded, error) {
+	d, _, err := s.decode(body)
+	return d, err
+}
+
+// decode is Decode, also returning the builder that made the conversation:
+// what DecodeNext carries to the next request's items.
+func (s *Served) decode(body []byte) (*Decoded, *builder, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
-		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
 	}
 	var in struct {
 		Request
 		Tools json.RawMessage `json:"tools"` // read by decodeTools: a tool of any type
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, fmt.Errorf("the body is not a Responses request: %w", err)
+		return nil, nil, fmt.Errorf("the body is not a Responses request: %w", err)
 	}
 	if c, ok := members["conversation"]; ok && string(bytes.TrimSpace(c)) != "null" {
-		return nil, errors.New("conversation: agentsnap keeps no conversations (the Conversations API); continue a conversation with previous_response_id, or send it whole as input")
+		return nil, nil, errors.New("conversation: agentsnap keeps no conversations (the Conversations API); continue a conversation with previous_response_id, or send it whole as input")
 	}
 	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
 	b := builder{served: s, names: map[string]string{}}
 	if in.PreviousResponseID != "" {
 		conv, err := s.Conversation(in.PreviousResponseID)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b.msgs = conv
 		for _, m := range conv {
@@ -64,20 +71,21 @@ func (s *Served) Decode(body []byte) (*Decoded, error) {
 	}
 	if in.Instructions != "" {
 		b.system = append(b.system, in.Instructions)
+		b.instructions = true
 	}
 	items, err := inputItems(in.Input)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range items {
 		if err := b.item(&items[i]); err != nil {
-			return nil, fmt.Errorf("input[%d]: %w", i, err)
+			return nil, nil, fmt.Errorf("input[%d]: %w", i, err)
 		}
 	}
 	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
 	tools, extra, err := decodeTools(members["tools"])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d.Tools = tools
 	d.Settings = map[string]json.RawMessage{}
@@ -90,7 +98,7 @@ func (s *Served) Decode(body []byte) (*Decoded, error) {
 	if extra {
 		d.Settings["tools"] = members["tools"]
 	}
-	return d, nil
+	return d, &b, nil
 }
 
 // inputItems reads input: a string is one user message.
@@ -122,6 +130,9 @@ type builder struct {
 	system []string
 	names  map[string]string // call id -> function name
 	open   bool              // the last message is an assistant message this input is building
+	// instructions reports whether system begins with the instructions
+	// (then the input's system and developer texts).
+	instructions bool
 }
 
 func (b *builder) item(it *Item) error {

@@ -20,6 +20,12 @@ type Served struct {
 	mu        sync.Mutex
 	responses map[string]*served
 	items     map[string]servedItem
+	// A request is read against the last one (DecodeNext), reusing what
+	// Recorded and Item answered it; epoch counts the changes to an
+	// answer either gave, so an unchanged epoch proves those answers
+	// still hold. missed holds the ids they found no item for.
+	epoch  uint64
+	missed map[string]bool
 }
 
 type served struct {
@@ -35,7 +41,7 @@ type servedItem struct {
 
 // NewServed returns an empty Served.
 func NewServed() *Served {
-	return &Served{responses: map[string]*served{}, items: map[string]servedItem{}}
+	return &Served{responses: map[string]*served{}, items: map[string]servedItem{}, missed: map[string]bool{}}
 }
 
 // Put keeps the response id: the conversation conv it answered, its output
@@ -50,6 +56,10 @@ func (s *Served) Put(id string, conv []session.Message, out session.Message, ite
 	s.responses[id] = &served{conv: all, stored: stored}
 	for i, item := range itemIDs {
 		if i < len(out.Content) && item != "" {
+			if _, had := s.items[item]; had || s.missed[item] {
+				s.epoch++ // an answer Recorded or Item gave may change
+				delete(s.missed, item)
+			}
 			s.items[item] = servedItem{part: out.Content[i], resp: id, stored: stored}
 		}
 	}
@@ -65,7 +75,19 @@ func (s *Served) Recorded(id string) (meta json.RawMessage, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	it, ok := s.items[id]
+	if !ok {
+		s.missed[id] = true
+	}
 	return it.part.Meta, ok
+}
+
+// Epoch returns how many times an answer Recorded or Item gave has
+// changed since s was made: a decode that began at the same epoch got the
+// answers these calls give now.
+func (s *Served) Epoch() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch
 }
 
 // Conversation returns the conversation that continues response id: what
@@ -91,6 +113,7 @@ func (s *Served) Item(id string) (session.Part, error) {
 	it, ok := s.items[id]
 	switch {
 	case !ok:
+		s.missed[id] = true
 		return session.Part{}, fmt.Errorf("item_reference %q names no output item of a response served in this run (%s); send the item itself", id, s.count())
 	case !it.stored:
 		return session.Part{}, fmt.Errorf("item_reference %q names an item of response %s, served with store: false, which the Responses API does not keep; send the item itself, or store: true with the request that makes it", id, it.resp)

@@ -1,0 +1,215 @@
+package responses
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Next is a request read by DecodeNext, kept to read the same agent's
+// next request against it: an agent that does not chain its requests by
+// previous_response_id sends its whole input on every call, and the next
+// call repeats this one's items byte for byte. A Next is not changed once
+// returned; it is safe for concurrent use.
+type Next struct {
+	// Decoded is the request, as Decode reads it. Its slices and maps are
+	// shared with the requests read against it: change none of them.
+	Decoded *Decoded
+	// Reused is how many leading messages of Decoded.Messages are the
+	// previous request's, the same values, read from the same bytes: all
+	// of its messages, or 0 when this request was read whole.
+	Reused int
+	// SameRest reports whether the members but input are the previous
+	// request's, byte for byte: Model, Tools, Stream, Store, Settings and
+	// the instructions are then its.
+	SameRest bool
+
+	served *Served
+	body   []byte // nil: the next request is read whole
+	at     jsonscan.Spans
+	msgs   []session.Message // Decoded.Messages, with room to grow
+	instr  string            // the instructions, "" for none
+	sys    []string          // the input's system and developer texts
+	open   bool              // the builder's open after the input: see builder
+	epoch  uint64            // s.Epoch() before the lookups this request relies on
+	grown  atomic.Bool       // a request read against this one appended to msgs in place
+}
+
+// DecodeNext reads an agent's request body as Decode does, against prev,
+// the same agent's last request read by s (nil for none): when the body's
+// input begins with all of prev's items, byte for byte, only the items
+// after them are read, and the other members only when their bytes
+// changed. Whatever prev is, the Decoded is Decode's; a body of any other
+// shape (an input that is a string, a previous_response_id, which resolves
+// against state the body does not hold) is read whole, and its error is
+// Decode's.
+func (s *Served) DecodeNext(prev *Next, body []byte) (*Next, error) {
+	if prev != nil && prev.body != nil && prev.served == s {
+		if n := prev.next(body); n != nil {
+			return n, nil
+		}
+	}
+	// Read before the lookups the decode makes: a later change to their
+	// answers moves it on.
+	epoch := s.Epoch()
+	d, b, err := s.decode(body)
+	if err != nil {
+		return nil, err
+	}
+	n := &Next{Decoded: d, served: s, msgs: d.Messages, open: b.open, epoch: epoch}
+	d.Messages = slices.Clip(d.Messages)
+	n.sys = b.system
+	if b.instructions {
+		n.instr, n.sys = b.system[0], b.system[1:]
+	}
+	if d.Previous != "" {
+		return n, nil // the conversation is the chain's, kept by s: read each whole
+	}
+	if at, _, ok := jsonscan.ArrayMember(body, "input", nil, jsonscan.Spans{}, nil); ok {
+		n.body, n.at = body, at
+	}
+	return n, nil
+}
+
+// next reads body against n, or returns nil when body does not repeat n's
+// items (or is not a shape next reads, or holds an error, which Decode
+// then names).
+func (n *Next) next(body []byte) *Next {
+	// Every item n read may have asked s for its recorded meta or the item
+	// it references: reused, the answers must be today's.
+	epoch := n.served.Epoch()
+	if epoch != n.epoch {
+		return nil
+	}
+	var room [4][2]int // the usual few new items, without an allocation
+	added := room[:0]
+	at, same := jsonscan.ArrayAfter(body, n.body, n.at, &added)
+	if !same {
+		added = added[:0]
+		var repeats, ok bool
+		if at, repeats, ok = jsonscan.ArrayMember(body, "input", n.body, n.at, &added); !ok || !repeats {
+			return nil
+		}
+		same = bytes.Equal(body[:at.Arr], n.body[:n.at.Arr]) && bytes.Equal(body[at.End:], n.body[n.at.End:])
+	}
+	out := &Next{Reused: len(n.msgs), SameRest: same, served: n.served, body: body, at: at, epoch: epoch}
+	d := new(Decoded)
+	if same {
+		*d = *n.Decoded
+		d.Settings = maps.Clone(n.Decoded.Settings)
+		out.instr = n.instr
+	} else if !n.rest(body, at, d, out) {
+		return nil
+	}
+	b, ok := n.decodeTail(body, added)
+	if !ok {
+		return nil
+	}
+	out.open, out.sys = n.open, n.sys
+	if len(added) > 0 {
+		out.open, out.sys = b.open, slices.Concat(n.sys, b.system)
+	}
+	d.System = joinSystem(out.instr, out.sys)
+	// The first request read against n appends to n's messages in place:
+	// a conversation grows by an item or two per call.
+	if n.grown.CompareAndSwap(false, true) {
+		out.msgs = append(n.msgs, b.msgs...)
+	} else {
+		out.msgs = slices.Concat(n.msgs, b.msgs)
+	}
+	d.Messages = slices.Clip(out.msgs)
+	out.Decoded = d
+	return out
+}
+
+// rest reads the members of body but input into d (and out.instr): the
+// body with an empty input, which none of them depends on. It returns
+// false for a body next does not read: one Decode refuses, or one that
+// continues a chain.
+func (n *Next) rest(body []byte, at jsonscan.Spans, d *Decoded, out *Next) bool {
+	rest := slices.Concat(body[:at.Arr], []byte("[]"), body[at.End:])
+	r, b, err := n.served.decode(rest)
+	if err != nil || r.Previous != "" {
+		return false
+	}
+	*d = *r
+	if b.instructions {
+		out.instr = b.system[0]
+	}
+	return true
+}
+
+// decodeTail reads the items after n's, the elements of body at elems, as
+// Decode reads them after n's: a function_call_output takes the name of
+// the latest function call before it with its call id, in these items or
+// in n's messages. It returns false for anything Decode would refuse, and
+// for an output item that would join n's last message (Decode makes
+// consecutive output items one assistant message): n's are not changed.
+func (n *Next) decodeTail(body []byte, elems [][2]int) (*builder, bool) {
+	b := &builder{served: n.served, names: map[string]string{}}
+	for i, e := range elems {
+		var it Item
+		if json.Unmarshal(body[e[0]:e[1]], &it) != nil {
+			return nil, false
+		}
+		if i == 0 && n.open && output(&it) {
+			return nil, false
+		}
+		if _, ok := b.names[it.CallID]; it.Type == ItemFunctionCallOutput && !ok {
+			b.names[it.CallID] = callName(n.msgs, it.CallID)
+		}
+		if b.item(&it) != nil {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// output reports whether builder.item adds it to the assistant message
+// the input is building.
+func output(it *Item) bool {
+	switch it.Type {
+	case ItemFunctionCall, ItemReasoning, ItemReference:
+		return true
+	case "", ItemMessage:
+		return it.Role == session.RoleAssistant
+	}
+	return false
+}
+
+// callName is the name Decode gives, after msgs, a function_call_output
+// for the call id: that of the latest tool call with the id (a
+// function_call or an item_reference made each of them), or "". The
+// latest is most often in the last message: outputs follow the calls.
+func callName(msgs []session.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != session.RoleAssistant {
+			continue
+		}
+		parts := msgs[i].Content
+		for j := len(parts) - 1; j >= 0; j-- {
+			if p := &parts[j]; p.Type == session.PartToolCall && p.ID == id {
+				return p.Name
+			}
+		}
+	}
+	return ""
+}
+
+// joinSystem is Decode's System: the instructions, then the input's
+// system and developer texts.
+func joinSystem(instr string, sys []string) string {
+	if instr == "" {
+		return strings.Join(sys, "\n\n")
+	}
+	if len(sys) == 0 {
+		return instr
+	}
+	return instr + "\n\n" + strings.Join(sys, "\n\n")
+}

@@ -1,0 +1,57 @@
+package responses_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// FuzzDecodeNext checks that a request read against any earlier one is
+// read as Decode reads it, or refused with its error. The second body is
+// the first with add spliced in at at — the next request of an agent,
+// when add is an item or two and at the end of the input — or, with at
+// past the first's end, add alone. The run served an item, fc_0, that the
+// bodies may send back or reference.
+func FuzzDecodeNext(f *testing.F) {
+	head := `{"model":"m","instructions":"Be terse.","input":[{"role":"user","content":"hi"},` +
+		`{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"t"}],"encrypted_content":"e"},{"type":"function_call","id":"fc_0","call_id":"call_0","name":"f","arguments":"{}"}`
+	tail := `],"tools":[{"type":"function","name":"f","parameters":{}}],"store":false,"stream":true}`
+	first := []byte(head + tail)
+	at := uint32(len(head))
+	output := `,{"type":"function_call_output","call_id":"call_0","output":[{"type":"input_text","text":"v"}]},{"role":"developer","content":"d"}`
+	f.Add(first, []byte(output), at)
+	f.Add(first, []byte(`,{"type":"function_call","call_id":"call_0","name":"g","arguments":"{}"}`+output), at)
+	f.Add(first, []byte(`,{"role":"user","content":"x"},{"type":"item_reference","id":"fc_0"},{"type":"function_call_output","call_id":"call_0","output":"x"}`), at)
+	f.Add(first, []byte(`,{"role":"wizard","content":"x"}`), at)
+	f.Add(first, []byte(output+`],"Input":[`), at)
+	f.Add(first, []byte(`,"temperature":0.5`), uint32(len(first)-1))
+	f.Add(first, []byte(`,"previous_response_id":"resp_1"`), uint32(len(first)-1))
+	f.Add(first, []byte(head+output+`],"instructions":"other"}`), ^uint32(0))
+	f.Add([]byte(`{"input":[]}`), []byte(` {"role":"assistant","content":[{"type":"output_text","text":"x"}]} `), uint32(10))
+	f.Add([]byte(`{"input":"hi"}`), []byte(`x`), uint32(11))
+	f.Fuzz(func(t *testing.T, first, add []byte, at uint32) {
+		s := servedRun()
+		prev, err := s.DecodeNext(nil, first)
+		if err != nil {
+			return
+		}
+		body := add
+		if int64(at) <= int64(len(first)) {
+			body = slices.Concat(first[:at], add, first[at:])
+		}
+		want, wantErr := s.Decode(body)
+		got, err := s.DecodeNext(prev, body)
+		switch {
+		case wantErr != nil:
+			if err == nil || err.Error() != wantErr.Error() {
+				t.Fatalf("DecodeNext: %v, Decode: %v", err, wantErr)
+			}
+		case err != nil:
+			t.Fatalf("DecodeNext refuses what Decode reads: %v", err)
+		case !reflect.DeepEqual(got.Decoded, want):
+			t.Fatalf("DecodeNext read\n%+v\nDecode\n%+v", got.Decoded, want)
+		case got.Reused > 0 && !reflect.DeepEqual(got.Decoded.Messages[:got.Reused], prev.Decoded.Messages):
+			t.Fatalf("the %d messages reused are not the last request's", got.Reused)
+		}
+	})
+}
