@@ -116,6 +116,25 @@ func (m *Message) ToolCalls() []Part {
 	return out
 }
 
+// LatestCallName is the name of the last tool call with id in msgs, and
+// whether there is one: what a tool result for the call is named by. The
+// call a result answers is most often in the message just before it, so
+// the search goes from the end.
+func LatestCallName(msgs []Message, id string) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != RoleAssistant {
+			continue
+		}
+		parts := msgs[i].Content
+		for j := len(parts) - 1; j >= 0; j-- {
+			if p := &parts[j]; p.Type == PartToolCall && p.ID == id {
+				return p.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
 // Part is one piece of message content.
 type Part struct {
 	Type       string // text, reasoning, tool-call, tool-result

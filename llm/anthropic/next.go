@@ -126,7 +126,7 @@ func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bo
 		if m.Role == session.RoleUser {
 			for _, b := range m.Content {
 				if _, ok := names[b.ToolUseID]; b.Type == TypeToolResult && !ok {
-					names[b.ToolUseID] = toolName(d.msgs, b.ToolUseID)
+					names[b.ToolUseID], _ = session.LatestCallName(d.msgs, b.ToolUseID)
 				}
 			}
 		}
@@ -137,23 +137,4 @@ func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bo
 		add = append(add, msgs...)
 	}
 	return add, true
-}
-
-// toolName is the name DecodeRequest gives, after msgs, a tool result for
-// the call id: that of the latest tool call with the id (a tool_use block
-// made each of them), or "". The latest is most often in the last
-// message: the results follow the answer that asked for them.
-func toolName(msgs []session.Message, id string) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != session.RoleAssistant {
-			continue
-		}
-		parts := msgs[i].Content
-		for j := len(parts) - 1; j >= 0; j-- {
-			if p := &parts[j]; p.Type == session.PartToolCall && p.ID == id {
-				return p.Name
-			}
-		}
-	}
-	return ""
 }

@@ -137,26 +137,11 @@ func (r *reader) assistant(m *Message, text string) session.Message {
 // toolName is the name of the latest tool call with id before the message
 // being read: of the messages read here, else of those before.
 func (r *reader) toolName(id string) string {
-	if name, ok := latestCall(r.msgs, id); ok {
+	if name, ok := session.LatestCallName(r.msgs, id); ok {
 		return name
 	}
-	name, _ := latestCall(r.before, id)
+	name, _ := session.LatestCallName(r.before, id)
 	return name
-}
-
-// latestCall is the name of the last tool call with id in msgs. The
-// assistant message a result answers is most often just before it.
-func latestCall(msgs []session.Message, id string) (string, bool) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if m := &msgs[i]; m.Role == session.RoleAssistant {
-			for k := len(m.Content) - 1; k >= 0; k-- {
-				if p := &m.Content[k]; p.Type == session.PartToolCall && p.ID == id {
-					return p.Name, true
-				}
-			}
-		}
-	}
-	return "", false
 }
 
 // CompletionID is the id of every answer agentsnap serves: fixed, like

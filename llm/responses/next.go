@@ -162,7 +162,7 @@ func (n *Next) decodeTail(body []byte, elems [][2]int) (*builder, bool) {
 			return nil, false
 		}
 		if _, ok := b.names[it.CallID]; it.Type == ItemFunctionCallOutput && !ok {
-			b.names[it.CallID] = callName(n.msgs, it.CallID)
+			b.names[it.CallID], _ = session.LatestCallName(n.msgs, it.CallID)
 		}
 		if b.item(&it) != nil {
 			return nil, false
@@ -181,25 +181,6 @@ func output(it *Item) bool {
 		return it.Role == session.RoleAssistant
 	}
 	return false
-}
-
-// callName is the name Decode gives, after msgs, a function_call_output
-// for the call id: that of the latest tool call with the id (a
-// function_call or an item_reference made each of them), or "". The
-// latest is most often in the last message: outputs follow the calls.
-func callName(msgs []session.Message, id string) string {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != session.RoleAssistant {
-			continue
-		}
-		parts := msgs[i].Content
-		for j := len(parts) - 1; j >= 0; j-- {
-			if p := &parts[j]; p.Type == session.PartToolCall && p.ID == id {
-				return p.Name
-			}
-		}
-	}
-	return ""
 }
 
 // joinSystem is Decode's System: the instructions, then the input's
