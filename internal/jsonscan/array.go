@@ -5,8 +5,8 @@ import "bytes"
 // An agent sends its whole conversation on every call, so a request body
 // repeats the last one's bytes and adds an element or two to one array
 // member (Chat Completions' and Anthropic's messages, Gemini's contents).
-// ArrayMember and ArrayAfter find that member and the elements a body adds;
-// each API's reader decodes only those.
+// ArrayMember finds that member and ArrayNext the elements a body adds
+// after the last one's; each API's reader decodes only those.
 
 // Spans is where an object holds the array member it was scanned for:
 // offsets of the array's '[', just past its last element (just past the
@@ -111,17 +111,33 @@ func arrayAt(body []byte, i int, prev []byte, prevAt Spans, added *[][2]int) (at
 	return at, repeats && ok, ok
 }
 
-// ArrayAfter is ArrayMember for the usual next body: one that repeats
-// prev's bytes up to the end of its array's last element and from the end
-// of its array on, and adds elements between. Only those are scanned (and
-// appended to *added): the rest is prev's, which ArrayMember read. It
-// reports false for any other body.
-func ArrayAfter(body, prev []byte, prevAt Spans, added *[][2]int) (Spans, bool) {
-	if !bytes.HasPrefix(body, prev[:prevAt.Last]) {
-		return Spans{}, false
+// ArrayNext finds body's member name against prev, a body scanned before
+// (its member at prevAt): the elements body adds after all of prev's,
+// appended to *added (when added is not nil), and whether everything outside the array is prev's,
+// byte for byte (sameRest). It reports false for a body whose array does
+// not begin with all of prev's elements, and for any shape ArrayMember
+// refuses: a caller then reads the body whole.
+func ArrayNext(body []byte, name string, prev []byte, prevAt Spans, added *[][2]int) (at Spans, sameRest, ok bool) {
+	start := 0 // what *added held before: a second scan lists the elements again
+	if added != nil {
+		start = len(*added)
 	}
-	at, ok := arrayElements(body, prevAt.Last, Spans{Arr: prevAt.Arr, Last: prevAt.Last, Count: prevAt.Count}, added)
-	return at, ok && bytes.Equal(body[at.End:], prev[prevAt.End:])
+	// The usual next body repeats prev up to its last element and after
+	// its array: only the new elements are scanned.
+	if bytes.HasPrefix(body, prev[:prevAt.Last]) {
+		at, ok = arrayElements(body, prevAt.Last, Spans{Arr: prevAt.Arr, Last: prevAt.Last, Count: prevAt.Count}, added)
+		if ok && bytes.Equal(body[at.End:], prev[prevAt.End:]) {
+			return at, true, true
+		}
+		if added != nil {
+			*added = (*added)[:start]
+		}
+	}
+	at, repeats, ok := ArrayMember(body, name, prev, prevAt, added)
+	if !ok || !repeats {
+		return at, false, false
+	}
+	return at, bytes.Equal(body[:at.Arr], prev[:prevAt.Arr]) && bytes.Equal(body[at.End:], prev[prevAt.End:]), true
 }
 
 // arrayElements scans an array's elements from body[j], after at.Count of them,

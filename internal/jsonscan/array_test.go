@@ -15,7 +15,7 @@ func nested(n int) string {
 	return `{"messages":[` + strings.Repeat("[", n) + strings.Repeat("]", n) + `]}`
 }
 
-var _ = Describe("ArrayMember and ArrayAfter", func() {
+var _ = Describe("ArrayMember and ArrayNext", func() {
 	first := []byte(`{"model":"m","messages":[{"a":1}, {"b":2}],"stream":true}`)
 	var at jsonscan.Spans
 	BeforeEach(func() {
@@ -34,19 +34,27 @@ var _ = Describe("ArrayMember and ArrayAfter", func() {
 	It("list only the elements a body adds after another's, and tell whether the rest repeats it", func() {
 		next := []byte(`{"model":"m","messages":[{"a":1}, {"b":2},{"c":3} ,{"d":4}],"stream":true}`)
 		var added [][2]int
-		got, ok := jsonscan.ArrayAfter(next, first, at, &added)
-		Expect(ok).To(BeTrue())
+		got, same, ok := jsonscan.ArrayNext(next, "messages", first, at, &added)
+		Expect(ok && same).To(BeTrue())
 		Expect(got.Count).To(Equal(4))
 		Expect([]string{string(next[added[0][0]:added[0][1]]), string(next[added[1][0]:added[1][1]])}).To(Equal([]string{`{"c":3}`, `{"d":4}`}))
 
 		other := []byte(`{"model":"n","messages":[{"a":1}, {"b":2},{"c":3}],"stream":false}`)
-		_, ok = jsonscan.ArrayAfter(other, first, at, nil)
-		Expect(ok).To(BeFalse(), "the bytes before and after the array changed")
 		added = nil
-		got, repeats, ok := jsonscan.ArrayMember(other, "messages", first, at, &added)
-		Expect(ok && repeats).To(BeTrue(), "the array still begins with the first's elements")
+		got, same, ok = jsonscan.ArrayNext(other, "messages", first, at, &added)
+		Expect(ok).To(BeTrue(), "the array still begins with the first's elements")
+		Expect(same).To(BeFalse(), "the bytes before and after the array changed")
 		Expect(got.Count).To(Equal(3))
 		Expect(added).To(HaveLen(1))
+
+		after := []byte(`{"model":"m","messages":[{"a":1}, {"b":2},{"c":3}],"stream":false}`)
+		added = nil
+		_, same, ok = jsonscan.ArrayNext(after, "messages", first, at, &added)
+		Expect(ok && !same).To(BeTrue(), "only the bytes after the array changed")
+		Expect(added).To(HaveLen(1), "the elements listed once, not again by the second scan")
+
+		_, _, ok = jsonscan.ArrayNext([]byte(`{"model":"m","messages":[{"a":1}],"stream":true}`), "messages", first, at, nil)
+		Expect(ok).To(BeFalse(), "a body that drops the first's elements is not read against it")
 	})
 
 	DescribeTable("refuse a body encoding/json would read otherwise",

@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -66,14 +65,9 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 func (d *Decoded) next(body []byte) *Decoded {
 	var room [4][2]int // the usual few new messages, without an allocation
 	added := room[:0]
-	at, same := jsonscan.ArrayAfter(body, d.body, d.at, &added)
-	if !same {
-		added = added[:0]
-		var repeats, ok bool
-		if at, repeats, ok = jsonscan.ArrayMember(body, "messages", d.body, d.at, &added); !ok || !repeats {
-			return nil
-		}
-		same = bytes.Equal(body[:at.Arr], d.body[:d.at.Arr]) && bytes.Equal(body[at.End:], d.body[d.at.End:])
+	at, same, ok := jsonscan.ArrayNext(body, "messages", d.body, d.at, &added)
+	if !ok {
+		return nil
 	}
 	out := &Decoded{Reused: len(d.msgs), SameRest: same, body: body, at: at}
 	call := new(Call)

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -73,14 +72,9 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 func (d *Decoded) next(body []byte) *Decoded {
 	var room [4][2]int // the usual few new contents, without an allocation
 	added := room[:0]
-	at, same := jsonscan.ArrayAfter(body, d.body, d.at, &added)
-	if !same {
-		added = added[:0]
-		var repeats, ok bool
-		if at, repeats, ok = jsonscan.ArrayMember(body, "contents", d.body, d.at, &added); !ok || !repeats {
-			return nil
-		}
-		same = bytes.Equal(body[:at.Arr], d.body[:d.at.Arr]) && bytes.Equal(body[at.End:], d.body[d.at.End:])
+	at, same, ok := jsonscan.ArrayNext(body, "contents", d.body, d.at, &added)
+	if !ok {
+		return nil
 	}
 	out := &Decoded{Reused: len(d.msgs), body: body, at: at}
 	call := &Call{}

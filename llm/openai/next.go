@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -73,14 +72,9 @@ type nextRead struct {
 func (d *Decoded) next(body []byte) *Decoded {
 	nr := &nextRead{}
 	added := nr.spans[:0]
-	at, same := jsonscan.ArrayAfter(body, d.body, d.at, &added)
-	if !same {
-		added = added[:0]
-		var repeats, ok bool
-		if at, repeats, ok = jsonscan.ArrayMember(body, "messages", d.body, d.at, &added); !ok || !repeats {
-			return nil
-		}
-		same = bytes.Equal(body[:at.Arr], d.body[:d.at.Arr]) && bytes.Equal(body[at.End:], d.body[d.at.End:])
+	at, same, ok := jsonscan.ArrayNext(body, "messages", d.body, d.at, &added)
+	if !ok {
+		return nil
 	}
 	out, call := &nr.d, &nr.call
 	out.Reused, out.body, out.at = len(d.msgs), body, at

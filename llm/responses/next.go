@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -89,14 +88,9 @@ func (n *Next) next(body []byte) *Next {
 	}
 	var room [4][2]int // the usual few new items, without an allocation
 	added := room[:0]
-	at, same := jsonscan.ArrayAfter(body, n.body, n.at, &added)
-	if !same {
-		added = added[:0]
-		var repeats, ok bool
-		if at, repeats, ok = jsonscan.ArrayMember(body, "input", n.body, n.at, &added); !ok || !repeats {
-			return nil
-		}
-		same = bytes.Equal(body[:at.Arr], n.body[:n.at.Arr]) && bytes.Equal(body[at.End:], n.body[n.at.End:])
+	at, same, ok := jsonscan.ArrayNext(body, "input", n.body, n.at, &added)
+	if !ok {
+		return nil
 	}
 	out := &Next{Reused: len(n.msgs), SameRest: same, served: n.served, body: body, at: at, epoch: epoch}
 	d := new(Decoded)
