@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // Event types of recorded tools: results a replay serves instead of
@@ -97,22 +99,16 @@ func WithoutMeta(v json.RawMessage) json.RawMessage {
 }
 
 // CanonicalJSON returns v with object members in name order and no
-// spaces, numbers as written; v itself when it is not valid JSON.
+// spaces, numbers as written (jsonscan.AppendCanonical, encoding/json's
+// spelling); v itself when it is not one valid JSON value (data after the
+// value included), nil when it is blank.
 func CanonicalJSON(v json.RawMessage) []byte {
 	if len(bytes.TrimSpace(v)) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil || dec.More() {
+	out, err := jsonscan.AppendCanonical(nil, v)
+	if err != nil {
 		return v
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(x); err != nil {
-		return v
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	return out
 }

@@ -3,72 +3,20 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // canonical returns the JSON value raw in one spelling: compact, object
-// members in name order at every depth, numbers and strings as written.
-// Two values that mean the same JSON get the same bytes, so a request's
-// settings compare equal whatever order an SDK wrote them in.
+// members in name order at every depth, numbers as written, strings
+// re-encoded as encoding/json writes what they decode to (HTML escaping
+// off). Two values that mean the same JSON get the same bytes, so a
+// request's settings compare equal whatever order an SDK wrote them in.
+// raw must be one value, space around it allowed (jsonscan.AppendCanonical).
 func canonical(raw []byte) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	writeCanonical(&b, v)
-	return b.Bytes(), nil
-}
-
-func writeCanonical(b *bytes.Buffer, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeString(b, k)
-			b.WriteByte(':')
-			writeCanonical(b, x[k])
-		}
-		b.WriteByte('}')
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			writeCanonical(b, e)
-		}
-		b.WriteByte(']')
-	case string:
-		writeString(b, x)
-	case json.Number:
-		b.WriteString(x.String())
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	default:
-		b.WriteString("null")
-	}
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	b.Truncate(b.Len() - 1) // Encode's newline
+	return jsonscan.AppendCanonical(nil, raw)
 }
 
 // sameJSON reports whether two texts are the same JSON value (or, when
@@ -83,21 +31,48 @@ func sameJSON(a, b string) bool {
 }
 
 // settings returns the members of a request object that are not in known,
-// as canonical JSON, or nil when there are none.
+// as canonical JSON, or nil when there are none. It runs on every request,
+// so it writes the object itself — names in order, each value canonical —
+// rather than marshalling a map and canonicalizing that; the bytes are the
+// same.
 func settings(members map[string]json.RawMessage, known ...string) (json.RawMessage, error) {
-	rest := map[string]json.RawMessage{}
-	for k, v := range members {
-		rest[k] = v
+	var room [16]string
+	names := room[:0]
+	valid := true
+	for k := range members {
+		if !slices.Contains(known, k) {
+			names = append(names, k)
+			valid = valid && utf8.ValidString(k)
+		}
 	}
-	for _, k := range known {
-		delete(rest, k)
-	}
-	if len(rest) == 0 {
+	if len(names) == 0 {
 		return nil, nil
 	}
-	b, err := json.Marshal(rest)
-	if err != nil {
-		return nil, err
+	slices.Sort(names)
+	size := 2
+	for _, k := range names {
+		size += len(k) + 4 + len(members[k]) // "k":v, (null for nil)
 	}
-	return canonical(b)
+	b := append(make([]byte, 0, size), '{')
+	for i, k := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(jsonscan.AppendStdString(b, k), ':')
+		v := members[k]
+		if v == nil {
+			v = json.RawMessage("null") // as json.Marshal writes a nil RawMessage
+		}
+		var err error
+		if b, err = jsonscan.AppendCanonical(b, v); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, '}')
+	if !valid {
+		// A name that is not UTF-8 decodes with U+FFFD in it, and so may
+		// sort elsewhere or meet another; canonicalize the whole again.
+		return canonical(b)
+	}
+	return b, nil
 }

@@ -143,3 +143,63 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// stdCanonical is what AppendCanonical must equal: encoding/json decodes
+// b into an any (UseNumber), refusing anything but space after the value,
+// and encodes it again with HTML escaping off.
+func stdCanonical(b []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, errors.New("data after the value")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+// canonicalSeeds are texts whose canonical form is easy to get wrong.
+var canonicalSeeds = []string{
+	`{"b":1,"a":{"d":[{"z":0,"y":1}],"c":2}}`, `{"a":1,"a":2,"b":3,"a":4}`, `{"\u0062":1,"a":2,"b":3}`,
+	`{"a\"":1,"a":2,"a\\":3,"a/":4,"a\/":5}`, `{"é":1,"e":2,"\u00e9":3}`, "{\"\xff\":1,\"\\ufffd\":2,\"\xfe\":3}",
+	`"\ud83d\ude00 \ud83d x \ude00 \ud800\ud800\udc00 \u2028\u2029 \u0000\u001f\u007f \b\f\n\r\t\"\\\/"`,
+	"\"\xe2\x80\xa8\xe2\x80\xa9 <&> \xed\xa0\x80 \xc0\xaf\"", `[1E5,-0,1.50,0e-0,-1.0E+10,123456789012345678901234567890]`,
+	`{}`, `[]`, ` [ { } , [ ] ] `, "\t{\"a\" :\n[1 ,2]}\r\n", `{"a":1} x`, `{"a":1}}`, `1 2`, `"s"x`, `true x`,
+	`{"a":[1,2}`, `{"":0," ":1,"\t":2}`, `[{"b":[{"d":1,"c":2}],"a":{"f":{"h":1,"g":2},"e":3}}]`,
+}
+
+// FuzzAppendCanonical holds AppendCanonical to the encoding/json round
+// trip: the same bytes, and an error exactly when it errors.
+func FuzzAppendCanonical(f *testing.F) {
+	for _, s := range validityCases {
+		f.Add([]byte(s))
+	}
+	for _, s := range canonicalSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want, wantErr := stdCanonical(b)
+		got, err := jsonscan.AppendCanonical([]byte("x"), b)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("AppendCanonical(%q): %v; encoding/json: %v", b, err, wantErr)
+		}
+		if err != nil {
+			var syn *jsonscan.SyntaxError
+			if !errors.As(err, &syn) || string(got) != "x" {
+				t.Fatalf("AppendCanonical(%q) = %q, %v; want x and a *SyntaxError", b, got, err)
+			}
+			return
+		}
+		if string(got) != "x"+string(want) {
+			t.Fatalf("AppendCanonical(%q):\n ours %q\n std  %q", b, got[1:], want)
+		}
+	})
+}

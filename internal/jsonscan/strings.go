@@ -45,7 +45,13 @@ func unquote(val []byte) (string, error) {
 // escapes or invalid UTF-8, with encoding/json's rules: a lone or broken
 // surrogate and every invalid byte become U+FFFD.
 func decodeEscaped(inner []byte) string {
-	out := make([]byte, 0, len(inner))
+	return string(appendUnescaped(make([]byte, 0, len(inner)), inner))
+}
+
+// appendUnescaped appends what the inner bytes of a valid JSON string
+// decode to (decodeEscaped's rules), so AppendCanonical can sort by the
+// decoded names of an object without a string per name.
+func appendUnescaped(out, inner []byte) []byte {
 	for i := 0; i < len(inner); {
 		c := inner[i]
 		switch {
@@ -85,7 +91,7 @@ func decodeEscaped(inner []byte) string {
 			i += size
 		}
 	}
-	return string(out)
+	return out
 }
 
 // unescape maps the character after a backslash to the byte it stands for.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -231,15 +232,10 @@ func Meta(signature string) json.RawMessage {
 // canonicalJSON returns raw as JSON in one spelling — compact, object
 // members in name order at every depth, numbers as written — so that
 // arguments and schemas compare and digest the same however they were
-// spaced or ordered.
+// spaced or ordered. raw must be one JSON value (jsonscan.AppendCanonical).
 func canonicalJSON(raw []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	return marshal(v)
+	b, err := jsonscan.AppendCanonical(nil, raw)
+	return string(b), err
 }
 
 // marshal encodes v as compact JSON without HTML escaping; maps come out
