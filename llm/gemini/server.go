@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -273,20 +274,36 @@ func responseText(raw json.RawMessage) (string, bool, error) {
 	if len(t) == 0 || string(t) == "null" {
 		return "", false, nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil || m == nil {
+	// The members read as encoding/json reads them into a map: names
+	// decoded, the last of a name counts.
+	var errV, outV []byte
+	if jsonscan.Object(t, func(key []byte, escaped bool, val []byte) error {
+		if escaped {
+			key = []byte(jsonscan.Key(key, true))
+		}
+		switch string(key) {
+		case "error":
+			errV = val
+		case "output":
+			outV = val
+		}
+		return nil
+	}) != nil {
 		return "", false, errors.New("want a JSON object")
 	}
-	isErr := false
-	v, ok := m["error"]
-	if ok {
-		isErr = true
-	} else if v, ok = m["output"]; !ok {
+	v, isErr := outV, false
+	switch {
+	case errV != nil:
+		v, isErr = errV, true
+	case outV == nil:
 		v = t
 	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s, isErr, nil
+	switch {
+	case v[0] == '"':
+		s, err := jsonscan.String(v)
+		return s, isErr, err
+	case jsonscan.IsNull(v):
+		return "", isErr, nil // a null reads as no text, as a string does
 	}
 	s, err := canonicalJSON(v)
 	return s, isErr, err

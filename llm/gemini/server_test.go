@@ -74,6 +74,26 @@ var _ = Describe("an agent's request", func() {
 		}))
 	})
 
+	DescribeTable("reads a function response's text as encoding/json reads its members: the last of a name, names decoded, a string as it is, anything else as canonical JSON",
+		func(response, want string, isErr bool) {
+			c := decode(`{"contents":[{"role":"user","parts":[{"text":"Go."}]},{"role":"model","parts":[{"functionCall":{"id":"fc_1","name":"f"}}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"id":"fc_1","name":"f","response":` + response + `}}]}]}`)
+			Expect(c.Messages[2:]).To(Equal([]session.Message{result("fc_1", "f", want, isErr)}))
+		},
+		Entry("output", `{"output":"v"}`, "v", false),
+		Entry("error", `{"error":"no"}`, "no", true),
+		Entry("error over output, in any order", `{"error":{"code":1},"output":"a"}`, `{"code":1}`, true),
+		Entry("a name written with an escape", `{"\u0065rror":"x"}`, "x", true),
+		Entry("the last of a name", `{"output":"a","output":"b"}`, "b", false),
+		Entry("the last error", `{"error":"a","output":"o","error":"b"}`, "b", true),
+		Entry("an object output, canonical", `{"output":{"b":1,"a":[1, 2]}}`, `{"a":[1,2],"b":1}`, false),
+		Entry("a number as written", `{"output":12.50}`, "12.50", false),
+		Entry("a null output", `{"output":null}`, "", false),
+		Entry("a string with escapes", `{"output":"\u00e9\n"}`, "é\n", false),
+		Entry("neither: the whole response", `{"z":"q","other":1}`, `{"other":1,"z":"q"}`, false),
+		Entry("none", `null`, "", false),
+	)
+
 	It("reads the system instruction, the function declarations as JSON Schemas in one spelling, and every other member as a setting", func() {
 		c := decode(`{
 			"systemInstruction":{"role":"user","parts":[{"text":"Be "},{"text":"brief."}]},
