@@ -225,8 +225,11 @@ func Meta(signature string) json.RawMessage {
 	if signature == "" {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]map[string]string{API: {"thoughtSignature": signature}})
-	return b
+	// What json.Marshal writes of {API: {"thoughtSignature": signature}},
+	// without a map built and reflected on for every part that has one.
+	const head, tail = `{"` + API + `":{"thoughtSignature":`, `}}`
+	b := append(make([]byte, 0, len(head)+len(signature)+len(tail)+2), head...)
+	return append(jsonscan.AppendHTMLString(b, signature), tail...)
 }
 
 // canonicalJSON returns raw as JSON in one spelling — compact, object

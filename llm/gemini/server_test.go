@@ -253,3 +253,19 @@ var _ = Describe("writing an answer", func() {
 		Expect(rec.Body.String()).To(MatchJSON(`{"error":{"code":400,"message":"wire: no","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"AGENTSNAP","domain":"agentsnap"}]}}`))
 	})
 })
+
+var _ = Describe("a thought signature's meta", func() {
+	It("is what json.Marshal writes of it, and gives the signature back", func() {
+		for _, sig := range []string{"c2lnLTE=", "a<b>&c", `q"\/`, "\u2028\u2029", "é\x00\n", "\xff\xfe"} {
+			want, err := json.Marshal(map[string]map[string]string{gemini.API: {"thoughtSignature": sig}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(gemini.Meta(sig))).To(Equal(string(want)), "%q", sig)
+			var back string // what encoding/json reads back: each invalid byte a U+FFFD
+			quoted, err := json.Marshal(sig)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(json.Unmarshal(quoted, &back)).To(Succeed())
+			Expect(gemini.Signature(gemini.Meta(sig))).To(Equal(back), "%q", sig)
+		}
+		Expect(gemini.Meta("")).To(BeNil())
+	})
+})
