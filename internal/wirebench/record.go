@@ -1,12 +1,13 @@
 // Package wirebench is the conversation the in-process replay benchmarks
 // replay and the ways of replaying it they set side by side: an agent on
-// the official OpenAI Go SDK (examples/sdkagent: streamed calls, four tool
-// steps per turn), recorded once through the wire layer, then replayed
-// through agentsnap's wire layer, as httprr replays canned bytes, and as
-// the floor (the answers handed back in call order). wire's own benchmark
-// and the go-vcr side (a module of its own, internal/wirebench/govcr, so
-// go-vcr stays out of go.mod) share it, so every peer replays the same
-// bytes in the same run.
+// an official SDK — OpenAI's Go SDK by default (examples/sdkagent:
+// streamed calls, four tool steps per turn), or one of wire's agents on
+// the other model APIs' SDKs — recorded once through the wire layer, then
+// replayed through agentsnap's wire layer, as httprr replays canned bytes,
+// and as the floor (the answers handed back in call order). wire's own
+// benchmarks and the go-vcr side (a module of its own,
+// internal/wirebench/govcr, so go-vcr stays out of go.mod) share it, so
+// every peer replays the same bytes in the same run.
 package wirebench
 
 import (
@@ -39,9 +40,17 @@ type TB interface {
 	TempDir() string
 }
 
-// Recording is one recorded run: the prompts, the session logs, and every
-// call as it crossed the wire, in call order.
+// Agent is an agent the benchmarks replay: it runs one turn per prompt,
+// its calls through client, and stops the test on an error. Answered by
+// the recording's driver (four lookup steps, then a text answer), each
+// turn is five calls, which RecordAgent checks.
+type Agent func(tb TB, client *http.Client, prompts []string)
+
+// Recording is one recorded run: the agent, the prompts, the session logs,
+// and every call as it crossed the wire, in call order. Every side replays
+// the agent it was recorded with.
 type Recording struct {
+	Agent   Agent
 	Prompts []string
 	Logs    []*session.Log
 	Calls   []Call
@@ -99,11 +108,18 @@ var Lookup = sdkagent.Tool{
 	},
 }
 
-// Record records turns turns of the agent through the wire, keeping the
-// logs and every call as it crossed the wire.
+// Record records turns turns of the OpenAI Chat Completions agent
+// (RunAgent): RecordAgent of it.
 func Record(tb TB, turns int) *Recording {
 	tb.Helper()
-	rec := &Recording{byKey: map[string][]byte{}}
+	return RecordAgent(tb, RunAgent, turns)
+}
+
+// RecordAgent records turns turns of agent through the wire, keeping the
+// logs and every call as it crossed the wire.
+func RecordAgent(tb TB, agent Agent, turns int) *Recording {
+	tb.Helper()
+	rec := &Recording{Agent: agent, byKey: map[string][]byte{}}
 	for i := range turns {
 		rec.Prompts = append(rec.Prompts, fmt.Sprintf("Question %d: which release is current, and who owns it?", i+1))
 	}
@@ -112,7 +128,7 @@ func Record(tb TB, turns int) *Recording {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	RunAgent(tb, &http.Client{Transport: &capture{next: wire.Transport(h), rec: rec}}, rec.Prompts)
+	agent(tb, &http.Client{Transport: &capture{next: wire.Transport(h), rec: rec}}, rec.Prompts)
 	if err := h.Close(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
@@ -133,8 +149,8 @@ func Record(tb TB, turns int) *Recording {
 	return rec
 }
 
-// RunAgent runs the agent's turns, one per prompt, with its calls through
-// client.
+// RunAgent is the Agent on the OpenAI Chat Completions API: it runs the
+// sdkagent's turns, one per prompt, with its calls through client.
 func RunAgent(tb TB, client *http.Client, prompts []string) {
 	tb.Helper()
 	a := &sdkagent.Agent{

@@ -44,7 +44,7 @@ func Wire(tb TB, rec *Recording) Side {
 	r := newReplayer(tb, rec)
 	return Side{Name: "wire", Run: func(tb TB) func(TB) {
 		client, done := r.start(tb)
-		RunAgent(tb, client, rec.Prompts)
+		rec.Agent(tb, client, rec.Prompts)
 		return done
 	}}
 }
@@ -141,7 +141,7 @@ func HTTPRR(_ TB, rec *Recording) Side {
 		return http.ReadResponse(bufio.NewReader(bytes.NewReader(resp)), r)
 	})
 	return Side{Name: "httprr", Run: func(tb TB) func(TB) {
-		RunAgent(tb, &http.Client{Transport: rt}, rec.Prompts)
+		rec.Agent(tb, &http.Client{Transport: rt}, rec.Prompts)
 		return func(TB) {}
 	}}
 }
@@ -150,7 +150,7 @@ func HTTPRR(_ TB, rec *Recording) Side {
 // and dropped: what the SDK costs by itself.
 func Floor(_ TB, rec *Recording) Side {
 	return Side{Name: "floor", Run: func(tb TB) func(TB) {
-		RunAgent(tb, &http.Client{Transport: rec.InOrder()}, rec.Prompts)
+		rec.Agent(tb, &http.Client{Transport: rec.InOrder()}, rec.Prompts)
 		return func(TB) {}
 	}}
 }
@@ -178,17 +178,20 @@ type RoundTripFunc func(*http.Request) (*http.Response, error)
 // RoundTrip calls f.
 func (f RoundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// Bench records the agent at 4, 16 and 64 turns (20, 80, 320 calls; the
-// last request of 64 turns sends 641 messages) and replays each recording
-// on wire, httprr, every side of more, and the floor, in alternating
-// order each round. It reports each side's median time, allocations and
-// bytes per call, wire's ratios to every other side but the floor, and
-// wire's cost above the floor (how its cost per call grows with the
-// conversation).
-func Bench(b *testing.B, more ...NewSide) {
+// Bench is BenchAgent of the OpenAI Chat Completions agent (RunAgent).
+func Bench(b *testing.B, more ...NewSide) { BenchAgent(b, RunAgent, more...) }
+
+// BenchAgent records agent at 4, 16 and 64 turns (20, 80, 320 calls; the
+// last request of 64 turns sends 641 messages, when the agent sends the
+// whole conversation) and replays each recording on wire, httprr, every
+// side of more, and the floor, in alternating order each round. It
+// reports each side's median time, allocations and bytes per call, wire's
+// ratios to every other side but the floor, and wire's cost above the
+// floor (how its cost per call grows with the conversation).
+func BenchAgent(b *testing.B, agent Agent, more ...NewSide) {
 	for _, turns := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
-			rec := Record(b, turns)
+			rec := RecordAgent(b, agent, turns)
 			var sides []Side
 			for _, side := range append(append([]NewSide{Wire, HTTPRR}, more...), Floor) {
 				sides = append(sides, side(b, rec))
