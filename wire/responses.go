@@ -109,9 +109,14 @@ func (f *responsesFormat) WriteMessage(w http.ResponseWriter, req *Request, msg 
 
 // keep remembers an answer a later request may continue.
 func (f *responsesFormat) keep(req *Request, res responses.Result, store bool) {
-	if res.Kept {
-		f.served.Put(res.ID, req.Messages, res.Output, res.ItemIDs, store)
+	if !res.Kept {
+		return
 	}
+	if st, ok := req.state.(*responsesState); ok && st.n != nil {
+		f.served.PutNext(res.ID, st.n, res.Output, res.ItemIDs, store) // its messages are req's
+		return
+	}
+	f.served.Put(res.ID, req.Messages, res.Output, res.ItemIDs, store)
 }
 
 func (*responsesFormat) WriteError(w http.ResponseWriter, status int, code, message string) {

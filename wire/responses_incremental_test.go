@@ -113,7 +113,7 @@ var _ = Describe("a Responses request read against the session's last one", func
 		Expect(reused()).To(BeNumerically(">", 0))
 	})
 
-	It("replays an agent on openai-go's Responses client that sends its items back to the same logs, byte for byte, as a handler reading every request whole", func() {
+	It("replays an agent on openai-go's Responses client — sending its items back, or chaining by previous_response_id — to the same logs, byte for byte, as a handler reading every request whole", func() {
 		readWhole := func(c *wire.Config) { c.Formats = []wire.Format{wholeResponses{wire.Responses()}} }
 		var mu sync.Mutex
 		var counts []func() int64
@@ -124,7 +124,7 @@ var _ = Describe("a Responses request read against the session's last one", func
 			mu.Unlock()
 			c.Formats = []wire.Format{f}
 		}
-		for _, change := range []func(*respAgent){items, itemsOnce, func(a *respAgent) { a.Items, a.ForkAll = true, true }} {
+		for _, change := range []func(*respAgent){items, itemsOnce, func(a *respAgent) { a.Items, a.ForkAll = true, true }, chained, func(a *respAgent) { a.ForkAll = true }} {
 			counts = nil
 			fx := loadFixture(recordResp(respRuntime(change)))
 			got := replayWith(fx, harness.Options{Runtime: respRuntime(change, counting)})

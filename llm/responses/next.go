@@ -21,8 +21,9 @@ type Next struct {
 	// shared with the requests read against it: change none of them.
 	Decoded *Decoded
 	// Reused is how many leading messages of Decoded.Messages are the
-	// previous request's, the same values, read from the same bytes: all
-	// of its messages, or 0 when this request was read whole.
+	// previous request's, the same values: all of its messages — read
+	// from the same bytes, or, for a request that continues the answer to
+	// it by previous_response_id (Served.PutNext), from the chain — or 0.
 	Reused int
 	// SameRest reports whether the members but input are the previous
 	// request's, byte for byte: Model, Tools, Stream, Store, Settings and
@@ -68,7 +69,13 @@ func (s *Served) DecodeNext(prev *Next, body []byte) (*Next, error) {
 		n.instr, n.sys = b.system[0], b.system[1:]
 	}
 	if d.Previous != "" {
-		return n, nil // the conversation is the chain's, kept by s: read each whole
+		// The conversation is the chain's, kept by s: each request is read
+		// whole. When it continues the answer to prev, it begins with
+		// prev's messages, the same values.
+		if prev != nil && b.continued == prev {
+			n.Reused = len(prev.Decoded.Messages)
+		}
+		return n, nil
 	}
 	if at, _, ok := jsonscan.ArrayMember(body, "input", nil, jsonscan.Spans{}, nil); ok {
 		n.body, n.at = body, at
@@ -146,7 +153,7 @@ func (n *Next) rest(body []byte, at jsonscan.Spans, d *Decoded, out *Next) bool 
 // for an output item that would join n's last message (Decode makes
 // consecutive output items one assistant message): n's are not changed.
 func (n *Next) decodeTail(body []byte, elems [][2]int) (*builder, bool) {
-	b := &builder{served: n.served, names: map[string]string{}}
+	b := &builder{served: n.served, before: n.msgs}
 	for i, e := range elems {
 		var it Item
 		if json.Unmarshal(body[e[0]:e[1]], &it) != nil {
@@ -154,9 +161,6 @@ func (n *Next) decodeTail(body []byte, elems [][2]int) (*builder, bool) {
 		}
 		if i == 0 && n.open && output(&it) {
 			return nil, false
-		}
-		if _, ok := b.names[it.CallID]; it.Type == ItemFunctionCallOutput && !ok {
-			b.names[it.CallID], _ = session.LatestCallName(n.msgs, it.CallID)
 		}
 		if b.item(&it) != nil {
 			return nil, false

@@ -56,18 +56,13 @@ func (s *Served) decode(body []byte) (*Decoded, *builder, error) {
 		return nil, nil, errors.New("conversation: agentsnap keeps no conversations (the Conversations API); continue a conversation with previous_response_id, or send it whole as input")
 	}
 	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
-	b := builder{served: s, names: map[string]string{}}
+	b := builder{served: s}
 	if in.PreviousResponseID != "" {
-		conv, err := s.Conversation(in.PreviousResponseID)
+		conv, from, err := s.conversation(in.PreviousResponseID)
 		if err != nil {
 			return nil, nil, err
 		}
-		b.msgs = conv
-		for _, m := range conv {
-			for _, c := range m.ToolCalls() {
-				b.names[c.ID] = c.Name
-			}
-		}
+		b.msgs, b.continued = conv, from
 	}
 	if in.Instructions != "" {
 		b.system = append(b.system, in.Instructions)
@@ -128,11 +123,27 @@ type builder struct {
 	served *Served
 	msgs   []session.Message
 	system []string
-	names  map[string]string // call id -> function name
-	open   bool              // the last message is an assistant message this input is building
+	// before are the messages before msgs that a function_call_output
+	// may answer a call of (a request read against the last one: the
+	// last one's), none when msgs begins the conversation.
+	before []session.Message
+	open   bool // the last message is an assistant message this input is building
 	// instructions reports whether system begins with the instructions
 	// (then the input's system and developer texts).
 	instructions bool
+	// continued is the request DecodeNext read that the response named
+	// by previous_response_id answered, if any (Served.PutNext).
+	continued *Next
+}
+
+// name is the function name of call id: the latest function call with
+// that id before, in msgs or else in before.
+func (b *builder) name(id string) string {
+	if name, ok := session.LatestCallName(b.msgs, id); ok {
+		return name
+	}
+	name, _ := session.LatestCallName(b.before, id)
+	return name
 }
 
 func (b *builder) item(it *Item) error {
@@ -147,7 +158,6 @@ func (b *builder) item(it *Item) error {
 		if it.Arguments != nil {
 			args = *it.Arguments
 		}
-		b.names[it.CallID] = it.Name
 		b.assistant(session.Part{Type: session.PartToolCall, ID: it.CallID, Name: it.Name, Arguments: args, Meta: b.meta(it, Meta{ID: it.ID})})
 	case ItemFunctionCallOutput:
 		if it.CallID == "" {
@@ -158,7 +168,7 @@ func (b *builder) item(it *Item) error {
 			return fmt.Errorf("output: %w", err)
 		}
 		b.add(session.Message{Role: session.RoleTool, Content: []session.Part{{
-			Type: session.PartToolResult, ToolCallID: it.CallID, Name: b.names[it.CallID],
+			Type: session.PartToolResult, ToolCallID: it.CallID, Name: b.name(it.CallID),
 			Content: []session.Part{session.TextPart(text)},
 		}}})
 	case ItemReasoning:
@@ -171,9 +181,6 @@ func (b *builder) item(it *Item) error {
 		p, err := b.served.Item(it.ID)
 		if err != nil {
 			return err
-		}
-		if p.Type == session.PartToolCall {
-			b.names[p.ID] = p.Name
 		}
 		b.assistant(p)
 	default:

@@ -29,8 +29,14 @@ type Served struct {
 }
 
 type served struct {
-	conv   []session.Message // the conversation it answered, then its output
+	conv   []session.Message // the conversation it answered; nothing is appended to it in place
+	out    session.Message   // its output, as recorded
 	stored bool
+	// from is the request DecodeNext read whose messages conv is, when
+	// there is room after them that the first request continuing the
+	// response may take (Next.grown): a chain then grows in one array
+	// instead of copying the conversation on every call.
+	from *Next
 }
 
 type servedItem struct {
@@ -50,17 +56,29 @@ func NewServed() *Served {
 // false is kept only to say so when a later request names it, as the API
 // keeps none.
 func (s *Served) Put(id string, conv []session.Message, out session.Message, itemIDs []string, stored bool) {
-	all := append(slices.Clip(slices.Clone(conv)), out)
+	s.put(id, &served{conv: slices.Clone(conv), out: out, stored: stored}, itemIDs)
+}
+
+// PutNext is Put for a response to the request n (read by DecodeNext):
+// the response keeps n's messages, not a copy, and the request that
+// continues it by previous_response_id appends to them in place — unless
+// one read against n did first — so a chain costs the same per call
+// however long its conversation grows.
+func (s *Served) PutNext(id string, n *Next, out session.Message, itemIDs []string, stored bool) {
+	s.put(id, &served{conv: n.Decoded.Messages, out: out, stored: stored, from: n}, itemIDs)
+}
+
+func (s *Served) put(id string, r *served, itemIDs []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.responses[id] = &served{conv: all, stored: stored}
+	s.responses[id] = r
 	for i, item := range itemIDs {
-		if i < len(out.Content) && item != "" {
+		if i < len(r.out.Content) && item != "" {
 			if _, had := s.items[item]; had || s.missed[item] {
 				s.epoch++ // an answer Recorded or Item gave may change
 				delete(s.missed, item)
 			}
-			s.items[item] = servedItem{part: out.Content[i], resp: id, stored: stored}
+			s.items[item] = servedItem{part: r.out.Content[i], resp: id, stored: r.stored}
 		}
 	}
 }
@@ -93,16 +111,31 @@ func (s *Served) Epoch() uint64 {
 // Conversation returns the conversation that continues response id: what
 // it answered, then its output. The caller may append to the slice.
 func (s *Served) Conversation(id string) ([]session.Message, error) {
+	conv, _, err := s.conversation(id)
+	return conv, err
+}
+
+// conversation is Conversation, also returning the request the response
+// answered when DecodeNext read it (PutNext), else nil.
+func (s *Served) conversation(id string) ([]session.Message, *Next, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	r, ok := s.responses[id]
+	var err error
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("previous_response_id %q names no response served in this run (%s); send the id of a response the agent was handed in this run, or send the whole conversation as input", id, s.count())
+		err = fmt.Errorf("previous_response_id %q names no response served in this run (%s); send the id of a response the agent was handed in this run, or send the whole conversation as input", id, s.count())
 	case !r.stored:
-		return nil, fmt.Errorf("previous_response_id %q names a response served with store: false, which the Responses API does not keep; send store: true with the request that makes it, or send the whole conversation as input", id)
+		err = fmt.Errorf("previous_response_id %q names a response served with store: false, which the Responses API does not keep; send store: true with the request that makes it, or send the whole conversation as input", id)
 	}
-	return slices.Clip(slices.Clone(r.conv)), nil
+	s.mu.Unlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.from != nil && r.from.grown.CompareAndSwap(false, true) {
+		// The room after the request's messages is this caller's now.
+		return append(r.from.msgs, r.out), r.from, nil
+	}
+	return append(slices.Clip(r.conv), r.out), r.from, nil
 }
 
 // Item returns the output item id of a response served in this run, as
