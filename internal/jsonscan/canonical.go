@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -287,20 +286,8 @@ func appendCanonString(dst, tok []byte, escaped bool) []byte {
 				start = i
 				continue
 			}
-			r := hex4(inner[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+6 <= len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
-					r2 = hex4(inner[i+2 : i+6])
-				}
-				if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-					r = pair
-					i += 6
-				} else {
-					r = utf8.RuneError
-				}
-			}
+			var r rune
+			r, i = unicodeEscape(inner, i)
 			dst = appendStdRune(dst, r)
 			start = i
 			continue

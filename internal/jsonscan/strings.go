@@ -59,20 +59,8 @@ func appendUnescaped(out, inner []byte) []byte {
 			i++
 			switch e := inner[i]; e {
 			case 'u':
-				r := hex4(inner[i+1 : i+5])
-				i += 5
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+6 <= len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
-						r2 = hex4(inner[i+2 : i+6])
-					}
-					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
-						r = pair
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
+				var r rune
+				r, i = unicodeEscape(inner, i-1)
 				out = utf8.AppendRune(out, r)
 			default:
 				out = append(out, unescape[e])
@@ -92,6 +80,26 @@ func appendUnescaped(out, inner []byte) []byte {
 		}
 	}
 	return out
+}
+
+// unicodeEscape decodes the \u escape at inner[i] of a valid string, and
+// the low half of a surrogate pair after it, as encoding/json does: a lone
+// or broken surrogate is U+FFFD. It returns the rune and the index past
+// what it decoded.
+func unicodeEscape(inner []byte, i int) (rune, int) {
+	r := hex4(inner[i+2 : i+6])
+	i += 6
+	if !utf16.IsSurrogate(r) {
+		return r, i
+	}
+	r2 := rune(-1)
+	if i+6 <= len(inner) && inner[i] == '\\' && inner[i+1] == 'u' {
+		r2 = hex4(inner[i+2 : i+6])
+	}
+	if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+		return pair, i + 6
+	}
+	return utf8.RuneError, i
 }
 
 // unescape maps the character after a backslash to the byte it stands for.
