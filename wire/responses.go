@@ -50,10 +50,11 @@ type responsesRequest struct {
 	state responsesState
 }
 
-// decodeNext reads body against prev. The request's Private stays its
-// Decoded, whose Previous and Store the writers answer by; a request that
-// continues a chain by previous_response_id is read whole (DecodeNext
-// reuses nothing that resolves against what the format keeps).
+// decodeNext reads body against prev (responses.Served.DecodeNext: an
+// agent that sends its items back, or one that chains by
+// previous_response_id, whose conversation the format keeps). The
+// request's Private stays its Decoded, whose Previous and Store the
+// writers answer by.
 func (f *responsesFormat) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
 	last, _ := prev.(*responsesState)
 	var against *responses.Next

@@ -111,3 +111,142 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 		Expect(perCall).To(BeNumerically("<", 12<<10), "bytes allocated a call at 600-800 messages")
 	})
 })
+
+var _ = Describe("a chained Responses request read against the last, chained too", func() {
+	// chained reads a chain of requests, each continuing the answer to
+	// the one before, made by body: the first continues resp_0, answered
+	// (a call of lookup) to a first request read whole.
+	chained := func(s *responses.Served, links int, body func(i int) []byte) []*responses.Next {
+		GinkgoHelper()
+		first := decodeBoth(s, nil, []byte(`{"model":"gpt-x","instructions":"Be terse.","input":"Which release?","stream":true}`))
+		s.PutNext("resp_0", first, callAnswer("call_0"), nil, true)
+		reads := []*responses.Next{first}
+		for i := 1; i <= links; i++ {
+			d := decodeBoth(s, reads[i-1], body(i))
+			Expect(d).NotTo(BeNil())
+			if d.Decoded.Store {
+				s.PutNext(fmt.Sprintf("resp_%d", i), d, callAnswer(fmt.Sprintf("call_%d", i)), nil, true)
+			}
+			reads = append(reads, d)
+		}
+		return reads
+	}
+	link := func(i int) (string, string) {
+		return fmt.Sprintf("resp_%d", i-1), output(fmt.Sprintf("call_%d", i-1), fmt.Sprint("v", i))
+	}
+
+	It("reuses all but the input and the conversation when the rest is the last request's, byte for byte", func() {
+		s := responses.NewServed()
+		const head = `{"model":"gpt-x", "instructions":"Be terse.","tools":[{"type":"function","name":"lookup","strict":true,"parameters":{}}],`
+		reads := chained(s, 12, func(i int) []byte {
+			prev, out := link(i)
+			in := out
+			switch i % 3 {
+			case 1:
+				in += `,{"role":"developer","content":"Mind the version."}`
+			case 2:
+				in += `,{"role":"user","content":"And then?"},{"role":"system","content":"Be brief."}`
+			}
+			return []byte(head + `"input":[` + in + `] ,"previous_response_id": "` + prev + `","temperature":0.2,"stream":true}`)
+		})
+		for i, d := range reads[2:] {
+			Expect(d.SameRest).To(BeTrue(), "link %d", i+2)
+			Expect(d.Reused).To(Equal(len(reads[i+1].Decoded.Messages)), "link %d", i+2)
+			Expect(d.Decoded.Tools).To(HaveLen(1))
+			Expect(d.Decoded.Settings).To(HaveKey("temperature"))
+		}
+		Expect(reads[4].Decoded.System).To(Equal("Be terse.\n\nMind the version."), "this request's developer texts, not the chain's")
+		Expect(reads[5].Decoded.System).To(Equal("Be terse.\n\nBe brief."))
+		Expect(reads[6].Decoded.System).To(Equal("Be terse."))
+	})
+
+	It("reads a request whole when a member but input and previous_response_id changed, however little", func() {
+		s := responses.NewServed()
+		rests := []string{
+			`"model":"gpt-x","instructions":"Be terse.","stream":true`,
+			`"model":"gpt-x","instructions":"Be terser.","stream":true`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":true`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false,"tools":[{"type":"function","name":"lookup"}]`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false,"tools":[{"type":"function","name":"look"}]`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0`,
+			`"model":"gpt-y","instructions":"Be terser.","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0,"store":true`,
+			`"model":"gpt-y","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0,"store":true`,
+			`"model":"gpt-y","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0,"store":true`,
+			`"model":"gpt-y","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0,"store":true `,
+			`"model":"gpt-y","stream":false,"tools":[{"type":"function","name":"look"}],"temperature":1.0,"store":false`,
+		}
+		reads := chained(s, len(rests), func(i int) []byte {
+			prev, out := link(i)
+			return []byte(`{"previous_response_id":"` + prev + `","input":[` + out + `],` + rests[i-1] + `}`)
+		})
+		for i, d := range reads[2:] {
+			Expect(d.SameRest).To(Equal(rests[i+1] == rests[i]), "link %d: %s", i+2, rests[i+1])
+			Expect(d.Reused).To(Equal(len(reads[i+1].Decoded.Messages)), "link %d", i+2)
+		}
+		Expect(reads[len(reads)-1].Decoded.Store).To(BeFalse())
+	})
+
+	It("reads a request of any other shape whole, as Decode does, or refuses it with Decode's error", func() {
+		s := responses.NewServed()
+		first := decodeBoth(s, nil, []byte(`{"model":"gpt-x","input":"Which release?"}`))
+		s.PutNext("resp_0", first, callAnswer("call_0"), nil, true)
+		prev := decodeBoth(s, first, []byte(`{"model":"gpt-x","previous_response_id":"resp_0","input":[`+output("call_0", "v")+`]}`))
+		s.PutNext("resp_1", prev, callAnswer("call_1"), nil, true)
+		Expect(decodeBoth(s, prev, []byte(`{"model":"gpt-x","previous_response_id":"resp_1","input":[`+output("call_1", "v")+`]}`)).SameRest).To(BeTrue())
+		for _, body := range []string{
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"previous_response_id":"resp_0"}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"Previous_Response_ID":"resp_0"}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"previou` + "\u017f" + `_response_id":"resp_0"}`, // ſ folds to s
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"previous_response_i\u0064":"resp_0"}`,
+			`{"model":"gpt-x","previous_response_i\u0064":"resp_1","input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_\u0031","input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":"And then?"}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":null}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"input":[]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"INPUT":[]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"conversation":"conv_1"}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],"conversation":null}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[{"role":"wizard","content":"x"}]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `],}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `]} x`,
+			`{"model":"gpt-x","previous_response_id":"resp_9","input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":"","input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":null,"input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1` + "\xff" + `","input":[` + output("call_1", "v") + `]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[5]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[` + output("call_1", "v") + `,]}`,
+			`{"model":"gpt-x","previous_response_id":"resp_1","input":[]}`,
+			`{"model":"gpt-x","input":[` + output("call_1", "v") + `],"previous_response_id":"resp_1"}`,
+		} {
+			d := decodeBoth(s, prev, []byte(body))
+			if d != nil && d.SameRest {
+				Expect(body).To(HavePrefix(`{"model":"gpt-x","previous_response_id":"resp_1","input":[`), "only the plain shape reuses the rest")
+			}
+		}
+	})
+
+	It("reads whole a chain whose every request holds a member encoding/json takes for input or previous_response_id", func() {
+		for _, odd := range []string{
+			`,"Previous_Response_ID":"resp_0"`,
+			`,"previou` + "\u017f" + `_response_id":"resp_0"`, // ſ folds to s
+			`,"previous_response_i\u0064":"resp_0"`,
+			`,"previous_response_id":"resp_0"`,
+			`,"INPUT":[{"role":"user","content":"x"}]`,
+			`,"\u0069nput":[{"role":"user","content":"x"}]`,
+			`,"input":[{"role":"user","content":"x"}]`,
+			`,"conversation":null`,
+		} {
+			s := responses.NewServed()
+			first := decodeBoth(s, nil, []byte(`{"model":"gpt-x","input":"Which release?"}`))
+			s.PutNext("resp_0", first, callAnswer("call_0"), nil, true)
+			prev := decodeBoth(s, first, []byte(`{"model":"gpt-x","previous_response_id":"resp_0","input":[`+output("call_0", "v")+`]`+odd+`}`))
+			Expect(prev).NotTo(BeNil(), odd)
+			s.PutNext("resp_1", prev, callAnswer("call_1"), nil, true)
+			d := decodeBoth(s, prev, []byte(`{"model":"gpt-x","previous_response_id":"resp_1","input":[`+output("call_1", "v")+`]`+odd+`}`))
+			Expect(d).NotTo(BeNil(), odd)
+			Expect(d.SameRest).To(BeFalse(), odd)
+		}
+	})
+})

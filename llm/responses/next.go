@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -25,9 +26,10 @@ type Next struct {
 	// from the same bytes, or, for a request that continues the answer to
 	// it by previous_response_id (Served.PutNext), from the chain — or 0.
 	Reused int
-	// SameRest reports whether the members but input are the previous
-	// request's, byte for byte: Model, Tools, Stream, Store, Settings and
-	// the instructions are then its.
+	// SameRest reports whether the members but input (and, for requests
+	// both chained, previous_response_id) are the previous request's, byte
+	// for byte: Model, Tools, Stream, Store, Settings and the instructions
+	// are then its.
 	SameRest bool
 
 	served *Served
@@ -39,20 +41,34 @@ type Next struct {
 	open   bool              // the builder's open after the input: see builder
 	epoch  uint64            // s.Epoch() before the lookups this request relies on
 	grown  atomic.Bool       // a request read against this one appended to msgs in place
+	// chain is the body of a request that continues a response by
+	// previous_response_id, nil for none or one of a shape chained does
+	// not read; cut are the spans of its input and previous_response_id
+	// values, in the order they come.
+	chain []byte
+	cut   chainCut
 }
 
 // DecodeNext reads an agent's request body as Decode does, against prev,
 // the same agent's last request read by s (nil for none): when the body's
 // input begins with all of prev's items, byte for byte, only the items
 // after them are read, and the other members only when their bytes
-// changed. Whatever prev is, the Decoded is Decode's; a body of any other
-// shape (an input that is a string, a previous_response_id, which resolves
-// against state the body does not hold) is read whole, and its error is
+// changed. A body that continues a response by previous_response_id, read
+// against a prev that did too, reads only its input and the conversation
+// the id names when the rest of it is prev's byte for byte. Whatever prev
+// is, the Decoded is Decode's; a body of any other shape (an input that is
+// a string, a member named twice) is read whole, and its error is
 // Decode's.
 func (s *Served) DecodeNext(prev *Next, body []byte) (*Next, error) {
-	if prev != nil && prev.body != nil && prev.served == s {
-		if n := prev.next(body); n != nil {
-			return n, nil
+	if prev != nil && prev.served == s {
+		if prev.body != nil {
+			if n := prev.next(body); n != nil {
+				return n, nil
+			}
+		} else if prev.chain != nil {
+			if n := prev.chained(body); n != nil {
+				return n, nil
+			}
 		}
 	}
 	// Read before the lookups the decode makes: a later change to their
@@ -74,6 +90,9 @@ func (s *Served) DecodeNext(prev *Next, body []byte) (*Next, error) {
 		// prev's messages, the same values.
 		if prev != nil && b.continued == prev {
 			n.Reused = len(prev.Decoded.Messages)
+		}
+		if cut, _, ok := scanChain(body); ok {
+			n.chain, n.cut = body, cut
 		}
 		return n, nil
 	}
@@ -191,4 +210,161 @@ func joinSystem(instr string, sys []string) string {
 		return instr
 	}
 	return instr + "\n\n" + strings.Join(sys, "\n\n")
+}
+
+// chainCut is where a chained request's body holds the values of its
+// input and previous_response_id members: the spans of the values, in the
+// order they come. The rest of the body — the three runs around them —
+// is what the next request of the chain repeats.
+type chainCut [2][2]int
+
+// rest reports whether body, cut at c, holds the bytes of prev, cut at pc,
+// around the two values.
+func (c chainCut) rest(body, prev []byte, pc chainCut) bool {
+	return bytes.Equal(body[:c[0][0]], prev[:pc[0][0]]) &&
+		bytes.Equal(body[c[0][1]:c[1][0]], prev[pc[0][1]:pc[1][0]]) &&
+		bytes.Equal(body[c[1][1]:], prev[pc[1][1]:])
+}
+
+// scanChain scans body, one JSON object, for the members a chained
+// request sends anew each call: its input, an array, whose elements'
+// spans it returns, and its previous_response_id, a string of printable
+// ASCII but quote and backslash (what encoding/json reads as the same
+// bytes), not empty. It refuses (ok false) a body that is not one valid
+// object, either member missing, repeated or of another type, a member
+// named in other case than they (encoding/json would match it) or with
+// escapes, and a conversation member: a caller reads such a body whole.
+func scanChain(body []byte) (cut chainCut, elems [][2]int, ok bool) {
+	var in, id [2]int
+	i := jsonscan.SkipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return cut, nil, false
+	}
+	for i = jsonscan.SkipSpace(body, i+1); i < len(body) && body[i] != '}'; {
+		if body[i] != '"' {
+			return cut, nil, false
+		}
+		end, esc, err := jsonscan.SkipString(body, i)
+		if err != nil || esc {
+			return cut, nil, false
+		}
+		key := body[i+1 : end-1]
+		if i = jsonscan.SkipSpace(body, end); i >= len(body) || body[i] != ':' {
+			return cut, nil, false
+		}
+		i = jsonscan.SkipSpace(body, i+1)
+		v := i
+		if i, err = jsonscan.SkipMember(body, i); err != nil {
+			return cut, nil, false
+		}
+		switch {
+		case string(key) == "input":
+			if in[1] != 0 || body[v] != '[' {
+				return cut, nil, false
+			}
+			in = [2]int{v, i}
+		case string(key) == "previous_response_id":
+			if id[1] != 0 || !plainID(body[v:i]) {
+				return cut, nil, false
+			}
+			id = [2]int{v, i}
+		case bytes.EqualFold(key, []byte("input")), bytes.EqualFold(key, []byte("previous_response_id")),
+			bytes.EqualFold(key, []byte("conversation")):
+			return cut, nil, false
+		}
+		// The comma after a member must lead to another: no trailing comma.
+		switch i = jsonscan.SkipSpace(body, i); {
+		case i < len(body) && body[i] == ',':
+			if i = jsonscan.SkipSpace(body, i+1); i >= len(body) || body[i] != '"' {
+				return cut, nil, false
+			}
+		case i < len(body) && body[i] == '}':
+		default:
+			return cut, nil, false
+		}
+	}
+	if i >= len(body) || jsonscan.SkipSpace(body, i+1) != len(body) || in[1] == 0 || id[1] == 0 {
+		return cut, nil, false
+	}
+	// The input is valid, at its depth in body: its elements are split.
+	for j := jsonscan.SkipSpace(body, in[0]+1); body[j] != ']'; {
+		e, err := jsonscan.SkipValue(body, j)
+		if err != nil {
+			return cut, nil, false
+		}
+		elems = append(elems, [2]int{j, e})
+		if j = jsonscan.SkipSpace(body, e); body[j] == ',' {
+			j = jsonscan.SkipSpace(body, j+1)
+		}
+	}
+	cut = chainCut{in, id}
+	if id[0] < in[0] {
+		cut = chainCut{id, in}
+	}
+	return cut, elems, true
+}
+
+// plainID reports whether raw is a JSON string of printable ASCII but
+// quote and backslash, not empty: one whose bytes are its value.
+func plainID(raw []byte) bool {
+	if len(raw) < 3 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// chained reads body against n, a request that continued a response by
+// previous_response_id, when body does too and repeats all of n's body
+// but the input and previous_response_id values, byte for byte: the
+// members but those are n's then, and only the new id's conversation
+// and the input are read. It returns nil for any other body (or one that
+// holds an error, which Decode then names).
+//
+// Nothing reused depends on s's answers (Recorded, Item): the
+// conversation and the items are looked up afresh.
+func (n *Next) chained(body []byte) *Next {
+	cut, elems, ok := scanChain(body)
+	if !ok || !cut.rest(body, n.chain, n.cut) {
+		return nil
+	}
+	id := cut[0]
+	if body[id[0]] == '[' {
+		id = cut[1]
+	}
+	s := n.served
+	// Read before the lookups: a later change to their answers moves it on.
+	epoch := s.Epoch()
+	items := make([]Item, len(elems))
+	for i, e := range elems {
+		if json.Unmarshal(body[e[0]:e[1]], &items[i]) != nil {
+			return nil
+		}
+	}
+	d := new(Decoded)
+	*d = *n.Decoded
+	d.Settings = maps.Clone(n.Decoded.Settings)
+	d.Previous = string(body[id[0]+1 : id[1]-1])
+	conv, from, err := s.conversation(d.Previous)
+	if err != nil {
+		return nil
+	}
+	b := builder{served: s, msgs: conv, continued: from}
+	for i := range items {
+		if b.item(&items[i]) != nil {
+			return nil
+		}
+	}
+	d.System = joinSystem(n.instr, b.system)
+	d.Messages = slices.Clip(b.msgs)
+	out := &Next{Decoded: d, SameRest: true, served: s, msgs: b.msgs, instr: n.instr, sys: b.system,
+		open: b.open, epoch: epoch, chain: body, cut: cut}
+	if from == n {
+		out.Reused = len(n.Decoded.Messages)
+	}
+	return out
 }
