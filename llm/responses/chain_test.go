@@ -1,8 +1,12 @@
 package responses_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,22 +38,23 @@ func output(id, text string) string {
 	return fmt.Sprintf(`{"type":"function_call_output","call_id":%q,"output":%q}`, id, text)
 }
 
-var _ = Describe("a chain of Responses requests by previous_response_id", func() {
-	// start reads an agent's first request, of five messages (whose slice
-	// has room after them, as a growing one has), and keeps its answer as
-	// resp_0.
-	start := func(s *responses.Served) *responses.Next {
-		first := decodeBoth(s, nil, []byte(`{"model":"gpt-x","instructions":"Be terse.","input":[{"role":"user","content":"Which release?"},`+
-			`{"role":"assistant","content":"Which one?"},{"role":"user","content":"The current."},{"role":"assistant","content":"Of what?"},`+
-			`{"role":"user","content":"Of the product."}],"stream":true}`))
-		Expect(first.Decoded.Messages).To(HaveLen(5))
-		s.PutNext("resp_0", first, callAnswer("call_0"), nil, true)
-		return first
-	}
+// startChain reads an agent's first request, of five messages (whose slice
+// has room after them, as a growing one has), and keeps its answer as
+// resp_0.
+func startChain(s *responses.Served) *responses.Next {
+	GinkgoHelper()
+	first := decodeBoth(s, nil, []byte(`{"model":"gpt-x","instructions":"Be terse.","input":[{"role":"user","content":"Which release?"},`+
+		`{"role":"assistant","content":"Which one?"},{"role":"user","content":"The current."},{"role":"assistant","content":"Of what?"},`+
+		`{"role":"user","content":"Of the product."}],"stream":true}`))
+	Expect(first.Decoded.Messages).To(HaveLen(5))
+	s.PutNext("resp_0", first, callAnswer("call_0"), nil, true)
+	return first
+}
 
+var _ = Describe("a chain of Responses requests by previous_response_id", func() {
 	It("reads a request against the one whose answer it continues: that request's messages come first, the same values, and the outputs take their calls' names", func() {
 		s := responses.NewServed()
-		prev := start(s)
+		prev := startChain(s)
 		for i := 1; i <= 20; i++ {
 			d := decodeBoth(s, prev, chainBody(fmt.Sprintf("resp_%d", i-1), output(fmt.Sprintf("call_%d", i-1), fmt.Sprint("v", i))))
 			Expect(d.Reused).To(Equal(len(prev.Decoded.Messages)), "link %d", i)
@@ -65,7 +70,7 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 
 	It("reuses nothing of a request whose answer it does not continue: an earlier one, or none", func() {
 		s := responses.NewServed()
-		first := start(s)
+		first := startChain(s)
 		second := decodeBoth(s, first, chainBody("resp_0", output("call_0", "v")))
 		s.PutNext("resp_1", second, callAnswer("call_1"), nil, true)
 		Expect(decodeBoth(s, second, chainBody("resp_0", output("call_0", "again"))).Reused).To(BeZero(), "an earlier response")
@@ -76,7 +81,7 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 
 	It("gives each request that continues the same response its own conversation", func() {
 		s := responses.NewServed()
-		first := start(s)
+		first := startChain(s)
 		a := decodeBoth(s, first, chainBody("resp_0", output("call_0", "a")))
 		b := decodeBoth(s, first, chainBody("resp_0", `{"role":"user","content":"b"}`))
 		c := decodeBoth(s, first, chainBody("resp_0", output("call_0", "c"), `{"role":"user","content":"more"}`))
@@ -90,7 +95,7 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 
 	It("costs the same a call however long the chain grows: the conversation is not copied", func() {
 		s := responses.NewServed()
-		prev := start(s)
+		prev := startChain(s)
 		link := func(i int) {
 			d, err := s.DecodeNext(prev, chainBody(fmt.Sprintf("resp_%d", i-1), output(fmt.Sprintf("call_%d", i-1), "v")))
 			Expect(err).NotTo(HaveOccurred())
@@ -247,6 +252,112 @@ var _ = Describe("a chained Responses request read against the last, chained too
 			d := decodeBoth(s, prev, []byte(`{"model":"gpt-x","previous_response_id":"resp_1","input":[`+output("call_1", "v")+`]`+odd+`}`))
 			Expect(d).NotTo(BeNil(), odd)
 			Expect(d.SameRest).To(BeFalse(), odd)
+		}
+	})
+
+	It("reads a random tree of requests — chained or sending their items, branching, each read against the last before Decode reads it — as Decode does, and never changes a request's messages once read", func() {
+		type node struct {
+			n     *responses.Next
+			items []string // a request that sends its items: them
+			resp  string   // the response kept for it, if any
+			snap  string   // its messages, encoded when read
+		}
+		for seed := range uint64(100) {
+			r := rand.New(rand.NewPCG(seed, 1))
+			s := responses.NewServed()
+			var nodes []*node
+			var resps []string
+			for step := range 40 {
+				item := func() string {
+					switch r.IntN(4) {
+					case 0:
+						return fmt.Sprintf(`{"role":"user","content":"u%d"}`, step)
+					case 1:
+						return fmt.Sprintf(`{"type":"function_call_output","call_id":"c%d","output":"o%d"}`, r.IntN(step+1), step)
+					case 2:
+						return fmt.Sprintf(`{"type":"function_call","call_id":"c%d","name":"f%d","arguments":"{}"}`, step, step)
+					}
+					return fmt.Sprintf(`{"role":"assistant","content":"a%d"}`, step)
+				}
+				var prev *node
+				if len(nodes) > 0 && r.IntN(5) > 0 {
+					prev = nodes[len(nodes)-1]
+					if r.IntN(2) == 0 {
+						prev = nodes[r.IntN(len(nodes))]
+					}
+				}
+				nd := &node{}
+				var body string
+				if len(resps) > 0 && r.IntN(2) == 0 {
+					id := resps[r.IntN(len(resps))]
+					if prev != nil && prev.resp != "" && r.IntN(2) == 0 {
+						id = prev.resp
+					}
+					items := []string{item()}
+					if r.IntN(2) == 0 {
+						items = append(items, item())
+					}
+					body = `{"model":"m","previous_response_id":"` + id + `","input":[` + strings.Join(items, ",") + `],"stream":true}`
+				} else {
+					if prev != nil && prev.items != nil && r.IntN(4) > 0 {
+						nd.items = append(nd.items, prev.items...)
+					}
+					nd.items = append(nd.items, item(), item())
+					body = `{"model":"m","input":[` + strings.Join(nd.items, ",") + `],"stream":true}`
+				}
+				var against *responses.Next
+				if prev != nil {
+					against = prev.n
+				}
+				got, err := s.DecodeNext(against, []byte(body))
+				want, wantErr := s.Decode([]byte(body))
+				if wantErr != nil {
+					Expect(err).To(MatchError(wantErr.Error()), "seed %d step %d", seed, step)
+					continue
+				}
+				Expect(err).NotTo(HaveOccurred(), "seed %d step %d", seed, step)
+				Expect(got.Decoded).To(Equal(want), "seed %d step %d: %s", seed, step, body)
+				snap, _ := json.Marshal(got.Decoded.Messages)
+				nd.n, nd.snap = got, string(snap)
+				if r.IntN(4) > 0 {
+					nd.resp = fmt.Sprintf("resp_%d", step)
+					s.PutNext(nd.resp, got, callAnswer(fmt.Sprintf("c%d", step)), nil, true)
+					resps = append(resps, nd.resp)
+				}
+				nodes = append(nodes, nd)
+				if len(resps) > 0 && r.IntN(5) == 0 { // a caller of Conversation appends to what it is given
+					if c, err := s.Conversation(resps[r.IntN(len(resps))]); err == nil {
+						_ = append(c, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("junk")}})
+					}
+				}
+				for i, nd := range nodes {
+					now, _ := json.Marshal(nd.n.Decoded.Messages)
+					Expect(string(now)).To(Equal(nd.snap), "seed %d step %d: request %d's messages changed", seed, step, i)
+				}
+			}
+		}
+	})
+
+	It("gives each of the requests that continue one response at once its own conversation", func() {
+		s := responses.NewServed()
+		first := startChain(s)
+		second := decodeBoth(s, first, chainBody("resp_0", output("call_0", "v")))
+		s.PutNext("resp_1", second, callAnswer("call_1"), nil, true)
+		got := make([]*responses.Next, 16)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				n, err := s.DecodeNext(second, chainBody("resp_1", output("call_1", fmt.Sprint("o", i))))
+				Expect(err).NotTo(HaveOccurred())
+				got[i] = n
+			})
+		}
+		wg.Wait()
+		for i, n := range got {
+			msgs := n.Decoded.Messages
+			Expect(msgs).To(HaveLen(9))
+			Expect(msgs[8].Content[0].Content[0].Text).To(Equal(fmt.Sprint("o", i)))
 		}
 	})
 })
