@@ -3,7 +3,6 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -121,8 +120,7 @@ func (n *Next) next(body []byte) *Next {
 	out := &Next{Reused: len(n.msgs), SameRest: same, served: n.served, body: body, at: at, epoch: epoch}
 	d := new(Decoded)
 	if same {
-		*d = *n.Decoded
-		d.Settings = maps.Clone(n.Decoded.Settings)
+		*d = *n.Decoded // its Settings too: shared, as a Next's maps are
 		out.instr = n.instr
 	} else if !n.rest(body, at, d, out) {
 		return nil
@@ -346,8 +344,7 @@ func (n *Next) chained(body []byte) *Next {
 		}
 	}
 	d := new(Decoded)
-	*d = *n.Decoded
-	d.Settings = maps.Clone(n.Decoded.Settings)
+	*d = *n.Decoded // its Settings too: shared, as a Next's maps are
 	d.Previous = string(body[id[0]+1 : id[1]-1])
 	conv, from, err := s.conversation(d.Previous)
 	if err != nil {
