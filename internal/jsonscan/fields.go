@@ -114,3 +114,54 @@ func OtherCase(key []byte, name string) bool {
 	}
 	return bytes.EqualFold(key, []byte(name))
 }
+
+// StringField sets *dst as encoding/json sets a string field from val, a
+// valid value: a string is decoded, null leaves *dst as it is. It returns
+// false for a value of another kind, which encoding/json refuses (the
+// hand readers leave such a text to it, for its error). The roles every
+// message names are not copied.
+func StringField(val []byte, dst *string) bool {
+	switch val[0] {
+	case 'n':
+		return true
+	case '"':
+	default:
+		return false
+	}
+	switch string(val[1 : len(val)-1]) {
+	case "user":
+		*dst = "user"
+	case "assistant":
+		*dst = "assistant"
+	case "model":
+		*dst = "model"
+	case "tool":
+		*dst = "tool"
+	case "system":
+		*dst = "system"
+	case "function":
+		*dst = "function"
+	default:
+		s, err := String(val)
+		if err != nil {
+			return false
+		}
+		*dst = s
+	}
+	return true
+}
+
+// BoolField is StringField for a bool field: true, false, or null, which
+// leaves *dst as it is.
+func BoolField(val []byte, dst *bool) bool {
+	switch string(val) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	case "null":
+	default:
+		return false
+	}
+	return true
+}

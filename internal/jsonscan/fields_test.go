@@ -40,3 +40,33 @@ var _ = Describe("Fields", func() {
 		Entry("a value that is not JSON", `{"other":tru}`),
 	)
 })
+
+var _ = Describe("StringField and BoolField", func() {
+	DescribeTable("set a field as encoding/json does, null leaving it as it is",
+		func(val, want string, ok bool) {
+			got := "before"
+			Expect(jsonscan.StringField([]byte(val), &got)).To(Equal(ok))
+			if ok {
+				Expect(got).To(Equal(want))
+			}
+		},
+		Entry("a role", `"assistant"`, "assistant", true),
+		Entry("another string", `"lookup"`, "lookup", true),
+		Entry("escapes", `"a\u00e9\n"`, "aé\n", true),
+		Entry("an escaped role", `"\u0075ser"`, "user", true),
+		Entry("null", `null`, "before", true),
+		Entry("a number", `5`, "", false),
+		Entry("an object", `{}`, "", false),
+	)
+
+	It("reads booleans and null", func() {
+		b := true
+		Expect(jsonscan.BoolField([]byte(`false`), &b)).To(BeTrue())
+		Expect(b).To(BeFalse())
+		Expect(jsonscan.BoolField([]byte(`null`), &b)).To(BeTrue())
+		Expect(b).To(BeFalse())
+		Expect(jsonscan.BoolField([]byte(`true`), &b)).To(BeTrue())
+		Expect(b).To(BeTrue())
+		Expect(jsonscan.BoolField([]byte(`"true"`), &b)).To(BeFalse())
+	})
+})

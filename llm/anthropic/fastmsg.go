@@ -34,7 +34,7 @@ func decodeElem(b []byte, m *Message) error {
 func fastMessage(b []byte, m *Message) bool {
 	return jsonscan.Fields(b, messageNames, func(k int, val []byte) bool {
 		if k == 0 {
-			return fastString(val, &m.Role)
+			return jsonscan.StringField(val, &m.Role)
 		}
 		return fastContent(val, &m.Content)
 	})
@@ -54,7 +54,7 @@ func fastContent(val []byte, c *Content) bool {
 		return true
 	case '"':
 		var s string
-		if !fastString(val, &s) {
+		if !jsonscan.StringField(val, &s) {
 			return false
 		}
 		*c = Content{{Type: TypeText, Text: s}}
@@ -83,61 +83,32 @@ func fastBlock(b []byte, blk *Block) bool {
 	ok := jsonscan.Fields(b, blockNames, func(k int, val []byte) bool {
 		switch k {
 		case 0:
-			return fastString(val, &blk.Type)
+			return jsonscan.StringField(val, &blk.Type)
 		case 1:
-			return fastString(val, &blk.Text)
+			return jsonscan.StringField(val, &blk.Text)
 		case 2:
-			return fastString(val, &blk.Thinking)
+			return jsonscan.StringField(val, &blk.Thinking)
 		case 3:
-			return fastString(val, &blk.Signature)
+			return jsonscan.StringField(val, &blk.Signature)
 		case 4:
-			return fastString(val, &blk.Data)
+			return jsonscan.StringField(val, &blk.Data)
 		case 5:
-			return fastString(val, &blk.ID)
+			return jsonscan.StringField(val, &blk.ID)
 		case 6:
-			return fastString(val, &blk.Name)
+			return jsonscan.StringField(val, &blk.Name)
 		case 7:
 			blk.Input = json.RawMessage(val[:len(val):len(val)])
 			return true
 		case 8:
-			return fastString(val, &blk.ToolUseID)
+			return jsonscan.StringField(val, &blk.ToolUseID)
 		case 9:
 			content = val
 			return true
 		}
-		return fastBool(val, &blk.IsError)
+		return jsonscan.BoolField(val, &blk.IsError)
 	})
 	if !ok || blk.Type != TypeToolResult || content == nil {
 		return ok
 	}
 	return fastContent(content, &blk.Content)
-}
-
-// fastString reads a string member: a JSON string, or null, which leaves
-// *dst as it is (encoding/json's rule).
-func fastString(val []byte, dst *string) bool {
-	switch val[0] {
-	case 'n':
-		return true
-	case '"':
-		s, err := jsonscan.String(val)
-		*dst = s
-		return err == nil
-	}
-	return false
-}
-
-// fastBool reads a bool member: true, false, or null, which leaves *dst
-// as it is.
-func fastBool(val []byte, dst *bool) bool {
-	switch string(val) {
-	case "true":
-		*dst = true
-	case "false":
-		*dst = false
-	case "null":
-	default:
-		return false
-	}
-	return true
 }

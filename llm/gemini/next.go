@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -111,7 +110,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 func (d *Decoded) readTail(body []byte, elems [][2]int) (*conversation, bool) {
 	contents := make([]Content, len(elems))
 	for k, e := range elems {
-		if json.Unmarshal(body[e[0]:e[1]], &contents[k]) != nil {
+		if decodeContent(body[e[0]:e[1]], &contents[k]) != nil {
 			return nil, false
 		}
 	}

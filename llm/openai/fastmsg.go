@@ -28,18 +28,18 @@ func fastMessage(b []byte, m *Message) bool {
 	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "role":
-			return 1, fastString(val, &m.Role)
+			return 1, jsonscan.StringField(val, &m.Role)
 		case "content":
 			// A string or null; an array of parts is left to encoding/json,
 			// which also bounds its nesting.
 			m.Content = val
 			return 2, val[0] == '"' || jsonscan.IsNull(val)
 		case "reasoning_content":
-			return 4, fastString(val, &m.ReasoningContent)
+			return 4, jsonscan.StringField(val, &m.ReasoningContent)
 		case "tool_calls":
 			return 8, fastToolCalls(val, m)
 		case "tool_call_id":
-			return 16, fastString(val, &m.ToolCallID)
+			return 16, jsonscan.StringField(val, &m.ToolCallID)
 		}
 		return 0, false
 	})
@@ -110,9 +110,9 @@ func fastToolCall(b []byte, c *ToolCall) bool {
 	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "id":
-			return 1, fastString(val, &c.ID)
+			return 1, jsonscan.StringField(val, &c.ID)
 		case "type":
-			return 2, fastString(val, &c.Type)
+			return 2, jsonscan.StringField(val, &c.Type)
 		case "function":
 			return 4, fastFunction(val, &c.Function)
 		}
@@ -129,40 +129,10 @@ func fastFunction(b []byte, f *FunctionCall) bool {
 	return eachMember(b, func(key, val []byte) (uint8, bool) {
 		switch string(key) {
 		case "name":
-			return 1, fastString(val, &f.Name)
+			return 1, jsonscan.StringField(val, &f.Name)
 		case "arguments":
-			return 2, fastString(val, &f.Arguments)
+			return 2, jsonscan.StringField(val, &f.Arguments)
 		}
 		return 0, false
 	})
-}
-
-// fastString reads a string member: a JSON string, or null, which leaves
-// *dst as it is (encoding/json's rule). The common words are not copied.
-func fastString(val []byte, dst *string) bool {
-	if jsonscan.IsNull(val) {
-		return true
-	}
-	if val[0] != '"' {
-		return false
-	}
-	switch string(val[1 : len(val)-1]) {
-	case "user":
-		*dst = "user"
-	case "assistant":
-		*dst = "assistant"
-	case "tool":
-		*dst = "tool"
-	case "system":
-		*dst = "system"
-	case "function":
-		*dst = "function"
-	default:
-		s, err := jsonscan.String(val)
-		if err != nil {
-			return false
-		}
-		*dst = s
-	}
-	return true
 }

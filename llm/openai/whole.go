@@ -38,7 +38,7 @@ func fastWhole(body []byte) (*Call, []string, bool) {
 		out.Members[m.name()] = val
 		switch string(m.key) {
 		case "model":
-			if !fastString(val, &out.Model) {
+			if !jsonscan.StringField(val, &out.Model) {
 				return nil, nil, false
 			}
 		case "stream":
@@ -174,7 +174,7 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 	var kind string
 	ok := jsonscan.Fields(b, []string{"type", "function"}, func(k int, val []byte) bool {
 		if k == 0 {
-			return fastString(val, &kind)
+			return jsonscan.StringField(val, &kind)
 		}
 		if jsonscan.IsNull(val) {
 			return true
@@ -182,9 +182,9 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 		return jsonscan.Fields(val, []string{"name", "description", "parameters"}, func(k int, val []byte) bool {
 			switch k {
 			case 0:
-				return fastString(val, &t.Name)
+				return jsonscan.StringField(val, &t.Name)
 			case 1:
-				return fastString(val, &t.Description)
+				return jsonscan.StringField(val, &t.Description)
 			}
 			t.Parameters = json.RawMessage(val[:len(val):len(val)])
 			return true

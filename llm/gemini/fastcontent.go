@@ -1,0 +1,163 @@
+package gemini
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
+
+// errFallBack stops a walk whose text is left to encoding/json.
+var errFallBack = errors.New("left to encoding/json")
+
+// decodeContent reads one element of a request's contents into c as
+// json.Unmarshal does: the usual shapes by hand (fastContent), anything
+// else with encoding/json, c reset to zero first. encoding/json's
+// reflection is most of what reading a call's new contents costs.
+func decodeContent(b []byte, c *Content) error {
+	if fastContent(b, c) {
+		return nil
+	}
+	*c = Content{}
+	return json.Unmarshal(b, c)
+}
+
+var (
+	contentNames  = []string{"role", "parts"}
+	partNames     = []string{"text", "thought", "thoughtSignature", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode", "codeExecutionResult", "toolCall", "toolResponse"}
+	callNames     = []string{"id", "name", "args"}
+	responseNames = []string{"id", "name", "response", "parts"}
+)
+
+// fastContent reads b, a content object of the shapes agents send, into
+// c, a zero Content, as json.Unmarshal would; raw members (args,
+// response, inlineData, …) are windows of b, so b must not change while
+// c is in use. It returns false, c left in any state, for anything it
+// does not read exactly as encoding/json does: a name that is escaped,
+// not ASCII, repeated (a known one) or a known one in other case; a value
+// of another kind than its field's; a part that is neither an object nor
+// null; text that is not one JSON object. Members it does not know are
+// skipped, as encoding/json skips them; null leaves a field as it is.
+// A fuzz test holds it to encoding/json.
+func fastContent(b []byte, c *Content) bool {
+	return jsonscan.Fields(b, contentNames, func(k int, val []byte) bool {
+		if k == 0 {
+			return jsonscan.StringField(val, &c.Role)
+		}
+		return fastParts(val, &c.Parts)
+	})
+}
+
+// fastParts reads parts: null (left as it is) or an array of parts (an
+// empty one an empty, non-nil slice).
+func fastParts(val []byte, parts *[]Part) bool {
+	switch val[0] {
+	case 'n':
+		return true
+	case '[':
+	default:
+		return false
+	}
+	ps := []Part{}
+	err := jsonscan.Elements(val, func(elem []byte) error {
+		ps = append(ps, Part{})
+		if elem[0] == 'n' { // null: a zero part, as encoding/json leaves it
+			return nil
+		}
+		if !fastPart(elem, &ps[len(ps)-1]) {
+			return errFallBack
+		}
+		return nil
+	})
+	*parts = ps
+	return err == nil
+}
+
+// fastPart reads one part object.
+func fastPart(b []byte, p *Part) bool {
+	return jsonscan.Fields(b, partNames, func(k int, val []byte) bool {
+		switch k {
+		case 0:
+			switch val[0] {
+			case 'n':
+				return true
+			case '"':
+				s, err := jsonscan.String(val)
+				p.Text = &s
+				return err == nil
+			}
+			return false
+		case 1:
+			return jsonscan.BoolField(val, &p.Thought)
+		case 2:
+			return jsonscan.StringField(val, &p.ThoughtSignature)
+		case 3:
+			switch val[0] {
+			case 'n':
+				return true
+			case '{':
+				p.FunctionCall = &FunctionCall{}
+				return fastCall(val, p.FunctionCall)
+			}
+			return false
+		case 4:
+			switch val[0] {
+			case 'n':
+				return true
+			case '{':
+				p.FunctionResponse = &FunctionResponse{}
+				return fastResponse(val, p.FunctionResponse)
+			}
+			return false
+		case 5:
+			p.InlineData = rawWindow(val)
+		case 6:
+			p.FileData = rawWindow(val)
+		case 7:
+			p.ExecutableCode = rawWindow(val)
+		case 8:
+			p.CodeExecutionResult = rawWindow(val)
+		case 9:
+			p.ToolCall = rawWindow(val)
+		case 10:
+			p.ToolResponse = rawWindow(val)
+		}
+		return true
+	})
+}
+
+// fastCall reads a functionCall object.
+func fastCall(b []byte, fc *FunctionCall) bool {
+	return jsonscan.Fields(b, callNames, func(k int, val []byte) bool {
+		switch k {
+		case 0:
+			return jsonscan.StringField(val, &fc.ID)
+		case 1:
+			return jsonscan.StringField(val, &fc.Name)
+		}
+		fc.Args = rawWindow(val)
+		return true
+	})
+}
+
+// fastResponse reads a functionResponse object.
+func fastResponse(b []byte, fr *FunctionResponse) bool {
+	return jsonscan.Fields(b, responseNames, func(k int, val []byte) bool {
+		switch k {
+		case 0:
+			return jsonscan.StringField(val, &fr.ID)
+		case 1:
+			return jsonscan.StringField(val, &fr.Name)
+		case 2:
+			fr.Response = rawWindow(val)
+		case 3:
+			fr.Parts = rawWindow(val)
+		}
+		return true
+	})
+}
+
+// rawWindow is a json.RawMessage member's value as encoding/json sets it (null
+// too: json.RawMessage reads the literal), a window of the text that an
+// append cannot write through.
+func rawWindow(val []byte) json.RawMessage { return json.RawMessage(val[:len(val):len(val)]) }
