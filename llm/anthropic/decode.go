@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -375,9 +376,14 @@ func compact(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		// No space to elide: json.Compact would give raw back, or fail on
+		// it, which also leaves raw.
 		return string(raw)
 	}
-	return b.String()
+	b, err := jsonscan.AppendCompact(make([]byte, 0, len(raw)), raw)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
 }

@@ -154,3 +154,6 @@ func checkFinish(r *session.FinishReason, blocks []*protoBlock) error {
 	}
 	return nil
 }
+
+// Compact is compact, for its spec.
+var Compact = compact

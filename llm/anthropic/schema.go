@@ -293,8 +293,20 @@ func (m Meta) JSON() json.RawMessage {
 	if m == (Meta{}) {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]Meta{API: m})
-	return b
+	// What json.Marshal writes of map[string]Meta{API: m}, without a map
+	// built and reflected on for every block that has one.
+	const head = `{"` + API + `":{`
+	b := append(make([]byte, 0, len(head)+len(m.Signature)+len(m.Data)+24), head...)
+	if m.Signature != "" {
+		b = jsonscan.AppendHTMLString(append(b, `"signature":`...), m.Signature)
+	}
+	if m.Data != "" {
+		if m.Signature != "" {
+			b = append(b, ',')
+		}
+		b = jsonscan.AppendHTMLString(append(b, `"data":`...), m.Data)
+	}
+	return append(b, "}}"...)
 }
 
 // MetaOf reads this API's meta out of a Part.Meta / Block.Meta value; a
