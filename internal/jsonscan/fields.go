@@ -119,7 +119,7 @@ func OtherCase(key []byte, name string) bool {
 // valid value: a string is decoded, null leaves *dst as it is. It returns
 // false for a value of another kind, which encoding/json refuses (the
 // hand readers leave such a text to it, for its error). The roles every
-// message names are not copied.
+// message names, and the types of Anthropic's blocks, are not copied.
 func StringField(val []byte, dst *string) bool {
 	switch val[0] {
 	case 'n':
@@ -141,6 +141,14 @@ func StringField(val []byte, dst *string) bool {
 		*dst = "system"
 	case "function":
 		*dst = "function"
+	case "text":
+		*dst = "text"
+	case "tool_use":
+		*dst = "tool_use"
+	case "tool_result":
+		*dst = "tool_result"
+	case "thinking":
+		*dst = "thinking"
 	default:
 		s, err := String(val)
 		if err != nil {

@@ -51,6 +51,7 @@ var _ = Describe("StringField and BoolField", func() {
 			}
 		},
 		Entry("a role", `"assistant"`, "assistant", true),
+		Entry("a block type", `"tool_result"`, "tool_result", true),
 		Entry("another string", `"lookup"`, "lookup", true),
 		Entry("escapes", `"a\u00e9\n"`, "aé\n", true),
 		Entry("an escaped role", `"\u0075ser"`, "user", true),
