@@ -33,6 +33,7 @@ type Decoded struct {
 	at    jsonscan.Spans
 	msgs  []session.Message // Call.Messages, with room to grow
 	grown atomic.Bool       // a request read against this one appended to msgs in place
+	spans [4][2]int         // room for the spans of the new messages: a local array would escape
 }
 
 // DecodeNext reads the body of an agent's POST /v1/messages as
@@ -63,13 +64,13 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 // messages (or is not a shape next reads, or holds an error, which
 // DecodeRequest then names).
 func (d *Decoded) next(body []byte) *Decoded {
-	var room [4][2]int // the usual few new messages, without an allocation
-	added := room[:0]
+	out := &Decoded{body: body}
+	added := out.spans[:0] // the usual few new messages, in out's allocation
 	at, same, ok := jsonscan.ArrayNext(body, "messages", d.body, d.at, &added)
 	if !ok {
 		return nil
 	}
-	out := &Decoded{Reused: len(d.msgs), SameRest: same, body: body, at: at}
+	out.Reused, out.SameRest, out.at = len(d.msgs), same, at
 	call := new(Call)
 	if same {
 		*call = *d.Call

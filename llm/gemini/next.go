@@ -34,6 +34,7 @@ type Decoded struct {
 	lastModel int
 	paired    map[int]bool
 	grown     atomic.Bool // a request read against this one appended to msgs in place
+	spans     [4][2]int   // room for the spans of the new contents: a local array would escape
 }
 
 // DecodeNext reads the body of an agent's generateContent (or
@@ -69,13 +70,13 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 // d's contents (or is not a shape next reads, or holds an error: the
 // whole read then says which).
 func (d *Decoded) next(body []byte) *Decoded {
-	var room [4][2]int // the usual few new contents, without an allocation
-	added := room[:0]
+	out := &Decoded{body: body}
+	added := out.spans[:0] // the usual few new contents, in out's allocation
 	at, same, ok := jsonscan.ArrayNext(body, "contents", d.body, d.at, &added)
 	if !ok {
 		return nil
 	}
-	out := &Decoded{Reused: len(d.msgs), body: body, at: at}
+	out.Reused, out.at = len(d.msgs), at
 	call := &Call{}
 	if same {
 		*call = *d.Call

@@ -40,6 +40,7 @@ type Next struct {
 	open   bool              // the builder's open after the input: see builder
 	epoch  uint64            // s.Epoch() before the lookups this request relies on
 	grown  atomic.Bool       // a request read against this one appended to msgs in place
+	spans  [4][2]int         // room for the spans of the new items: a local array would escape
 	// chain is the body of a request that continues a response by
 	// previous_response_id, nil for none or one of a shape chained does
 	// not read; cut are the spans of its input and previous_response_id
@@ -111,13 +112,13 @@ func (n *Next) next(body []byte) *Next {
 	if epoch != n.epoch {
 		return nil
 	}
-	var room [4][2]int // the usual few new items, without an allocation
-	added := room[:0]
+	out := &Next{served: n.served, body: body, epoch: epoch}
+	added := out.spans[:0] // the usual few new items, in out's allocation
 	at, same, ok := jsonscan.ArrayNext(body, "input", n.body, n.at, &added)
 	if !ok {
 		return nil
 	}
-	out := &Next{Reused: len(n.msgs), SameRest: same, served: n.served, body: body, at: at, epoch: epoch}
+	out.Reused, out.SameRest, out.at = len(n.msgs), same, at
 	d := new(Decoded)
 	if same {
 		*d = *n.Decoded // its Settings too: shared, as a Next's maps are
