@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -76,13 +77,9 @@ type Request struct {
 }
 
 // startStream sends the status and headers of a server-sent event stream
-// (both values in one allocation, each capped so an append by the agent
-// copies) and returns what flushes w.
+// and returns what flushes w.
 func startStream(w http.ResponseWriter) (flush func()) {
-	v := make([]string, 2)
-	v[0], v[1] = "text/event-stream", "no-cache"
-	h := w.Header()
-	h["Content-Type"], h["Cache-Control"] = v[0:1:1], v[1:2:2]
+	live.StreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	if _, ok := w.(*bodyWriter); ok {
 		return noFlush // in process: a write is ready to read at once

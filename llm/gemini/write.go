@@ -216,8 +216,7 @@ func finishReason(kind string) string {
 // a yield that returns false once the stream ended: at the finish or at
 // an error, which WriteStream returns.
 func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	live.StreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	s := &streamWriter{w: w, answer: a, buf: streamBufs.Get().(*[]byte)}
 	s.flusher, _ = w.(http.Flusher)

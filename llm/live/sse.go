@@ -139,3 +139,13 @@ func (s *sseReader) split(data []byte, atEOF bool) (int, []byte, error) {
 	}
 	return 0, nil, nil
 }
+
+// StreamHeaders sets the headers a server sends with a server-sent event
+// stream — Content-Type text/event-stream, Cache-Control no-cache — in
+// one allocation (each value capped, so an append to one copies): every
+// streamed answer a server writes sets them.
+func StreamHeaders(h map[string][]string) {
+	v := make([]string, 2)
+	v[0], v[1] = "text/event-stream", "no-cache"
+	h["Content-Type"], h["Cache-Control"] = v[0:1:1], v[1:2:2]
+}

@@ -3,6 +3,7 @@ package live_test
 import (
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing/iotest"
 
@@ -65,5 +66,16 @@ var _ = Describe("the SSE frame parser", func() {
 		frames, err := live.ParseSSE(r, 1<<20)
 		Expect(frames).To(Equal([]string{"a"}))
 		Expect(err).To(MatchError(boom))
+	})
+})
+
+var _ = Describe("StreamHeaders", func() {
+	It("sets an event stream's headers, each value capped so that an append to one leaves the other", func() {
+		h := http.Header{}
+		live.StreamHeaders(h)
+		Expect(h.Get("Content-Type")).To(Equal("text/event-stream"))
+		Expect(h.Get("Cache-Control")).To(Equal("no-cache"))
+		h["Content-Type"] = append(h["Content-Type"], "x")
+		Expect(h["Cache-Control"]).To(Equal([]string{"no-cache"}))
 	})
 })

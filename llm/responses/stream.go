@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -26,6 +27,16 @@ type outItem struct {
 
 // newOutItem returns the item of a block or part of type typ, or nil for
 // a type the API has no item for.
+// write adds s to the item's text. The first write makes room for a
+// usual answer at once: a stream adds a few bytes a delta, and the
+// builder would otherwise grow (and copy) every few deltas.
+func (it *outItem) write(s string) {
+	if it.text.Cap() == 0 {
+		it.text.Grow(max(256, len(s)))
+	}
+	it.text.WriteString(s)
+}
+
 func newOutItem(typ string) *outItem {
 	if k := kindOf(typ); k != "" {
 		return &outItem{kind: k}
@@ -125,8 +136,7 @@ type streamer struct {
 // max-tokens) carrying the whole response, an error event for a failed
 // call, nothing more for an aborted one (as a cut connection ends).
 func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) (Result, error) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	live.StreamHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	s := &streamer{w: w, a: a, id: ResponseID(a.Key), fb: frameBufs.Get().(*frameBuf)}
 	s.flush, _ = w.(http.Flusher)
@@ -166,12 +176,12 @@ func (s *streamer) chunk(c *session.Chunk) {
 	case session.ChunkTextDelta:
 		if it := s.block(c.Index, session.BlockText); it != nil {
 			s.add(it)
-			it.text.WriteString(c.Text)
+			it.write(c.Text)
 			s.textDelta(it, c.Text)
 		}
 	case session.ChunkReasoningDelta:
 		if it := s.block(c.Index, session.BlockReasoning); it != nil {
-			it.text.WriteString(c.Text)
+			it.write(c.Text)
 			it.pieces = append(it.pieces, c.Text)
 		}
 	case session.ChunkToolCallDelta:
@@ -222,7 +232,7 @@ func (s *streamer) toolCallDelta(it *outItem, c *session.Chunk) {
 	if it.name == "" {
 		it.name = c.Name
 	}
-	it.text.WriteString(c.ArgumentsDelta)
+	it.write(c.ArgumentsDelta)
 	switch {
 	case !it.added && it.callID != "":
 		s.add(it)
