@@ -57,8 +57,14 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 		prev := startChain(s)
 		for i := 1; i <= 20; i++ {
 			d := decodeBoth(s, prev, chainBody(fmt.Sprintf("resp_%d", i-1), output(fmt.Sprintf("call_%d", i-1), fmt.Sprint("v", i))))
-			Expect(d.Reused).To(Equal(len(prev.Decoded.Messages)), "link %d", i)
-			Expect(d.Decoded.Messages[:d.Reused]).To(Equal(prev.Decoded.Messages))
+			if i == 1 {
+				// The first request sent its items: the response to it keeps
+				// no request (nor its body), and the chain copies once.
+				Expect(d.Reused).To(BeZero())
+			} else {
+				Expect(d.Reused).To(Equal(len(prev.Decoded.Messages)), "link %d", i)
+			}
+			Expect(d.Decoded.Messages[:len(prev.Decoded.Messages)]).To(Equal(prev.Decoded.Messages))
 			msgs := d.Decoded.Messages
 			Expect(msgs).To(HaveLen(5 + 2*i))
 			Expect(msgs[len(msgs)-2]).To(Equal(callAnswer(fmt.Sprintf("call_%d", i-1))))
@@ -81,16 +87,31 @@ var _ = Describe("a chain of Responses requests by previous_response_id", func()
 
 	It("gives each request that continues the same response its own conversation", func() {
 		s := responses.NewServed()
-		first := startChain(s)
-		a := decodeBoth(s, first, chainBody("resp_0", output("call_0", "a")))
-		b := decodeBoth(s, first, chainBody("resp_0", `{"role":"user","content":"b"}`))
-		c := decodeBoth(s, first, chainBody("resp_0", output("call_0", "c"), `{"role":"user","content":"more"}`))
-		Expect(a.Decoded.Messages[6].Content[0].Content[0].Text).To(Equal("a"))
-		Expect(b.Decoded.Messages[6].Content[0].Text).To(Equal("b"))
-		Expect(c.Decoded.Messages[6].Content[0].Content[0].Text).To(Equal("c"))
-		Expect(c.Decoded.Messages[7].Content[0].Text).To(Equal("more"))
-		Expect(a.Decoded.Messages).To(HaveLen(7))
-		Expect(first.Decoded.Messages).To(HaveLen(5))
+		second := decodeBoth(s, startChain(s), chainBody("resp_0", output("call_0", "v")))
+		s.PutNext("resp_1", second, callAnswer("call_1"), nil, true)
+		Expect(second.Decoded.Messages).To(HaveLen(7))
+		a := decodeBoth(s, second, chainBody("resp_1", output("call_1", "a")))
+		b := decodeBoth(s, second, chainBody("resp_1", `{"role":"user","content":"b"}`))
+		c := decodeBoth(s, second, chainBody("resp_1", output("call_1", "c"), `{"role":"user","content":"more"}`))
+		Expect(a.Decoded.Messages[8].Content[0].Content[0].Text).To(Equal("a"))
+		Expect(b.Decoded.Messages[8].Content[0].Text).To(Equal("b"))
+		Expect(c.Decoded.Messages[8].Content[0].Content[0].Text).To(Equal("c"))
+		Expect(c.Decoded.Messages[9].Content[0].Text).To(Equal("more"))
+		Expect(a.Decoded.Messages).To(HaveLen(9))
+		Expect(second.Decoded.Messages).To(HaveLen(7))
+	})
+
+	It("keeps no request that sent its items, nor the conversation of a response served with store false", func() {
+		s := responses.NewServed()
+		first := startChain(s) // sent its items; resp_0 keeps its messages, not the request
+		d := decodeBoth(s, first, chainBody("resp_0", output("call_0", "v")))
+		Expect(d.Reused).To(BeZero())
+		Expect(d.Decoded.Messages[:5]).To(Equal(first.Decoded.Messages))
+		s.PutNext("resp_x", d, callAnswer("call_x"), []string{"fc_x"}, false)
+		_, err := s.Conversation("resp_x")
+		Expect(err).To(MatchError(ContainSubstring("store: false")))
+		_, ok := s.Recorded("fc_x")
+		Expect(ok).To(BeTrue(), "its items are still known, for an agent that sends them back")
 	})
 
 	It("costs the same a call however long the chain grows: the conversation is not copied", func() {

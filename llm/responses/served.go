@@ -56,16 +56,30 @@ func NewServed() *Served {
 // false is kept only to say so when a later request names it, as the API
 // keeps none.
 func (s *Served) Put(id string, conv []session.Message, out session.Message, itemIDs []string, stored bool) {
-	s.put(id, &served{conv: slices.Clone(conv), out: out, stored: stored}, itemIDs)
+	r := &served{out: out, stored: stored}
+	if stored { // one served with store false is never continued
+		r.conv = slices.Clone(conv)
+	}
+	s.put(id, r, itemIDs)
 }
 
 // PutNext is Put for a response to the request n (read by DecodeNext):
 // the response keeps n's messages, not a copy, and the request that
 // continues it by previous_response_id appends to them in place — unless
 // one read against n did first — so a chain costs the same per call
-// however long its conversation grows.
+// however long its conversation grows. A request that sent its items
+// (whose whole body n keeps, to read the next against) is not kept: every
+// response would hold a body of the whole conversation; a chain that
+// continues one copies its conversation once.
 func (s *Served) PutNext(id string, n *Next, out session.Message, itemIDs []string, stored bool) {
-	s.put(id, &served{conv: n.Decoded.Messages, out: out, stored: stored, from: n}, itemIDs)
+	r := &served{out: out, stored: stored}
+	if stored { // one served with store false is never continued
+		r.conv = n.Decoded.Messages
+		if n.body == nil {
+			r.from = n
+		}
+	}
+	s.put(id, r, itemIDs)
 }
 
 func (s *Served) put(id string, r *served, itemIDs []string) {
