@@ -95,13 +95,29 @@ func BenchmarkServeAimock(b *testing.B) {
 		name string
 		r    serveRound
 	}{{"agentsnap", s}, {"aimock", m}, {"floor", f}} {
-		b.ReportMetric(side.r.rps, "req/s-"+side.name)
-		b.ReportMetric(side.r.p50.Seconds()*1e3, "p50-ms-"+side.name)
-		b.ReportMetric(side.r.p99.Seconds()*1e3, "p99-ms-"+side.name)
-		b.ReportMetric(side.r.rss/(1<<20), "MiB-peak-RSS-"+side.name)
-		b.ReportMetric(side.r.cpu.Seconds()*1e6/float64(load.requests()), "CPU-µs/req-"+side.name)
-		b.ReportMetric(side.r.startup.Seconds()*1e3, "startup-ms-"+side.name)
+		load.reportSide(b, side.name, side.r)
 	}
+	reportVsAimock(b, s, m)
+	b.ReportMetric(s.rps/f.rps, "agentsnap/floor-req/s")
+	b.ReportMetric(s.p99.Seconds()/f.p99.Seconds(), "agentsnap/floor-p99")
+	b.ReportMetric(s.cpu.Seconds()/f.cpu.Seconds(), "agentsnap/floor-CPU")
+	b.ReportMetric(s.rss/f.rss, "agentsnap/floor-RSS")
+	b.ReportMetric(0, "ns/op")
+}
+
+// reportSide reports one side's figures, named after it.
+func (l serveLoad) reportSide(b *testing.B, name string, r serveRound) {
+	b.ReportMetric(r.rps, "req/s-"+name)
+	b.ReportMetric(r.p50.Seconds()*1e3, "p50-ms-"+name)
+	b.ReportMetric(r.p99.Seconds()*1e3, "p99-ms-"+name)
+	b.ReportMetric(r.rss/(1<<20), "MiB-peak-RSS-"+name)
+	b.ReportMetric(r.cpu.Seconds()*1e6/float64(l.requests()), "CPU-µs/req-"+name)
+	b.ReportMetric(r.startup.Seconds()*1e3, "startup-ms-"+name)
+}
+
+// reportVsAimock reports agentsnap's whole-life figures and its ratios
+// to aimock's.
+func reportVsAimock(b *testing.B, s, m serveRound) {
 	b.ReportMetric(s.lifeRSS/(1<<20), "MiB-life-RSS-agentsnap")
 	b.ReportMetric(s.lifeRSS/m.rss, "agentsnap/aimock-life-RSS")
 	b.ReportMetric(s.exit.Seconds()*1e3, "exit-ms-agentsnap")
@@ -109,11 +125,6 @@ func BenchmarkServeAimock(b *testing.B) {
 	b.ReportMetric(s.p99.Seconds()/m.p99.Seconds(), "agentsnap/aimock-p99")
 	b.ReportMetric(s.rss/m.rss, "agentsnap/aimock-RSS")
 	b.ReportMetric(s.startup.Seconds()/m.startup.Seconds(), "agentsnap/aimock-startup")
-	b.ReportMetric(s.rps/f.rps, "agentsnap/floor-req/s")
-	b.ReportMetric(s.p99.Seconds()/f.p99.Seconds(), "agentsnap/floor-p99")
-	b.ReportMetric(s.cpu.Seconds()/f.cpu.Seconds(), "agentsnap/floor-CPU")
-	b.ReportMetric(s.rss/f.rss, "agentsnap/floor-RSS")
-	b.ReportMetric(0, "ns/op")
 }
 
 // serveRound is what one side cost in one round.
@@ -149,6 +160,46 @@ func medianRound(rs []serveRound) serveRound {
 // children, words words in each child's answer, streams requests at once.
 type serveLoad struct {
 	turns, children, words, streams int
+	api                             *serveAPI // the model API the load speaks; nil is Chat Completions
+}
+
+// serveAPI is how the load speaks one model API: the path of its calls
+// (from the server's origin), its bodies, and the check of an answer.
+type serveAPI struct {
+	path string
+	// user is a body with one user message; results the root's call with
+	// its children's results.
+	user    func(text string) []byte
+	results func(prompt string, calls []loadCall, results []string) []byte
+	// check checks an answer's body, which was read to its end (EOF).
+	check func(l serveLoad, req request, body []byte) error
+}
+
+// loadCall is one of the root's spawns.
+type loadCall struct{ id, name, args string }
+
+// chatAPI is Chat Completions, the load's default.
+var chatAPI = &serveAPI{
+	path: "/v1/chat/completions",
+	user: func(text string) []byte { return loadBody(userMsg(text)) },
+	results: func(prompt string, calls []loadCall, results []string) []byte {
+		var tc, tr []any
+		for i, c := range calls {
+			tc = append(tc, map[string]any{"id": c.id, "type": "function", "function": map[string]string{"name": c.name, "arguments": c.args}})
+			tr = append(tr, map[string]string{"role": "tool", "tool_call_id": c.id, "content": results[i]})
+		}
+		msgs := []any{userMsg(prompt), map[string]any{"role": "assistant", "content": nil, "tool_calls": tc}}
+		return loadBody(append(msgs, tr...)...)
+	},
+	check: serveLoad.checkChat,
+}
+
+// speaks is the API the load speaks.
+func (l serveLoad) speaks() *serveAPI {
+	if l.api == nil {
+		return chatAPI
+	}
+	return l.api
 }
 
 func (l serveLoad) requests() int { return l.turns * (l.children + 2) }
@@ -185,17 +236,18 @@ type request struct {
 // turn returns the root's first call of a turn, its children's calls and
 // its call with their results.
 func (l serveLoad) turn(t int) (first request, children []request, last request) {
-	first = request{body: loadBody(userMsg(l.prompt(t)))}
-	var calls, results []any
+	api := l.speaks()
+	first = request{body: api.user(l.prompt(t))}
+	var calls []loadCall
+	var results []string
 	for i := range l.children {
 		id := l.callID(t, i+1)
-		children = append(children, request{body: loadBody(userMsg(l.task(t, i+1))), header: map[string]string{
+		children = append(children, request{body: api.user(l.task(t, i+1)), header: map[string]string{
 			wire.HeaderSession: "c" + id, wire.HeaderParent: "root", wire.HeaderCall: id, wire.HeaderMode: "spawn"}})
-		calls = append(calls, map[string]any{"id": id, "type": "function", "function": map[string]string{"name": "subagent_spawn", "arguments": l.callArgs(t, i+1)}})
-		results = append(results, map[string]string{"role": "tool", "tool_call_id": id, "content": l.answerText()})
+		calls = append(calls, loadCall{id: id, name: "subagent_spawn", args: l.callArgs(t, i+1)})
+		results = append(results, l.answerText())
 	}
-	msgs := []any{userMsg(l.prompt(t)), map[string]any{"role": "assistant", "content": nil, "tool_calls": calls}}
-	last = request{body: loadBody(append(msgs, results...)...)}
+	last = request{body: api.results(l.prompt(t), calls, results)}
 	return first, children, last
 }
 
@@ -204,15 +256,16 @@ func (l serveLoad) callArgs(t, i int) string {
 }
 
 // run sends the whole load to url, streams at once, and returns each
-// request's latency and the time the whole load took. check reads each
-// answer's body.
+// request's latency and the time the whole load took. url is the base URL
+// the server printed (its origin and /v1); check reads each answer's body.
 func (l serveLoad) run(url string, check func(req request, body []byte) error) ([]time.Duration, time.Duration, error) {
+	endpoint := strings.TrimSuffix(url, "/v1") + l.speaks().path
 	began := time.Now()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: l.streams}}
 	var mu sync.Mutex
 	var lat []time.Duration
 	send := func(r request) error {
-		req, err := http.NewRequest(http.MethodPost, url+"/chat/completions", bytes.NewReader(r.body))
+		req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(r.body))
 		if err != nil {
 			return err
 		}
@@ -506,9 +559,14 @@ func (l serveLoad) runFloor(b *testing.B, bin string) serveRound {
 	return r
 }
 
-// checkAnswer checks that a child's answer streamed its words, each in a
-// delta of its own.
+// checkAnswer checks an answer in the load's API.
 func (l serveLoad) checkAnswer(req request, body []byte) error {
+	return l.speaks().check(l, req, body)
+}
+
+// checkChat checks that a child's Chat Completions answer streamed its
+// words, each in a delta of its own.
+func (l serveLoad) checkChat(req request, body []byte) error {
 	if req.header != nil && (bytes.Count(body, []byte("abcde")) != l.words || bytes.Count(body, []byte("data: ")) < l.words) {
 		return fmt.Errorf("an answer of another shape: %.300s", body)
 	}
