@@ -6,12 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-
-	"github.com/agentsnap/agentsnap/internal/aimock"
 )
 
 // BenchmarkServeAimockAPIs is BenchmarkServeAimock for the other three
@@ -30,33 +25,15 @@ import (
 //	npm ci --prefix internal/aimock
 //	go test -run '^$' -bench ServeAimockAPIs -benchtime 5x ./cmd/agentsnap
 func BenchmarkServeAimockAPIs(b *testing.B) {
-	bin, err := aimock.Bin()
-	if err != nil {
-		if aimock.Required() {
-			b.Fatal(err)
-		}
-		b.Skip(err)
-	}
-	dir := b.TempDir()
-	agentsnapBin := filepath.Join(dir, "agentsnap")
-	if out, err := exec.Command("go", "build", "-o", agentsnapBin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := aimockBin(b)
+	agentsnapBin := goBuild(b, b.TempDir(), "agentsnap", ".")
 	for _, api := range []struct {
 		name string
 		api  *serveAPI
 	}{{"anthropic", anthropicAPI}, {"gemini", geminiAPI}, {"responses", responsesAPI}} {
 		b.Run(api.name, func(b *testing.B) {
 			load := serveLoad{turns: 84, children: 24, words: 60, streams: 8, api: api.api}
-			dir := b.TempDir()
-			fx := filepath.Join(dir, "fixture")
-			if err := load.record(fx); err != nil {
-				b.Fatal(err)
-			}
-			mockFile := filepath.Join(dir, "aimock.json")
-			if err := os.WriteFile(mockFile, load.aimockFixtures(), 0o644); err != nil {
-				b.Fatal(err)
-			}
+			fx, mockFile := load.prepare(b, b.TempDir())
 			var snap, mock []serveRound
 			for i := 0; b.Loop(); i++ {
 				// Each side goes first in turn.

@@ -53,31 +53,12 @@ import (
 //	npm ci --prefix internal/aimock
 //	go test -run '^$' -bench ServeAimock -benchtime 5x ./cmd/agentsnap
 func BenchmarkServeAimock(b *testing.B) {
-	bin, err := aimock.Bin()
-	if err != nil {
-		if aimock.Required() {
-			b.Fatal(err)
-		}
-		b.Skip(err)
-	}
+	bin := aimockBin(b)
 	load := serveLoad{turns: 84, children: 24, words: 60, streams: 8}
 	dir := b.TempDir()
-	fx := filepath.Join(dir, "fixture")
-	if err := load.record(fx); err != nil {
-		b.Fatal(err)
-	}
-	mockFile := filepath.Join(dir, "aimock.json")
-	if err := os.WriteFile(mockFile, load.aimockFixtures(), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	agentsnapBin := filepath.Join(dir, "agentsnap")
-	if out, err := exec.Command("go", "build", "-o", agentsnapBin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	floorBin := filepath.Join(dir, "servefloor")
-	if out, err := exec.Command("go", "build", "-o", floorBin, "./testdata/servefloor").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	fx, mockFile := load.prepare(b, dir)
+	agentsnapBin := goBuild(b, dir, "agentsnap", ".")
+	floorBin := goBuild(b, dir, "servefloor", "./testdata/servefloor")
 	var snap, mock, floor []serveRound
 	for i := 0; b.Loop(); i++ {
 		// Each side goes first, second and third in turn.
@@ -103,6 +84,41 @@ func BenchmarkServeAimock(b *testing.B) {
 	b.ReportMetric(s.cpu.Seconds()/f.cpu.Seconds(), "agentsnap/floor-CPU")
 	b.ReportMetric(s.rss/f.rss, "agentsnap/floor-RSS")
 	b.ReportMetric(0, "ns/op")
+}
+
+// aimockBin returns aimock's executable, or skips b when npm has not
+// installed it (fails b when CI requires it).
+func aimockBin(b *testing.B) string {
+	bin, err := aimock.Bin()
+	if err != nil {
+		if aimock.Required() {
+			b.Fatal(err)
+		}
+		b.Skip(err)
+	}
+	return bin
+}
+
+// goBuild builds the package pkg as dir/name and returns its path.
+func goBuild(b *testing.B, dir, name, pkg string) string {
+	out := filepath.Join(dir, name)
+	if msg, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		b.Fatalf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	return out
+}
+
+// prepare records the load into a fixture under dir and writes aimock's
+// fixtures of it, and returns both paths.
+func (l serveLoad) prepare(b *testing.B, dir string) (fx, mockFile string) {
+	fx, mockFile = filepath.Join(dir, "fixture"), filepath.Join(dir, "aimock.json")
+	if err := l.record(fx); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(mockFile, l.aimockFixtures(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return fx, mockFile
 }
 
 // reportSide reports one side's figures, named after it.

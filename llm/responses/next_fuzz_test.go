@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/agentsnap/agentsnap/llm/responses"
 )
 
 // FuzzDecodeNext checks that a request read against any earlier one is
@@ -39,20 +41,7 @@ func FuzzDecodeNext(f *testing.F) {
 		if int64(at) <= int64(len(first)) {
 			body = slices.Concat(first[:at], add, first[at:])
 		}
-		want, wantErr := s.Decode(body)
-		got, err := s.DecodeNext(prev, body)
-		switch {
-		case wantErr != nil:
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Fatalf("DecodeNext: %v, Decode: %v", err, wantErr)
-			}
-		case err != nil:
-			t.Fatalf("DecodeNext refuses what Decode reads: %v", err)
-		case !reflect.DeepEqual(got.Decoded, want):
-			t.Fatalf("DecodeNext read\n%+v\nDecode\n%+v", got.Decoded, want)
-		case got.Reused > 0 && !reflect.DeepEqual(got.Decoded.Messages[:got.Reused], prev.Decoded.Messages):
-			t.Fatalf("the %d messages reused are not the last request's", got.Reused)
-		}
+		sameAsDecode(t, s, prev, body)
 	})
 }
 
@@ -95,19 +84,27 @@ func FuzzDecodeChained(f *testing.F) {
 			end := min(int64(at)+int64(drop), int64(len(first)))
 			body = slices.Concat(first[:at], add, first[end:])
 		}
-		want, wantErr := s.Decode(body)
-		got, err := s.DecodeNext(prev, body)
-		switch {
-		case wantErr != nil:
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Fatalf("DecodeNext: %v, Decode: %v", err, wantErr)
-			}
-		case err != nil:
-			t.Fatalf("DecodeNext refuses what Decode reads: %v", err)
-		case !reflect.DeepEqual(got.Decoded, want):
-			t.Fatalf("DecodeNext read\n%+v\nDecode\n%+v", got.Decoded, want)
-		case got.Reused > 0 && !reflect.DeepEqual(got.Decoded.Messages[:got.Reused], prev.Decoded.Messages):
-			t.Fatalf("the %d messages reused are not the last request's", got.Reused)
-		}
+		sameAsDecode(t, s, prev, body)
 	})
+}
+
+// sameAsDecode fails t unless body read against prev is what Decode reads
+// (or refuses it with Decode's error). DecodeNext goes first, so that it
+// takes the room a chain appends to in place, as it does in a run.
+func sameAsDecode(t *testing.T, s *responses.Served, prev *responses.Next, body []byte) {
+	t.Helper()
+	got, err := s.DecodeNext(prev, body)
+	want, wantErr := s.Decode(body)
+	switch {
+	case wantErr != nil:
+		if err == nil || err.Error() != wantErr.Error() {
+			t.Fatalf("DecodeNext: %v, Decode: %v", err, wantErr)
+		}
+	case err != nil:
+		t.Fatalf("DecodeNext refuses what Decode reads: %v", err)
+	case !reflect.DeepEqual(got.Decoded, want):
+		t.Fatalf("DecodeNext read\n%+v\nDecode\n%+v", got.Decoded, want)
+	case got.Reused > 0 && !reflect.DeepEqual(got.Decoded.Messages[:got.Reused], prev.Decoded.Messages):
+		t.Fatalf("the %d messages reused are not the last request's", got.Reused)
+	}
 }
