@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/http"
 )
 
 // maxFrame bounds one SSE line and one frame's data. Servers that send a
@@ -144,7 +145,7 @@ func (s *sseReader) split(data []byte, atEOF bool) (int, []byte, error) {
 // stream — Content-Type text/event-stream, Cache-Control no-cache — in
 // one allocation (each value capped, so an append to one copies): every
 // streamed answer a server writes sets them.
-func StreamHeaders(h map[string][]string) {
+func StreamHeaders(h http.Header) {
 	v := make([]string, 2)
 	v[0], v[1] = "text/event-stream", "no-cache"
 	h["Content-Type"], h["Cache-Control"] = v[0:1:1], v[1:2:2]
