@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/nexttest"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
 )
 
@@ -208,19 +209,8 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 			msgsBody(nextHead, append(msgs[:3:3], `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"one"}]}`), nextTail),
 			msgsBody(nextHead, append(msgs[:3:3], `{"role":"assistant","content":"two"}`), nextTail),
 		}
-		got := make([]*anthropic.Decoded, len(bodies))
-		done := make(chan int)
-		for i, b := range bodies {
-			go func() {
-				defer GinkgoRecover()
-				d, err := anthropic.DecodeNext(prev, b)
-				Expect(err).NotTo(HaveOccurred())
-				got[i] = d
-				done <- i
-			}()
-		}
-		<-done
-		<-done
+		got, errs := nexttest.AtOnce(bodies, func(b []byte) (*anthropic.Decoded, error) { return anthropic.DecodeNext(prev, b) })
+		Expect(errs).To(HaveEach(Succeed()))
 		for i, b := range bodies {
 			want, err := anthropic.DecodeRequest(b)
 			Expect(err).NotTo(HaveOccurred())
@@ -231,20 +221,11 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 	})
 
 	It("reads every request against any earlier one alike", func() {
-		var bodies [][]byte
-		var msgs []string
-		for step := range 40 {
-			msgs = append(msgs, randomMessage(r, step))
-			if r.IntN(4) == 0 {
-				msgs[r.IntN(len(msgs))] = randomMessage(r, step) // a rewrite
-			}
-			bodies = append(bodies, msgsBody(nextHead, msgs, nextTail))
-		}
-		for range 300 {
-			a, b := bodies[r.IntN(len(bodies))], bodies[r.IntN(len(bodies))]
+		bodies := nexttest.Conversation(r, 40, func(step int) string { return randomMessage(r, step) }, func(m []string) []byte { return msgsBody(nextHead, m, nextTail) })
+		nexttest.Pairs(r, bodies, 300, func(a, b []byte) {
 			if prev, err := anthropic.DecodeNext(nil, a); err == nil {
 				decodeBoth(prev, b)
 			}
-		}
+		})
 	})
 })

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/nexttest"
 	"github.com/agentsnap/agentsnap/llm/gemini"
 )
 
@@ -229,19 +230,8 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 		first := decodeBoth(prev, bodies[0])
 		decodeBoth(prev, bodies[1])
 		Expect(first.Call).To(Equal(decodeBoth(nil, bodies[0]).Call), "a request read later against the same one changes no earlier one's messages")
-		got := make([]*gemini.Decoded, len(bodies))
-		done := make(chan int)
-		for i, b := range bodies {
-			go func() {
-				defer GinkgoRecover()
-				d, err := gemini.DecodeNext(prev, b)
-				Expect(err).NotTo(HaveOccurred())
-				got[i] = d
-				done <- i
-			}()
-		}
-		<-done
-		<-done
+		got, errs := nexttest.AtOnce(bodies, func(b []byte) (*gemini.Decoded, error) { return gemini.DecodeNext(prev, b) })
+		Expect(errs).To(HaveEach(Succeed()))
 		for i, b := range bodies {
 			want, err := gemini.DecodeRequest(b)
 			Expect(err).NotTo(HaveOccurred())
@@ -252,20 +242,11 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 	})
 
 	It("reads every request against any earlier one alike", func() {
-		var bodies [][]byte
-		var contents []string
-		for step := range 40 {
-			contents = append(contents, randomContent(r, step))
-			if r.IntN(4) == 0 {
-				contents[r.IntN(len(contents))] = randomContent(r, step) // a rewrite
-			}
-			bodies = append(bodies, geminiBody(nextHead, contents, nextTail))
-		}
-		for range 300 {
-			a, b := bodies[r.IntN(len(bodies))], bodies[r.IntN(len(bodies))]
+		bodies := nexttest.Conversation(r, 40, func(step int) string { return randomContent(r, step) }, func(m []string) []byte { return geminiBody(nextHead, m, nextTail) })
+		nexttest.Pairs(r, bodies, 300, func(a, b []byte) {
 			if prev, err := gemini.DecodeNext(nil, a); err == nil {
 				decodeBoth(prev, b)
 			}
-		}
+		})
 	})
 })

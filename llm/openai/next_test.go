@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/nexttest"
 	"github.com/agentsnap/agentsnap/llm/openai"
 )
 
@@ -182,19 +183,8 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 			chatBody(bodyHead, append(msgs[:2:2], `{"role":"user","content":"one"}`), bodyTail),
 			chatBody(bodyHead, append(msgs[:2:2], `{"role":"user","content":"two"}`, `{"role":"user","content":"three"}`), bodyTail),
 		}
-		got := make([]*openai.Decoded, len(bodies))
-		done := make(chan int)
-		for i, b := range bodies {
-			go func() {
-				defer GinkgoRecover()
-				d, err := openai.DecodeNext(prev, b)
-				Expect(err).NotTo(HaveOccurred())
-				got[i] = d
-				done <- i
-			}()
-		}
-		<-done
-		<-done
+		got, errs := nexttest.AtOnce(bodies, func(b []byte) (*openai.Decoded, error) { return openai.DecodeNext(prev, b) })
+		Expect(errs).To(HaveEach(Succeed()))
 		for i, b := range bodies {
 			want, err := openai.DecodeRequest(b)
 			Expect(err).NotTo(HaveOccurred())
@@ -221,20 +211,11 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 	})
 
 	It("reads every request against any earlier one alike", func() {
-		var bodies [][]byte
-		var msgs []string
-		for step := range 40 {
-			msgs = append(msgs, randomMessage(r, step))
-			if r.IntN(4) == 0 {
-				msgs[r.IntN(len(msgs))] = randomMessage(r, step) // a rewrite
-			}
-			bodies = append(bodies, chatBody(bodyHead, msgs, bodyTail))
-		}
-		for range 200 {
-			a, b := bodies[r.IntN(len(bodies))], bodies[r.IntN(len(bodies))]
+		bodies := nexttest.Conversation(r, 40, func(step int) string { return randomMessage(r, step) }, func(m []string) []byte { return chatBody(bodyHead, m, bodyTail) })
+		nexttest.Pairs(r, bodies, 200, func(a, b []byte) {
 			if prev, err := openai.DecodeNext(nil, a); err == nil {
 				decodeBoth(prev, b)
 			}
-		}
+		})
 	})
 })

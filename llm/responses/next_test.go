@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/nexttest"
 	"github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -290,19 +291,8 @@ var _ = Describe("reading a session's Responses requests, each against the last"
 			inputBody(nextHead, append(items[:3:3], `{"type":"function_call_output","call_id":"t","output":"one"}`), nextTail),
 			inputBody(nextHead, append(items[:3:3], `{"role":"assistant","content":"two"}`), nextTail),
 		}
-		got := make([]*responses.Next, len(bodies))
-		done := make(chan int)
-		for i, b := range bodies {
-			go func() {
-				defer GinkgoRecover()
-				d, err := s.DecodeNext(prev, b)
-				Expect(err).NotTo(HaveOccurred())
-				got[i] = d
-				done <- i
-			}()
-		}
-		<-done
-		<-done
+		got, errs := nexttest.AtOnce(bodies, func(b []byte) (*responses.Next, error) { return s.DecodeNext(prev, b) })
+		Expect(errs).To(HaveEach(Succeed()))
 		for i, b := range bodies {
 			want, err := s.Decode(b)
 			Expect(err).NotTo(HaveOccurred())
@@ -314,20 +304,11 @@ var _ = Describe("reading a session's Responses requests, each against the last"
 
 	It("reads every request against any earlier one alike", func() {
 		s := servedRun()
-		var bodies [][]byte
-		var items []string
-		for step := range 40 {
-			items = append(items, randomItem(r, step))
-			if r.IntN(4) == 0 {
-				items[r.IntN(len(items))] = randomItem(r, step) // a rewrite
-			}
-			bodies = append(bodies, inputBody(nextHead, items, nextTail))
-		}
-		for range 300 {
-			a, b := bodies[r.IntN(len(bodies))], bodies[r.IntN(len(bodies))]
+		bodies := nexttest.Conversation(r, 40, func(step int) string { return randomItem(r, step) }, func(m []string) []byte { return inputBody(nextHead, m, nextTail) })
+		nexttest.Pairs(r, bodies, 300, func(a, b []byte) {
 			if prev, err := s.DecodeNext(nil, a); err == nil {
 				decodeBoth(s, prev, b)
 			}
-		}
+		})
 	})
 })
