@@ -1,16 +1,10 @@
 package wire_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -28,33 +22,9 @@ type wholeAnthropic struct{ wire.Format }
 // returns every log it wrote, encoded.
 func callAnthropic(formats []wire.Format, lineage wire.Lineage, bodies ...string) map[string]string {
 	GinkgoHelper()
-	store := memory.New()
-	clock := time.UnixMilli(946684800000)
 	answers := map[string][]any{"root": {[]session.Part{toolCall("toolu_1", "lookup", `{"key":"release"}`)}, "v2.4.1 it is.",
 		[]session.Part{toolCall("toolu_2", "lookup", `{"key":"owner"}`)}, "team-atlas."}}
-	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: formats, Lineage: lineage, Clock: func() time.Time { return clock }})
-	Expect(err).NotTo(HaveOccurred())
-	for _, b := range bodies {
-		r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
-		if head, body, ok := strings.Cut(b, "\n"); ok {
-			for j, v := range strings.Fields(head) {
-				r.Header.Set([]string{wire.HeaderSession, wire.HeaderParent, wire.HeaderCall, wire.HeaderMode}[j], v)
-			}
-			b = body
-		}
-		r.Body = io.NopCloser(strings.NewReader(b))
-		h.ServeHTTP(httptest.NewRecorder(), r)
-	}
-	_ = h.Close(context.Background()) // a conversation may end before its results
-	headers, err := store.List(context.Background())
-	Expect(err).NotTo(HaveOccurred())
-	logs := map[string]string{}
-	for _, hd := range headers {
-		l, err := store.Load(context.Background(), hd.ID)
-		Expect(err).NotTo(HaveOccurred())
-		logs[hd.ID] = string(session.Encode(&l.Header, l.Events))
-	}
-	return logs
+	return serveBodies("/v1/messages", answers, formats, lineage, bodies...)
 }
 
 var _ = Describe("an Anthropic Messages request read against the session's last one", func() {

@@ -39,12 +39,21 @@ func callSeq(formats []wire.Format, lineage wire.Lineage, bodies ...string) map[
 // callScript is callSeq with the answers of script.
 func callScript(answers map[string][]any, formats []wire.Format, lineage wire.Lineage, bodies ...string) map[string]string {
 	GinkgoHelper()
+	return serveBodies("/v1/chat/completions", answers, formats, lineage, bodies...)
+}
+
+// serveBodies sends bodies to POST path of a new handler serving formats
+// from the answers of script — each body a request of the root session,
+// or of the session its headers name ("SESSION PARENT CALL MODE\n" before
+// the body) — and returns every log it wrote, encoded.
+func serveBodies(path string, answers map[string][]any, formats []wire.Format, lineage wire.Lineage, bodies ...string) map[string]string {
+	GinkgoHelper()
 	store := memory.New()
 	clock := time.UnixMilli(946684800000)
 	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: formats, Lineage: lineage, Clock: func() time.Time { return clock }})
 	Expect(err).NotTo(HaveOccurred())
 	for _, b := range bodies {
-		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", nil)
+		r := httptest.NewRequest(http.MethodPost, path, nil)
 		if head, body, ok := strings.Cut(b, "\n"); ok {
 			for j, v := range strings.Fields(head) {
 				r.Header.Set([]string{wire.HeaderSession, wire.HeaderParent, wire.HeaderCall, wire.HeaderMode}[j], v)
@@ -52,10 +61,9 @@ func callScript(answers map[string][]any, formats []wire.Format, lineage wire.Li
 			b = body
 		}
 		r.Body = io.NopCloser(strings.NewReader(b))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
-	_ = h.Close(context.Background())
+	_ = h.Close(context.Background()) // a conversation may end before its results
 	headers, err := store.List(context.Background())
 	Expect(err).NotTo(HaveOccurred())
 	logs := map[string]string{}

@@ -1,17 +1,11 @@
 package wire_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentsnap/agentsnap/harness"
-	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -28,26 +22,9 @@ type wholeResponses struct{ wire.Format }
 // log it wrote, encoded.
 func callResponses(format wire.Format, lineage wire.Lineage, bodies ...string) map[string]string {
 	GinkgoHelper()
-	store := memory.New()
-	clock := time.UnixMilli(946684800000)
 	answers := map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}, "v2.4.1 it is.",
 		[]session.Part{toolCall("call_2", "lookup", `{"key":"owner"}`)}, "team-atlas."}}
-	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: []wire.Format{format}, Lineage: lineage, Clock: func() time.Time { return clock }})
-	Expect(err).NotTo(HaveOccurred())
-	for _, b := range bodies {
-		r := httptest.NewRequest(http.MethodPost, "/v1/responses", io.NopCloser(strings.NewReader(b)))
-		h.ServeHTTP(httptest.NewRecorder(), r)
-	}
-	_ = h.Close(context.Background()) // a conversation may end before its results
-	headers, err := store.List(context.Background())
-	Expect(err).NotTo(HaveOccurred())
-	logs := map[string]string{}
-	for _, hd := range headers {
-		l, err := store.Load(context.Background(), hd.ID)
-		Expect(err).NotTo(HaveOccurred())
-		logs[hd.ID] = string(session.Encode(&l.Header, l.Events))
-	}
-	return logs
+	return serveBodies("/v1/responses", answers, []wire.Format{format}, lineage, bodies...)
 }
 
 var _ = Describe("a Responses request read against the session's last one", func() {
