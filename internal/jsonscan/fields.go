@@ -77,19 +77,8 @@ func (it *ObjectIter) AtEnd() bool { return SkipSpace(it.b, it.i) == len(it.b) }
 // in other case (encoding/json matches names without regard to case),
 // anything but one object, and whatever field refuses.
 func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
-	it, ok := OpenObject(b)
-	if !ok {
-		return false
-	}
 	var seen uint64
-	for {
-		key, val, more, ok := it.Next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return it.AtEnd()
-		}
+	return EachMember(b, func(key, val []byte) bool {
 		for k, name := range names {
 			switch {
 			case string(key) == name:
@@ -100,6 +89,29 @@ func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
 			case OtherCase(key, name):
 				return false
 			}
+		}
+		return true
+	})
+}
+
+// EachMember walks the object b is, exactly (space around it allowed):
+// member(key, val) for each member in order, the value validated. It
+// returns false for anything but one object, and once member does.
+func EachMember(b []byte, member func(key, val []byte) bool) bool {
+	it, ok := OpenObject(b)
+	if !ok {
+		return false
+	}
+	for {
+		key, val, more, ok := it.Next()
+		if !ok {
+			return false
+		}
+		if !more {
+			return it.AtEnd()
+		}
+		if !member(key, val) {
+			return false
 		}
 	}
 }

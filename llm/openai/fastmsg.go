@@ -50,25 +50,15 @@ func fastMessage(b []byte, m *Message) bool {
 // each name it knows — and whether it read the value. It returns false for
 // a member not known, not read or repeated.
 func eachMember(b []byte, member func(key, val []byte) (uint8, bool)) bool {
-	it, ok := jsonscan.OpenObject(b)
-	if !ok {
-		return false
-	}
 	var seen uint8
-	for {
-		key, val, more, ok := it.Next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return it.AtEnd()
-		}
+	return jsonscan.EachMember(b, func(key, val []byte) bool {
 		bit, ok := member(key, val)
 		if !ok || bit == 0 || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-	}
+		return true
+	})
 }
 
 // fastToolCalls reads a message's tool_calls: null or an array of tool

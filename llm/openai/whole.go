@@ -95,19 +95,8 @@ var requestNames = [...]string{"model", "messages", "tools", "stream", "stream_o
 // leaves to encoding/json.
 func (w *whole) scan(body []byte) bool {
 	w.members = w.first[:0]
-	it, ok := jsonscan.OpenObject(body)
-	if !ok {
-		return false
-	}
 	var seen uint8
-	for {
-		key, val, more, ok := it.Next()
-		if !ok {
-			return false
-		}
-		if !more {
-			return it.AtEnd()
-		}
+	return jsonscan.EachMember(body, func(key, val []byte) bool {
 		known := -1
 		for k, name := range requestNames {
 			if string(key) == name {
@@ -128,7 +117,8 @@ func (w *whole) scan(body []byte) bool {
 			w.size += len(val)
 		}
 		w.members = append(w.members, member{key, val, known})
-	}
+		return true
+	})
 }
 
 // addAll reads the messages array val into r, each message read into m
