@@ -3,17 +3,14 @@ package wire_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"time"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
-	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -30,29 +27,14 @@ type wholeGemini struct{ wire.Format }
 // session, and returns every log it wrote, encoded.
 func geminiCallSeq(formats []wire.Format, calls ...string) map[string]string {
 	GinkgoHelper()
-	store := memory.New()
-	clock := time.UnixMilli(946684800000)
 	answers := map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}, "v2.4.1 it is.",
 		[]session.Part{toolCall("call_2", "lookup", `{"key":"owner"}`)}, "team-atlas."}}
-	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: formats, Clock: func() time.Time { return clock }})
-	Expect(err).NotTo(HaveOccurred())
-	for _, c := range calls {
+	reqs := make([]*http.Request, len(calls))
+	for i, c := range calls {
 		model, body, _ := strings.Cut(c, "\n")
-		r := httptest.NewRequest(http.MethodPost, "/v1beta/models/"+model+":streamGenerateContent?alt=sse", nil)
-		r.Body = io.NopCloser(strings.NewReader(body))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		reqs[i] = httptest.NewRequest(http.MethodPost, "/v1beta/models/"+model+":streamGenerateContent?alt=sse", strings.NewReader(body))
 	}
-	_ = h.Close(context.Background())
-	headers, err := store.List(context.Background())
-	Expect(err).NotTo(HaveOccurred())
-	logs := map[string]string{}
-	for _, hd := range headers {
-		l, err := store.Load(context.Background(), hd.ID)
-		Expect(err).NotTo(HaveOccurred())
-		logs[hd.ID] = string(session.Encode(&l.Header, l.Events))
-	}
-	return logs
+	return serveRequests(answers, formats, wire.Explicit, reqs)
 }
 
 // genaiWith is the genai agent, streamed, on a handler serving formats.

@@ -48,11 +48,8 @@ func callScript(answers map[string][]any, formats []wire.Format, lineage wire.Li
 // the body) — and returns every log it wrote, encoded.
 func serveBodies(path string, answers map[string][]any, formats []wire.Format, lineage wire.Lineage, bodies ...string) map[string]string {
 	GinkgoHelper()
-	store := memory.New()
-	clock := time.UnixMilli(946684800000)
-	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: formats, Lineage: lineage, Clock: func() time.Time { return clock }})
-	Expect(err).NotTo(HaveOccurred())
-	for _, b := range bodies {
+	reqs := make([]*http.Request, len(bodies))
+	for i, b := range bodies {
 		r := httptest.NewRequest(http.MethodPost, path, nil)
 		if head, body, ok := strings.Cut(b, "\n"); ok {
 			for j, v := range strings.Fields(head) {
@@ -61,6 +58,20 @@ func serveBodies(path string, answers map[string][]any, formats []wire.Format, l
 			b = body
 		}
 		r.Body = io.NopCloser(strings.NewReader(b))
+		reqs[i] = r
+	}
+	return serveRequests(answers, formats, lineage, reqs)
+}
+
+// serveRequests serves reqs in turn on a new handler serving formats from
+// the answers of script, and returns every log it wrote, encoded.
+func serveRequests(answers map[string][]any, formats []wire.Format, lineage wire.Lineage, reqs []*http.Request) map[string]string {
+	GinkgoHelper()
+	store := memory.New()
+	clock := time.UnixMilli(946684800000)
+	h, err := wire.NewHandler(wire.Config{Driver: script(answers), Store: store, Formats: formats, Lineage: lineage, Clock: func() time.Time { return clock }})
+	Expect(err).NotTo(HaveOccurred())
+	for _, r := range reqs {
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
 	_ = h.Close(context.Background()) // a conversation may end before its results
