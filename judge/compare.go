@@ -133,7 +133,7 @@ func lineage(l *session.Log, tree []*session.Log) string {
 func diffTrees(golden, replay []*session.Log, cwd string) []Difference {
 	pairs, n := pairsOf(golden, replay, cwd)
 	diffs := make([]*Difference, len(pairs))
-	eachPair(len(pairs), func(i int) { diffs[i] = compareSession(pairs[i], n) })
+	eachSession(len(pairs), func(i int) { diffs[i] = compareSession(pairs[i], n) })
 	var out []Difference
 	for _, d := range diffs {
 		if d != nil {
@@ -159,22 +159,22 @@ func pairsOf(golden, replay []*session.Log, cwd string) ([]pair, *normalizer) {
 	return pairs, newNormalizer(ids, cwd)
 }
 
-// eachPair calls compare(i) for each of n pairs: on every processor from
-// parallelPairs on.
-func eachPair(n int, compare func(i int)) {
-	if n >= parallelPairs {
-		par.For(n, compare)
+// eachSession calls f(i) for each of n sessions (pairs of them, or logs):
+// on every processor from parallelSessions on.
+func eachSession(n int, f func(i int)) {
+	if n >= parallelSessions {
+		par.For(n, f)
 		return
 	}
 	for i := range n {
-		compare(i)
+		f(i)
 	}
 }
 
-// parallelPairs is how many sessions a comparison compares in parallel
-// from (agentsnap serve's thousands); a check's few compare faster on one
+// parallelSessions is how many sessions a verdict works on in parallel
+// from (agentsnap serve's thousands); a check's few go faster on one
 // goroutine.
-const parallelPairs = 64
+const parallelSessions = 64
 
 // verdict is what one pair of sessions says: its first difference, and
 // the drift that difference is, if it is one. It keeps nothing of either

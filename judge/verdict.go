@@ -35,7 +35,7 @@ func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
 	if fx.Logs != nil {
 		pairs, n := pairsOf(fx.Logs, o.Replayed, cwd)
 		vs := make([]verdict, len(pairs))
-		eachPair(len(pairs), func(i int) { vs[i] = judgePair(pairs[i], n) })
+		eachSession(len(pairs), func(i int) { vs[i] = judgePair(pairs[i], n) })
 		o.settle(vs, CheckCategory(fx))
 		return nil
 	}
@@ -109,8 +109,10 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 	o.RuleViolations = violations
 	o.Consumption = o.driver.Check()
 	o.Notes = o.driver.Notes()
-	for _, l := range o.Replayed {
-		o.Calls += l.CountModelCalls()
+	calls := make([]int, len(o.Replayed))
+	eachSession(len(calls), func(i int) { calls[i] = o.Replayed[i].CountModelCalls() })
+	for _, n := range calls {
+		o.Calls += n
 	}
 	if len(o.Replayed) > 0 {
 		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them

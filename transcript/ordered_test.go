@@ -1,6 +1,9 @@
 package transcript_test
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -24,6 +27,35 @@ var _ = Describe("RenderOrdered", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(got).NotTo(Equal(delegationTranscript))
 		Expect(got).To(ContainSubstring("== session 1: fork of root via call_fork, depth 1 =="))
+	})
+
+	// A tree of hundreds renders in pieces on every processor: the text is
+	// still each session's section, as it renders beside the root alone,
+	// in the order given, one blank line apart — across every piece's edge.
+	It("renders a tree of hundreds of sessions as the sections of each, in order", func() {
+		render := func(logs ...*session.Log) string {
+			GinkgoHelper()
+			text, err := transcript.RenderOrdered(logs)
+			Expect(err).NotTo(HaveOccurred())
+			return text
+		}
+		root := newLog(session.Header{ID: "root-id"}).turnStart(1, "user").user("Fan out.").answer("Sent.").turnEnd(session.TurnCompleted, "").log
+		kid := func(i int) *session.Log {
+			return child(fmt.Sprintf("kid-%d", i), "root-id", fmt.Sprintf("call_%d", i), session.ModeSpawn, 1).
+				turnStart(1, "delegation").user(fmt.Sprintf("Task %d.", i)).answer(fmt.Sprintf("Done %d.", i)).turnEnd(session.TurnCompleted, "").log
+		}
+		alone := render(root)
+		for _, n := range []int{62, 63, 64, 65, 127, 128, 129, 700} { // sessions
+			logs := []*session.Log{root}
+			want := alone
+			for i := 1; i < n; i++ {
+				k := kid(i)
+				logs = append(logs, k)
+				section := strings.TrimPrefix(render(root, k), alone+"\n")
+				want += "\n" + strings.Replace(section, "== session 1:", fmt.Sprintf("== session %d:", i), 1)
+			}
+			Expect(render(logs...)).To(Equal(want), "%d sessions", n)
+		}
 	})
 
 	It("fails, instead of panicking, on a log whose seedLength is past its events", func() {

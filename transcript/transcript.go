@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -37,15 +38,41 @@ func RenderOrdered(ordered []*session.Log) (string, error) {
 		}
 	}
 	labels := Labels(ordered)
-	var b strings.Builder
-	for i, l := range ordered {
-		if i > 0 {
-			b.WriteString("\n")
+	// A tree of thousands of sessions (agentsnap serve's) renders in pieces
+	// on every processor, joined in order; a few render as one piece.
+	pieces := make([]strings.Builder, (len(ordered)+sessionsPerPiece-1)/sessionsPerPiece)
+	render := func(p int) {
+		b := &pieces[p]
+		for i := p * sessionsPerPiece; i < min(len(ordered), (p+1)*sessionsPerPiece); i++ {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			writeSession(b, ordered[i], labels)
 		}
-		writeSession(&b, l, labels)
+	}
+	switch len(pieces) {
+	case 0:
+		return "", nil
+	case 1:
+		render(0)
+		return pieces[0].String(), nil
+	}
+	par.For(len(pieces), render)
+	n := 0
+	for p := range pieces {
+		n += pieces[p].Len()
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for p := range pieces {
+		b.WriteString(pieces[p].String())
 	}
 	return b.String(), nil
 }
+
+// sessionsPerPiece is how many sessions a piece of a transcript holds:
+// enough that a piece is worth a goroutine's hand-over.
+const sessionsPerPiece = 64
 
 // Labels names each session of a lineage-ordered tree: "root", then
 // "session 1", "session 2", ... — the numbers of their fixture files.
