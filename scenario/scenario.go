@@ -407,7 +407,7 @@ func (sc *Scenario) Save(dir string) error {
 // order, then the unknown ones of Extra sorted by name.
 func (sc *Scenario) Encode() ([]byte, error) {
 	type plain Scenario
-	known, err := marshal((*plain)(sc))
+	known, err := session.MarshalData((*plain)(sc))
 	if err != nil {
 		return nil, err
 	}
@@ -416,8 +416,8 @@ func (sc *Scenario) Encode() ([]byte, error) {
 		if knownFold(k) != "" {
 			continue // a known member is written from its field
 		}
-		key, _ := marshal(k)
-		val, err := marshal(sc.Extra[k])
+		key, _ := session.MarshalData(k)
+		val, err := session.MarshalData(sc.Extra[k])
 		if err != nil {
 			return nil, fmt.Errorf("scenario: member %q: %w", k, err)
 		}
@@ -435,17 +435,6 @@ func (sc *Scenario) Encode() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// marshal encodes without HTML escaping, so prompts stay readable.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 // isObject reports whether raw is one JSON object, checking it without
 // decoding it.
 func isObject(raw json.RawMessage) bool {
@@ -457,7 +446,7 @@ func isObject(raw json.RawMessage) bool {
 // absent), so the author's layout and every other byte survive a
 // recording.
 func WithRecorded(src []byte, rec *Recorded) ([]byte, error) {
-	compact, err := marshal(rec)
+	compact, err := session.MarshalData(rec)
 	if err != nil {
 		return nil, err
 	}

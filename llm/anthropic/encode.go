@@ -42,7 +42,7 @@ func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error
 		}
 		body.Tools = append(body.Tools, Tool{Name: t.Name, Description: t.Description, InputSchema: params})
 	}
-	out, err := marshal(&body)
+	out, err := session.MarshalData(&body)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func appendMembers(obj []byte, members map[string]json.RawMessage) ([]byte, erro
 	slices.Sort(keys)
 	out := obj[: len(obj)-1 : len(obj)-1]
 	for _, k := range keys {
-		kb, _ := marshal(k)
+		kb, _ := session.MarshalData(k)
 		out = append(append(append(out, ','), kb...), ':')
 		out = append(out, bytes.TrimSpace(members[k])...)
 	}

@@ -83,7 +83,7 @@ func (s *refWriter) send() error {
 }
 
 func (s *refWriter) write(ev *Event) error {
-	b, err := marshal(ev)
+	b, err := session.MarshalData(ev)
 	if err != nil {
 		return err
 	}

@@ -322,15 +322,3 @@ func MetaOf(raw json.RawMessage) Meta {
 	}
 	return m
 }
-
-// marshal is json.Marshal without HTML escaping: text reaches the agent as
-// the model wrote it.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'}), nil
-}

@@ -255,7 +255,7 @@ func (s *streamWriter) write(q *queued) error {
 		d := q.delta
 		ev.Delta = &d
 	}
-	b, err := marshal(ev)
+	b, err := session.MarshalData(ev)
 	if err != nil {
 		return err
 	}

@@ -64,11 +64,7 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 	if len(tools) > 0 {
 		body["tools"] = tools
 	}
-	s, err := marshal(body) // members in name order
-	if err != nil {
-		return nil, err
-	}
-	return []byte(s), nil
+	return session.MarshalData(body) // members in name order
 }
 
 // toContents returns the Gemini contents for a conversation: assistant
@@ -136,6 +132,6 @@ func resultResponse(p session.Part) json.RawMessage {
 	if p.IsError {
 		key = "error"
 	}
-	s, _ := marshal(map[string]string{key: b.String()})
-	return json.RawMessage(s)
+	s, _ := session.MarshalData(map[string]string{key: b.String()})
+	return s
 }

@@ -241,18 +241,6 @@ func canonicalJSON(raw []byte) (string, error) {
 	return string(b), err
 }
 
-// marshal encodes v as compact JSON without HTML escaping; maps come out
-// in key order.
-func marshal(v any) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
 // argsObject returns the arguments text of a tool call as the object
 // functionCall.args wants: "" is {}; anything but an object is refused.
 func argsObject(args string) (json.RawMessage, bool) {

@@ -366,11 +366,11 @@ func toolSpec(d FunctionDeclaration) (llm.ToolSpec, error) {
 		if err := dec.Decode(&v); err != nil {
 			return spec, fmt.Errorf("parameters: %w", err)
 		}
-		s, err := marshal(jsonSchema(v))
+		s, err := session.MarshalData(jsonSchema(v))
 		if err != nil {
 			return spec, err
 		}
-		spec.Parameters = json.RawMessage(s)
+		spec.Parameters = s
 	}
 	return spec, nil
 }

@@ -22,7 +22,7 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 	for i := range req.Messages {
 		items = appendItems(items, &req.Messages[i])
 	}
-	input, err := marshal(items)
+	input, err := session.MarshalData(items)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 			body.Tools = append(body.Tools, Tool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params, Strict: strict})
 		}
 	}
-	out, err := marshal(body)
+	out, err := session.MarshalData(body)
 	if err != nil || len(set) == 0 {
 		return out, err
 	}
@@ -60,17 +60,7 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 	for k, v := range set {
 		members[k] = v
 	}
-	return marshal(members) // members in name order
-}
-
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return session.MarshalData(members) // members in name order
 }
 
 // appendItems appends the input items of m: each text part a message, each
