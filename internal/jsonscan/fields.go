@@ -79,6 +79,7 @@ func (it *ObjectIter) AtEnd() bool { return SkipSpace(it.b, it.i) == len(it.b) }
 func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
 	var seen uint64
 	return EachMember(b, func(key, val []byte) bool {
+		ascii := isASCII(key) // once a member, not once a name
 		for k, name := range names {
 			switch {
 			case string(key) == name:
@@ -86,7 +87,7 @@ func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
 					return false
 				}
 				seen |= 1 << k
-			case OtherCase(key, name):
+			case !ascii || foldsTo(key, name):
 				return false
 			}
 		}
@@ -119,12 +120,22 @@ func EachMember(b []byte, member func(key, val []byte) bool) bool {
 // OtherCase reports whether encoding/json might take key for name though
 // they differ: key is not ASCII, or is name in other case.
 func OtherCase(key []byte, name string) bool {
+	return !isASCII(key) || foldsTo(key, name)
+}
+
+func isASCII(key []byte) bool {
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
-			return true
+			return false
 		}
 	}
-	return bytes.EqualFold(key, []byte(name))
+	return true
+}
+
+// foldsTo reports whether the ASCII key is the ASCII name in any case: an
+// ASCII text folds only to one as long.
+func foldsTo(key []byte, name string) bool {
+	return len(key) == len(name) && bytes.EqualFold(key, []byte(name))
 }
 
 // StringField sets *dst as encoding/json sets a string field from val, a
