@@ -37,6 +37,15 @@ type Call struct {
 // data in Part.Meta, so it goes back to a live model as it came. Blocks
 // without text in them (images, documents, server tools) are left out.
 func DecodeRequest(body []byte) (*Call, error) {
+	if call, ok := fastRequest(body); ok {
+		return call, nil
+	}
+	return decodeStd(body)
+}
+
+// decodeStd is DecodeRequest with encoding/json: what fastRequest reads as
+// it does, and every body fastRequest leaves to it.
+func decodeStd(body []byte) (*Call, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
 		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
