@@ -39,10 +39,9 @@ func DecodeRequest(body []byte) (*Call, error) {
 	return call, err
 }
 
-// decodeWhole is DecodeRequest, also returning the conversation as it
-// stands after the last content: DecodeNext reads the next request's new
-// contents on from there.
-func decodeWhole(body []byte) (*Call, *conversation, error) {
+// decodeStd is decodeWhole with encoding/json: the reading fastWhole is
+// held to, and what reads (and words the error of) every body it leaves.
+func decodeStd(body []byte) (*Call, *conversation, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
@@ -53,11 +52,9 @@ func decodeWhole(body []byte) (*Call, *conversation, error) {
 	}
 	out := &Call{Settings: map[string]json.RawMessage{}}
 	if in.SystemInstruction != nil {
-		for i, p := range in.SystemInstruction.Parts {
-			if p.Text == nil || p.unsupported() != "" || p.FunctionCall != nil || p.FunctionResponse != nil {
-				return nil, nil, fmt.Errorf("systemInstruction.parts[%d]: only text parts are a system instruction", i)
-			}
-			out.System += *p.Text
+		var err error
+		if out.System, err = systemText(in.SystemInstruction); err != nil {
+			return nil, nil, err
 		}
 	}
 	c := newConversation()
@@ -84,6 +81,18 @@ func decodeWhole(body []byte) (*Call, *conversation, error) {
 		out.Settings["tools"] = b
 	}
 	return out, c, nil
+}
+
+// systemText is the system instruction's text: its parts, each a text.
+func systemText(si *Content) (string, error) {
+	var s string
+	for i, p := range si.Parts {
+		if p.Text == nil || p.unsupported() != "" || p.FunctionCall != nil || p.FunctionResponse != nil {
+			return "", fmt.Errorf("systemInstruction.parts[%d]: only text parts are a system instruction", i)
+		}
+		s += *p.Text
+	}
+	return s, nil
 }
 
 func emptyObject(v json.RawMessage) bool {

@@ -1,0 +1,269 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
+)
+
+// decodeWhole is DecodeRequest, also returning the conversation as it
+// stands after the last content: DecodeNext reads the next request's new
+// contents on from there. It reads the usual bodies by hand (fastWhole),
+// the rest with encoding/json (decodeStd): every session's first request
+// is read whole, and encoding/json reads a body twice (once for the
+// struct, once for the members), by reflection.
+func decodeWhole(body []byte) (*Call, *conversation, error) {
+	if call, c, ok := fastWhole(body); ok {
+		return call, c, nil
+	}
+	return decodeStd(body)
+}
+
+// fastWhole reads body, a request of the shapes agents send, into the Call
+// and conversation decodeStd makes of it. It returns false, for decodeStd
+// to read, on anything it does not read exactly as encoding/json does: a
+// name that is escaped, not ASCII, repeated (a known one) or a known one
+// in other case, in the request or in a tool or declaration; a value of
+// another kind; a content, instruction or tool decodeStd refuses; text
+// after the object. A fuzz test holds it to decodeStd.
+func fastWhole(body []byte) (*Call, *conversation, bool) {
+	var w whole
+	// The contents are most of a body: their elements are found in one
+	// pass, and the other members read from a copy of the body without
+	// them, which the settings may then keep (the caller may reuse body).
+	var rest []byte
+	elems := w.spans[:0]
+	at, _, found := jsonscan.ArrayMember(body, "contents", noContents, noContentsAt, &elems)
+	if found {
+		rest = slices.Concat(body[:at.Arr], []byte("[]"), body[at.End:])
+	} else {
+		rest = bytes.Clone(body)
+	}
+	if !w.scan(rest) || !found && w.contents != nil && !jsonscan.IsNull(w.contents) {
+		return nil, nil, false
+	}
+	out := &Call{Settings: w.settings()}
+	if w.system != nil && !jsonscan.IsNull(w.system) && !fastSystem(w.system, &out.System) {
+		return nil, nil, false
+	}
+	c := newConversation()
+	var content Content // each content in turn: the conversation keeps nothing of it
+	for i, e := range elems {
+		content = Content{}
+		if decodeContent(body[e[0]:e[1]], &content) != nil || c.add(i, &content) != nil {
+			return nil, nil, false
+		}
+	}
+	out.Messages = c.messages()
+	if w.tools != nil && !jsonscan.IsNull(w.tools) {
+		var extra []json.RawMessage
+		var ok bool
+		if out.Tools, extra, ok = fastTools(w.tools); !ok {
+			return nil, nil, false
+		}
+		if len(extra) > 0 {
+			b, _ := json.Marshal(extra)
+			out.Settings["tools"] = b
+		}
+	}
+	return out, c, true
+}
+
+// noContents is a body whose contents every array begins with: read
+// against it, ArrayMember lists the elements of a body's contents.
+var noContents = []byte(`{"contents":[]}`)
+
+var noContentsAt, _, _ = jsonscan.ArrayMember(noContents, "contents", nil, jsonscan.Spans{}, nil)
+
+// whole is a request object's members, as scanned.
+type whole struct {
+	contents, system, tools []byte
+	other                   []member // the settings, in order
+	first                   [4]member
+	spans                   [64][2]int // room for the contents of the usual body
+}
+
+type member struct{ key, val []byte }
+
+// requestNames are the names encoding/json matches with Request's fields,
+// in any case.
+var requestNames = [...]string{"contents", "systemInstruction", "tools"}
+
+// scan reads rest's members, each value validated, refusing what
+// fastWhole leaves to encoding/json.
+func (w *whole) scan(rest []byte) bool {
+	w.other = w.first[:0]
+	var seen uint8
+	return jsonscan.EachMember(rest, func(key, val []byte) bool {
+		known := -1
+		for k, name := range requestNames {
+			if string(key) == name {
+				known = k
+			} else if jsonscan.OtherCase(key, name) {
+				return false // encoding/json might fill the field with it
+			}
+		}
+		if known < 0 {
+			w.other = append(w.other, member{key, val})
+			return true
+		}
+		if seen&(1<<known) != 0 {
+			return false // encoding/json merges a repeated field into the first
+		}
+		seen |= 1 << known
+		switch known {
+		case 0:
+			w.contents = val
+		case 1:
+			w.system = val
+		default:
+			w.tools = val
+		}
+		return true
+	})
+}
+
+// settings returns the members but contents, systemInstruction and tools
+// as decodeStd keeps them: the last of a name counts, and one that is an
+// empty object is left out. The values are windows of the text scanned,
+// which is fastWhole's own.
+func (w *whole) settings() map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(w.other))
+	for _, m := range w.other {
+		name := settingName(m.key)
+		if m.val[0] == '{' && jsonscan.SkipSpace(m.val, 1) == len(m.val)-1 {
+			delete(out, name) // {}: says nothing
+			continue
+		}
+		out[name] = rawWindow(m.val)
+	}
+	return out
+}
+
+// settingNames are the settings the SDKs send, named without a copy.
+var settingNames = [...]string{"generationConfig", "toolConfig", "safetySettings", "cachedContent", "labels"}
+
+func settingName(key []byte) string {
+	for _, name := range settingNames {
+		if string(key) == name {
+			return name
+		}
+	}
+	return string(key)
+}
+
+// fastSystem reads the systemInstruction object val into *system.
+func fastSystem(val []byte, system *string) bool {
+	if val[0] != '{' {
+		return false
+	}
+	var si Content
+	if decodeContent(val, &si) != nil {
+		return false
+	}
+	s, err := systemText(&si)
+	*system = s
+	return err == nil
+}
+
+// fastTools reads the tools array val as tools (in server.go) does: the
+// function declarations as specs, each other tool (googleSearch, …) as
+// encoding/json writes it again.
+func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bool) {
+	if val[0] != '[' {
+		return nil, nil, false
+	}
+	err := jsonscan.Elements(val, func(elem []byte) error {
+		switch elem[0] {
+		case 'n':
+			return nil // a zero Tool, a nil map: nothing
+		case '{':
+		default:
+			return errFallBack
+		}
+		var decls []byte
+		others := false
+		if !jsonscan.EachMember(elem, func(key, v []byte) bool {
+			switch {
+			case string(key) == "functionDeclarations":
+				if decls != nil {
+					return false
+				}
+				decls = v
+			case jsonscan.OtherCase(key, "functionDeclarations"):
+				return false
+			default:
+				others = true
+			}
+			return true
+		}) {
+			return errFallBack
+		}
+		if decls != nil && !fastDecls(decls, &specs) {
+			return errFallBack
+		}
+		if others {
+			x, ok := otherTool(elem)
+			if !ok {
+				return errFallBack
+			}
+			extra = append(extra, x)
+		}
+		return nil
+	})
+	return specs, extra, err == nil
+}
+
+// otherTool is the tool object elem less its function declarations, as
+// encoding/json writes it: names in order, values compact. Few requests
+// hold one, so encoding/json writes it.
+func otherTool(elem []byte) (json.RawMessage, bool) {
+	var e map[string]json.RawMessage
+	if json.Unmarshal(elem, &e) != nil {
+		return nil, false
+	}
+	delete(e, "functionDeclarations")
+	b, err := json.Marshal(e)
+	return b, err == nil
+}
+
+var declNames = []string{"name", "description", "parameters", "parametersJsonSchema"}
+
+// fastDecls appends the specs of the functionDeclarations array val, a
+// null declaration a zero one, as encoding/json reads it.
+func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
+	switch val[0] {
+	case 'n':
+		return true
+	case '[':
+	default:
+		return false
+	}
+	return jsonscan.Elements(val, func(elem []byte) error {
+		var d FunctionDeclaration
+		if elem[0] != 'n' && !jsonscan.Fields(elem, declNames, func(k int, v []byte) bool {
+			switch k {
+			case 0:
+				return jsonscan.StringField(v, &d.Name)
+			case 1:
+				return jsonscan.StringField(v, &d.Description)
+			case 2:
+				d.Parameters = rawWindow(v)
+			default:
+				d.ParametersJSONSchema = rawWindow(v)
+			}
+			return true
+		}) {
+			return errFallBack
+		}
+		spec, err := toolSpec(d)
+		if err != nil {
+			return errFallBack
+		}
+		*specs = append(*specs, spec)
+		return nil
+	}) == nil
+}
