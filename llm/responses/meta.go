@@ -3,6 +3,8 @@ package responses
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // Meta is what the Responses API hands out with an output item and wants
@@ -15,13 +17,26 @@ type Meta struct {
 	EncryptedContent string `json:"encrypted_content,omitempty"`
 }
 
-// Raw is m as a part's or block's Meta, or nil when m holds nothing.
+// Raw is m as a part's or block's Meta, or nil when m holds nothing:
+// what json.Marshal makes of map[string]Meta{API: m}, written by hand, as
+// a request read whole makes one per output item it is sent back.
 func (m Meta) Raw() json.RawMessage {
 	if m == (Meta{}) {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]Meta{API: m}) // a struct of strings always encodes
-	return b
+	b := make([]byte, 0, len(`{"`+API+`":{"id":"","phase":"","encrypted_content":""}}`)+len(m.ID)+len(m.Phase)+len(m.EncryptedContent))
+	const open = `{"` + API + `":{`
+	b = append(b, open...)
+	for _, f := range [...]struct{ name, val string }{{`"id":`, m.ID}, {`"phase":`, m.Phase}, {`"encrypted_content":`, m.EncryptedContent}} {
+		if f.val == "" { // omitempty
+			continue
+		}
+		if len(b) > len(open) {
+			b = append(b, ',')
+		}
+		b = jsonscan.AppendHTMLString(append(b, f.name...), f.val)
+	}
+	return append(b, "}}"...)
 }
 
 // ReadMeta returns the Responses API's meta of a part or block, or the
@@ -63,8 +78,7 @@ func reasoningText(it *Item) string {
 	for _, p := range it.Summary {
 		texts = append(texts, p.Text)
 	}
-	var content []Part
-	if json.Unmarshal(it.Content, &content) == nil {
+	if content, ok := readParts(it.Content); ok {
 		for _, p := range content {
 			texts = append(texts, p.Text)
 		}

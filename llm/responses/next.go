@@ -2,7 +2,6 @@ package responses
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -174,7 +173,7 @@ func (n *Next) decodeTail(body []byte, elems [][2]int) (*builder, bool) {
 	b := &builder{served: n.served, before: n.msgs}
 	for i, e := range elems {
 		var it Item
-		if json.Unmarshal(body[e[0]:e[1]], &it) != nil {
+		if decodeItem(body[e[0]:e[1]], &it) != nil {
 			return nil, false
 		}
 		if i == 0 && n.open && output(&it) {
@@ -340,7 +339,7 @@ func (n *Next) chained(body []byte) *Next {
 	epoch := s.Epoch()
 	items := make([]Item, len(elems))
 	for i, e := range elems {
-		if json.Unmarshal(body[e[0]:e[1]], &items[i]) != nil {
+		if decodeItem(body[e[0]:e[1]], &items[i]) != nil {
 			return nil
 		}
 	}

@@ -39,8 +39,21 @@ func (s *Served) Decode(body []byte) (*Decoded, error) {
 }
 
 // decode is Decode, also returning the builder that made the conversation:
-// what DecodeNext carries to the next request's items.
+// what DecodeNext carries to the next request's items. The usual bodies
+// are read by hand (fastRead), anything else with encoding/json, whose
+// errors Decode returns.
 func (s *Served) decode(body []byte) (*Decoded, *builder, error) {
+	if r, ok := fastRead(body); ok {
+		d, b, err := s.build(r)
+		r.release()
+		return d, b, err
+	}
+	return s.decodeStd(body)
+}
+
+// decodeStd is decode with encoding/json: any body, its error the first
+// it meets.
+func (s *Served) decodeStd(body []byte) (*Decoded, *builder, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
 		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
@@ -55,27 +68,16 @@ func (s *Served) decode(body []byte) (*Decoded, *builder, error) {
 	if c, ok := members["conversation"]; ok && string(bytes.TrimSpace(c)) != "null" {
 		return nil, nil, errors.New("conversation: agentsnap keeps no conversations (the Conversations API); continue a conversation with previous_response_id, or send it whole as input")
 	}
-	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
-	b := builder{served: s}
-	if in.PreviousResponseID != "" {
-		conv, from, err := s.conversation(in.PreviousResponseID)
-		if err != nil {
-			return nil, nil, err
-		}
-		b.msgs, b.continued = conv, from
-	}
-	if in.Instructions != "" {
-		b.system = append(b.system, in.Instructions)
-		b.instructions = true
+	d, b, err := s.begin(&in.Request)
+	if err != nil {
+		return nil, nil, err
 	}
 	items, err := inputItems(in.Input)
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range items {
-		if err := b.item(&items[i]); err != nil {
-			return nil, nil, fmt.Errorf("input[%d]: %w", i, err)
-		}
+	if err := b.items(items); err != nil {
+		return nil, nil, err
 	}
 	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
 	tools, extra, err := decodeTools(members["tools"])
@@ -93,7 +95,41 @@ func (s *Served) decode(body []byte) (*Decoded, *builder, error) {
 	if extra {
 		d.Settings["tools"] = members["tools"]
 	}
-	return d, &b, nil
+	return d, b, nil
+}
+
+// build is decode of a request fastRead read. Its errors are decodeStd's:
+// the body holds none that decodeStd meets before these.
+func (s *Served) build(r *fastRequest) (*Decoded, *builder, error) {
+	d, b, err := s.begin(&r.in)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := b.items(r.items); err != nil {
+		return nil, nil, err
+	}
+	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
+	d.Tools, d.Settings = r.tools, r.settings
+	return d, b, nil
+}
+
+// begin starts the Decoded of in and the builder of its conversation:
+// the one previous_response_id continues, then the instructions.
+func (s *Served) begin(in *Request) (*Decoded, *builder, error) {
+	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
+	b := &builder{served: s}
+	if in.PreviousResponseID != "" {
+		conv, from, err := s.conversation(in.PreviousResponseID)
+		if err != nil {
+			return nil, nil, err
+		}
+		b.msgs, b.continued = conv, from
+	}
+	if in.Instructions != "" {
+		b.system = append(b.system, in.Instructions)
+		b.instructions = true
+	}
+	return d, b, nil
 }
 
 // inputItems reads input: a string is one user message.
@@ -144,6 +180,16 @@ func (b *builder) name(id string) string {
 	}
 	name, _ := session.LatestCallName(b.before, id)
 	return name
+}
+
+// items adds a request's input items, in order.
+func (b *builder) items(items []Item) error {
+	for i := range items {
+		if err := b.item(&items[i]); err != nil {
+			return fmt.Errorf("input[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 func (b *builder) item(it *Item) error {
@@ -244,6 +290,15 @@ func contentText(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
+	if text, ok := fastText(raw); ok {
+		return text, nil
+	}
+	return stdText(raw)
+}
+
+// stdText is contentText with encoding/json, for raw trimmed, neither
+// empty nor null.
+func stdText(raw []byte) (string, error) {
 	if raw[0] == '"' {
 		var s string
 		err := json.Unmarshal(raw, &s)

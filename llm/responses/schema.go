@@ -25,7 +25,23 @@ type Request struct {
 // request says itself (model, input, system prompt, tools), how it is
 // framed (stream, stream_options) and where its state lives (store,
 // previous_response_id, conversation).
-var transport = []string{"model", "input", "instructions", "tools", "stream", "stream_options", "store", "previous_response_id", "conversation"}
+var transport = [...]string{
+	tModel: "model", tInput: "input", tInstructions: "instructions", tTools: "tools", tStream: "stream",
+	tStreamOptions: "stream_options", tStore: "store", tPrevious: "previous_response_id", tConversation: "conversation",
+}
+
+// The indexes of transport's members, for fastRead.
+const (
+	tModel = iota
+	tInput
+	tInstructions
+	tTools
+	tStream
+	tStreamOptions
+	tStore
+	tPrevious
+	tConversation
+)
 
 // Item is one input or output item: a message (a user message may come
 // without a type), a function call, its output, a reasoning item, or a
