@@ -17,7 +17,9 @@ func Key(key []byte, escaped bool) string {
 	return s
 }
 
-// String decodes a raw JSON string value.
+// String decodes a raw JSON string value, a token a validating scan
+// returned: an unescaped string is only checked for UTF-8, so a text that
+// is not one token (a quote or a control character inside) is not refused.
 func String(val []byte) (string, error) {
 	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' {
 		return "", fmt.Errorf("expected a string, found %s", found(val))
