@@ -77,21 +77,33 @@ func (it *ObjectIter) AtEnd() bool { return SkipSpace(it.b, it.i) == len(it.b) }
 // in other case (encoding/json matches names without regard to case),
 // anything but one object, and whatever field refuses.
 func Fields(b []byte, names []string, field func(k int, val []byte) bool) bool {
+	return Known(b, names, func(k int, _, val []byte) bool { return k < 0 || field(k, val) })
+}
+
+// Known walks the object b is, exactly, as Fields does, for a reader that
+// keeps the other members too: member(k, key, val) for every member in
+// order, k the index of its name in names, or -1 for another name. It
+// refuses what Fields refuses: a name of names repeated, and a name that
+// is escaped, not ASCII, or one of names in other case. names holds at
+// most 64.
+func Known(b []byte, names []string, member func(k int, key, val []byte) bool) bool {
 	var seen uint64
 	return EachMember(b, func(key, val []byte) bool {
 		ascii := isASCII(key) // once a member, not once a name
-		for k, name := range names {
+		k := -1
+		for i, name := range names {
 			switch {
 			case string(key) == name:
-				if seen&(1<<k) != 0 || !field(k, val) {
+				if seen&(1<<i) != 0 {
 					return false
 				}
-				seen |= 1 << k
+				seen |= 1 << i
+				k = i
 			case !ascii || foldsTo(key, name):
 				return false
 			}
 		}
-		return true
+		return member(k, key, val)
 	})
 }
 
@@ -115,12 +127,6 @@ func EachMember(b []byte, member func(key, val []byte) bool) bool {
 			return false
 		}
 	}
-}
-
-// OtherCase reports whether encoding/json might take key for name though
-// they differ: key is not ASCII, or is name in other case.
-func OtherCase(key []byte, name string) bool {
-	return !isASCII(key) || foldsTo(key, name)
 }
 
 func isASCII(key []byte) bool {

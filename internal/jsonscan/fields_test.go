@@ -41,6 +41,28 @@ var _ = Describe("Fields", func() {
 	)
 })
 
+var _ = Describe("Known", func() {
+	names := []string{"name", "args"}
+	type seen struct {
+		k        int
+		key, val string
+	}
+
+	It("gives every member in order, with its name's index in names or -1, refusing what Fields refuses", func() {
+		var got []seen
+		ok := jsonscan.Known([]byte(`{"x":1,"args":[2],"name":"f","x":3}`), names, func(k int, key, val []byte) bool {
+			got = append(got, seen{k, string(key), string(val)})
+			return true
+		})
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal([]seen{{-1, "x", "1"}, {1, "args", "[2]"}, {0, "name", `"f"`}, {-1, "x", "3"}}))
+		for _, b := range []string{`{"name":"f","name":"g"}`, `{"NAME":"f"}`, `{"argſ":1}`, `{"nämé":"f"}`, `{"n\u0061me":"f"}`} {
+			Expect(jsonscan.Known([]byte(b), names, func(int, []byte, []byte) bool { return true })).To(BeFalse(), b)
+		}
+		Expect(jsonscan.Known([]byte(`{"name":"f"}`), names, func(int, []byte, []byte) bool { return false })).To(BeFalse(), "the member refused")
+	})
+})
+
 var _ = Describe("StringField and BoolField", func() {
 	DescribeTable("set a field as encoding/json does, null leaving it as it is",
 		func(val, want string, ok bool) {

@@ -19,83 +19,72 @@ var requestNames = [...]string{"model", "system", "messages", "tools", "stream"}
 // does not read, text after the object — and decodeStd reads that, for its
 // value or its error.
 func fastRequest(body []byte) (*Call, bool) {
-	var members [][2][]byte // key, value
-	var first [8][2][]byte
-	members = first[:0]
-	size, seen := 0, uint8(0)
-	ok := jsonscan.EachMember(body, func(key, val []byte) bool {
-		for k, name := range requestNames {
-			switch {
-			case string(key) == name:
-				if seen&(1<<k) != 0 {
-					return false
-				}
-				seen |= 1 << k
-			case jsonscan.OtherCase(key, name):
-				return false // encoding/json might fill the field with it
-			}
-		}
-		members = append(members, [2][]byte{key, val})
-		size += len(val)
-		return true
-	})
-	if !ok {
+	var m members
+	if !jsonscan.Known(body, requestNames[:], m.add) {
 		return nil, false
 	}
 	// Every member as sent, copied into one buffer, as encoding/json
 	// copies each: the Call outlives the body, which the caller may reuse.
 	// The messages and tools are read from the copy, their inputs and
-	// schemas windows of it.
-	buf := make([]byte, 0, size)
-	call := &Call{Members: make(map[string]json.RawMessage, len(members))}
-	var system, messages, tools []byte
-	for _, m := range members {
+	// schemas windows of it (a tool's schema shares its bytes with
+	// Members["tools"]).
+	buf := make([]byte, 0, m.size)
+	call := &Call{Members: make(map[string]json.RawMessage, len(m.all))}
+	var known [len(requestNames)][]byte
+	for _, mb := range m.all {
 		start := len(buf)
-		buf = append(buf, m[1]...)
+		buf = append(buf, mb.val...)
 		val := buf[start:len(buf):len(buf)]
-		name := memberName(m[0])
-		call.Members[name] = val
-		switch name {
-		case "model":
-			ok = jsonscan.StringField(val, &call.Model)
-		case "stream":
-			ok = jsonscan.BoolField(val, &call.Stream)
-		case "system":
-			system = val
-		case "messages":
-			messages = val
-		case "tools":
-			tools = val
+		if mb.known < 0 {
+			call.Members[string(mb.key)] = val
+			continue
 		}
-		if !ok {
-			return nil, false
-		}
+		call.Members[requestNames[mb.known]] = val // the name without a copy
+		known[mb.known] = val
 	}
-	var sys Content
-	var err error
-	if system != nil && !fastContent(system, &sys) {
-		return nil, false
-	}
-	if call.System, err = systemText(sys); err != nil {
-		return nil, false
-	}
-	if messages != nil && !fastMessages(messages, call) {
-		return nil, false
-	}
-	if tools != nil && !fastTools(tools, &call.Tools) {
+	if !readKnown(call, &known) {
 		return nil, false
 	}
 	return call, true
 }
 
-// memberName is a member's name as a string: a known one without a copy.
-func memberName(key []byte) string {
-	for _, name := range requestNames {
-		if string(key) == name {
-			return name
-		}
+// members are a request's members as scanned, and the size of their
+// values.
+type members struct {
+	all   []member
+	first [8]member // room for the usual few
+	size  int
+}
+
+type member struct {
+	key, val []byte
+	known    int // in requestNames, or -1
+}
+
+func (m *members) add(k int, key, val []byte) bool {
+	if m.all == nil {
+		m.all = m.first[:0]
 	}
-	return string(key)
+	m.all = append(m.all, member{key, val, k})
+	m.size += len(val)
+	return true
+}
+
+// readKnown reads the values of requestNames (nil: not sent) into call.
+func readKnown(call *Call, known *[len(requestNames)][]byte) bool {
+	model, system, messages, tools, stream := known[0], known[1], known[2], known[3], known[4]
+	if model != nil && !jsonscan.StringField(model, &call.Model) || stream != nil && !jsonscan.BoolField(stream, &call.Stream) {
+		return false
+	}
+	var sys Content
+	var err error
+	if system != nil && !fastContent(system, &sys) {
+		return false
+	}
+	if call.System, err = systemText(sys); err != nil {
+		return false
+	}
+	return (messages == nil || fastMessages(messages, call)) && (tools == nil || fastTools(tools, &call.Tools))
 }
 
 // fastMessages reads the messages array val into call, as decodeStd reads

@@ -96,25 +96,10 @@ var requestNames = [...]string{"contents", "systemInstruction", "tools"}
 // fastWhole leaves to encoding/json.
 func (w *whole) scan(rest []byte) bool {
 	w.other = w.first[:0]
-	var seen uint8
-	return jsonscan.EachMember(rest, func(key, val []byte) bool {
-		known := -1
-		for k, name := range requestNames {
-			if string(key) == name {
-				known = k
-			} else if jsonscan.OtherCase(key, name) {
-				return false // encoding/json might fill the field with it
-			}
-		}
-		if known < 0 {
+	return jsonscan.Known(rest, requestNames[:], func(k int, key, val []byte) bool {
+		switch k {
+		case -1:
 			w.other = append(w.other, member{key, val})
-			return true
-		}
-		if seen&(1<<known) != 0 {
-			return false // encoding/json merges a repeated field into the first
-		}
-		seen |= 1 << known
-		switch known {
 		case 0:
 			w.contents = val
 		case 1:
@@ -186,16 +171,10 @@ func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bo
 		}
 		var decls []byte
 		others := false
-		if !jsonscan.EachMember(elem, func(key, v []byte) bool {
-			switch {
-			case string(key) == "functionDeclarations":
-				if decls != nil {
-					return false
-				}
+		if !jsonscan.Known(elem, toolNames, func(k int, _, v []byte) bool {
+			if k == 0 {
 				decls = v
-			case jsonscan.OtherCase(key, "functionDeclarations"):
-				return false
-			default:
+			} else {
 				others = true
 			}
 			return true
@@ -229,6 +208,8 @@ func otherTool(elem []byte) (json.RawMessage, bool) {
 	b, err := json.Marshal(e)
 	return b, err == nil
 }
+
+var toolNames = []string{"functionDeclarations"}
 
 var declNames = []string{"name", "description", "parameters", "parametersJsonSchema"}
 

@@ -95,22 +95,7 @@ var requestNames = [...]string{"model", "messages", "tools", "stream", "stream_o
 // leaves to encoding/json.
 func (w *whole) scan(body []byte) bool {
 	w.members = w.first[:0]
-	var seen uint8
-	return jsonscan.EachMember(body, func(key, val []byte) bool {
-		known := -1
-		for k, name := range requestNames {
-			if string(key) == name {
-				known = k
-			} else if jsonscan.OtherCase(key, name) {
-				return false // encoding/json might fill the field with it
-			}
-		}
-		if known >= 0 {
-			if seen&(1<<known) != 0 {
-				return false
-			}
-			seen |= 1 << known
-		}
+	return jsonscan.Known(body, requestNames[:], func(known int, key, val []byte) bool {
 		if string(key) == "messages" {
 			w.messages = val
 		} else {

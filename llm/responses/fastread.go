@@ -36,8 +36,9 @@ func (r *fastRequest) release() {
 		return
 	}
 	clear(r.items) // no window of the body outlives it
-	*r.pooled, r.items = r.items[:0], nil
+	*r.pooled = r.items[:0]
 	itemsPool.Put(r.pooled)
+	r.items, r.pooled = nil, nil // a second release puts nothing back twice
 }
 
 // fastRead reads body, a request of the shapes agents send, as decodeStd
@@ -108,18 +109,10 @@ type member struct{ key, val []byte }
 // leaves to encoding/json.
 func (m *members) scan(body []byte) bool {
 	m.others = m.first[:0]
-	return jsonscan.EachMember(body, func(key, val []byte) bool {
-		for k, name := range transport {
-			switch {
-			case string(key) == name:
-				if m.known[k] != nil {
-					return false // encoding/json takes the last
-				}
-				m.known[k] = val
-				return true
-			case jsonscan.OtherCase(key, name):
-				return false // encoding/json might fill a field with it
-			}
+	return jsonscan.Known(body, transport[:], func(k int, key, val []byte) bool {
+		if k >= 0 {
+			m.known[k] = val
+			return true
 		}
 		m.others = append(m.others, member{key, val})
 		m.size += len(val)
@@ -166,7 +159,7 @@ func fastInput(val []byte, items *[]Item) bool {
 	case val == nil || jsonscan.IsNull(val):
 		return true
 	case val[0] == '"':
-		*items = []Item{{Type: ItemMessage, Role: session.RoleUser, Content: window(val)}}
+		*items = append((*items)[:0], Item{Type: ItemMessage, Role: session.RoleUser, Content: window(val)}) // in the pool's slice
 		return true
 	case val[0] != '[':
 		return false
