@@ -50,3 +50,26 @@ var _ = Describe("comparing trees of many sessions", func() {
 		}
 	})
 })
+
+// The verdict counts the model calls of a tree of many sessions on every
+// processor: the count is still every session's, each once.
+var _ = Describe("counting the model calls of trees of many sessions", func() {
+	It("counts each session's calls once, as for a few", func() {
+		for _, n := range []int{5, 63, 64, 300} {
+			logs := wideTree(n, func(int) string { return "same" })
+			want := 0
+			for i, l := range logs {
+				calls := i%3 + 1 // 1 to 3 a session, so a session counted twice or not at all shows
+				for k := range calls {
+					header, err := session.NewEvent(session.TypeRequestHeader, session.RequestHeaderData{Turn: 1, Step: k + 1, Provider: "p", Model: "m"})
+					Expect(err).NotTo(HaveOccurred())
+					header.Seq = int64(len(l.Events))
+					l.Events = append(l.Events, header)
+				}
+				Expect(l.CountModelCalls()).To(Equal(calls))
+				want += calls
+			}
+			Expect(judge.CountCalls(logs)).To(Equal(want), "%d sessions", n+1)
+		}
+	})
+})

@@ -16,3 +16,6 @@ func CompareSessionPairIn(golden, replay *session.Log, cwd string) (d *Differenc
 	d = compareSession(pair{label: "root", lineage: "root session", golden: golden, replay: replay}, n)
 	return d, n.loaded
 }
+
+// CountCalls is the model calls the verdict counts in replayed logs.
+var CountCalls = countCalls

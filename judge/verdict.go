@@ -78,6 +78,18 @@ func (o *Outcome) judgeFiles(heads []session.Header, cwd string) error {
 	return nil
 }
 
+// countCalls is the model calls of logs, each log's counted on its own
+// processor when there are many (serve's thousands of sessions).
+func countCalls(logs []*session.Log) int {
+	calls := make([]int, len(logs))
+	eachSession(len(calls), func(i int) { calls[i] = logs[i].CountModelCalls() })
+	n := 0
+	for _, c := range calls {
+		n += c
+	}
+	return n
+}
+
 // collect loads every session of the store in lineage order.
 // A runtime that wrote nothing leaves no logs: the comparison then says
 // the replay never created the recorded sessions.
@@ -109,11 +121,7 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 	o.RuleViolations = violations
 	o.Consumption = o.driver.Check()
 	o.Notes = o.driver.Notes()
-	calls := make([]int, len(o.Replayed))
-	eachSession(len(calls), func(i int) { calls[i] = o.Replayed[i].CountModelCalls() })
-	for _, n := range calls {
-		o.Calls += n
-	}
+	o.Calls = countCalls(o.Replayed)
 	if len(o.Replayed) > 0 {
 		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them
 		if err != nil {
