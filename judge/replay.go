@@ -216,6 +216,11 @@ type prepared struct {
 	record   string
 	cwd      string
 	warnings []string // the runtime's warnings about the scenario's settings
+	// ownHeads reports that the scripts were derived from the fixture's
+	// files by fakellm itself, each with its log's header, in file order:
+	// the verdict pairs the sessions by them without reading the files'
+	// headers again.
+	ownHeads bool
 }
 
 // prepare derives fx's scripts and refuses a fixture whose replay would
@@ -236,7 +241,8 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 		return nil, err
 	}
 	once := opts.Once && fx.Logs == nil
-	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cmds.cwd}, nil
+	ownHeads := fx.Logs == nil && opts.Deriver == nil && len(rec.Scripts()) == len(fx.LogPaths())
+	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cmds.cwd, ownHeads: ownHeads}, nil
 }
 
 // derive derives fx's scripts: from its logs in memory, or, for a fixture

@@ -15,7 +15,9 @@ import (
 func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
 	fx := o.Fixture
 	var heads []session.Header
-	if fx.Logs == nil {
+	if fx.Logs == nil && o.prepared.ownHeads {
+		heads = o.prepared.heads()
+	} else if fx.Logs == nil {
 		// The recording's errors come first, as when it was read whole.
 		var err error
 		if heads, err = fx.LogHeaders(); err != nil {
@@ -88,6 +90,18 @@ func countCalls(logs []*session.Log) int {
 		n += c
 	}
 	return n
+}
+
+// heads are the headers of the scripts, which fakellm derived from the
+// fixture's files in file order (ownHeads): those the replay was served
+// from.
+func (p *prepared) heads() []session.Header {
+	scripts := p.rec.Scripts()
+	heads := make([]session.Header, len(scripts))
+	for i, s := range scripts {
+		heads[i] = s.Header
+	}
+	return heads
 }
 
 // collect loads every session of the store in lineage order.
