@@ -10,14 +10,17 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkServeInProcess runs serve's replay in this process on the load
 // of BenchmarkServeAimock, so go test -cpuprofile and -memprofile see
 // serve's own costs: each iteration starts serve, sends the load, stops
-// serve and waits for its verdict, which must pass.
+// serve and waits for its verdict, which must pass. It reports requests/s
+// and the median time from the stop to serve's return (its verdict).
 //
 //	go test -run '^$' -bench ServeInProcess -benchtime 3x -cpuprofile cpu.out -memprofile mem.out ./cmd/agentsnap
 func BenchmarkServeInProcess(b *testing.B) {
@@ -26,6 +29,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 	if err := load.record(fx); err != nil {
 		b.Fatal(err)
 	}
+	var exits []time.Duration
 	for b.Loop() {
 		ctx, stop := context.WithCancel(context.Background())
 		pr, pw := io.Pipe()
@@ -49,11 +53,16 @@ func BenchmarkServeInProcess(b *testing.B) {
 			_ = pprof.WriteHeapProfile(f)
 			f.Close()
 		}
+		stopped := time.Now()
 		stop()
-		if c := <-code; c != exitOK {
+		c := <-code
+		exits = append(exits, time.Since(stopped))
+		if c != exitOK {
 			b.Fatalf("serve exited %d:\n%s%s", c, <-rest, errb.String())
 		}
 		<-rest
 	}
 	b.ReportMetric(float64(load.requests())*float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	slices.Sort(exits)
+	b.ReportMetric(float64(exits[len(exits)/2].Microseconds())/1e3, "exit-ms")
 }
