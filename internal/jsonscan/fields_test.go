@@ -93,3 +93,33 @@ var _ = Describe("StringField and BoolField", func() {
 		Expect(jsonscan.BoolField([]byte(`"true"`), &b)).To(BeFalse())
 	})
 })
+
+var _ = Describe("EachElement", func() {
+	walk := func(val string, stopAt int) ([]string, bool) {
+		var got []string
+		ok := jsonscan.EachElement([]byte(val), func(e []byte) bool {
+			got = append(got, string(e))
+			return len(got) != stopAt
+		})
+		return got, ok
+	}
+
+	It("gives every element of an array in order", func() {
+		got, ok := walk(`[1, {"a":[2]} ,"x",null]`, -1)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal([]string{"1", `{"a":[2]}`, `"x"`, "null"}))
+		got, ok = walk(`[ ]`, -1)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(BeEmpty())
+	})
+
+	It("refuses what is not one array, and stops where the walk says", func() {
+		for _, val := range []string{`null`, `{}`, `"[1]"`, `[1,]`, `[1] x`, `[1 2]`, ``} {
+			_, ok := walk(val, -1)
+			Expect(ok).To(BeFalse(), val)
+		}
+		got, ok := walk(`[1,2,3]`, 2)
+		Expect(ok).To(BeFalse())
+		Expect(got).To(Equal([]string{"1", "2"}))
+	})
+})

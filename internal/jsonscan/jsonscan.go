@@ -5,6 +5,7 @@
 package jsonscan
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -411,6 +412,21 @@ func Strings(val []byte) ([]string, error) {
 // must be exactly (no space around it), in order; an error from fn stops
 // the walk and is returned.
 func Elements(val []byte, fn func(elem []byte) error) error { return elements(val, "values", fn) }
+
+// EachElement walks the array val is, exactly (no space around it):
+// elem(e) for each element, in order. It returns false for anything but
+// an array, and once elem does: the walk of a hand reader, which leaves
+// such a text to encoding/json.
+func EachElement(val []byte, elem func(e []byte) bool) bool {
+	return elements(val, "values", func(e []byte) error {
+		if !elem(e) {
+			return errStopped
+		}
+		return nil
+	}) == nil
+}
+
+var errStopped = errors.New("the walk was stopped")
 
 // elements calls fn with the span of each element of the array that val must
 // be exactly. It checks the punctuation itself, so a span that was never

@@ -2,13 +2,9 @@ package anthropic
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
-
-// errFallBack stops a walk whose text is left to encoding/json.
-var errFallBack = errors.New("left to encoding/json")
 
 // decodeElem reads one element of a request's messages into m, a zero
 // Message, as json.Unmarshal does: the usual shapes by hand (fastMessage),
@@ -64,15 +60,15 @@ func fastContent(val []byte, c *Content) bool {
 		return false
 	}
 	blocks := Content{}
-	err := jsonscan.Elements(val, func(elem []byte) error {
+	ok := jsonscan.EachElement(val, func(elem []byte) bool {
 		blocks = append(blocks, Block{})
 		if !fastBlock(elem, &blocks[len(blocks)-1]) {
-			return errFallBack
+			return false
 		}
-		return nil
+		return true
 	})
 	*c = blocks
-	return err == nil
+	return ok
 }
 
 // fastBlock reads one block as Block.UnmarshalJSON does: a content

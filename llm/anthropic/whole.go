@@ -91,39 +91,31 @@ func readKnown(call *Call, known *[len(requestNames)][]byte) bool {
 // them: each message as json.Unmarshal would (decodeElem), a tool result
 // named after the tool_use before it.
 func fastMessages(val []byte, call *Call) bool {
-	switch val[0] {
-	case 'n':
+	if jsonscan.IsNull(val) {
 		return true
-	case '[':
-	default:
-		return false
 	}
 	names := map[string]string{}
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var m Message
 		if decodeElem(elem, &m) != nil {
-			return errFallBack
+			return false
 		}
 		msgs, err := decodeMessage(&m, names)
 		if err != nil {
-			return errFallBack
+			return false
 		}
 		call.Messages = append(call.Messages, msgs...)
-		return nil
-	}) == nil
+		return true
+	})
 }
 
 // fastTools reads the tools array val as decodeStd does: objects of a
 // name, a description and an input_schema, each named.
 func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
-	switch val[0] {
-	case 'n':
+	if jsonscan.IsNull(val) {
 		return true
-	case '[':
-	default:
-		return false
 	}
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var t llm.ToolSpec
 		ok := jsonscan.Fields(elem, toolNames, func(k int, val []byte) bool {
 			switch k {
@@ -136,11 +128,11 @@ func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 			return true
 		})
 		if !ok || t.Name == "" {
-			return errFallBack
+			return false
 		}
 		*tools = append(*tools, t)
-		return nil
-	}) == nil
+		return true
+	})
 }
 
 var toolNames = []string{"name", "description", "input_schema"}

@@ -2,13 +2,9 @@ package gemini
 
 import (
 	"encoding/json"
-	"errors"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
-
-// errFallBack stops a walk whose text is left to encoding/json.
-var errFallBack = errors.New("left to encoding/json")
 
 // decodeContent reads one element of a request's contents into c as
 // json.Unmarshal does: the usual shapes by hand (fastContent), anything
@@ -51,26 +47,22 @@ func fastContent(b []byte, c *Content) bool {
 // fastParts reads parts: null (left as it is) or an array of parts (an
 // empty one an empty, non-nil slice).
 func fastParts(val []byte, parts *[]Part) bool {
-	switch val[0] {
-	case 'n':
+	if jsonscan.IsNull(val) {
 		return true
-	case '[':
-	default:
-		return false
 	}
 	ps := []Part{}
-	err := jsonscan.Elements(val, func(elem []byte) error {
+	ok := jsonscan.EachElement(val, func(elem []byte) bool {
 		ps = append(ps, Part{})
 		if elem[0] == 'n' { // null: a zero part, as encoding/json leaves it
-			return nil
+			return true
 		}
 		if !fastPart(elem, &ps[len(ps)-1]) {
-			return errFallBack
+			return false
 		}
-		return nil
+		return true
 	})
 	*parts = ps
-	return err == nil
+	return ok
 }
 
 // fastPart reads one part object.

@@ -161,13 +161,13 @@ func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bo
 	if val[0] != '[' {
 		return nil, nil, false
 	}
-	err := jsonscan.Elements(val, func(elem []byte) error {
+	ok = jsonscan.EachElement(val, func(elem []byte) bool {
 		switch elem[0] {
 		case 'n':
-			return nil // a zero Tool, a nil map: nothing
+			return true // a zero Tool, a nil map: nothing
 		case '{':
 		default:
-			return errFallBack
+			return false
 		}
 		var decls []byte
 		others := false
@@ -179,21 +179,21 @@ func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bo
 			}
 			return true
 		}) {
-			return errFallBack
+			return false
 		}
 		if decls != nil && !fastDecls(decls, &specs) {
-			return errFallBack
+			return false
 		}
 		if others {
 			x, ok := otherTool(elem)
 			if !ok {
-				return errFallBack
+				return false
 			}
 			extra = append(extra, x)
 		}
-		return nil
+		return true
 	})
-	return specs, extra, err == nil
+	return specs, extra, ok
 }
 
 // otherTool is the tool object elem less its function declarations, as
@@ -216,14 +216,10 @@ var declNames = []string{"name", "description", "parameters", "parametersJsonSch
 // fastDecls appends the specs of the functionDeclarations array val, a
 // null declaration a zero one, as encoding/json reads it.
 func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
-	switch val[0] {
-	case 'n':
+	if jsonscan.IsNull(val) {
 		return true
-	case '[':
-	default:
-		return false
 	}
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var d FunctionDeclaration
 		if elem[0] != 'n' && !jsonscan.Fields(elem, declNames, func(k int, v []byte) bool {
 			switch k {
@@ -238,13 +234,13 @@ func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
 			}
 			return true
 		}) {
-			return errFallBack
+			return false
 		}
 		spec, err := toolSpec(d)
 		if err != nil {
-			return errFallBack
+			return false
 		}
 		*specs = append(*specs, spec)
-		return nil
-	}) == nil
+		return true
+	})
 }

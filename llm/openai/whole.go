@@ -2,7 +2,6 @@ package openai
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -114,18 +113,15 @@ func (r *reader) addAll(val []byte, m *Message) bool {
 		return false
 	}
 	n := 0
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		*m = Message{}
 		if decodeMessage(elem, m) != nil || r.add(n, m) != nil {
-			return errFallBack
+			return false
 		}
 		n++
-		return nil
-	}) == nil
+		return true
+	})
 }
-
-// errFallBack stops a walk whose text is left to encoding/json.
-var errFallBack = errors.New("left to encoding/json")
 
 // fastTools reads a request's tools array val into tools, as encoding/json
 // reads []Tool, each a function tool; Parameters are windows of val.
@@ -133,14 +129,14 @@ func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 	if val[0] != '[' {
 		return false
 	}
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var t llm.ToolSpec
 		if !fastTool(elem, &t) {
-			return errFallBack
+			return false
 		}
 		*tools = append(*tools, t)
-		return nil
-	}) == nil
+		return true
+	})
 }
 
 // fastTool reads one tool: an object of type and function, members it

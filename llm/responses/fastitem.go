@@ -109,15 +109,15 @@ func fastParts(val []byte, dst *[]Part) bool {
 		return false
 	}
 	parts := []Part{}
-	err := jsonscan.Elements(val, func(elem []byte) error {
+	ok := jsonscan.EachElement(val, func(elem []byte) bool {
 		parts = append(parts, Part{})
 		if !jsonscan.IsNull(elem) && !fastPart(elem, &parts[len(parts)-1]) {
-			return errFallBack
+			return false
 		}
-		return nil
+		return true
 	})
 	*dst = parts
-	return err == nil
+	return ok
 }
 
 // fastPart reads one part object as json.Unmarshal would; annotations are

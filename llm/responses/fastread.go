@@ -2,16 +2,12 @@ package responses
 
 import (
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
-
-// errFallBack stops a walk whose text is left to encoding/json.
-var errFallBack = errors.New("left to encoding/json")
 
 // fastRequest is a request body as fastRead reads it: what build makes a
 // Decoded of.
@@ -164,13 +160,13 @@ func fastInput(val []byte, items *[]Item) bool {
 	case val[0] != '[':
 		return false
 	}
-	return jsonscan.Elements(val, func(elem []byte) error {
+	return jsonscan.EachElement(val, func(elem []byte) bool {
 		*items = append(*items, Item{})
 		if !fastItem(elem, &(*items)[len(*items)-1]) {
-			return errFallBack
+			return false
 		}
-		return nil
-	}) == nil
+		return true
+	})
 }
 
 // window is val as a RawMessage that an append cannot write past.
@@ -184,22 +180,22 @@ func fastTools(val []byte, specs *[]llm.ToolSpec) (extra, ok bool) {
 	if val[0] != '[' {
 		return false, false
 	}
-	err := jsonscan.Elements(val, func(elem []byte) error {
+	ok = jsonscan.EachElement(val, func(elem []byte) bool {
 		if jsonscan.IsNull(elem) { // a map of none: a tool of no type
 			extra = true
-			return nil
+			return true
 		}
 		spec, fn, more, ok := fastTool(elem)
 		if !ok {
-			return errFallBack
+			return false
 		}
 		extra = extra || more
 		if fn {
 			*specs = append(*specs, spec)
 		}
-		return nil
+		return true
 	})
-	return extra, err == nil
+	return extra, ok
 }
 
 // toolNames are the members of a function tool that decodeTools reads.
