@@ -11,13 +11,7 @@ import (
 // anything else with encoding/json. encoding/json reads a message's blocks
 // twice over (Block.UnmarshalJSON), most of what reading a call's new
 // messages costs.
-func decodeElem(b []byte, m *Message) error {
-	if fastMessage(b, m) {
-		return nil
-	}
-	*m = Message{}
-	return json.Unmarshal(b, m)
-}
+func decodeElem(b []byte, m *Message) error { return jsonscan.Decode(b, m, fastMessage) }
 
 // fastMessage reads b, a message object of the shapes agents send, into
 // m as json.Unmarshal would; strings and inputs may be windows of b. It

@@ -10,13 +10,7 @@ import (
 // json.Unmarshal does: the usual shapes by hand (fastContent), anything
 // else with encoding/json, c reset to zero first. encoding/json's
 // reflection is most of what reading a call's new contents costs.
-func decodeContent(b []byte, c *Content) error {
-	if fastContent(b, c) {
-		return nil
-	}
-	*c = Content{}
-	return json.Unmarshal(b, c)
-}
+func decodeContent(b []byte, c *Content) error { return jsonscan.Decode(b, c, fastContent) }
 
 var (
 	contentNames  = []string{"role", "parts"}

@@ -1,21 +1,11 @@
 package openai
 
-import (
-	"encoding/json"
-
-	"github.com/agentsnap/agentsnap/internal/jsonscan"
-)
+import "github.com/agentsnap/agentsnap/internal/jsonscan"
 
 // decodeMessage reads one element of a request's messages into m as
 // json.Unmarshal does: the usual shapes by hand (fastMessage), anything
 // else with encoding/json.
-func decodeMessage(b []byte, m *Message) error {
-	if fastMessage(b, m) {
-		return nil
-	}
-	*m = Message{}
-	return json.Unmarshal(b, m)
-}
+func decodeMessage(b []byte, m *Message) error { return jsonscan.Decode(b, m, fastMessage) }
 
 // fastMessage reads b, a message object of the shapes agents send, into m,
 // a zero Message, exactly as json.Unmarshal would; Content is a window of

@@ -10,13 +10,7 @@ import (
 // json.Unmarshal does: the usual shapes by hand (fastItem), anything else
 // with encoding/json, whose error it returns. Its content and output may
 // be windows of b.
-func decodeItem(b []byte, it *Item) error {
-	if fastItem(b, it) {
-		return nil
-	}
-	*it = Item{}
-	return json.Unmarshal(b, it)
-}
+func decodeItem(b []byte, it *Item) error { return jsonscan.Decode(b, it, fastItem) }
 
 var (
 	itemNames = []string{"type", "id", "status", "role", "phase", "content", "call_id", "name", "arguments", "output", "summary", "encrypted_content"}
