@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"maps"
 	"slices"
 	"sync/atomic"
 
@@ -32,7 +31,7 @@ type Decoded struct {
 	// What the next contents are read on from: the model message results
 	// are paired with by name, and which of its calls have their result.
 	lastModel int
-	paired    map[int]bool
+	paired    calls
 	grown     atomic.Bool // a request read against this one appended to msgs in place
 	spans     [4][2]int   // room for the spans of the new contents: a local array would escape
 }
@@ -55,10 +54,7 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoded{Call: call, msgs: call.Messages, lastModel: c.lastModel}
-	if c.lastModel >= 0 {
-		d.paired = c.paired[c.lastModel]
-	}
+	d := &Decoded{Call: call, msgs: call.Messages, lastModel: c.lastModel, paired: c.paired}
 	call.Messages = slices.Clip(call.Messages)
 	if at, _, ok := jsonscan.ArrayMember(body, "contents", nil, jsonscan.Spans{}, nil); ok {
 		d.body, d.at = body, at
@@ -94,10 +90,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 	if !ok {
 		return nil
 	}
-	out.msgs, out.lastModel = c.messages(), c.lastModel
-	if c.lastModel >= 0 {
-		out.paired = c.paired[c.lastModel]
-	}
+	out.msgs, out.lastModel, out.paired = c.messages(), c.lastModel, c.paired
 	call.Messages = slices.Clip(out.msgs)
 	out.Call = call
 	return out
@@ -116,11 +109,8 @@ func (d *Decoded) readTail(body []byte, elems [][2]int) (*conversation, bool) {
 		}
 	}
 	n := len(d.msgs)
-	c := &conversation{lastModel: d.lastModel, paired: map[int]map[int]bool{}}
-	if d.lastModel >= 0 {
-		// Results paired by name mark calls of d's last answer: a copy.
-		c.paired[d.lastModel] = maps.Clone(d.paired)
-	}
+	// Results paired by name mark calls of d's last answer: a copy.
+	c := &conversation{lastModel: d.lastModel, paired: d.paired.clone()}
 	// The first request read against d appends to d's messages in place:
 	// a conversation grows by a content or two per call.
 	c.out = slices.Clip(d.msgs)

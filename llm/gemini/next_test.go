@@ -141,6 +141,29 @@ var _ = Describe("reading a session's requests, each against the last", func() {
 		Expect(again.Call.Messages[3].Content[0].ToolCallID).To(Equal("b"), "the last request's pairing is not changed by reading against it")
 	})
 
+	It("pairs results by name past an answer's 64th call, read whole and against the last request", func() {
+		var calls, results []string
+		for k := range 70 {
+			calls = append(calls, fmt.Sprintf(`{"functionCall":{"id":"c%d","name":"f"}}`, k))
+			results = append(results, fmt.Sprintf(`{"functionResponse":{"name":"f","response":{"output":"%d"}}}`, k))
+		}
+		contents := []string{`{"role":"user","parts":[{"text":"go"}]}`,
+			`{"role":"model","parts":[` + strings.Join(calls, ",") + `]}`,
+			`{"role":"user","parts":[` + strings.Join(results[:66], ",") + `]}`}
+		prev := decodeBoth(nil, geminiBody(nextHead, contents, nextTail))
+		for k, m := range prev.Call.Messages[2:] {
+			Expect(m.Content[0].ToolCallID).To(Equal(fmt.Sprintf("c%d", k)))
+		}
+		contents = append(contents, `{"role":"user","parts":[`+strings.Join(results[66:], ",")+`]}`)
+		for range 2 { // the second read against prev sees what the first saw
+			d := decodeBoth(prev, geminiBody(nextHead, contents, nextTail))
+			Expect(d.Reused).To(Equal(68))
+			for k, m := range d.Call.Messages[68:] {
+				Expect(m.Content[0].ToolCallID).To(Equal(fmt.Sprintf("c%d", 66+k)))
+			}
+		}
+	})
+
 	It("reads whole a model content that continues the last request's answer", func() {
 		contents := []string{`{"role":"user","parts":[{"text":"go"}]}`, `{"role":"model","parts":[{"text":"hel"}]}`}
 		prev := decodeBoth(nil, geminiBody(nextHead, contents, nextTail))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -103,13 +104,42 @@ func emptyObject(v json.RawMessage) bool {
 // conversation builds the messages of a request.
 type conversation struct {
 	out       []session.Message
-	lastModel int // index in out of the model message the last content added to, or -1
-	paired    map[int]map[int]bool
+	lastModel int   // index in out of the model message the last content added to, or -1
+	paired    calls // of that message's calls, those a result was paired with by name
 }
 
 func newConversation() *conversation {
-	return &conversation{lastModel: -1, paired: map[int]map[int]bool{}}
+	return &conversation{lastModel: -1}
 }
+
+// calls is a set of a model message's calls, by their index in its
+// content: the first 64 as bits, without an allocation (an answer makes a
+// few calls).
+type calls struct {
+	bits uint64
+	more map[int]bool
+}
+
+func (s *calls) has(k int) bool {
+	if k < 64 {
+		return s.bits&(1<<k) != 0
+	}
+	return s.more[k]
+}
+
+func (s *calls) add(k int) {
+	if k < 64 {
+		s.bits |= 1 << k
+		return
+	}
+	if s.more == nil {
+		s.more = map[int]bool{}
+	}
+	s.more[k] = true
+}
+
+// clone is s, to change without changing s.
+func (s calls) clone() calls { return calls{s.bits, maps.Clone(s.more)} }
 
 // addAll adds contents, the first of them contents[first] of the request.
 func (c *conversation) addAll(first int, contents []Content) error {
@@ -146,7 +176,7 @@ func (c *conversation) messages() []session.Message {
 func (c *conversation) model(i int, content *Content) error {
 	if c.lastModel < 0 || c.lastModel != len(c.out)-1 {
 		c.out = append(c.out, session.Message{Role: session.RoleAssistant, Content: []session.Part{}})
-		c.lastModel = len(c.out) - 1
+		c.lastModel, c.paired = len(c.out)-1, calls{}
 	}
 	m := &c.out[c.lastModel]
 	for k := range content.Parts {
@@ -261,14 +291,9 @@ func (c *conversation) callByName(name string) string {
 	if c.lastModel < 0 {
 		return ""
 	}
-	seen := c.paired[c.lastModel]
-	if seen == nil {
-		seen = map[int]bool{}
-		c.paired[c.lastModel] = seen
-	}
 	for k, p := range c.out[c.lastModel].Content {
-		if p.Type == session.PartToolCall && p.Name == name && !seen[k] {
-			seen[k] = true
+		if p.Type == session.PartToolCall && p.Name == name && !c.paired.has(k) {
+			c.paired.add(k)
 			return p.ID
 		}
 	}
