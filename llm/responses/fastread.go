@@ -69,7 +69,7 @@ func fastRead(body []byte) (*fastRequest, bool) {
 		r.settings[string(o.key)] = appendValue(&buf, o.val) // the last of a name counts, as in a map
 	}
 	if tools != nil {
-		tools = appendValue(&buf, tools)
+		tools = appendValue(&buf, tools) // the specs' parameters share its bytes with Settings["tools"]
 		extra, ok := fastTools(tools, &r.tools)
 		if !ok {
 			r.release()
