@@ -29,3 +29,27 @@ var _ = Describe("Decode", func() {
 		Expect(jsonscan.Decode([]byte(`{"A":1}`), &v, half)).To(MatchError(ContainSubstring("cannot unmarshal number")))
 	})
 })
+
+var _ = Describe("Slice", func() {
+	type item struct{ N string }
+	read := func(b []byte, v *item) bool {
+		return jsonscan.Fields(b, []string{"N"}, func(_ int, val []byte) bool { return jsonscan.StringField(val, &v.N) })
+	}
+
+	It("reads an array as encoding/json reads a slice: each element, a null one a zero value, [] not nil", func() {
+		got, ok := jsonscan.Slice([]byte(`[{"N":"a"},null,{"N":"c"}]`), read)
+		Expect(ok).To(BeTrue())
+		Expect(got).To(Equal([]item{{"a"}, {}, {"c"}}))
+		got, ok = jsonscan.Slice([]byte(`[]`), read)
+		Expect(ok).To(BeTrue())
+		Expect(got).NotTo(BeNil())
+		Expect(got).To(BeEmpty())
+	})
+
+	It("refuses what is not an array, and an element read refuses", func() {
+		for _, val := range []string{`null`, `{}`, `[{"N":1}]`, `[{"n":"a"}]`} {
+			_, ok := jsonscan.Slice([]byte(val), read)
+			Expect(ok).To(BeFalse(), val)
+		}
+	})
+})

@@ -428,6 +428,19 @@ func EachElement(val []byte, elem func(e []byte) bool) bool {
 
 var errStopped = errors.New("the walk was stopped")
 
+// Slice reads val, an array, as encoding/json reads it into a []T: each
+// element with read (a hand reader of one T), a null element a zero T,
+// [] an empty slice, not nil. It returns false for anything but an array
+// and once read does.
+func Slice[T any](val []byte, read func(b []byte, v *T) bool) ([]T, bool) {
+	out := []T{}
+	ok := EachElement(val, func(e []byte) bool {
+		out = append(out, *new(T))
+		return IsNull(e) || read(e, &out[len(out)-1])
+	})
+	return out, ok
+}
+
 // elements calls fn with the span of each element of the array that val must
 // be exactly. It checks the punctuation itself, so a span that was never
 // validated cannot pass for a shorter array.

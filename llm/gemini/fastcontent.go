@@ -44,17 +44,7 @@ func fastParts(val []byte, parts *[]Part) bool {
 	if jsonscan.IsNull(val) {
 		return true
 	}
-	ps := []Part{}
-	ok := jsonscan.EachElement(val, func(elem []byte) bool {
-		ps = append(ps, Part{})
-		if elem[0] == 'n' { // null: a zero part, as encoding/json leaves it
-			return true
-		}
-		if !fastPart(elem, &ps[len(ps)-1]) {
-			return false
-		}
-		return true
-	})
+	ps, ok := jsonscan.Slice(val, fastPart)
 	*parts = ps
 	return ok
 }

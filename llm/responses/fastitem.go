@@ -95,21 +95,11 @@ func stringPtr(val []byte, dst **string) bool {
 // null is nil, [] an empty slice, a null element a zero Part; false for a
 // value or element of another kind and a part fastPart cannot read.
 func fastParts(val []byte, dst *[]Part) bool {
-	switch {
-	case jsonscan.IsNull(val):
+	if jsonscan.IsNull(val) {
 		*dst = nil
 		return true
-	case val[0] != '[':
-		return false
 	}
-	parts := []Part{}
-	ok := jsonscan.EachElement(val, func(elem []byte) bool {
-		parts = append(parts, Part{})
-		if !jsonscan.IsNull(elem) && !fastPart(elem, &parts[len(parts)-1]) {
-			return false
-		}
-		return true
-	})
+	parts, ok := jsonscan.Slice(val, fastPart)
 	*dst = parts
 	return ok
 }
