@@ -188,6 +188,22 @@ func StringField(val []byte, dst *string) bool {
 	return true
 }
 
+// PtrField sets *dst as encoding/json sets a pointer field from val, a
+// valid value: null sets nil, another value is read by field (StringField,
+// BoolField) into a new T, false when field refuses it.
+func PtrField[T any](val []byte, dst **T, field func(val []byte, dst *T) bool) bool {
+	if IsNull(val) {
+		*dst = nil
+		return true
+	}
+	v := new(T)
+	if !field(val, v) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
 // BoolField is StringField for a bool field: true, false, or null, which
 // leaves *dst as it is.
 func BoolField(val []byte, dst *bool) bool {

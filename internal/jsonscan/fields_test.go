@@ -82,6 +82,17 @@ var _ = Describe("StringField and BoolField", func() {
 		Entry("an object", `{}`, "", false),
 	)
 
+	It("sets a pointer field as encoding/json does: null to nil, another value to a new one", func() {
+		s, b := new(string), new(bool)
+		Expect(jsonscan.PtrField([]byte(`"x"`), &s, jsonscan.StringField)).To(BeTrue())
+		Expect(*s).To(Equal("x"))
+		Expect(jsonscan.PtrField([]byte(`true`), &b, jsonscan.BoolField)).To(BeTrue())
+		Expect(*b).To(BeTrue())
+		Expect(jsonscan.PtrField([]byte(`null`), &s, jsonscan.StringField)).To(BeTrue())
+		Expect(s).To(BeNil())
+		Expect(jsonscan.PtrField([]byte(`5`), &b, jsonscan.BoolField)).To(BeFalse())
+	})
+
 	It("reads booleans and null", func() {
 		b := true
 		Expect(jsonscan.BoolField([]byte(`false`), &b)).To(BeTrue())

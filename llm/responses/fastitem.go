@@ -44,13 +44,13 @@ func fastItem(b []byte, it *Item) bool {
 		case 7:
 			return jsonscan.StringField(val, &it.Name)
 		case 8:
-			return stringPtr(val, &it.Arguments)
+			return jsonscan.PtrField(val, &it.Arguments, jsonscan.StringField)
 		case 9:
 			it.Output = window(val)
 		case 10:
 			return fastParts(val, &it.Summary)
 		default:
-			return stringPtr(val, &it.EncryptedContent)
+			return jsonscan.PtrField(val, &it.EncryptedContent, jsonscan.StringField)
 		}
 		return true
 	})
@@ -75,20 +75,6 @@ func wordField(val []byte, dst *string) bool {
 		}
 	}
 	return jsonscan.StringField(val, dst)
-}
-
-// stringPtr is jsonscan.StringField for a *string: null sets nil.
-func stringPtr(val []byte, dst **string) bool {
-	if jsonscan.IsNull(val) {
-		*dst = nil
-		return true
-	}
-	var s string
-	if !jsonscan.StringField(val, &s) {
-		return false
-	}
-	*dst = &s
-	return true
 }
 
 // fastParts reads val, a valid value, as json.Unmarshal reads a []Part:

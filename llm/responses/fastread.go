@@ -124,7 +124,7 @@ func (m *members) transport(in *Request) bool {
 	return field(k[tModel], &in.Model, jsonscan.StringField) &&
 		field(k[tInstructions], &in.Instructions, jsonscan.StringField) &&
 		field(k[tStream], &in.Stream, jsonscan.BoolField) &&
-		field(k[tStore], &in.Store, boolPtr) &&
+		(k[tStore] == nil || jsonscan.PtrField(k[tStore], &in.Store, jsonscan.BoolField)) &&
 		field(k[tPrevious], &in.PreviousResponseID, jsonscan.StringField) &&
 		(k[tConversation] == nil || jsonscan.IsNull(k[tConversation]))
 }
@@ -132,20 +132,6 @@ func (m *members) transport(in *Request) bool {
 // field reads val, a member's value or nil when it is missing, into dst.
 func field[T any](val []byte, dst *T, read func([]byte, *T) bool) bool {
 	return val == nil || read(val, dst)
-}
-
-// boolPtr is jsonscan.BoolField for a *bool: null sets nil.
-func boolPtr(val []byte, dst **bool) bool {
-	if jsonscan.IsNull(val) {
-		*dst = nil
-		return true
-	}
-	var v bool
-	if !jsonscan.BoolField(val, &v) {
-		return false
-	}
-	*dst = &v
-	return true
 }
 
 // fastInput reads the input member val (nil when missing) as inputItems
