@@ -14,3 +14,7 @@ func Decode[T any](b []byte, v *T, fast func(b []byte, v *T) bool) error {
 	*v = zero
 	return json.Unmarshal(b, v)
 }
+
+// Window is val as a RawMessage that an append cannot write past: a value
+// a hand reader keeps as its caller's bytes, not a copy.
+func Window(val []byte) json.RawMessage { return val[:len(val):len(val)] }

@@ -53,3 +53,13 @@ var _ = Describe("Slice", func() {
 		}
 	})
 })
+
+var _ = Describe("Window", func() {
+	It("is the value's bytes, which an append to it cannot write past", func() {
+		b := []byte(`{"a":[1],"b":2}`)
+		w := jsonscan.Window(b[5:8])
+		Expect(string(w)).To(Equal("[1]"))
+		_ = append(w, 'x')
+		Expect(string(b)).To(Equal(`{"a":[1],"b":2}`))
+	})
+})

@@ -1,10 +1,6 @@
 package anthropic
 
-import (
-	"encoding/json"
-
-	"github.com/agentsnap/agentsnap/internal/jsonscan"
-)
+import "github.com/agentsnap/agentsnap/internal/jsonscan"
 
 // decodeElem reads one element of a request's messages into m, a zero
 // Message, as json.Unmarshal does: the usual shapes by hand (fastMessage),
@@ -87,7 +83,7 @@ func fastBlock(b []byte, blk *Block) bool {
 		case 6:
 			return jsonscan.StringField(val, &blk.Name)
 		case 7:
-			blk.Input = json.RawMessage(val[:len(val):len(val)])
+			blk.Input = jsonscan.Window(val)
 			return true
 		case 8:
 			return jsonscan.StringField(val, &blk.ToolUseID)

@@ -124,7 +124,7 @@ func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 			case 1:
 				return jsonscan.StringField(val, &t.Description)
 			}
-			t.Parameters = json.RawMessage(val[:len(val):len(val)])
+			t.Parameters = jsonscan.Window(val)
 			return true
 		})
 		if !ok || t.Name == "" {

@@ -1,10 +1,6 @@
 package gemini
 
-import (
-	"encoding/json"
-
-	"github.com/agentsnap/agentsnap/internal/jsonscan"
-)
+import "github.com/agentsnap/agentsnap/internal/jsonscan"
 
 // decodeContent reads one element of a request's contents into c as
 // json.Unmarshal does: the usual shapes by hand (fastContent), anything
@@ -86,17 +82,17 @@ func fastPart(b []byte, p *Part) bool {
 			}
 			return false
 		case 5:
-			p.InlineData = rawWindow(val)
+			p.InlineData = jsonscan.Window(val)
 		case 6:
-			p.FileData = rawWindow(val)
+			p.FileData = jsonscan.Window(val)
 		case 7:
-			p.ExecutableCode = rawWindow(val)
+			p.ExecutableCode = jsonscan.Window(val)
 		case 8:
-			p.CodeExecutionResult = rawWindow(val)
+			p.CodeExecutionResult = jsonscan.Window(val)
 		case 9:
-			p.ToolCall = rawWindow(val)
+			p.ToolCall = jsonscan.Window(val)
 		case 10:
-			p.ToolResponse = rawWindow(val)
+			p.ToolResponse = jsonscan.Window(val)
 		}
 		return true
 	})
@@ -111,7 +107,7 @@ func fastCall(b []byte, fc *FunctionCall) bool {
 		case 1:
 			return jsonscan.StringField(val, &fc.Name)
 		}
-		fc.Args = rawWindow(val)
+		fc.Args = jsonscan.Window(val)
 		return true
 	})
 }
@@ -125,15 +121,10 @@ func fastResponse(b []byte, fr *FunctionResponse) bool {
 		case 1:
 			return jsonscan.StringField(val, &fr.Name)
 		case 2:
-			fr.Response = rawWindow(val)
+			fr.Response = jsonscan.Window(val)
 		case 3:
-			fr.Parts = rawWindow(val)
+			fr.Parts = jsonscan.Window(val)
 		}
 		return true
 	})
 }
-
-// rawWindow is a json.RawMessage member's value as encoding/json sets it (null
-// too: json.RawMessage reads the literal), a window of the text that an
-// append cannot write through.
-func rawWindow(val []byte) json.RawMessage { return json.RawMessage(val[:len(val):len(val)]) }

@@ -123,7 +123,7 @@ func (w *whole) settings() map[string]json.RawMessage {
 			delete(out, name) // {}: says nothing
 			continue
 		}
-		out[name] = rawWindow(m.val)
+		out[name] = jsonscan.Window(m.val)
 	}
 	return out
 }
@@ -228,9 +228,9 @@ func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
 			case 1:
 				return jsonscan.StringField(v, &d.Description)
 			case 2:
-				d.Parameters = rawWindow(v)
+				d.Parameters = jsonscan.Window(v)
 			default:
-				d.ParametersJSONSchema = rawWindow(v)
+				d.ParametersJSONSchema = jsonscan.Window(v)
 			}
 			return true
 		}) {

@@ -157,7 +157,7 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 			case 1:
 				return jsonscan.StringField(val, &t.Description)
 			}
-			t.Parameters = json.RawMessage(val[:len(val):len(val)])
+			t.Parameters = jsonscan.Window(val)
 			return true
 		})
 	})

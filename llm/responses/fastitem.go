@@ -38,7 +38,7 @@ func fastItem(b []byte, it *Item) bool {
 		case 4:
 			return wordField(val, &it.Phase)
 		case 5:
-			it.Content = window(val)
+			it.Content = jsonscan.Window(val)
 		case 6:
 			return jsonscan.StringField(val, &it.CallID)
 		case 7:
@@ -46,7 +46,7 @@ func fastItem(b []byte, it *Item) bool {
 		case 8:
 			return jsonscan.PtrField(val, &it.Arguments, jsonscan.StringField)
 		case 9:
-			it.Output = window(val)
+			it.Output = jsonscan.Window(val)
 		case 10:
 			return fastParts(val, &it.Summary)
 		default:
@@ -102,7 +102,7 @@ func fastPart(b []byte, p *Part) bool {
 		case 2:
 			return jsonscan.StringField(val, &p.Refusal)
 		}
-		p.Annotations = window(val)
+		p.Annotations = jsonscan.Window(val)
 		return true
 	})
 }

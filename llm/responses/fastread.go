@@ -141,7 +141,7 @@ func fastInput(val []byte, items *[]Item) bool {
 	case val == nil || jsonscan.IsNull(val):
 		return true
 	case val[0] == '"':
-		*items = append((*items)[:0], Item{Type: ItemMessage, Role: session.RoleUser, Content: window(val)}) // in the pool's slice
+		*items = append((*items)[:0], Item{Type: ItemMessage, Role: session.RoleUser, Content: jsonscan.Window(val)}) // in the pool's slice
 		return true
 	case val[0] != '[':
 		return false
@@ -154,9 +154,6 @@ func fastInput(val []byte, items *[]Item) bool {
 		return true
 	})
 }
-
-// window is val as a RawMessage that an append cannot write past.
-func window(val []byte) json.RawMessage { return val[:len(val):len(val)] }
 
 // fastTools reads a request's tools array val as decodeTools does: its
 // function tools, Parameters windows of val, and whether it holds more
@@ -218,7 +215,7 @@ func fastTool(b []byte) (spec llm.ToolSpec, fn, extra, ok bool) {
 		return spec, false, false, false
 	}
 	if vals[3] != nil {
-		spec.Parameters = window(vals[3])
+		spec.Parameters = jsonscan.Window(vals[3])
 	}
 	return spec, true, extra, true
 }
