@@ -146,6 +146,37 @@ func HTTPRR(_ TB, rec *Recording) Side {
 	}}
 }
 
+// Hop hands the recorded answers back in call order through
+// wire.Transport, with no wire handler: what the in-process hop costs by
+// itself (a server goroutine, the body streamed to the agent). wire's time
+// above it is its handler's own: reading the request, checking it against
+// the recording, serving the script, writing the log.
+func Hop(_ TB, rec *Recording) Side {
+	return Side{Name: "hop", Run: func(tb TB) func(TB) {
+		client := &http.Client{Transport: wire.Transport(rec.inOrderHandler())}
+		rec.Agent(tb, client, rec.Prompts)
+		return func(TB) { client.CloseIdleConnections() }
+	}}
+}
+
+// inOrderHandler is InOrder as an http.Handler.
+func (rec *Recording) inOrderHandler() http.Handler {
+	rt := rec.InOrder()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		resp, err := rt.RoundTrip(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		for k, v := range resp.Header {
+			h[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	})
+}
+
 // Floor hands the recorded answers back in call order, the request read
 // and dropped: what the SDK costs by itself.
 func Floor(_ TB, rec *Recording) Side {
@@ -183,17 +214,18 @@ func Bench(b *testing.B, more ...NewSide) { BenchAgent(b, RunAgent, more...) }
 
 // BenchAgent records agent at 4, 16 and 64 turns (20, 80, 320 calls; the
 // last request of 64 turns sends 641 messages, when the agent sends the
-// whole conversation) and replays each recording on wire, httprr, every
-// side of more, and the floor, in alternating order each round. It
+// whole conversation) and replays each recording on wire, httprr, hop,
+// every side of more, and the floor, in alternating order each round. It
 // reports each side's median time, allocations and bytes per call, wire's
-// ratios to every other side but the floor, and wire's cost above the
-// floor (how its cost per call grows with the conversation).
+// ratios to every other side but the floor (for time, the median of each
+// round's ratio: see medianRatio), and wire's cost above the floor (how
+// its cost per call grows with the conversation).
 func BenchAgent(b *testing.B, agent Agent, more ...NewSide) {
 	for _, turns := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
 			rec := RecordAgent(b, agent, turns)
 			var sides []Side
-			for _, side := range append(append([]NewSide{Wire, HTTPRR}, more...), Floor) {
+			for _, side := range append(append([]NewSide{Wire, HTTPRR, Hop}, more...), Floor) {
 				sides = append(sides, side(b, rec))
 			}
 			for i := 0; b.Loop(); i++ {
@@ -240,7 +272,7 @@ func report(b *testing.B, sides []Side, calls float64) {
 	}
 	w, f := &sides[0], &sides[len(sides)-1]
 	for _, s := range sides[1 : len(sides)-1] {
-		b.ReportMetric(median(w.nanos)/median(s.nanos), "wire/"+s.Name+"-time")
+		b.ReportMetric(medianRatio(w.nanos, s.nanos), "wire/"+s.Name+"-time")
 		b.ReportMetric(median(w.allocs)/median(s.allocs), "wire/"+s.Name+"-allocs")
 	}
 	b.ReportMetric((median(w.nanos)-median(f.nanos))/calls/1e3, "µs/call-above-floor")
@@ -269,6 +301,18 @@ func (s *Side) measure(tb TB) {
 	s.nanos = append(s.nanos, float64(d.Nanoseconds()))
 	s.allocs = append(s.allocs, float64(after.Mallocs-before.Mallocs))
 	s.bytes = append(s.bytes, float64(after.TotalAlloc-before.TotalAlloc))
+}
+
+// medianRatio is the median of a[i]/b[i]: the ratio of two sides' times
+// measured in the same round, next to each other, so that a machine whose
+// speed drifts during the run (a neighbour's load) moves both alike — the
+// ratio of two medians taken over the whole run does not cancel it.
+func medianRatio(a, b []float64) float64 {
+	r := make([]float64, min(len(a), len(b)))
+	for i := range r {
+		r[i] = a[i] / b[i]
+	}
+	return median(r)
 }
 
 func median(v []float64) float64 {
