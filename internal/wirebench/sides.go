@@ -218,8 +218,9 @@ func Bench(b *testing.B, more ...NewSide) { BenchAgent(b, RunAgent, more...) }
 // every side of more, and the floor, in alternating order each round. It
 // reports each side's median time, allocations and bytes per call, wire's
 // ratios to every other side but the floor (for time, the median of each
-// round's ratio: see medianRatio), and wire's cost above the floor (how
-// its cost per call grows with the conversation).
+// round's ratio: see medianRatio), wire's cost above the floor (how its
+// cost per call grows with the conversation) and above hop (its handler's
+// cost in the agent's company, which BenchmarkWireAlone measures alone).
 func BenchAgent(b *testing.B, agent Agent, more ...NewSide) {
 	for _, turns := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
@@ -276,6 +277,11 @@ func report(b *testing.B, sides []Side, calls float64) {
 		b.ReportMetric(median(w.allocs)/median(s.allocs), "wire/"+s.Name+"-allocs")
 	}
 	b.ReportMetric((median(w.nanos)-median(f.nanos))/calls/1e3, "µs/call-above-floor")
+	for _, s := range sides {
+		if s.Name == "hop" { // what the wire handler costs in the agent's company
+			b.ReportMetric(medianDiff(w.nanos, s.nanos)/calls/1e3, "µs/call-handler")
+		}
+	}
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -313,6 +319,15 @@ func medianRatio(a, b []float64) float64 {
 		r[i] = a[i] / b[i]
 	}
 	return median(r)
+}
+
+// medianDiff is the median of a[i]-b[i], paired by round as medianRatio.
+func medianDiff(a, b []float64) float64 {
+	d := make([]float64, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return median(d)
 }
 
 func median(v []float64) float64 {
