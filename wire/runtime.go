@@ -38,6 +38,17 @@ func (e *Env) MCP(ctx context.Context, server, method string, params json.RawMes
 	return e.h.MCP(ctx, nil, server, method, params, send)
 }
 
+// Tool runs one call of a recorded tool — a tool whose output changes from
+// run to run (the clock, a search, an HTTP API) or that must not run in
+// CI — for the session ctx names (Spawn, Fork; the root's when it names
+// none): while recording it calls run and records the output in the
+// session's log; in a replay the recording answers and run is never
+// called. call is the tool call as the agent runs it: its Name and
+// Arguments, and its ID when the agent has it. See Handler.Tool.
+func (e *Env) Tool(ctx context.Context, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
+	return e.h.Tool(ctx, nil, call, run)
+}
+
 // Option configures the handler of a Runtime.
 type Option func(*Config)
 

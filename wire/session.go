@@ -29,6 +29,7 @@ type wireSession struct {
 	inTurn   bool                  // a turn is open
 	inStep   bool                  // a step is open
 	awaiting []session.Part        // tool calls of the last answer, whose results the next request brings
+	ran      map[string]bool       // those of them run as recorded tools (Handler.Tool), by id
 	sent     int                   // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason // the last call failed: a retry, or the end of the turn
 	turns    int                   // turns this session started
@@ -250,7 +251,7 @@ func (s *wireSession) answered(ctx context.Context, msg session.Message, finish 
 		return nil
 	}
 	if calls := msg.ToolCalls(); len(calls) > 0 {
-		s.awaiting = calls
+		s.awaiting, s.ran = calls, nil
 		return s.j.ToolCalls(ctx, calls)
 	}
 	s.inStep = false

@@ -1,0 +1,122 @@
+package wire
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Tool runs one call of a recorded tool for the session whose answer made
+// it: a tool whose output changes from run to run (the clock, a search, an
+// HTTP API) or that must not run in CI. While recording (Config.ToolReplay
+// nil) it calls run and records the output in that session's log, as a
+// tool/recorded event right before the call's tool/result; in a replay it
+// returns the output recorded for the call in the session's own events —
+// never one its fork seed inherited — and does not call run. See
+// journal.Journal.Tool.
+//
+// call is the tool call as the agent runs it: its Name and Arguments, and
+// its ID when the agent has it. The call must be one of the tool calls of
+// the session's last answer; without an ID it is the first of them not
+// run yet with the same name and the same JSON arguments. The session is
+// the one header (Agentsnap-* headers) or ctx (Spawn, Fork) names, the
+// root's when they name none; under Infer lineage, a ctx that names none
+// leaves it to the call: the session whose last answer made it.
+//
+// A call no such answer made is an error, and run is not called. In a
+// replay, a call the recording lacks, or recorded with other arguments
+// (drift), is an error naming the session and the call; the output is
+// then that error as an error result, which the agent may hand the model
+// and go on — the replay fails either way.
+func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
+	s, err := h.toolSession(ctx, header, &call)
+	if err != nil {
+		return session.ToolOutput{}, err
+	}
+	s.mu.Lock()
+	made, err := s.toolCall(call)
+	j := s.j
+	s.mu.Unlock()
+	if err != nil {
+		return session.ToolOutput{}, err
+	}
+	// Not under s.mu: the tools of one answer run at once, and a tool may
+	// make MCP requests of its own.
+	return j.Tool(ctx, made, run)
+}
+
+// toolSession returns the session a recorded tool's call belongs to.
+func (h *Handler) toolSession(ctx context.Context, header http.Header, call *session.Part) (*wireSession, error) {
+	id, byHeaders, err := fromHeaders(header)
+	if err != nil {
+		return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := tagOf(ctx)
+	switch {
+	case byHeaders:
+		s, err := h.byHeaderID(id)
+		if err != nil {
+			return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
+		}
+		return s, nil
+	case t != nil || h.cfg.Lineage == Explicit:
+		s, err := h.byContextTag(t)
+		if err != nil {
+			return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
+		}
+		return s, nil
+	}
+	// Infer: the session whose answers made the call.
+	var found *wireSession
+	for _, s := range h.all {
+		for _, m := range s.made {
+			if !m.answered && (m.id == call.ID || call.ID == "" && m.name == call.Name && sameJSON(m.args, call.Arguments)) {
+				if found != nil && found != s {
+					return nil, fmt.Errorf("wire: tool %s: sessions %s and %s both wait for the result of such a call; pass the call's id, or name the session: make its context with wire.Spawn(ctx, callID) or wire.Fork(ctx, callID)", call.Name, found.name, s.name)
+				}
+				found = s
+			}
+		}
+	}
+	if found == nil {
+		return nil, fmt.Errorf("wire: tool %s%s: no session waits for the result of such a call; call Tool for a tool call of the model's last answer, before the request that sends its result", call.Name, idNote(call.ID))
+	}
+	return found, nil
+}
+
+// toolCall returns the tool call of s's last answer that call is: the one
+// with call's ID, or the first not run yet with its name and arguments,
+// as the answer made it. The caller holds s.mu.
+func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
+	for _, c := range s.awaiting {
+		if call.ID != "" && c.ID == call.ID ||
+			call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID] {
+			if s.ran == nil {
+				s.ran = map[string]bool{}
+			}
+			s.ran[c.ID] = true
+			return c, nil
+		}
+	}
+	var made []string
+	for _, c := range s.awaiting {
+		made = append(made, c.Name+" "+c.ID)
+	}
+	list := strings.Join(made, ", ")
+	if list == "" {
+		list = "none: it waits for no tool result"
+	}
+	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call (its calls: %s); call Tool with the session's context (wire.Spawn, wire.Fork) for a call of its last answer, before the request that sends the call's result", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list)
+}
+
+func idNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " (call " + id + ")"
+}
