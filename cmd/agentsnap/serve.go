@@ -94,6 +94,20 @@ POST in its response; what a server sends of its own (notifications,
 requests to the client) is not relayed. The endpoint is guarded as the
 model's is.
 
+A recorded tool — one whose answer changes from run to run, or that must
+not run in CI — goes through POST /agentsnap/tool on serve's address, with
+the session's Agentsnap-* headers and the call as the model made it:
+{"name": "...", "arguments": "<the JSON text>", "id": "<the call id, if
+the agent has it>"}. In a replay the answer is {"output": {"text": "...",
+"isError": false}}, recorded, and the agent does not run the tool; while
+recording it is {"run": true}: the agent runs the tool and sends the same
+call again with "output" set, which is recorded in the session's log
+(tool/recorded) and answered back. A call that is none of the session's
+last answer's gets 400 with a message naming them (while recording, when
+its output comes); without an id, the call is the first of that answer
+with the same name and arguments not run yet. Node agents: recordedTool
+of js/agentsnap-lineage.
+
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1
 otherwise, 2 on bad usage.`,
@@ -346,9 +360,14 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	mcp := &mcpEndpoint{h: h, recording: env.ToolReplay == nil, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}}
+	tools := &toolEndpoint{h: h, recording: env.ToolReplay == nil}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, mcpPath) {
 			mcp.ServeHTTP(w, req)
+			return
+		}
+		if req.URL.Path == toolPath {
+			tools.ServeHTTP(w, req)
 			return
 		}
 		r.calls.Add(1)

@@ -35,3 +35,27 @@ export declare function child<T>(callId: string, mode: Mode, fn: () => T): T;
  * the tool, changed in place.
  */
 export declare function childTool<T extends object>(tool: T, options?: { mode?: Mode }): T;
+
+/** A recorded tool's call as the model made it; arguments the JSON text it gave (an object is sent as JSON). */
+export interface ToolCall {
+  name: string;
+  arguments?: string | object;
+  id?: string;
+}
+
+/** A tool's output: its text, and whether it is an error result. */
+export interface ToolOutput {
+  text: string;
+  isError: boolean;
+}
+
+/**
+ * Runs one call of a recorded tool through agentsnap serve for the session in effect:
+ * a replay answers with the recorded output and run is not called; while recording run
+ * is called and its output recorded.
+ */
+export declare function recordedTool(
+  call: ToolCall,
+  run: () => string | { text: string; isError?: boolean } | Promise<string | { text: string; isError?: boolean }>,
+  options: { baseURL: string | URL; fetch?: typeof fetch },
+): Promise<ToolOutput>;

@@ -165,6 +165,73 @@ export function childTool(tool, { mode = 'spawn' } = {}) {
   return tool;
 }
 
+/**
+ * recordedTool runs one call of a recorded tool — a tool whose answer
+ * changes from run to run (the time, a search, an HTTP API), or that must
+ * not run in CI — through agentsnap serve, for the session in effect. In a
+ * replay serve answers with the output it recorded and run is not called;
+ * while recording run is called and its output recorded in the session's
+ * log.
+ *
+ * call is the tool call as the model made it: { name, arguments, id } —
+ * arguments the JSON text the model gave (an object is sent as JSON), id
+ * when the agent has it (without one serve takes the first call of the
+ * session's last answer with that name and those arguments not run yet).
+ * run returns the tool's text, or { text, isError }; what it throws is
+ * recorded as an error result. options.baseURL is serve's address (the
+ * model base URL serve printed will do); options.fetch the fetch to send
+ * with. Returns { text, isError }; throws, with serve's message, for a
+ * call that is none of the session's last answer's.
+ */
+export async function recordedTool(call, run, { baseURL, fetch: send = (input, init) => globalThis.fetch(input, init) } = {}) {
+  if (call == null || typeof call.name !== 'string' || call.name === '') {
+    throw new TypeError(`agentsnap-lineage: recordedTool(call, run): call.name is ${describe(call?.name)}; give the tool call as the model made it: { name, arguments, id }`);
+  }
+  if (typeof run !== 'function') {
+    throw new TypeError(`agentsnap-lineage: recordedTool(${JSON.stringify(call.name)}, run): run is ${describe(run)}; give the function that runs the tool`);
+  }
+  let url;
+  try {
+    url = new URL('/agentsnap/tool', baseURL).href;
+  } catch {
+    throw new TypeError(`agentsnap-lineage: recordedTool(${JSON.stringify(call.name)}, run, { baseURL }): baseURL is ${describe(baseURL)}; give agentsnap serve's address, such as the base URL it printed (http://127.0.0.1:41234/v1)`);
+  }
+  const args = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+  const body = { name: call.name, arguments: args, ...(call.id ? { id: call.id } : {}) };
+  let answer = await askServe(send, url, body);
+  if (answer.run) {
+    let output;
+    try {
+      const r = await run();
+      output = typeof r === 'string' ? { text: r } : { text: String(r?.text ?? ''), isError: Boolean(r?.isError) };
+    } catch (err) {
+      output = { text: String(err?.message ?? err), isError: true };
+    }
+    answer = await askServe(send, url, { ...body, output });
+  }
+  if (answer.output == null) {
+    throw new Error(`agentsnap-lineage: recordedTool(${JSON.stringify(call.name)}): serve answered neither an output nor run; is ${url} agentsnap serve?`);
+  }
+  return { text: String(answer.output.text ?? ''), isError: Boolean(answer.output.isError) };
+}
+
+// askServe posts body to serve's recorded-tool endpoint for the session in
+// effect and returns its JSON answer; an error status throws its message.
+async function askServe(send, url, body) {
+  const resp = await send(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...lineageHeaders() }, body: JSON.stringify(body) });
+  const text = await resp.text();
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!resp.ok) {
+    throw new Error(`agentsnap-lineage: recordedTool(${JSON.stringify(body.name)}): serve answered ${resp.status}: ${parsed?.error?.message ?? text}`);
+  }
+  return parsed ?? {};
+}
+
 function describe(v) {
   if (v === undefined) return 'missing';
   if (v === null) return 'null';
