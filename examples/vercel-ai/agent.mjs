@@ -3,10 +3,13 @@
 // another model — streamText again, with its own tool loop — so one step
 // may ask two researchers at once.
 //
-// The agentsnap part is two lines (marked "agentsnap:"): the provider sends
-// each call through lineageFetch, and the research tool is wrapped in
+// The agentsnap part is three lines (marked "agentsnap:"): the provider
+// sends each call through lineageFetch; the research tool is wrapped in
 // childTool, so each of its runs is a child session named by the tool call
-// (its toolCallId) that asked for it.
+// (its toolCallId) that asked for it; and the release notes, which come
+// from a service whose answers change, are a recorded tool (recordedTool):
+// serve records what the service said, and a replay hands it back without
+// asking.
 //
 // usage: node agent.mjs BASE_URL SCENARIO_DIR
 //   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
@@ -17,7 +20,7 @@ import path from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import { stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
-import { childTool, lineageFetch } from 'agentsnap-lineage';
+import { childTool, lineageFetch, recordedTool } from 'agentsnap-lineage';
 
 const MODEL = 'gpt-4.1-mini';
 
@@ -26,15 +29,23 @@ const NOTES = {
   'v2.5': 'v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API.',
 };
 
-const releaseNotes = tool({
-  description: 'The release notes of one version, such as v2.4.',
-  inputSchema: z.object({ version: z.string() }),
-  execute: async ({ version }) => NOTES[version] ?? `no release notes for ${version}`,
-});
+// releaseNotes reads one release's notes from the notes service (NOTES
+// stands for it) through agentsnap serve at baseURL.
+function releaseNotes(baseURL) {
+  return tool({
+    description: 'The release notes of one version, such as v2.4.',
+    inputSchema: z.object({ version: z.string() }),
+    execute: async ({ version }, { toolCallId }) => {
+      // agentsnap: a recorded tool; the notes service is asked only while recording.
+      const notes = await recordedTool({ id: toolCallId, name: 'release_notes', arguments: { version } }, () => NOTES[version] ?? `no release notes for ${version}`, { baseURL });
+      return notes.text;
+    },
+  });
+}
 
 // desk returns the agent's model and tools; settings (scenario.json's
-// "agent") may replace its instructions.
-export function desk(provider, settings = {}) {
+// "agent") may replace its instructions. baseURL is agentsnap serve's.
+export function desk(provider, baseURL, settings = {}) {
   const model = provider.chat(MODEL); // Chat Completions
   const research = tool({
     description: 'Ask a researcher about one release; it reads the release notes.',
@@ -44,7 +55,7 @@ export function desk(provider, settings = {}) {
         model,
         instructions: settings.researcher ?? 'You research one release: read its notes with release_notes and answer in one sentence.',
         prompt: question,
-        tools: { release_notes: releaseNotes },
+        tools: { release_notes: releaseNotes(baseURL) },
         stopWhen: stepCountIs(4),
         abortSignal,
       });
@@ -69,7 +80,7 @@ async function main() {
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   // agentsnap: the provider names each call's session; serve needs no key.
   const provider = createOpenAI({ baseURL, apiKey: 'unused', fetch: lineageFetch() });
-  const { model, instructions, tools } = desk(provider, scenario.agent);
+  const { model, instructions, tools } = desk(provider, baseURL, scenario.agent);
   const messages = [];
   for (const prompt of scenario.prompts) {
     messages.push({ role: 'user', content: prompt });

@@ -65,7 +65,7 @@ var _ = Describe("recording the Vercel AI SDK agent live", Label("node"), func()
 		Expect(calls).To(Equal(map[string]session.Mode{"call_live_24": session.ModeSpawn, "call_live_25": session.ModeSpawn}))
 		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(golden)).To(ContainSubstring("result call_live_notes_25: v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API."))
+		Expect(string(golden)).To(ContainSubstring("result call_live_notes_25 (recorded): v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API."))
 		Expect(string(golden)).To(ContainSubstring("assistant: v2.4 brought SSO and audit export; v2.5 brings offline mode and drops the v1 API."))
 
 		code, verdict = kit.Run(ctx, nil, dir, dir)
