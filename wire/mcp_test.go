@@ -102,12 +102,35 @@ func mcpRuntime(server *mcpServer, first ...func(ctx context.Context, env *wire.
 				return r.Content[0].Text, nil
 			},
 		}}
-		root := a.NewSession()
-		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
-			_, err := root.Send(ctx, prompt)
-			return err
-		})
+		return sendPrompts(ctx, env, a)
 	})
+}
+
+// sendPrompts runs the scenario's prompts as the turns of a's root session.
+func sendPrompts(ctx context.Context, env *wire.Env, a *sdkagent.Agent) error {
+	root := a.NewSession()
+	return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+		_, err := root.Send(ctx, prompt)
+		return err
+	})
+}
+
+// unsliced is a Deriver with the seed-slice bug for what take copies: it
+// derives the model calls from a session's own events, and takes the rest
+// from its whole log, the inherited prefix included.
+func unsliced(take func(s, whole *fakellm.Script)) func(*session.Log) (*fakellm.Script, error) {
+	return func(l *session.Log) (*fakellm.Script, error) {
+		s, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{})
+		if err != nil {
+			return nil, err
+		}
+		whole, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
+		if err != nil {
+			return nil, err
+		}
+		take(s, whole)
+		return s, nil
+	}
 }
 
 // mcpAnswers returns the texts of a log's mcp/call answers to tools/call.
@@ -163,18 +186,7 @@ var _ = Describe("an agent's MCP requests (wire.Env.MCP)", func() {
 	})
 
 	It("serve a fork child its parent's answer when the seed is not sliced off", func() {
-		broken := func(l *session.Log) (*fakellm.Script, error) {
-			s, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{})
-			if err != nil {
-				return nil, err
-			}
-			whole, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
-			if err != nil {
-				return nil, err
-			}
-			s.MCP = whole.MCP
-			return s, nil
-		}
+		broken := unsliced(func(s, whole *fakellm.Script) { s.MCP = whole.MCP })
 		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: mcpRuntime(nil), Deriver: broken})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).NotTo(harness.MatchRecording())

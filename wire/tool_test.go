@@ -47,11 +47,7 @@ func toolRuntime(counter *atomic.Int64, recorded bool) agentsnap.Runtime {
 				return out.Text, nil
 			},
 		}}
-		root := a.NewSession()
-		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
-			_, err := root.Send(ctx, prompt)
-			return err
-		})
+		return sendPrompts(ctx, env, a)
 	})
 }
 
@@ -106,18 +102,7 @@ var _ = Describe("an agent's recorded tools (wire.Env.Tool)", func() {
 	})
 
 	It("go red when a fork child's script keeps the records its seed inherited (the seed not sliced off)", func() {
-		broken := func(l *session.Log) (*fakellm.Script, error) {
-			s, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{})
-			if err != nil {
-				return nil, err
-			}
-			whole, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{IgnoreSeed: true})
-			if err != nil {
-				return nil, err
-			}
-			s.Tools = whole.Tools
-			return s, nil
-		}
+		broken := unsliced(func(s, whole *fakellm.Script) { s.Tools = whole.Tools })
 		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: toolRuntime(nil, true), Deriver: broken})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).NotTo(harness.MatchRecording())
