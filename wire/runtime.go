@@ -41,7 +41,8 @@ func (e *Env) MCP(ctx context.Context, server, method string, params json.RawMes
 // Tool runs one call of a recorded tool — a tool whose output changes from
 // run to run (the clock, a search, an HTTP API) or that must not run in
 // CI — for the session ctx names (Spawn, Fork; the root's when it names
-// none): while recording it calls run and records the output in the
+// none, or with InferLineage the session whose last answer made the call):
+// while recording it calls run and records the output in the
 // session's log; in a replay the recording answers and run is never
 // called. call is the tool call as the agent runs it: its Name and
 // Arguments, and its ID when the agent has it. See Handler.Tool.

@@ -32,7 +32,7 @@ import (
 // then that error as an error result, which the agent may hand the model
 // and go on — the replay fails either way.
 func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
-	s, err := h.toolSession(ctx, header, &call)
+	s, err := h.toolSession(ctx, header, call)
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
@@ -49,7 +49,7 @@ func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Par
 }
 
 // toolSession returns the session a recorded tool's call belongs to.
-func (h *Handler) toolSession(ctx context.Context, header http.Header, call *session.Part) (*wireSession, error) {
+func (h *Handler) toolSession(ctx context.Context, header http.Header, call session.Part) (*wireSession, error) {
 	id, byHeaders, err := fromHeaders(header)
 	if err != nil {
 		return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
