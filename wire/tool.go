@@ -32,20 +32,39 @@ import (
 // then that error as an error result, which the agent may hand the model
 // and go on — the replay fails either way.
 func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
-	s, err := h.toolSession(ctx, header, call)
+	s, made, err := h.claimTool(ctx, header, call)
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
 	s.mu.Lock()
-	made, err := s.toolCall(call)
 	j := s.j
 	s.mu.Unlock()
-	if err != nil {
-		return session.ToolOutput{}, err
-	}
 	// Not under s.mu: the tools of one answer run at once, and a tool may
 	// make MCP requests of its own.
 	return j.Tool(ctx, made, run)
+}
+
+// ToolCall returns the tool call of a session's last answer that call is,
+// as Tool finds it, and counts it as run: a later Tool without an ID finds
+// the next one alike. It is for an agent that runs its tools elsewhere (in
+// another process, through serve) and checks a call before it runs it;
+// Tool with the ID returned then records its output.
+func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session.Part) (session.Part, error) {
+	_, made, err := h.claimTool(ctx, header, call)
+	return made, err
+}
+
+// claimTool finds the session and the call of its last answer that call
+// is, and counts the call as run.
+func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part) (*wireSession, session.Part, error) {
+	s, err := h.toolSession(ctx, header, call)
+	if err != nil {
+		return nil, session.Part{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	made, err := s.toolCall(call)
+	return s, made, err
 }
 
 // toolSession returns the session a recorded tool's call belongs to.

@@ -195,6 +195,26 @@ var _ = Describe("Handler.Tool", func() {
 		Expect(h.Close(ctx)).To(MatchError(ContainSubstring("stopped in turn 1 before it sent the results of its tool calls")))
 	}, SpecTimeout(20*time.Second))
 
+	It("names a call without running it (ToolCall), which counts as run: Tool with its id records the output", func() {
+		alike := []session.Part{toolCall("call_1", "lookup", `{"key":"release"}`), toolCall("call_2", "lookup", `{"key":"release"}`)}
+		h, store, url := serveWire(script(map[string][]any{"root": {alike}}))
+		ok(url, chat(user("hi")), nil)
+		var ids []string
+		for range 2 {
+			made, err := h.ToolCall(ctx, nil, session.Part{Name: "lookup", Arguments: `{"key":"release"}`})
+			Expect(err).NotTo(HaveOccurred())
+			ids = append(ids, made.ID)
+		}
+		Expect(ids).To(Equal([]string{"call_1", "call_2"}))
+		_, err := h.ToolCall(ctx, nil, session.Part{Name: "lookup", Arguments: `{"key":"release"}`})
+		Expect(err).To(MatchError(ContainSubstring("made no such call")))
+		_, err = h.Tool(ctx, nil, session.Part{ID: "call_2", Name: "lookup"}, run("second"))
+		Expect(err).NotTo(HaveOccurred())
+		ok(url, chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"release"}`}, [3]string{"call_2", "lookup", `{"key":"release"}`}), result("call_1", "not recorded"), result("call_2", "second")), nil)
+		Expect(h.Close(ctx)).To(Succeed())
+		Expect(records(store)).To(Equal([]string{`call_2 lookup {"key":"release"}: second, then tool/result`}))
+	})
+
 	It("refuses a call the session's last answer did not make, naming its calls and what to do, without running it", func() {
 		h, _, url := serveWire(lookupDriver)
 		_, err := h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: `{}`}, run("x"))

@@ -100,13 +100,13 @@ the session's Agentsnap-* headers and the call as the model made it:
 {"name": "...", "arguments": "<the JSON text>", "id": "<the call id, if
 the agent has it>"}. In a replay the answer is {"output": {"text": "...",
 "isError": false}}, recorded, and the agent does not run the tool; while
-recording it is {"run": true}: the agent runs the tool and sends the same
-call again with "output" set, which is recorded in the session's log
-(tool/recorded) and answered back. A call that is none of the session's
-last answer's gets 400 with a message naming them (while recording, when
-its output comes); without an id, the call is the first of that answer
-with the same name and arguments not run yet. Node agents: recordedTool
-of js/agentsnap-lineage.
+recording it is {"run": true, "id": "<the call's id>"}: the agent runs the
+tool and sends the call again with that id and "output" set, which is
+recorded in the session's log (tool/recorded) and answered back. A call
+that is none of the session's last answer's gets 400 with a message
+naming them, and is not run; without an id, the call is the first of that
+answer with the same name and arguments not asked for yet. Node agents:
+recordedTool of js/agentsnap-lineage.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1

@@ -19,8 +19,10 @@ const toolPath = "/agentsnap/tool"
 // toolEndpoint runs the agent's recorded tools through the wire handler
 // (wire.Handler.Tool) for an agent in another process: the agent asks
 // before it runs a tool; in a replay the answer is the recorded output,
-// and the tool does not run; while recording the answer is "run": the
-// agent runs the tool and asks again with its output, which is recorded.
+// and the tool does not run; while recording the answer is "run" and the
+// call's id, once the call is found among the session's last answer's:
+// the agent runs the tool and sends its output with that id, which is
+// recorded.
 // The session is the one the request's Agentsnap-* headers name.
 type toolEndpoint struct {
 	h         *wire.Handler
@@ -38,9 +40,11 @@ type toolRequest struct {
 }
 
 // toolAnswer is the answer to a toolRequest: the output to hand the model,
-// or Run, when the agent must run the tool and send its output.
+// or Run, when the agent must run the tool and send its output with the
+// call's ID.
 type toolAnswer struct {
 	Run    bool                `json:"run,omitempty"`
+	ID     string              `json:"id,omitempty"` // with Run: the call's id, to send with its output
 	Output *session.ToolOutput `json:"output,omitempty"`
 }
 
@@ -72,11 +76,17 @@ func (e *toolEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// An agent that puts a credential into a tool's output or arguments
 	// must not leave it in a fixture.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's recorded tool")
+	call := session.Part{Type: session.PartToolCall, ID: req.ID, Name: req.Name, Arguments: *req.Arguments}
 	if e.recording && req.Output == nil {
-		answerJSON(w, http.StatusOK, toolAnswer{Run: true})
+		// The call is checked, and named, before the agent runs the tool.
+		made, err := e.h.ToolCall(r.Context(), r.Header, call)
+		if err != nil {
+			toolRefuse(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		answerJSON(w, http.StatusOK, toolAnswer{Run: true, ID: made.ID})
 		return
 	}
-	call := session.Part{Type: session.PartToolCall, ID: req.ID, Name: req.Name, Arguments: *req.Arguments}
 	ran := func(context.Context) session.ToolOutput { return *req.Output } // called while recording only
 	out, err := e.h.Tool(r.Context(), r.Header, call, ran)
 	if err != nil && (e.recording || out == session.ToolOutput{}) {

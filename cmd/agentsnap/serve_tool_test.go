@@ -47,7 +47,8 @@ func toolPost(ctx context.Context, serveURL, body string) (int, string) {
 
 // recordedLookup is the agent's lookup run as a recorded tool through
 // serve, as an agent in another language runs one: it asks serve first;
-// told to run, it runs the tool and sends the output. Its answers change
+// told to run, it runs the tool and sends the output with the call's id
+// serve named. Its answers change
 // from run to run (a count of the runs); a replay that runs it fails the
 // spec (runs nil).
 func recordedLookup(serveURL string, runs *atomic.Int64) sdkagent.Tool {
@@ -70,6 +71,7 @@ func recordedLookup(serveURL string, runs *atomic.Int64) sdkagent.Tool {
 				Fail("serve told a replay to run the tool")
 			}
 			text, _ := lookup.Run(ctx, args)
+			call["id"] = a.ID // the call serve named
 			call["output"] = session.ToolOutput{Text: fmt.Sprintf("%s (run %d)", text, runs.Add(1))}
 			a, err = ask()
 		}
@@ -161,7 +163,7 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 		Expect(got.Got).To(HaveLen(2))
 		Expect(got.Got[0]).To(MatchJSON(`{"text":"team-atlas (run 1)","isError":false}`))
 		Expect(string(got.Got[1])).To(ContainSubstring(`serve answered 400: wire: tool lookup with arguments {\"key\":\"owner\"}: session root's last answer made no such call (its calls: subagent_fork call_fork, lookup call_owner, subagent_spawn call_spawn)`))
-		Expect(got.Runs).To(Equal(2), "while recording the call is checked when its output comes")
+		Expect(got.Runs).To(Equal(1), "the call is checked before the tool runs")
 		s.stop()
 	})
 
@@ -179,11 +181,11 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 			Expect(rpcMessage(got)).To(ContainSubstring(want))
 		}
 		status, got := toolPost(ctx, s.url, `{"name":"lookup","arguments":"{}"}`)
-		Expect(status).To(Equal(http.StatusOK))
-		Expect(got).To(MatchJSON(`{"run":true}`), "recording: the agent runs the tool")
+		Expect(status).To(Equal(http.StatusBadRequest), "checked before the agent runs the tool")
+		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call (its calls: none: it waits for no tool result)"))
 		status, got = toolPost(ctx, s.url, `{"name":"lookup","arguments":"{}","output":{"text":"x"}}`)
 		Expect(status).To(Equal(http.StatusBadRequest))
-		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call (its calls: none: it waits for no tool result)"))
+		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call"))
 
 		// Turn 2's first answer makes three calls; one of them is sent twice.
 		turn2(ctx, s.url, copyFixture(scenario.File))

@@ -207,7 +207,7 @@ export async function recordedTool(call, run, { baseURL, fetch: send = (input, i
     } catch (err) {
       output = { text: String(err?.message ?? err), isError: true };
     }
-    answer = await askServe(send, url, { ...body, output });
+    answer = await askServe(send, url, { ...body, ...(answer.id ? { id: answer.id } : {}), output });
   }
   if (answer.output == null) {
     throw new Error(`agentsnap-lineage: recordedTool(${JSON.stringify(call.name)}): serve answered neither an output nor run; is ${url} agentsnap serve?`);

@@ -5,14 +5,14 @@ import { child, recordedTool } from '../index.js';
 // fakeServe answers the recorded-tool endpoint as agentsnap serve does:
 // while recording, "run" to a call without output, then the output back;
 // in a replay, the recorded output. It keeps what it was sent.
-function fakeServe({ recording, recorded = { text: 'recorded' }, status = 200, error } = {}) {
+function fakeServe({ recording, recorded = { text: 'recorded' }, status = 200, error, id } = {}) {
   const got = [];
   const fetch = async (url, init) => {
     const body = JSON.parse(init.body);
     got.push({ url, headers: Object.fromEntries(new Headers(init.headers)), body });
     if (status !== 200) return new Response(JSON.stringify({ error: { message: error } }), { status });
     if (!recording) return Response.json({ output: recorded });
-    return Response.json(body.output ? { output: body.output } : { run: true });
+    return Response.json(body.output ? { output: body.output } : { run: true, ...(id ? { id } : {}) });
   };
   return { got, fetch };
 }
@@ -20,7 +20,7 @@ function fakeServe({ recording, recorded = { text: 'recorded' }, status = 200, e
 const baseURL = 'http://127.0.0.1:41234/v1';
 
 test('while recording, asks, runs the tool and sends its output, on serve\'s address', async () => {
-  const s = fakeServe({ recording: true });
+  const s = fakeServe({ recording: true, id: 'call_7' });
   let runs = 0;
   const out = await recordedTool({ name: 'clock', arguments: { zone: 'UTC' } }, () => (runs++, '12:00'), { baseURL, fetch: s.fetch });
   assert.deepEqual(out, { text: '12:00', isError: false });
@@ -28,7 +28,7 @@ test('while recording, asks, runs the tool and sends its output, on serve\'s add
   assert.equal(s.got.length, 2);
   assert.equal(s.got[0].url, 'http://127.0.0.1:41234/agentsnap/tool', 'the base URL\'s path does not matter');
   assert.deepEqual(s.got[0].body, { name: 'clock', arguments: '{"zone":"UTC"}' });
-  assert.deepEqual(s.got[1].body, { name: 'clock', arguments: '{"zone":"UTC"}', output: { text: '12:00' } });
+  assert.deepEqual(s.got[1].body, { name: 'clock', arguments: '{"zone":"UTC"}', id: 'call_7', output: { text: '12:00' } }, 'with the id serve named');
   assert.equal(s.got[0].headers['content-type'], 'application/json');
 });
 
