@@ -2,11 +2,14 @@
 // writes one: a coordinator that asks a researcher agent — as a tool,
 // several at once — and hands the conversation off to a writer agent.
 //
-// The agentsnap part is three lines (marked "agentsnap:"): the OpenAI client
-// sends each call through lineageFetch, and the researcher tool is wrapped
-// in childTool, so each of its runs is a child session named by the tool
-// call that asked for it. A handoff needs nothing: the writer goes on with
-// the same conversation, so it is the same session under another prompt.
+// The agentsnap part is a few lines (marked "agentsnap:"): the OpenAI client
+// sends each call through lineageFetch; the researcher tool is wrapped in
+// childTool, so each of its runs is a child session named by the tool call
+// that asked for it; and the release notes, which come from a service whose
+// answers change, are a recorded tool (recordedTool): serve records what the
+// service said, and a replay hands it back without asking. A handoff needs
+// nothing: the writer goes on with the same conversation, so it is the same
+// session under another prompt.
 //
 // usage: node agent.mjs BASE_URL SCENARIO_DIR
 //   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
@@ -17,7 +20,7 @@ import path from 'node:path';
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool, user } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { childTool, lineageFetch } from 'agentsnap-lineage';
+import { childTool, lineageFetch, recordedTool } from 'agentsnap-lineage';
 
 const MODEL = 'gpt-4.1-mini';
 
@@ -26,21 +29,31 @@ const NOTES = {
   'v2.5': 'v2.5 (June): offline mode, 30% faster sync, drops the legacy v1 API.',
 };
 
-const releaseNotes = tool({
-  name: 'release_notes',
-  description: 'The release notes of one version, such as v2.4.',
-  parameters: z.object({ version: z.string() }),
-  execute: async ({ version }) => NOTES[version] ?? `no release notes for ${version}`,
-});
+// releaseNotes reads one release's notes from the notes service (NOTES
+// stands for it) through agentsnap serve at baseURL.
+function releaseNotes(baseURL) {
+  return tool({
+    name: 'release_notes',
+    description: 'The release notes of one version, such as v2.4.',
+    parameters: z.object({ version: z.string() }),
+    execute: async ({ version }, _runContext, details) => {
+      // agentsnap: a recorded tool; the notes service is asked only while recording.
+      const call = { id: details?.toolCall?.callId, name: 'release_notes', arguments: { version } };
+      const notes = await recordedTool(call, () => NOTES[version] ?? `no release notes for ${version}`, { baseURL });
+      return notes.text;
+    },
+  });
+}
 
 // buildAgents returns the coordinator, the agent every turn starts with.
-// settings (scenario.json's "agent") may replace any agent's instructions.
-export function buildAgents(settings = {}) {
+// settings (scenario.json's "agent") may replace any agent's instructions;
+// baseURL is agentsnap serve's.
+export function buildAgents(baseURL, settings = {}) {
   const researcher = new Agent({
     name: 'Researcher',
     model: MODEL,
     instructions: settings.researcher ?? 'You research one release: read its notes with release_notes and answer in one sentence.',
-    tools: [releaseNotes],
+    tools: [releaseNotes(baseURL)],
   });
   const writer = new Agent({
     name: 'Writer',
@@ -74,7 +87,7 @@ async function main() {
   setDefaultOpenAIClient(new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, fetch: lineageFetch() }));
   setOpenAIAPI('chat_completions'); // agentsnap serve speaks Chat Completions
   setTracingDisabled(true); // traces would go to api.openai.com
-  const coordinator = buildAgents(scenario.agent);
+  const coordinator = buildAgents(baseURL, scenario.agent);
   let history = [];
   for (const prompt of scenario.prompts) {
     const result = await run(coordinator, [...history, user(prompt)], { stream: true });

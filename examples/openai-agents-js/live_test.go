@@ -67,6 +67,7 @@ var _ = Describe("recording the OpenAI Agents SDK agent live", Label("node"), fu
 		golden, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(golden)).To(ContainSubstring("call call_live_handoff transfer_to_Writer {}"))
+		Expect(string(golden)).To(ContainSubstring("result call_live_notes_25 (recorded): v2.5 (June)"), "the notes, a recorded tool, recorded live")
 		Expect(string(golden)).To(ContainSubstring("assistant: Meet v2.5: offline mode and faster sync. The v1 API is gone."))
 
 		code, verdict = kit.Run(ctx, nil, dir, dir)
