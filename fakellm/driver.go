@@ -39,6 +39,8 @@ type Driver struct {
 	rootTurn int             // the turn of the root's last claimed call
 	watched  bool            // the runtime writes through Watch's store
 	ended    map[string]bool // per live session: its last stored event is a turn/end
+
+	neverWaits bool // NeverWaits
 }
 
 // replay is one recorded session and its replay state.
@@ -133,6 +135,7 @@ func build(scripts []*Script, logs []*session.Log, o options) (*Driver, error) {
 		return nil, fmt.Errorf("fakellm: %w: %d of %d sessions are not reachable from the root (a parent cycle?)", ErrBadRecording, len(all)-n, len(all))
 	}
 	d.place()
+	d.neverWaits = d.neverWaitsNow()
 	return d, nil
 }
 
@@ -383,3 +386,25 @@ func (d *Driver) pause(ctx context.Context, p *timing, i int) bool {
 }
 
 func abortedFinish() llm.Chunk { return session.Finish(session.FinishAborted) }
+
+// NeverWaits reports whether every call of the replay streams its answer
+// at once: no schedule, no pace, and no recorded call that waits (a hang,
+// an aborted stream). A transport may then serve a call on the caller's
+// goroutine, knowing the answer comes whole without anything else
+// happening first (wire.Transport does).
+func (d *Driver) NeverWaits() bool { return d.neverWaits }
+
+// neverWaitsNow works NeverWaits out, once the driver is built.
+func (d *Driver) neverWaitsNow() bool {
+	if d.opts.pace > 0 || d.opts.schedule != nil {
+		return false
+	}
+	for _, r := range d.order {
+		for i := range r.script.Entries {
+			if r.script.Entries[i].Waits() {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -80,6 +80,8 @@ type Handler struct {
 	all      []*wireSession // creation order
 	recent   *wireSession   // the session that kept a request's state last (incremental.go)
 	problems []error
+
+	atOnce bool // every call is answered without waiting (answersAtOnce)
 }
 
 // NewHandler returns a handler for cfg. Driver and Store are required.
@@ -96,13 +98,20 @@ func NewHandler(cfg Config) (*Handler, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	d, ok := cfg.Driver.(interface{ NeverWaits() bool })
 	return &Handler{
 		cfg:      cfg,
 		jcfg:     journal.Config{Store: cfg.Store, Clock: cfg.Clock, Cwd: cfg.Cwd, ToolReplay: cfg.ToolReplay, FlushAfterAnswers: true},
+		atOnce:   ok && d.NeverWaits(),
 		byTag:    map[*tag]*wireSession{},
 		byHeader: map[string]*wireSession{},
 	}, nil
 }
+
+// answersAtOnce reports whether every call is answered without waiting
+// for anything: a driver that never waits (fakellm.Driver.NeverWaits).
+// Transport then serves a call on the caller's goroutine.
+func (h *Handler) answersAtOnce() bool { return h.atOnce }
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

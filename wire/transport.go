@@ -20,7 +20,11 @@ import (
 // client keeps its connections: a handler's stack, grown by its first
 // request, serves the next without growing again. A goroutine idle for a
 // second ends; CloseIdleConnections (http.Client.CloseIdleConnections)
-// ends the idle ones at once.
+// ends the idle ones at once. A Handler of this package replaying with a
+// driver that never waits (fakellm.Driver.NeverWaits) runs on the caller's
+// goroutine instead, the answer written whole before RoundTrip returns:
+// nothing is handed over and back, and no call of such a replay has a
+// first frame worth reading before its last.
 func Transport(h http.Handler) http.RoundTripper {
 	return &transport{h: h, quit: make(chan struct{}), idleTimeout: idleTimeout}
 }
@@ -67,10 +71,19 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := &exchange{req: req}
 	x.body.init(ctx)
 	x.rw.body = &x.body
-	t.serve(x)
-	if err := x.body.awaitStart(); err != nil {
-		x.body.Close()
-		return nil, err
+	if a, ok := t.h.(interface{ answersAtOnce() bool }); ok && a.answersAtOnce() {
+		// On this goroutine: the answer comes whole, without waiting.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x.body.whole = true
+		x.serve(t.h)
+	} else {
+		t.serve(x)
+		if err := x.body.awaitStart(); err != nil {
+			x.body.Close()
+			return nil, err
+		}
 	}
 	x.resp = http.Response{
 		Status:        http.StatusText(x.rw.status),
@@ -270,6 +283,7 @@ type body struct {
 	begun    bool    // the handler has handed over its status and headers
 	done     error   // once the handler is done: what reads return after buf (io.EOF, or the context's error)
 	closed   bool    // the agent closed the body: writes fail
+	whole    bool    // written whole before it is read: writes never wait for room
 	readable chan struct{}
 	writable chan struct{} // made when the handler first waits for room (under mu): it rarely does
 }
@@ -316,7 +330,7 @@ func signal(c chan struct{}) {
 
 func (b *body) write(p []byte) (int, error) {
 	b.mu.Lock()
-	for !b.closed && len(b.buf)-b.off >= maxAhead {
+	for !b.closed && !b.whole && len(b.buf)-b.off >= maxAhead {
 		if b.writable == nil {
 			b.writable = make(chan struct{}, 1)
 		}
