@@ -65,6 +65,23 @@ var _ = Describe("the in-process transport with a replay", func() {
 		Expect(started).To(BeZero(), "no server goroutine")
 	}, SpecTimeout(time.Minute))
 
+	It("sends no request whose context has ended, on either path, and closes its body", func(ctx SpecContext) {
+		served := 0
+		counting := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served++ })
+		atOnce, _, _ := replay()
+		for _, rt := range []http.RoundTripper{wire.Transport(counting), atOnce} {
+			ended, cancel := context.WithCancel(ctx)
+			cancel()
+			req := request(ended, 0)
+			body := &closeCounter{Reader: req.Body}
+			req.Body = body
+			_, err := rt.RoundTrip(req)
+			Expect(err).To(MatchError(context.Canceled))
+			Expect(body.closed).To(Equal(1), "the request's body is closed")
+		}
+		Expect(served).To(BeZero(), "no handler saw the request")
+	}, SpecTimeout(time.Minute))
+
 	It("hands a call that may wait to a server goroutine: the agent has its answer's start while it waits", func(ctx SpecContext) {
 		rt, drv, _ := replay(fakellm.WithPace(time.Hour)) // every chunk after the first waits an hour
 		Expect(drv.NeverWaits()).To(BeFalse())
@@ -80,3 +97,11 @@ var _ = Describe("the in-process transport with a replay", func() {
 		Expect(started).To(Equal(1))
 	}, SpecTimeout(time.Minute))
 })
+
+// closeCounter is a request body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }

@@ -20,8 +20,10 @@ import (
 //
 // call is the tool call as the agent runs it: its Name and Arguments, and
 // its ID when the agent has it. The call must be one of the tool calls of
-// the session's last answer; without an ID it is the first of them not
-// run yet with the same name and the same JSON arguments. The session is
+// the session's last answer (with an ID, that call, of the same name);
+// without an ID it is the first of them not run yet with the same name and
+// the same JSON arguments — so two alike calls that run at once need their
+// IDs, or each may get the other's record. The session is
 // the one header (Agentsnap-* headers) or ctx (Spawn, Fork) names, the
 // root's when they name none; under Infer lineage, a ctx that names none
 // leaves it to the call: the session whose last answer made it.
@@ -94,9 +96,9 @@ func (h *Handler) toolSession(ctx context.Context, header http.Header, call sess
 	var found *wireSession
 	for _, s := range h.all {
 		for _, m := range s.made {
-			if !m.answered && (m.id == call.ID || call.ID == "" && m.name == call.Name && sameJSON(m.args, call.Arguments)) {
+			if !m.answered && (call.ID != "" && m.id == call.ID || call.ID == "" && m.name == call.Name && sameJSON(m.args, call.Arguments)) {
 				if found != nil && found != s {
-					return nil, fmt.Errorf("wire: tool %s: sessions %s and %s both wait for the result of such a call; pass the call's id, or name the session: make its context with wire.Spawn(ctx, callID) or wire.Fork(ctx, callID)", call.Name, found.name, s.name)
+					return nil, fmt.Errorf("wire: tool %s%s: sessions %s and %s both wait for the result of such a call; name the session: %s", call.Name, idNote(call.ID), found.name, s.name, nameSession)
 				}
 				found = s
 			}
@@ -108,29 +110,39 @@ func (h *Handler) toolSession(ctx context.Context, header http.Header, call sess
 	return found, nil
 }
 
+// nameSession says how an agent names the session of a tool call.
+const nameSession = "in process, the context the session's calls are made with (wire.Spawn, wire.Fork); over HTTP, its Agentsnap-* headers"
+
 // toolCall returns the tool call of s's last answer that call is: the one
-// with call's ID, or the first not run yet with its name and arguments,
-// as the answer made it. The caller holds s.mu.
+// with call's ID, which must have call's name (and arguments, when given),
+// or the first not run yet with its name and arguments, as the answer made
+// it. The caller holds s.mu.
 func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 	for _, c := range s.awaiting {
-		if call.ID != "" && c.ID == call.ID ||
-			call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID] {
-			if s.ran == nil {
-				s.ran = map[string]bool{}
+		switch {
+		case call.ID != "" && c.ID == call.ID:
+			if c.Name != call.Name || call.Arguments != "" && !sameJSON(c.Arguments, call.Arguments) {
+				return session.Part{}, fmt.Errorf("wire: tool %s (call %s) with arguments %s: session %s's call %s is %s with arguments %s; give each tool the id of its own call", call.Name, call.ID, abbrev(call.Arguments), s.name, c.ID, c.Name, abbrev(c.Arguments))
 			}
-			s.ran[c.ID] = true
-			return c, nil
+		case call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID]:
+		default:
+			continue
 		}
+		if s.ran == nil {
+			s.ran = map[string]bool{}
+		}
+		s.ran[c.ID] = true
+		return c, nil
 	}
 	var made []string
 	for _, c := range s.awaiting {
-		made = append(made, c.Name+" "+c.ID)
+		made = append(made, c.Name+" "+c.ID+" "+abbrev(c.Arguments))
 	}
 	list := strings.Join(made, ", ")
 	if list == "" {
 		list = "none: it waits for no tool result"
 	}
-	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call (its calls: %s); call Tool with the session's context (wire.Spawn, wire.Fork) for a call of its last answer, before the request that sends the call's result", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list)
+	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call not run yet (its calls: %s); ask for a call of the session's last answer, once, before the request that sends its result, and name its session: %s", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list, nameSession)
 }
 
 func idNote(id string) string {

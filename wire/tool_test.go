@@ -153,7 +153,7 @@ var _ = Describe("Handler.Tool", func() {
 			Expect(out.Text).To(Equal(text))
 		}
 		_, err := h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: args}, run("third"))
-		Expect(err).To(MatchError(ContainSubstring("session root's last answer made no such call (its calls: lookup call_1, lookup call_2)")))
+		Expect(err).To(MatchError(ContainSubstring(`session root's last answer made no such call not run yet (its calls: lookup call_1 {"key":"release"}, lookup call_2 {"key":"release"})`)))
 		both := asked([3]string{"call_1", "lookup", `{"key":"release"}`}, [3]string{"call_2", "lookup", `{"key":"release"}`})
 		ok(url, chat(user("hi"), both, result("call_1", "first"), result("call_2", "second")), nil)
 		out, err := h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: args}, run("again"))
@@ -218,15 +218,19 @@ var _ = Describe("Handler.Tool", func() {
 	It("refuses a call the session's last answer did not make, naming its calls and what to do, without running it", func() {
 		h, _, url := serveWire(lookupDriver)
 		_, err := h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: `{}`}, run("x"))
-		Expect(err).To(MatchError(ContainSubstring("session root's last answer made no such call (its calls: none: it waits for no tool result)")))
+		Expect(err).To(MatchError(ContainSubstring("session root's last answer made no such call not run yet (its calls: none: it waits for no tool result)")))
 		ok(url, chat(user("hi")), nil)
 		ran := false
 		_, err = h.Tool(ctx, nil, session.Part{ID: "call_9", Name: "lookup", Arguments: `{"key":"release"}`}, func(context.Context) session.ToolOutput {
 			ran = true
 			return session.ToolOutput{}
 		})
-		Expect(err).To(MatchError(ContainSubstring(`wire: tool lookup (call call_9) with arguments {"key":"release"}: session root's last answer made no such call (its calls: lookup call_1); call Tool with the session's context (wire.Spawn, wire.Fork)`)))
+		Expect(err).To(MatchError(ContainSubstring(`wire: tool lookup (call call_9) with arguments {"key":"release"}: session root's last answer made no such call not run yet (its calls: lookup call_1 {"key":"release"}); ask for a call of the session's last answer, once, before the request that sends its result, and name its session: in process, the context the session's calls are made with (wire.Spawn, wire.Fork); over HTTP, its Agentsnap-* headers`)))
 		Expect(ran).To(BeFalse())
+		for _, wrong := range []session.Part{{ID: "call_1", Name: "weather"}, {ID: "call_1", Name: "lookup", Arguments: `{"key":"other"}`}} {
+			_, err = h.Tool(ctx, nil, wrong, run("x"))
+			Expect(err).To(MatchError(ContainSubstring(`session root's call call_1 is lookup with arguments {"key":"release"}; give each tool the id of its own call`)), wrong.Name+" "+wrong.Arguments)
+		}
 		_, err = h.Tool(wire.Spawn(ctx, "call_7"), nil, session.Part{ID: "call_1", Name: "lookup"}, run("x"))
 		Expect(err).To(MatchError(ContainSubstring("wire: tool lookup: wire: spawn child root/call_7 names call \"call_7\", which its parent root never made")))
 	})

@@ -68,14 +68,18 @@ type exchange struct {
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		// Ended before it was sent: no handler sees it, as no server would.
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
 	x := &exchange{req: req}
 	x.body.init(ctx)
 	x.rw.body = &x.body
 	if a, ok := t.h.(interface{ answersAtOnce() bool }); ok && a.answersAtOnce() {
 		// On this goroutine: the answer comes whole, without waiting.
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		x.body.whole = true
 		x.serve(t.h)
 	} else {

@@ -73,8 +73,9 @@ func (e *toolEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		toolRefuse(w, http.StatusBadRequest, fmt.Sprintf(`POST %s: the tool call has no name or no arguments; send {"name": "...", "arguments": "..."}, the arguments the JSON text the model gave ("{}" for none)`, toolPath))
 		return
 	}
-	// An agent that puts a credential into a tool's output or arguments
-	// must not leave it in a fixture.
+	// A credential the agent sends with the request (a header, a key= in
+	// the query) is a secret of the recording: the fixture is scrubbed of
+	// it wherever it shows, a tool's output included.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's recorded tool")
 	call := session.Part{Type: session.PartToolCall, ID: req.ID, Name: req.Name, Arguments: *req.Arguments}
 	if e.recording && req.Output == nil {

@@ -162,7 +162,8 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 		Expect(json.Unmarshal(out, &got)).To(Succeed(), string(out))
 		Expect(got.Got).To(HaveLen(2))
 		Expect(got.Got[0]).To(MatchJSON(`{"text":"team-atlas (run 1)","isError":false}`))
-		Expect(string(got.Got[1])).To(ContainSubstring(`serve answered 400: wire: tool lookup with arguments {\"key\":\"owner\"}: session root's last answer made no such call (its calls: subagent_fork call_fork, lookup call_owner, subagent_spawn call_spawn)`))
+		Expect(string(got.Got[1])).To(ContainSubstring(`serve answered 400: wire: tool lookup with arguments {\"key\":\"owner\"}: session root's last answer made no such call not run yet (its calls: subagent_fork call_fork`))
+		Expect(string(got.Got[1])).To(ContainSubstring(`lookup call_owner {\"key\":\"owner\"}`))
 		Expect(got.Runs).To(Equal(1), "the call is checked before the tool runs")
 		s.stop()
 	})
@@ -182,7 +183,7 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 		}
 		status, got := toolPost(ctx, s.url, `{"name":"lookup","arguments":"{}"}`)
 		Expect(status).To(Equal(http.StatusBadRequest), "checked before the agent runs the tool")
-		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call (its calls: none: it waits for no tool result)"))
+		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call not run yet (its calls: none: it waits for no tool result)"))
 		status, got = toolPost(ctx, s.url, `{"name":"lookup","arguments":"{}","output":{"text":"x"}}`)
 		Expect(status).To(Equal(http.StatusBadRequest))
 		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call"))

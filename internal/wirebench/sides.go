@@ -149,8 +149,10 @@ func HTTPRR(_ TB, rec *Recording) Side {
 // Hop hands the recorded answers back in call order through
 // wire.Transport, with no wire handler: what the in-process hop costs by
 // itself (a server goroutine, the body streamed to the agent). wire's time
-// above it is its handler's own: reading the request, checking it against
-// the recording, serving the script, writing the log.
+// above it is its handler's (reading the request, checking it against the
+// recording, serving the script, writing the log) less the hand-over to
+// the server goroutine, which a wire replay that never waits does not make
+// (wire.Transport serves it on the agent's goroutine).
 func Hop(_ TB, rec *Recording) Side {
 	return Side{Name: "hop", Run: func(tb TB) func(TB) {
 		client := &http.Client{Transport: wire.Transport(rec.inOrderHandler())}
@@ -168,6 +170,7 @@ func (rec *Recording) inOrderHandler() http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		defer resp.Body.Close()
 		h := w.Header()
 		for k, v := range resp.Header {
 			h[k] = v
@@ -220,7 +223,8 @@ func Bench(b *testing.B, more ...NewSide) { BenchAgent(b, RunAgent, more...) }
 // ratios to every other side but the floor (for time, the median of each
 // round's ratio: see medianRatio), wire's cost above the floor (how its
 // cost per call grows with the conversation) and above hop (its handler's
-// cost in the agent's company, which BenchmarkWireAlone measures alone).
+// cost in the agent's company, less the hand-over hop makes; see Hop;
+// BenchmarkWireAlone measures the handler alone).
 func BenchAgent(b *testing.B, agent Agent, more ...NewSide) {
 	for _, turns := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
@@ -278,7 +282,7 @@ func report(b *testing.B, sides []Side, calls float64) {
 	}
 	b.ReportMetric((median(w.nanos)-median(f.nanos))/calls/1e3, "µs/call-above-floor")
 	for _, s := range sides {
-		if s.Name == "hop" { // what the wire handler costs in the agent's company
+		if s.Name == "hop" { // the wire handler in the agent's company (see Hop)
 			b.ReportMetric(medianDiff(w.nanos, s.nanos)/calls/1e3, "µs/call-handler")
 		}
 	}

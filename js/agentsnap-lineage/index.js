@@ -177,8 +177,8 @@ export function childTool(tool, { mode = 'spawn' } = {}) {
  * arguments the JSON text the model gave (an object is sent as JSON), id
  * when the agent has it (without one serve takes the first call of the
  * session's last answer with that name and those arguments not run yet).
- * run returns the tool's text, or { text, isError }; what it throws is
- * recorded as an error result. options.baseURL is serve's address (the
+ * run returns the tool's text (another value is recorded as its String),
+ * or { text, isError }; what it throws is recorded as an error result. options.baseURL is serve's address (the
  * model base URL serve printed will do); options.fetch the fetch to send
  * with. Returns { text, isError }; throws, with serve's message, for a
  * call that is none of the session's last answer's.
@@ -203,7 +203,7 @@ export async function recordedTool(call, run, { baseURL, fetch: send = (input, i
     let output;
     try {
       const r = await run();
-      output = typeof r === 'string' ? { text: r } : { text: String(r?.text ?? ''), isError: Boolean(r?.isError) };
+      output = r !== null && typeof r === 'object' ? { text: String(r.text ?? ''), isError: Boolean(r.isError) } : { text: String(r ?? '') };
     } catch (err) {
       output = { text: String(err?.message ?? err), isError: true };
     }
@@ -218,7 +218,12 @@ export async function recordedTool(call, run, { baseURL, fetch: send = (input, i
 // askServe posts body to serve's recorded-tool endpoint for the session in
 // effect and returns its JSON answer; an error status throws its message.
 async function askServe(send, url, body) {
-  const resp = await send(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...lineageHeaders() }, body: JSON.stringify(body) });
+  let resp;
+  try {
+    resp = await send(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...lineageHeaders() }, body: JSON.stringify(body) });
+  } catch (err) {
+    throw new Error(`agentsnap-lineage: recordedTool(${JSON.stringify(body.name)}): POST ${url}: ${err?.message ?? err}; is agentsnap serve running there?`, { cause: err });
+  }
   const text = await resp.text();
   let parsed;
   try {

@@ -49,6 +49,14 @@ test('records what the tool throws, or says is an error, as an error result', as
   }
 });
 
+test('records another value as its String, and names serve\'s address when it cannot be reached', async () => {
+  const s = fakeServe({ recording: true });
+  const out = await recordedTool({ name: 'count' }, () => 42, { baseURL, fetch: s.fetch });
+  assert.deepEqual(out, { text: '42', isError: false });
+  const down = async () => { throw new TypeError('fetch failed'); };
+  await assert.rejects(recordedTool({ name: 'count' }, () => 1, { baseURL, fetch: down }), /POST http:\/\/127\.0\.0\.1:41234\/agentsnap\/tool: fetch failed; is agentsnap serve running there\?/);
+});
+
 test('names the session in effect', async () => {
   const s = fakeServe({ recording: false });
   await child('call_spawn', 'spawn', () => recordedTool({ name: 'clock' }, () => '', { baseURL, fetch: s.fetch }));
