@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/examples/eino/desk"
+	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	"github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/compose"
@@ -55,6 +56,32 @@ var sessions = compose.ToolMiddleware{Invokable: func(next compose.InvokableTool
 	}
 }}
 
+// recorded makes the catalog a recorded tool: its stock and prices change
+// from day to day, so a recording keeps what it answered and a replay
+// hands that back without asking it (wire.Env.Tool). Eino gives the
+// middleware the call's id.
+func recorded(env *wire.Env) compose.ToolMiddleware {
+	return compose.ToolMiddleware{Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+		return func(ctx context.Context, in *compose.ToolInput) (*compose.ToolOutput, error) {
+			if in.Name != desk.ToolCatalog {
+				return next(ctx, in)
+			}
+			call := session.Part{ID: in.CallID, Name: in.Name, Arguments: in.Arguments}
+			out, err := env.Tool(ctx, call, func(ctx context.Context) session.ToolOutput {
+				o, err := next(ctx, in)
+				if err != nil {
+					return session.ToolOutput{Text: err.Error(), IsError: true}
+				}
+				return session.ToolOutput{Text: o.Result}
+			})
+			if err != nil && out.Text == "" {
+				return nil, err
+			}
+			return &compose.ToolOutput{Result: out.Text}, nil
+		}
+	}}
+}
+
 // runtime is the desk as the runtime under test. The model name is the
 // recording's (env.Model): a live recording sends AGENTSNAP_MODEL, and a
 // replay sends what was recorded.
@@ -94,9 +121,9 @@ func newRuntime(v variant) agentsnap.Runtime {
 		if err != nil {
 			return err
 		}
-		dc := desk.Config{Model: model, Shop: cfg.Shop, ToolMiddlewares: []compose.ToolMiddleware{sessions}}
+		dc := desk.Config{Model: model, Shop: cfg.Shop, ToolMiddlewares: []compose.ToolMiddleware{sessions, recorded(env)}}
 		if v.untagged {
-			dc.ToolMiddlewares = nil
+			dc.ToolMiddlewares = []compose.ToolMiddleware{recorded(env)}
 		}
 		d, err := desk.New(ctx, dc)
 		if err != nil {

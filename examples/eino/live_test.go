@@ -226,7 +226,7 @@ var _ = Describe("recording the desk live", func() {
 		Expect(o).To(harness.MatchRecording())
 		Expect(o).To(harness.MatchGolden(GinkgoTB()))
 		Expect(o.Transcript).To(ContainSubstring("fork of root via call_live_critic"))
-		Expect(o.Transcript).To(ContainSubstring("result call_live_solaris: Solaris by Stanislaw Lem: 1 in stock, 9.90 EUR"))
+		Expect(o.Transcript).To(ContainSubstring("result call_live_solaris (recorded): Solaris by Stanislaw Lem: 1 in stock, 9.90 EUR"), "the catalog, a recorded tool, recorded live in the scout's session")
 		Expect(o.Transcript).To(ContainSubstring("assistant: Solaris is in stock at 9.90 EUR, and waiting for Kindred is wise."))
 		requests, _, _, _ = model.seen()
 		Expect(requests).To(Equal(7), "the replay made no request")
