@@ -28,6 +28,9 @@ import (
 // root's when they name none; under Infer lineage, a ctx that names none
 // leaves it to the call: the session whose last answer made it.
 //
+// Call it once the answer that made the call has been read: while that
+// answer is being served, Tool waits for it to end.
+//
 // A call no such answer made is an error, and run is not called. In a
 // replay, a call the recording lacks, or recorded with other arguments
 // (drift), is an error naming the session and the call; the output is
