@@ -18,3 +18,21 @@ func Decode[T any](b []byte, v *T, fast func(b []byte, v *T) bool) error {
 // Window is val as a RawMessage that an append cannot write past: a value
 // a hand reader keeps as its caller's bytes, not a copy.
 func Window(val []byte) json.RawMessage { return val[:len(val):len(val)] }
+
+// NamedSchema reads the object b of three members, names[0] to names[2],
+// as encoding/json reads it into two strings and a json.RawMessage: a
+// name, a description and a schema kept as the caller's bytes (Window) —
+// a tool as Anthropic Messages and Chat Completions write one, under
+// their own member names. Other members are skipped.
+func NamedSchema(b []byte, names []string, name, description *string, schema *json.RawMessage) bool {
+	return Fields(b, names, func(k int, val []byte) bool {
+		switch k {
+		case 0:
+			return StringField(val, name)
+		case 1:
+			return StringField(val, description)
+		}
+		*schema = Window(val)
+		return true
+	})
+}

@@ -1,6 +1,8 @@
 package jsonscan_test
 
 import (
+	"encoding/json"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -61,5 +63,30 @@ var _ = Describe("Window", func() {
 		Expect(string(w)).To(Equal("[1]"))
 		_ = append(w, 'x')
 		Expect(string(b)).To(Equal(`{"a":[1],"b":2}`))
+	})
+})
+
+var _ = Describe("NamedSchema", func() {
+	names := []string{"name", "description", "input_schema"}
+
+	It("reads the name, the description and the schema as encoding/json does, skipping other members", func() {
+		var name, desc string
+		var schema json.RawMessage
+		Expect(jsonscan.NamedSchema([]byte(`{"x":[1],"input_schema":{"type":"object"},"description":"look up","name":"lookup"}`), names, &name, &desc, &schema)).To(BeTrue())
+		Expect([]string{name, desc, string(schema)}).To(Equal([]string{"lookup", "look up", `{"type":"object"}`}))
+		var std struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"input_schema"`
+		}
+		Expect(json.Unmarshal([]byte(`{"x":[1],"input_schema":{"type":"object"},"description":"look up","name":"lookup"}`), &std)).To(Succeed())
+		Expect([]string{std.Name, std.Description, string(std.Schema)}).To(Equal([]string{name, desc, string(schema)}))
+	})
+
+	It("refuses a name or a description that is no string", func() {
+		var name, desc string
+		var schema json.RawMessage
+		Expect(jsonscan.NamedSchema([]byte(`{"name":1}`), names, &name, &desc, &schema)).To(BeFalse())
+		Expect(jsonscan.NamedSchema([]byte(`{"description":{}}`), names, &name, &desc, &schema)).To(BeFalse())
 	})
 })

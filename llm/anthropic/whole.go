@@ -117,17 +117,7 @@ func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 	}
 	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var t llm.ToolSpec
-		ok := jsonscan.Fields(elem, toolNames, func(k int, val []byte) bool {
-			switch k {
-			case 0:
-				return jsonscan.StringField(val, &t.Name)
-			case 1:
-				return jsonscan.StringField(val, &t.Description)
-			}
-			t.Parameters = jsonscan.Window(val)
-			return true
-		})
-		if !ok || t.Name == "" {
+		if !jsonscan.NamedSchema(elem, toolNames, &t.Name, &t.Description, &t.Parameters) || t.Name == "" {
 			return false
 		}
 		*tools = append(*tools, t)

@@ -150,16 +150,10 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 		if jsonscan.IsNull(val) {
 			return true
 		}
-		return jsonscan.Fields(val, []string{"name", "description", "parameters"}, func(k int, val []byte) bool {
-			switch k {
-			case 0:
-				return jsonscan.StringField(val, &t.Name)
-			case 1:
-				return jsonscan.StringField(val, &t.Description)
-			}
-			t.Parameters = jsonscan.Window(val)
-			return true
-		})
+		return jsonscan.NamedSchema(val, functionNames, &t.Name, &t.Description, &t.Parameters)
 	})
 	return ok
 }
+
+// functionNames are the members of a tool's function that fastTool reads.
+var functionNames = []string{"name", "description", "parameters"}
