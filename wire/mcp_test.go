@@ -133,18 +133,27 @@ func unsliced(take func(s, whole *fakellm.Script)) func(*session.Log) (*fakellm.
 	}
 }
 
-// mcpAnswers returns the texts of a log's mcp/call answers to tools/call.
-func mcpAnswers(events []session.Event) []string {
+// described describes each event of type typ of events, its data decoded
+// as T, with say (given the event's index too).
+func described[T any](events []session.Event, typ string, say func(i int, d *T) string) []string {
+	GinkgoHelper()
 	var out []string
-	for _, e := range events {
-		if e.Type != session.TypeMCPCall {
+	for i, e := range events {
+		if e.Type != typ {
 			continue
 		}
-		var d session.MCPCallData
+		var d T
 		Expect(e.Decode(&d)).To(Succeed())
-		out = append(out, d.Method+" "+string(d.Result))
+		out = append(out, say(i, &d))
 	}
 	return out
+}
+
+// mcpAnswers returns a log's mcp/call events as "method result".
+func mcpAnswers(events []session.Event) []string {
+	return described(events, session.TypeMCPCall, func(_ int, d *session.MCPCallData) string {
+		return d.Method + " " + string(d.Result)
+	})
 }
 
 var _ = Describe("an agent's MCP requests (wire.Env.MCP)", func() {

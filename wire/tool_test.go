@@ -54,20 +54,13 @@ func toolRuntime(counter *atomic.Int64, recorded bool) agentsnap.Runtime {
 // toolRecords returns a log's tool/recorded events as "call result", each
 // with the type of the event after it.
 func toolRecords(events []session.Event) []string {
-	var out []string
-	for i, e := range events {
-		if e.Type != session.TypeToolRecorded {
-			continue
-		}
-		var d session.ToolRecordedData
-		Expect(e.Decode(&d)).To(Succeed())
+	return described(events, session.TypeToolRecorded, func(i int, d *session.ToolRecordedData) string {
 		next := ""
 		if i+1 < len(events) {
 			next = events[i+1].Type
 		}
-		out = append(out, d.CallID+" "+d.Name+" "+d.Arguments+": "+d.Result.Text+", then "+next)
-	}
-	return out
+		return d.CallID + " " + d.Name + " " + d.Arguments + ": " + d.Result.Text + ", then " + next
+	})
 }
 
 var _ = Describe("an agent's recorded tools (wire.Env.Tool)", func() {
