@@ -10,11 +10,13 @@ import (
 )
 
 // eventMembers are the members an event line writes itself; Extra must not
-// repeat them, or the line would hold a member twice. seq0 and time0 belong
-// to packed rows, which a reader would try to expand.
+// repeat them, or the line would hold a member twice. seq0 and time0 are not
+// among them: they mean something only on a packed row, which no store
+// keeps; on any other event the reader keeps them in Extra, and a store
+// keeps them as it keeps every unknown member.
 var eventMembers = map[string]bool{
 	"type": true, "seq": true, "time": true, "data": true, "ignorable": true,
-	"sourceEventSeqs": true, "surfaceOp": true, "seq0": true, "time0": true,
+	"sourceEventSeqs": true, "surfaceOp": true,
 }
 
 // headerMembers are the members a header line writes itself.

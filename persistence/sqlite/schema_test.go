@@ -126,7 +126,7 @@ var _ = Describe("sqlite schema", func() {
 			{"12", "x/null-data", "text", "null", "NULL", "NULL"},
 		}))
 		Expect(query(path, "SELECT session_id, seq, members FROM extra_members")).To(Equal([][]string{
-			{"root/call_1", "9", `{"ignorable":true,"alpha":"a","zeta":{"nested":[true,null]}}`},
+			{"root/call_1", "9", `{"ignorable":true,"alpha":"a","seq0":5,"time0":"t","zeta":{"nested":[true,null]}}`},
 		}), "only the line with members no column holds has a row")
 	})
 

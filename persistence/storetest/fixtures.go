@@ -91,7 +91,9 @@ func ToolTurn(seq int64, turn int) (started, finished []session.Event) {
 func OddEvents(seq int64) []session.Event {
 	evs := []session.Event{
 		{Type: "agent/inbox/spliced", Data: json.RawMessage(`{"target":"next-turn","inserted":[{"role":"user","content":[]}]}`)},
-		{Type: "x/custom", Data: json.RawMessage(`[1,"two",{"three":3.5e2}]`), Ignorable: true, Extra: map[string]json.RawMessage{"zeta": json.RawMessage(`{"nested":[true,null]}`), "alpha": json.RawMessage(`"a"`)}},
+		{Type: "x/custom", Data: json.RawMessage(`[1,"two",{"three":3.5e2}]`), Ignorable: true, Extra: map[string]json.RawMessage{"zeta": json.RawMessage(`{"nested":[true,null]}`), "alpha": json.RawMessage(`"a"`),
+			// A packed row's members, unknown on any other event: kept as such.
+			"seq0": json.RawMessage(`5`), "time0": json.RawMessage(`"t"`)}},
 		{Type: "session/title", Data: json.RawMessage(`{"title":"héllo \u2028 \"quoted\" <tag> & more"}`), SourceEventSeqs: []int64{}, SurfaceOp: json.RawMessage(`"append"`)},
 		{Type: "x/no-data", SourceEventSeqs: []int64{0, 1}, SurfaceOp: json.RawMessage(`{"op":"replace","target":3}`)},
 		{Type: "x/null-data", Data: json.RawMessage(`null`)},

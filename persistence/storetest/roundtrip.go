@@ -148,6 +148,7 @@ func oddRoundTrip(e *env) error {
 		equal("after a reopen: event 9 type", custom.Type, "x/custom"),
 		equal("after a reopen: event 9 ignorable", custom.Ignorable, true),
 		hasJSON("after a reopen: event 9's extras", custom.Extra, "zeta", `{"nested":[true,null]}`),
+		hasJSON("after a reopen: event 9's extras", custom.Extra, "seq0", `5`),
 		emptySeqs,
 		noData,
 		equal("after a reopen: event 12 data", string(l.Events[12].Data), "null"),
