@@ -45,7 +45,7 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	switch {
 	case ties > 1:
-		return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request's conversation continues %d sessions alike (its first %d messages), so which one sent it cannot be told", ties, bestLen))
+		return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request's conversation continues %d sessions alike (messages in common with each: %d), so which one sent it cannot be told", ties, bestLen))
 	case best != nil:
 		return best, nil
 	case !h.waiting():

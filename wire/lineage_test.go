@@ -1,0 +1,53 @@
+package wire_test
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("a request's session, told by lineage", func() {
+	child := func(id, call string) map[string]string {
+		return map[string]string{wire.HeaderSession: id, wire.HeaderParent: "root", wire.HeaderCall: call, wire.HeaderMode: "spawn"}
+	}
+	infer := func(c *wire.Config) { c.Lineage = wire.Infer }
+	twoCalls := []session.Part{toolCall("call_1", "subagent", `{"prompt":"look up the release"}`), toolCall("call_2", "subagent", `{"prompt":"look up the owner"}`)}
+
+	It("under Infer, is refused when the request continues two sessions alike", func() {
+		h, _, url := serveWire(script(map[string][]any{"root": {twoCalls}}), infer)
+		ok(url, chat(user("hi")), nil)
+		ok(url, chat(user("q")), child("a", "call_1"))
+		ok(url, chat(user("q")), child("b", "call_2"))
+		code, body := post(url, chat(user("q"), assistant("done"), user("more")), nil)
+		expectRefused(h, code, body, "a request's conversation continues 2 sessions alike")
+	})
+
+	It("under Infer, gives a call one child: a new session whose prompt is that of a call that created a child already is refused", func() {
+		h, store, url := serveWire(script(map[string][]any{"root": {twoCalls}}), infer)
+		ok(url, chat(user("hi")), nil)
+		ok(url, chat(user("look up the release")), nil)
+		code, body := post(url, chat(user("Some context."), user("look up the release")), nil)
+		Expect(code).To(Equal(http.StatusBadRequest), body)
+		Expect(body).To(ContainSubstring("continues no session, and no open tool call's arguments hold its prompt"))
+		Expect(h.Close(context.Background())).To(HaveOccurred())
+		headers, err := store.List(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		var ids []string
+		for _, hd := range headers {
+			ids = append(ids, hd.ID)
+		}
+		Expect(ids).To(ConsistOf("root", "root/call_1"))
+	})
+
+	It("names the root \"root\" only when the root sends no headers: a child of a root that names itself names it so", func() {
+		h, _, url := serveWire(script(map[string][]any{"root": {twoCalls}}))
+		ok(url, chat(user("hi")), map[string]string{wire.HeaderSession: "main"})
+		code, body := post(url, chat(user("q")), child("a", "call_1"))
+		Expect(code).To(Equal(http.StatusBadRequest), body)
+		expectRefused(h, code, body, `child session "a" names parent "root", which has made no call`)
+	})
+})
