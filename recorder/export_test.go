@@ -3,6 +3,10 @@ package recorder
 import (
 	"os"
 	"syscall"
+
+	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/memory"
 )
 
 // FailWritesAfter makes fixture writes fail like a full disk once n files
@@ -19,4 +23,13 @@ func FailWritesAfter(n int) func() {
 		return writeSynced(path, b)
 	}
 	return func() { writeFile = writeSynced }
+}
+
+// NewSideStore returns the store a recording with a side store writes
+// through: the recording's own memory store, side behind it, every write
+// checked for the values of secrets first.
+func NewSideStore(side persistence.Store, secrets map[string]string) persistence.Store {
+	set := secret.New()
+	set.AddAll(secrets)
+	return newSideStore(memory.New(), side, set)
 }
