@@ -1,6 +1,11 @@
 package judge
 
-import "github.com/agentsnap/agentsnap/session"
+import (
+	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
+)
 
 // CompareSessionPair returns the first difference between a recorded log and its
 // replay, as the comparison of a replay finds it, or nil.
@@ -19,3 +24,28 @@ func CompareSessionPairIn(golden, replay *session.Log, cwd string) (d *Differenc
 
 // CountCalls is the model calls the verdict counts in replayed logs.
 var CountCalls = countCalls
+
+// SettleVerdict is the verdict on replayed logs against recorded ones, as
+// the comparison of a replay settles it: pairs judged in the recording's
+// lineage order, the first drift kept and every other difference listed.
+// Its replay driver served nothing and has nothing left.
+func SettleVerdict(golden, replay []*session.Log) *Outcome {
+	d, err := fakellm.New([]*session.Log{{Header: session.Header{ID: "root"}}})
+	if err != nil {
+		panic(err)
+	}
+	o := &Outcome{Fixture: &fixture.Fixture{Name: "t/verdict", Dir: "t/verdict", Scenario: &scenario.Scenario{}}, Replayed: replay, driver: d}
+	pairs, n := pairsOf(golden, replay, "")
+	vs := make([]verdict, len(pairs))
+	for i := range pairs {
+		vs[i] = judgePair(pairs[i], n)
+	}
+	o.settle(vs, nil)
+	return o
+}
+
+// ScheduleFailure is the run error of a replay under another schedule
+// that failed; diverged says it wrote other logs than the replay's own.
+func ScheduleFailure(msg string, diverged bool) error {
+	return &scheduleError{msg: msg, diverged: diverged}
+}
