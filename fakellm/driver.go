@@ -309,7 +309,8 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 			ErrScriptExhausted, r.describe(), r.cursor+1, len(entries), req.Turn, req.Step, d.record)
 	}
 	e := entries[r.cursor]
-	if (e.Turn != 0 || e.Step != 0) && (e.Turn != req.Turn || e.Step != req.Step) {
+	// Each of turn and step is checked unless it is 0 (authored: not checked).
+	if e.Turn != 0 && e.Turn != req.Turn || e.Step != 0 && e.Step != req.Step {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — the agent took another path; re-record with: %s",
 			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, d.record)
 	}

@@ -24,8 +24,9 @@ import (
 //	  "session.1.jsonl": {"replace": [{"kind": "hang", "chunks": []}]}
 //	}
 //
-// A patched entry without its own turn and step keeps those of the entry it
-// replaces, so the path check still applies to it.
+// A patched entry keeps the turn and the step of the entry it replaces
+// where it gives none of its own (0), so the path check still applies to
+// it.
 type Override struct {
 	Path     string                     // the sidecar's path, named in errors
 	Sessions map[string]SessionOverride // by log file name or session id
@@ -162,7 +163,13 @@ func (o *Override) apply(scripts []*Script) error {
 			}
 			e := so.Patch[i]
 			if e.Turn == 0 && e.Step == 0 {
-				e.Turn, e.Step, e.Attempt = entries[i].Turn, entries[i].Step, entries[i].Attempt
+				e.Attempt = entries[i].Attempt
+			}
+			if e.Turn == 0 {
+				e.Turn = entries[i].Turn
+			}
+			if e.Step == 0 {
+				e.Step = entries[i].Step
 			}
 			entries[i] = e
 		}
