@@ -11,7 +11,7 @@ import (
 // message m: per content part a block-start, deltas of a few characters to a
 // word each, a block-end with the complete block, then usage (when non-nil)
 // and a finish of kind finish ("" picks tool-calls when m calls tools, else
-// stop). Scripted and playbook drivers use it so offline recordings look like
+// stop). A part's Meta (what the API wants back) rides on its block-end. Scripted and playbook drivers use it so offline recordings look like
 // live ones.
 func StreamMessage(m Message, usage *session.Usage, finish string) []Chunk {
 	var out []Chunk
@@ -31,7 +31,7 @@ func StreamMessage(m Message, usage *session.Usage, finish string) []Chunk {
 			if p.Arguments == "" {
 				out = append(out, Chunk{Type: session.ChunkToolCallDelta, Index: i, ID: p.ID, Name: p.Name})
 			}
-			out = append(out, Chunk{Type: session.ChunkBlockEnd, Index: i, Block: &session.Block{Type: session.BlockToolCall, ID: p.ID, Name: p.Name, Arguments: p.Arguments}})
+			out = append(out, Chunk{Type: session.ChunkBlockEnd, Index: i, Block: &session.Block{Type: session.BlockToolCall, ID: p.ID, Name: p.Name, Arguments: p.Arguments, Meta: p.Meta}})
 		case session.PartText, session.PartReasoning:
 			blockType, delta := session.BlockText, session.ChunkTextDelta
 			if p.Type == session.PartReasoning {
@@ -41,7 +41,7 @@ func StreamMessage(m Message, usage *session.Usage, finish string) []Chunk {
 			for _, piece := range SplitDeltas(p.Text) {
 				out = append(out, Chunk{Type: delta, Index: i, Text: piece})
 			}
-			out = append(out, Chunk{Type: session.ChunkBlockEnd, Index: i, Block: &session.Block{Type: blockType, Text: p.Text}})
+			out = append(out, Chunk{Type: session.ChunkBlockEnd, Index: i, Block: &session.Block{Type: blockType, Text: p.Text, Meta: p.Meta}})
 		}
 	}
 	if usage != nil {

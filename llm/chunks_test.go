@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -106,6 +107,11 @@ var _ = Describe("StreamMessage", func() {
 			{Type: session.PartToolCall, ID: "call_b", Name: "subagent_spawn", Arguments: `{"description":"a long description","prompt":"p"}`},
 		}),
 		Entry("empty text", []session.Part{session.TextPart("")}),
+		Entry("parts with what the API wants back (meta)", []session.Part{
+			{Type: session.PartReasoning, Text: "think", Meta: json.RawMessage(`{"id":"rs_1","encrypted_content":"gAAA"}`)},
+			{Type: session.PartText, Text: "ok", Meta: json.RawMessage(`{"signature":"sig"}`)},
+			{Type: session.PartToolCall, ID: "call_a", Name: "add", Arguments: `{"a":1}`, Meta: json.RawMessage(`{"thoughtSignature":"t"}`)},
+		}),
 	)
 
 	It("gives each part's deltas the part's index and delta type", func() {
