@@ -56,7 +56,7 @@ func Unified(golden, replay string, context int) string {
 		aLine, bLine := ops[start].a+1, ops[start].b+1
 		out = append(out, fmt.Sprintf("@@ golden line %d, replay line %d @@", aLine, bLine))
 		for _, op := range ops[start:end] {
-			out = append(out, string(op.kind)+op.text)
+			out = append(out, string(op.kind)+shown(op.text))
 		}
 		i = end
 	}
@@ -67,6 +67,9 @@ func Unified(golden, replay string, context int) string {
 	return strings.Join(out, "\n") + "\n"
 }
 
+// splitLines cuts s into lines that keep their newline: a last line
+// without one is another line than the same text with one, whatever text
+// shown gives it.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
@@ -75,14 +78,16 @@ func splitLines(s string) []string {
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	for i, l := range lines {
-		if strings.HasSuffix(l, "\n") {
-			lines[i] = l[:len(l)-1]
-		} else {
-			lines[i] = l + " (no newline at end)"
-		}
-	}
 	return lines
+}
+
+// shown is a line as the diff prints it: without its newline, or marked
+// when it has none.
+func shown(l string) string {
+	if t, ok := strings.CutSuffix(l, "\n"); ok {
+		return t
+	}
+	return l + " (no newline at end)"
 }
 
 type op struct {

@@ -138,6 +138,8 @@ var _ = Describe("Unified", func() {
 		Entry("only in the golden", "a\nb", "a\nb\n", "@@ golden line 1, replay line 1 @@\n a\n-b (no newline at end)\n+b\n"),
 		Entry("only in the replay", "a\nb\n", "a\nb", "@@ golden line 1, replay line 1 @@\n a\n-b\n+b (no newline at end)\n"),
 		Entry("a golden that is empty", "", "x", "@@ golden line 1, replay line 1 @@\n+x (no newline at end)\n"),
+		Entry("a replay whose line reads as the mark", "a", "a (no newline at end)\n",
+			"@@ golden line 1, replay line 1 @@\n-a (no newline at end)\n+a (no newline at end)\n"),
 	)
 
 	It("cuts a diff longer than MaxLines and says how to see it all", func() {
