@@ -271,7 +271,11 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			r.add(ruleRecords, fixRecords, fmt.Sprintf("recording failed: %v", err))
+			msg := err.Error()
+			if !errors.Is(err, recorder.ErrRecording) { // which says "recording failed" itself
+				msg = "recording failed: " + msg
+			}
+			r.add(ruleRecords, fixRecords, msg)
 			// A tree that does not hold together fails the recording;
 			// name the header that broke it.
 			checkLineage(r, store.headers())
