@@ -1,6 +1,10 @@
 package live
 
-import "io"
+import (
+	"io"
+
+	"github.com/agentsnap/agentsnap/session"
+)
 
 // ErrFrameTooLarge is errFrameTooLarge, for the specs.
 var ErrFrameTooLarge = errFrameTooLarge
@@ -37,4 +41,9 @@ func ParseEvents(r io.Reader, max int) ([]string, error) {
 		}
 		frames = append(frames, string(s.event)+"|"+string(data))
 	}
+}
+
+// StatusFinish is statusFinish, for the specs.
+func StatusFinish(status int, body []byte, sc Scrubber, hint string) session.Chunk {
+	return statusFinish(status, body, sc, hint)
 }
