@@ -44,9 +44,20 @@ var cliPlacements = []cliPlacement{
 	{"?key= in AGENTSNAP_BASE_URL", "the key= query parameter of AGENTSNAP_BASE_URL", func(base, key string) (map[string]string, string) {
 		return map[string]string{"AGENTSNAP_API_KEY": sentKey, "AGENTSNAP_BASE_URL": base + "?key=" + key}, ""
 	}},
+	{"?key= in --base-url, escaped by hand", "the key= query parameter of --base-url", func(base, key string) (map[string]string, string) {
+		// Escapes no encoder writes (%6b for k, lower-case hex): only the
+		// URL's own text names it.
+		return map[string]string{"AGENTSNAP_API_KEY": sentKey}, base + "?key=" + handEscaped(key)
+	}},
 	{"user info in --base-url", "the password in the user info of --base-url", func(base, key string) (map[string]string, string) {
 		return map[string]string{"AGENTSNAP_API_KEY": sentKey}, strings.Replace(base, "http://", "http://leaker:"+key+"@", 1)
 	}},
+}
+
+// handEscaped escapes the first three bytes of key as %xx in lower-case
+// hex, as no encoder does for letters and digits.
+func handEscaped(key string) string {
+	return fmt.Sprintf("%%%02x%%%02x%%%02x", key[0], key[1], key[2]) + key[3:]
 }
 
 // cliLeak records fixtures/custom/leak with agentsnap record --live from

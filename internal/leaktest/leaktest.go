@@ -91,6 +91,10 @@ func (e *Endpoint) payload(r *http.Request) string {
 	for _, vs := range r.URL.Query() {
 		parts = append(parts, vs...)
 	}
+	// And the query as it was sent: escaped as the base URL wrote it.
+	if r.URL.RawQuery != "" {
+		parts = append(parts, r.URL.RawQuery)
+	}
 	return strings.Join(parts, " ")
 }
 

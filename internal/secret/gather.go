@@ -71,9 +71,9 @@ func (s *Set) AddURL(where, raw string) {
 		}
 		switch {
 		case !ok:
-			s.add("the query of "+where, v, escaped)
+			s.addWritten("the query of "+where, v, escaped)
 		case credentialParam(n, v):
-			s.add("the "+n+"= query parameter of "+where, v, escaped)
+			s.addWritten("the "+n+"= query parameter of "+where, v, escaped)
 		}
 	}
 	if u.User != nil {
@@ -84,6 +84,17 @@ func (s *Set) AddURL(where, raw string) {
 			s.Add("the password in the user info of "+where, pass)
 		}
 		s.Add("the user name in the user info of "+where, name)
+	}
+}
+
+// addWritten adds value, and the text a URL wrote it as when that is none
+// of value's own encodings (escaped by hand: %7e, %2b) as a value of its
+// own, so that every copy of the set (Values, Merge) carries it: a server
+// may echo the query as it was sent.
+func (s *Set) addWritten(source, value, written string) {
+	s.Add(source, value)
+	if len(value) >= MinLen && !slices.Contains(encodings(value), written) {
+		s.Add(source+" as the URL writes it", written)
 	}
 }
 

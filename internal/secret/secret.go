@@ -14,6 +14,7 @@ package secret
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/url"
@@ -60,11 +61,7 @@ func New() *Set { return &Set{names: map[string]string{}} }
 // Add adds value under source and reports whether it was added: an empty
 // value, one already in the set, and one shorter than MinLen (remembered in
 // Short) are not.
-func (s *Set) Add(source, value string) bool { return s.add(source, value) }
-
-// add adds value with extra literal forms (such as the escaping a URL
-// really used).
-func (s *Set) add(source, value string, extra ...string) bool {
+func (s *Set) Add(source, value string) bool {
 	if s == nil || value == "" {
 		return false
 	}
@@ -85,7 +82,7 @@ func (s *Set) add(source, value string, extra ...string) bool {
 	// A new slice: readers may be searching the old one.
 	forms := slices.Clone(s.forms)
 	seen := map[string]bool{}
-	for _, f := range append(encodings(value), extra...) {
+	for _, f := range encodings(value) {
 		if len(f) >= MinLen && !seen[f] {
 			seen[f] = true
 			forms = append(forms, form{f, source})
@@ -144,15 +141,20 @@ func (s *Set) pairs() [][2]string {
 	return out
 }
 
-// Values returns the set as a map from source to value (a source that
-// names several values keeps the first), for handing the set to an API
-// that takes a map.
+// Values returns the set as a map from source to value, for handing the
+// set to an API that takes a map: every value, the second and later of a
+// source that names several under "SOURCE (2)", "SOURCE (3)", ...
 func (s *Set) Values() map[string]string {
 	out := map[string]string{}
 	for _, kv := range s.pairs() {
-		if _, ok := out[kv[0]]; !ok {
-			out[kv[0]] = kv[1]
+		name := kv[0]
+		for n := 2; ; n++ {
+			if _, taken := out[name]; !taken {
+				break
+			}
+			name = fmt.Sprintf("%s (%d)", kv[0], n)
 		}
+		out[name] = kv[1]
 	}
 	return out
 }
