@@ -1,0 +1,104 @@
+package httpguard_test
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/internal/httpguard"
+)
+
+var _ = Describe("the Guard, at its edges", func() {
+	It("never shows a refused request's query, where a key travels, in its log or its answer", func() {
+		const key = "AIzaSyQueryKey0123456789"
+		s := start(httpguard.Config{}, nil)
+		for _, edit := range []func(*http.Request){
+			func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") },
+			func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") },
+			func(r *http.Request) { r.Host = "evil.example:80" },
+		} {
+			a := s.do(func(r *http.Request) {
+				r.URL.RawQuery = "key=" + key
+				edit(r)
+			})
+			Expect(a.status).To(BeNumerically(">=", 400))
+			Expect(a.body).NotTo(ContainSubstring(key))
+		}
+		Expect(s.logged()).To(HaveLen(3))
+		for _, line := range s.logged() {
+			Expect(line).To(ContainSubstring("/v1/chat/completions"))
+			Expect(line).NotTo(ContainSubstring(key))
+		}
+	})
+
+	It("tells the SDK not to retry a refusal, and closes its connection", func() {
+		s := start(httpguard.Config{}, nil)
+		a := s.do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") })
+		Expect(a.status).To(Equal(http.StatusUnsupportedMediaType))
+		Expect(a.header.Get("X-Should-Retry")).To(Equal("false"))
+		Expect(a.close).To(BeTrue(), "Connection: close")
+	})
+
+	It("leaves a requested header that is no HTTP token out of a preflight, even with an allowed prefix", func() {
+		const origin = "http://localhost:5173"
+		s := start(httpguard.Config{AllowOrigins: []string{origin}}, nil)
+		req, err := http.NewRequest(http.MethodOptions, s.url+"/v1/chat/completions", nil)
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "content-type, x-stainless-ok, x-stainless-a(b), agentsnap-x y")
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		a := read(resp)
+		Expect(a.status).To(Equal(http.StatusNoContent))
+		allowed := strings.Split(a.header.Get("Access-Control-Allow-Headers"), ", ")
+		Expect(allowed).To(ContainElement("x-stainless-ok"))
+		Expect(allowed).NotTo(ContainElement("x-stainless-a(b)"))
+		Expect(allowed).NotTo(ContainElement("agentsnap-x y"))
+		Expect(s.logged()).To(ConsistOf("a preflight from " + origin + " asks for headers serve does not allow: x-stainless-a(b), agentsnap-x y"))
+	})
+
+	It("answers a preflight only for an allowed origin: without one, OPTIONS goes to the handler and grants nothing", func() {
+		s := start(httpguard.Config{AllowOrigins: []string{"http://localhost:5173"}}, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		})
+		for _, from := range []string{"", s.url} {
+			req, err := http.NewRequest(http.MethodOptions, s.url+"/v1/chat/completions", nil)
+			Expect(err).NotTo(HaveOccurred())
+			if from != "" {
+				req.Header.Set("Origin", from)
+			}
+			req.Header.Set("Access-Control-Request-Method", "POST")
+			resp, err := http.DefaultClient.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			a := read(resp)
+			Expect(a.status).To(Equal(http.StatusMethodNotAllowed), from)
+			Expect(a.header.Get("Access-Control-Allow-Methods")).To(BeEmpty(), from)
+			Expect(a.header.Get("Access-Control-Allow-Origin")).To(BeEmpty(), from)
+		}
+		Expect(s.calls.Load()).To(BeEquivalentTo(2))
+	})
+
+	It("takes exactly 64 allowed origins", func() {
+		many := make([]string, 64)
+		for i := range many {
+			many[i] = fmt.Sprintf("http://localhost:%d", 5000+i)
+		}
+		_, err := httpguard.New(http.NotFoundHandler(), httpguard.Config{Addr: &net.TCPAddr{}, AllowOrigins: many})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("builds a server that bounds how long the headers may take, and how long a connection idles", func() {
+		g, err := httpguard.New(http.NotFoundHandler(), httpguard.Config{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}})
+		Expect(err).NotTo(HaveOccurred())
+		srv := g.Server()
+		Expect(srv.ReadHeaderTimeout).To(Equal(httpguard.ReadHeaderTimeout))
+		Expect(srv.IdleTimeout).To(Equal(httpguard.IdleTimeout))
+		Expect(srv.MaxHeaderBytes).To(Equal(httpguard.MaxHeaderBytes))
+		Expect(srv.Handler).To(BeIdenticalTo(g))
+	})
+})
