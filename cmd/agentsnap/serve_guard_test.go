@@ -29,7 +29,17 @@ const chatBody = `{"model":"m","stream":true,"messages":[{"role":"user","content
 // status and the JSON error's message.
 func post(serveURL string, edit func(*http.Request)) (int, string, http.Header) {
 	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodPost, serveURL+"/chat/completions", strings.NewReader(chatBody))
+	code, body, h := postJSON(serveURL+"/chat/completions", chatBody, edit)
+	var e struct{ Error struct{ Message string } }
+	_ = json.Unmarshal([]byte(body), &e)
+	return code, e.Error.Message, h
+}
+
+// postJSON POSTs a JSON body to url, edited by edit, and returns the
+// status, the body and the headers.
+func postJSON(url, body string, edit func(*http.Request)) (int, string, http.Header) {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/json")
 	if edit != nil {
@@ -38,11 +48,9 @@ func post(serveURL string, edit func(*http.Request)) (int, string, http.Header) 
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
-	var e struct{ Error struct{ Message string } }
 	b, err := io.ReadAll(resp.Body)
 	Expect(err).NotTo(HaveOccurred())
-	_ = json.Unmarshal(b, &e)
-	return resp.StatusCode, e.Error.Message, resp.Header
+	return resp.StatusCode, string(b), resp.Header
 }
 
 // hostPort is the host:port of serve's URL.

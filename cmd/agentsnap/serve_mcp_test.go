@@ -17,19 +17,12 @@ import (
 // edited by edit, and returns the status, the body and the headers.
 func mcpPost(serveURL, name, body string, edit func(*http.Request)) (int, string, http.Header) {
 	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodPost, strings.TrimSuffix(serveURL, "/v1")+"/mcp/"+name, strings.NewReader(body))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if edit != nil {
-		edit(req)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	return resp.StatusCode, string(b), resp.Header
+	return postJSON(strings.TrimSuffix(serveURL, "/v1")+"/mcp/"+name, body, func(r *http.Request) {
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if edit != nil {
+			edit(r)
+		}
+	})
 }
 
 // rpcMessage is the error message of a JSON-RPC (or guard) error body.

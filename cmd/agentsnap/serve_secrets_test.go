@@ -34,18 +34,8 @@ func playbookScenario(rootAnswers string) string {
 // edited by edit, and returns the status and the body.
 func chatPost(serveURL, body string, edit func(*http.Request)) (int, string) {
 	GinkgoHelper()
-	req, err := http.NewRequest(http.MethodPost, serveURL+"/chat/completions", strings.NewReader(body))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	if edit != nil {
-		edit(req)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	return resp.StatusCode, string(b)
+	code, b, _ := postJSON(serveURL+"/chat/completions", body, edit)
+	return code, b
 }
 
 // chatJSON is a Chat Completions body of the scenario's conversation and
