@@ -26,15 +26,22 @@ func delegation(ids ...string) []session.Chunk {
 // until its turn is cancelled, and call_2, which answers B.
 func hangingPair(opts ...fakellm.Option) *fakellm.Driver {
 	GinkgoHelper()
+	return hangingPairAt(1, opts...)
+}
+
+// hangingPairAt is hangingPair with the hanging child numbering its turn
+// aTurn.
+func hangingPairAt(aTurn int, opts ...fakellm.Option) *fakellm.Driver {
+	GinkgoHelper()
 	root := rootLog("rec-root")
 	root.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "user"})
 	root.ev(session.TypeStepStart, session.StepData{Turn: 1, Step: 1})
 	root.chunks(1, 1, 1, delegation("call_1", "call_2")...)
 	root.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
 	a := childLog("session.1.jsonl", "rec-a", root, "call_1", session.ModeSpawn)
-	a.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "subagent"})
-	a.chunks(1, 1, 1, prefix...)
-	a.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
+	a.ev(session.TypeTurnStart, session.TurnStartData{Turn: aTurn, Trigger: "subagent"})
+	a.chunks(aTurn, 1, 1, prefix...)
+	a.ev(session.TypeTurnEnd, session.TurnEndData{Turn: aTurn, Reason: session.EndReason{Kind: session.TurnAborted}})
 	b := childLog("session.2.jsonl", "rec-b", root, "call_2", session.ModeSpawn).turn(1, "task b", "B")
 	drv, err := fakellm.New([]*session.Log{root.log(), a.log(), b.log()}, append([]fakellm.Option{fakellm.WithVirtualTime()}, opts...)...)
 	Expect(err).NotTo(HaveOccurred())

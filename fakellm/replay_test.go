@@ -262,18 +262,7 @@ var _ = Describe("virtual time and a child's own turn numbers", Label("vclock"),
 		// As hangingPair, but child a numbers its own turn 3 (a fork
 		// child numbers on from its parent's turns): only the root's
 		// calls say which root turn the replay is at.
-		root := rootLog("rec-root")
-		root.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "user"})
-		root.ev(session.TypeStepStart, session.StepData{Turn: 1, Step: 1})
-		root.chunks(1, 1, 1, delegation("call_1", "call_2")...)
-		root.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
-		a := childLog("session.1.jsonl", "rec-a", root, "call_1", session.ModeSpawn)
-		a.ev(session.TypeTurnStart, session.TurnStartData{Turn: 3, Trigger: "subagent"})
-		a.chunks(3, 1, 1, prefix...)
-		a.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 3, Reason: session.EndReason{Kind: session.TurnAborted}})
-		b := childLog("session.2.jsonl", "rec-b", root, "call_2", session.ModeSpawn).turn(1, "task b", "B")
-		drv, err := fakellm.New([]*session.Log{root.log(), a.log(), b.log()}, fakellm.WithVirtualTime())
-		Expect(err).NotTo(HaveOccurred())
+		drv := hangingPairAt(3)
 
 		Expect(say(drv, lRoot, 1, 1)).To(BeEmpty())
 		tctx, cancel := drv.WithTimeout(context.Background(), time.Hour)
