@@ -66,19 +66,7 @@ func TestAssertReplayAndAssertGoldenFailWithWhatToDo(t *testing.T) {
 }
 
 func TestRunChecksConsumptionAtTeardownWhenNothingElseDid(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spawn", "one-child")
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child"))); err != nil {
-		t.Fatal(err)
-	}
-	// The recorded child now names another call, so the replay never binds it.
-	child := filepath.Join(dir, "session.1.jsonl")
-	b, _ := os.ReadFile(child)
-	if err := os.WriteFile(child, []byte(strings.Replace(string(b), `"parentCallId":"call_spawn_1"`, `"parentCallId":"call_other"`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := unconsumedFixture(t)
 	c := &captured{TB: t}
 	t.Run("replay", func(t *testing.T) {
 		c.TB = t
