@@ -353,7 +353,7 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 		if err != nil {
 			return nil, noop, err
 		}
-		return nil, noop, fmt.Errorf("%s:%s already holds %d sessions (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, len(held), held[0].ID)
+		return nil, noop, fmt.Errorf("%s:%s already holds %s (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, count(len(held), "session"), held[0].ID)
 	}
 	closeAll := func() { shared.Close(); cleanup() }
 	return func(dir string) func() (persistence.Store, error) {

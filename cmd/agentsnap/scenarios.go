@@ -22,13 +22,17 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 		if err != nil {
 			return nil, fail(e, name, err)
 		}
-		dirs = append(dirs, found...)
+		for _, d := range found {
+			dirs = append(dirs, filepath.Clean(d))
+		}
 	}
 	if len(dirs) == 0 {
 		return nil, fail(e, name, fmt.Errorf("no scenarios under %s; create one with: go tool agentsnap new CATEGORY/NAME", strings.Join(pos, " ")))
 	}
 	slices.SortFunc(dirs, naturalCompare)
-	return dirs, exitOK
+	// Arguments that overlap name a scenario once: replayed twice, its
+	// second replay would meet the first's sessions in a kept store.
+	return slices.Compact(dirs), exitOK
 }
 
 // scenarioDirs resolves one argument to scenario folders: the one rule
