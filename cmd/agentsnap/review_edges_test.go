@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// writeProposal puts golden and proposal texts in fork/codeword's copy
+// under root and returns their paths.
+func writeProposal(root, golden, proposal string) (string, string) {
+	GinkgoHelper()
+	g := filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile)
+	p := g + ".new"
+	Expect(os.WriteFile(g, []byte(golden), 0o644)).To(Succeed())
+	Expect(os.WriteFile(p, []byte(proposal), 0o644)).To(Succeed())
+	return g, p
+}
+
+// reviewSessions runs review --format json and returns the one proposal.
+func reviewSessions(root string) proposal {
+	GinkgoHelper()
+	r := cli(root, nil, "review", "--format", "json")
+	Expect(r.code).To(Equal(exitOK), r.stderr)
+	var got []proposal
+	Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed(), r.stdout)
+	Expect(got).To(HaveLen(1))
+	return got[0]
+}
+
+func statusesOf(p proposal) []string {
+	var out []string
+	for _, s := range p.Sessions {
+		out = append(out, s.Session+": "+s.Status)
+	}
+	return out
+}
+
+var _ = Describe("agentsnap review, sessions matched by the calls that created them", func() {
+	BeforeEach(func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+	})
+
+	It("follows a grandchild through a renumbering, so a child added early is no likely mistake", func() {
+		root := fixtureCopy("fork/codeword")
+		golden := "== root ==\nturn 1 (user)\n  user: go\n\n" +
+			"== session 1: spawn of root via call_a, depth 1 ==\nturn 1\n  A\n\n" +
+			"== session 2: spawn of session 1 via call_b, depth 2 ==\nturn 1\n  B\n"
+		next := "== root ==\nturn 1 (user)\n  user: go\n\n" +
+			"== session 1: spawn of root via call_new, depth 1 ==\nturn 1\n  NEW\n\n" +
+			"== session 2: spawn of root via call_a, depth 1 ==\nturn 1\n  A\n\n" +
+			"== session 3: spawn of session 2 via call_b, depth 2 ==\nturn 1\n  B\n"
+		g, p := writeProposal(root, golden, next)
+		got := reviewSessions(root)
+		Expect(got.Warnings).To(BeEmpty())
+		Expect(statusesOf(got)).To(Equal([]string{
+			"session 1: spawn of root via call_new, depth 1: added",
+			"session 2: spawn of root via call_a, depth 1: changed",
+			"session 3: spawn of session 2 via call_b, depth 2: changed",
+		}))
+
+		r := cli(root, nil, "review", "--accept")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(readFile(g)).To(Equal(next))
+		Expect(p).NotTo(BeAnExistingFile())
+	})
+
+	It("tells apart two children created by calls with the same id", func() {
+		root := fixtureCopy("fork/codeword")
+		golden := "== root ==\nturn 1 (user)\n  user: go\n\n" +
+			"== session 1: spawn of root via call_1, depth 1 ==\nturn 1\n  FIRST\n\n" +
+			"== session 2: spawn of root via call_1, depth 1 ==\nturn 1\n  SECOND\n"
+		next := "== root ==\nturn 1 (user)\n  user: go\n\n" +
+			"== session 1: spawn of root via call_1, depth 1 ==\nturn 1\n  FIRST\n\n" +
+			"== session 2: spawn of root via call_1, depth 1 ==\nturn 1\n  SECOND, CHANGED\n"
+		writeProposal(root, golden, next)
+		got := reviewSessions(root)
+		Expect(got.Warnings).To(BeEmpty())
+		Expect(statusesOf(got)).To(Equal([]string{"session 2: spawn of root via call_1, depth 1: changed"}))
+	})
+
+	It("--reject deletes a proposal that looks like a mistake too, keeping the golden", func() {
+		root := fixtureCopy("mixed/fork-spawns-grandchild")
+		g, p, _ := propose(root, "mixed/fork-spawns-grandchild", dropGrandchild)
+		before := readFile(g)
+		r := cli(root, nil, "review", "--reject")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(r.stdout).To(Equal("rejected mixed/fork-spawns-grandchild: removed " + p + "\n"))
+		Expect(p).NotTo(BeAnExistingFile())
+		Expect(readFile(g)).To(Equal(before))
+	})
+
+	It("shows every session of a proposal beside a missing golden as added, and --accept makes it the golden", func() {
+		root := fixtureCopy("fork/codeword")
+		g := filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile)
+		text := readFile(g)
+		Expect(os.Rename(g, g+".new")).To(Succeed())
+		got := reviewSessions(root)
+		Expect(got.Golden).To(Equal(g))
+		Expect(got.Sessions).NotTo(BeEmpty())
+		for _, s := range got.Sessions {
+			Expect(s.Status).To(Equal(sessionAdded), s.Session)
+		}
+		r := cli(root, nil, "review", "--accept")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(readFile(g)).To(Equal(text))
+		Expect(g + ".new").NotTo(BeAnExistingFile())
+	})
+})
