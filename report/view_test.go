@@ -43,7 +43,7 @@ var _ = Describe("what the page shows of a session", func() {
 
 	It("shows a text of exactly the cap whole, and cuts a longer one at a character boundary", func() {
 		exact := strings.Repeat("x", 8000)
-		long := strings.Repeat("é", 5000) // 10000 bytes; byte 8000 starts a character
+		long := strings.Repeat("é", 5000)      // 10000 bytes; byte 8000 starts a character
 		odd := "a" + strings.Repeat("é", 5000) // byte 8000 is inside a character
 		l := newLog(session.Header{ID: "root"})
 		l.turnStart(1, "user").user(exact).answer(long).turnEnd().turnStart(2, "user").user(odd)

@@ -40,9 +40,11 @@ func Defaults() []Pair {
 
 // Apply replaces the paths of pairs in b, one pair after another, and
 // returns the result. b itself is never written to, but the result is b when
-// nothing was replaced. A path is replaced only where
-// it ends a path component: "/home/al" is replaced in "/home/al/x" and
-// "/home/al\"", not in "/home/alice". Pairs with an empty path are skipped.
+// nothing was replaced. A path is replaced only where it is a whole path's
+// beginning and ends a path component: "/home/al" is replaced in
+// "/home/al/x", "\"/home/al\"" and "\\n/home/al" (after a JSON escape), not
+// in "/home/alice" nor in "/srv/home/al" or "./home/al". Pairs with an
+// empty path are skipped.
 func Apply(b []byte, pairs []Pair) []byte {
 	for _, p := range pairs {
 		if p.Path != "" {
@@ -66,7 +68,7 @@ func replacePath(b, path, name []byte) []byte {
 		}
 		j += i
 		end := j + len(path)
-		if end < len(b) && continuesName(b[end]) {
+		if !startsPath(b, j) || end < len(b) && continuesName(b[end]) {
 			i = j + 1
 			continue
 		}
@@ -77,6 +79,23 @@ func replacePath(b, path, name []byte) []byte {
 		return b
 	}
 	return append(out, b[last:]...)
+}
+
+// startsPath reports whether a path found at b[j] begins there, rather
+// than ends a longer path ("/srv" before "/home/al", "." or a name before
+// it). A JSON escape such as \n or \t before it ends the text before it.
+func startsPath(b []byte, j int) bool {
+	if j == 0 {
+		return true
+	}
+	c := b[j-1]
+	switch {
+	case c == '/' || c == '.' || c == '~':
+		return false
+	case !continuesName(c):
+		return true
+	}
+	return j >= 2 && b[j-2] == '\\' && bytes.IndexByte([]byte("nrtbf"), c) >= 0
 }
 
 // continuesName reports whether c, right after a path, makes it a longer
