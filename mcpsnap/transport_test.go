@@ -217,6 +217,17 @@ var _ = Describe("mcpsnap.Transport", func() {
 
 // resources is an MCP server with one resource whose text changes on
 // every read.
+// resourcesClient connects resources in memory, for the spec's length,
+// and returns the client's end.
+func resourcesClient() mcp.Transport {
+	GinkgoHelper()
+	client, server := mcp.NewInMemoryTransports()
+	ss, err := resources().Connect(context.Background(), server, nil)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ss.Close)
+	return client
+}
+
 func resources() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "resources", Version: "v1"}, nil)
 	var n atomic.Int64
@@ -253,10 +264,8 @@ func readTwice(live mcp.Transport) func(ctx context.Context, env *wire.Env) ([]s
 
 var _ = Describe("mcpsnap.Transport's resources/read", func() {
 	It("records each read and the server's error, and replays them with no server", func(ctx SpecContext) {
-		client, server := mcp.NewInMemoryTransports()
-		ss, err := resources().Connect(context.Background(), server, nil)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ss.Close)
+		client := resourcesClient()
+		var err error
 		store := memory.New()
 		var recorded []string
 		Expect(run(ctx, store, nil, func(ctx context.Context, env *wire.Env) error {

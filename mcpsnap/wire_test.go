@@ -74,10 +74,8 @@ func readMissing(live mcp.Transport) func(ctx context.Context, env *wire.Env) (*
 
 var _ = Describe("mcpsnap.Transport, faithful to the wire", func() {
 	It("records a server's error with its code and data, and replays it with both", func(ctx SpecContext) {
-		client, server := mcp.NewInMemoryTransports()
-		ss, err := resources().Connect(context.Background(), server, nil)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ss.Close)
+		client := resourcesClient()
+		var err error
 		store := memory.New()
 		var live *jsonrpc.Error
 		Expect(run(ctx, store, nil, func(ctx context.Context, env *wire.Env) error {
