@@ -29,13 +29,21 @@ var _ = Describe("sqlite rows out of range", func() {
 		Expect(s.Close()).To(Succeed())
 	})
 
+	// readB opens the database read-only (closed at the spec's end) and
+	// reads session b.
+	readB := func(ctx SpecContext) (*sqlite.Backend, error) {
+		GinkgoHelper()
+		ro, err := sqlite.OpenReadOnly(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ro.Close)
+		_, err = ro.Read(ctx, "b")
+		return ro, err
+	}
+
 	DescribeTable("fails loading the session, naming the database and the session",
 		func(ctx SpecContext, update string, says ...string) {
 			rawExec(path, update)
-			ro, err := sqlite.OpenReadOnly(ctx, path)
-			Expect(err).NotTo(HaveOccurred())
-			DeferCleanup(ro.Close)
-			_, err = ro.Read(ctx, "b")
+			ro, err := readB(ctx)
 			Expect(err).To(HaveOccurred())
 			Expect(err.Error()).To(ContainSubstring(path))
 			Expect(err.Error()).To(ContainSubstring("session b"))
@@ -66,10 +74,7 @@ var _ = Describe("sqlite rows out of range", func() {
 			"INSERT INTO events SELECT * FROM old_events",
 			"DROP TABLE old_events",
 			"UPDATE events SET type = NULL WHERE session_id = 'b' AND seq = 4")
-		ro, err := sqlite.OpenReadOnly(ctx, path)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(ro.Close)
-		_, err = ro.Read(ctx, "b")
+		_, err := readB(ctx)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring(path))
 		Expect(err.Error()).To(ContainSubstring("event seq 4: events.type holds NULL"))
