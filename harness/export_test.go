@@ -1,6 +1,9 @@
 package harness
 
-import "os"
+import (
+	"os"
+	"sync"
+)
 
 // SetUpdate forces the update request for a test, AGENTSNAP_UPDATE
 // unset, and returns the restore.
@@ -17,3 +20,7 @@ func SetUpdate(v bool) func() {
 		}
 	}
 }
+
+// RereadUpdate makes the next UpdateRequested read -update again, as a
+// test binary's first call does.
+func RereadUpdate() { readUpdate = sync.Once{} }

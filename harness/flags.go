@@ -29,8 +29,11 @@ func init() {
 	if !testing.Testing() {
 		return
 	}
-	// A test binary with a flag of its own of the same name keeps it; the
-	// variable still works.
+	// A flag of the same name registered before this package's init (by a
+	// package the harness does not import) is kept, and the variable
+	// still works. A test package that imports the harness initialises
+	// after it, so a flag of its own of one of these names panics with
+	// "flag redefined": README's Troubleshooting says how to share ours.
 	if flag.Lookup("record") == nil {
 		recordFlag = flag.String("record", "", "agentsnap: re-record the scenarios whose CATEGORY/NAME matches this regexp before replaying them (from playbook.json, or live with AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key set); also AGENTSNAP_RECORD")
 	}
@@ -55,24 +58,25 @@ func scheduleSeed() int64 {
 }
 
 // Update policy. Goldie's -update flag (and its GOLDIE_UPDATE variable) and
-// AGENTSNAP_UPDATE ask for goldens to be rewritten from the replay. The
-// harness takes the flag over from goldie, so that it alone writes: only
-// goldens, only when the replay itself matched the recording, atomically,
-// and never under CI unless forced.
+// AGENTSNAP_UPDATE ask for goldens to be rewritten from the replay. Under
+// either the harness alone writes — only goldens, only when the replay
+// itself matched the recording, atomically, and never under CI unless
+// forced — and never hands the transcript to goldie, which would write it
+// whatever the replay did. The flag itself is left as it was given: other
+// golden tests of the binary (goldie's, or a package's own reading it)
+// update under the same -update.
 var (
-	takeOver   sync.Once
-	updateFlag bool // goldie's -update, as this process was started with
+	readUpdate sync.Once
+	updateFlag bool // -update, as this process was started with
 )
 
 // UpdateRequested reports whether this run was asked to rewrite goldens:
 // -update as the test binary was started, or AGENTSNAP_UPDATE as it is
 // set now.
 func UpdateRequested() bool {
-	takeOver.Do(func() {
+	readUpdate.Do(func() {
 		if f := flag.Lookup("update"); f != nil {
 			updateFlag = f.Value.String() == "true"
-			// From here on goldie only compares; the harness writes.
-			_ = f.Value.Set("false")
 		}
 	})
 	return updateFlag || envvar.On("AGENTSNAP_UPDATE")
