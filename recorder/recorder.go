@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -129,7 +131,9 @@ type Result struct {
 	Dir      string
 	Sessions int
 	Calls    int // model calls of every session (session.ModelCalls)
-	Files    []string
+	// Files names the fixture's files the recording holds (written unless
+	// Unchanged), sorted, so every run lists them alike.
+	Files []string
 	// Unchanged is true when the recording came out byte for byte as the
 	// fixture already was; nothing was written then.
 	Unchanged bool
@@ -208,9 +212,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	for _, l := range logs {
 		res.Calls += l.CountModelCalls()
 	}
-	for name := range files {
-		res.Files = append(res.Files, name)
-	}
+	res.Files = slices.Sorted(maps.Keys(files))
 	if _, ok := files[fixture.ProposalFile]; ok {
 		res.Proposal = filepath.Join(dir, fixture.ProposalFile)
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -282,7 +281,6 @@ func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) 
 }
 
 func printRecorded(e *env, name string, res *recorder.Result) {
-	slices.Sort(res.Files)
 	if res.Unchanged {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
 	} else {
