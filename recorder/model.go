@@ -17,7 +17,10 @@ import (
 // PlaybookOptions returns the options of a recording whose model answers
 // come from dir/playbook.json, streamed with pace between chunks (0: at
 // once). The playbook is validated, and a hang answer in a scenario without
-// turnTimeout is refused: the recording would wait forever.
+// turnTimeout is refused: the recording would wait forever. The options
+// serve one recording: their driver counts the turns it played, so a second
+// Record with them runs out of turns ("turns exhausted"); call
+// PlaybookOptions again for each recording. Runtime is left to the caller.
 func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 	path := filepath.Join(dir, fixture.PlaybookFile)
 	b, err := os.ReadFile(path)
