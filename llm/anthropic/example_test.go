@@ -62,7 +62,7 @@ func ExampleServeStream() {
 	chunks := llm.StreamMessage(answer, &session.Usage{InputTokens: 12, OutputTokens: 1}, "")
 
 	var w bytes.Buffer
-	err := anthropic.ServeStream(&w, func() {}, anthropic.MessageID("root:1:1:1"), "claude-sonnet-4-5", slices.Values(chunks))
+	err := anthropic.ServeStream(&w, nil, anthropic.MessageID("root:1:1:1"), "claude-sonnet-4-5", slices.Values(chunks))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -99,9 +99,12 @@ func apiUsage(u *session.Usage) *Usage {
 	return res
 }
 
+// noFlush is the flush of a writer that needs none.
+func noFlush() {}
+
 // ServeStream writes the chunks of one model call to w as the API's
 // server-sent events (each with its event line, as the SDKs want), calling
-// flush after each: message_start, then per block content_block_start, its
+// flush (nil: none, for a writer that needs none) after each: message_start, then per block content_block_start, its
 // deltas and content_block_stop, then message_delta with the stop_reason
 // and the usage, and message_stop. A failed call ends with an error event
 // instead; an aborted one just ends, as a cut connection does.
@@ -115,6 +118,9 @@ func apiUsage(u *session.Usage) *Usage {
 //
 // A yield chunks calls once ServeStream returned writes nothing.
 func ServeStream(w io.Writer, flush func(), id, model string, chunks iter.Seq[session.Chunk]) error {
+	if flush == nil {
+		flush = noFlush
+	}
 	// The writer is the call's own, so a yield kept past the return
 	// reaches no other call's stream; only its buffers are pooled.
 	s := &streamWriter{streamBufs: streamBufPool.Get().(*streamBufs), w: w, flush: flush}

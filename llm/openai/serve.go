@@ -210,9 +210,12 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 		Choices: []CompletionChoice{{Message: out, FinishReason: FinishReason(kind)}}}
 }
 
+// noFlush is the flush of a writer that needs none.
+func noFlush() {}
+
 // ServeStream writes the chunks of one model call as the API's stream: a
 // data: event per chat.completion.chunk (the first with role assistant),
-// calling flush after each. Reasoning goes out as reasoning_content, as
+// calling flush (nil: none, for a writer that needs none) after each. Reasoning goes out as reasoning_content, as
 // DeepSeek sends it. A tool call's fragments wait until its id is known,
 // so the first one an agent reads carries it (a recording whose deltas
 // named no id sends the call whole at its block-end, with the id the log
@@ -222,6 +225,9 @@ func Whole(model string, msg session.Message, usage *session.Usage, kind string)
 // that is cut does. chunks must not call yield once it returned, as a
 // range over it may not: the stream's state goes to the next stream served.
 func ServeStream(w io.Writer, flush func(), model string, chunks iter.Seq[session.Chunk]) error {
+	if flush == nil {
+		flush = noFlush
+	}
 	s := streams.Get().(*stream)
 	s.w, s.flush, s.model, s.role = w, flush, model, session.RoleAssistant
 	chunks(s.each)
