@@ -140,7 +140,7 @@ type Part struct {
 	Type       string // text, reasoning, tool-call, tool-result
 	Text       string // text, reasoning
 	ID         string // tool-call
-	Name       string // tool-call
+	Name       string // tool-call; tool-result: the tool called (optional)
 	Arguments  string // tool-call: the arguments as a JSON text
 	ToolCallID string // tool-result
 	Content    []Part // tool-result
