@@ -21,7 +21,7 @@ func ExampleReplay() {
 		panic(err)
 	}
 	fmt.Println(o.Passed(), len(o.Replayed), o.Calls)
-	fmt.Println(judge.CompareGolden(o).Message == "")
+	fmt.Println(judge.DiffGolden(o).Message == "") // DiffGolden writes nothing beside the golden
 	// Output:
 	// true 2 4
 	// true

@@ -104,10 +104,11 @@ func noFlush() {}
 
 // ServeStream writes the chunks of one model call to w as the API's
 // server-sent events (each with its event line, as the SDKs want), calling
-// flush (nil: none, for a writer that needs none) after each: message_start, then per block content_block_start, its
-// deltas and content_block_stop, then message_delta with the stop_reason
-// and the usage, and message_stop. A failed call ends with an error event
-// instead; an aborted one just ends, as a cut connection does.
+// flush after each (nil for a writer that needs none): message_start, then
+// per block content_block_start, its deltas and content_block_stop, then
+// message_delta with the stop_reason and the usage, and message_stop. A
+// failed call ends with an error event instead; an aborted one just ends,
+// as a cut connection does.
 //
 // The API numbers blocks 0, 1, 2 as they start and names a tool_use
 // block's id and name, and whether reasoning is thinking or

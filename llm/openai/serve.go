@@ -215,8 +215,8 @@ func noFlush() {}
 
 // ServeStream writes the chunks of one model call as the API's stream: a
 // data: event per chat.completion.chunk (the first with role assistant),
-// calling flush (nil: none, for a writer that needs none) after each. Reasoning goes out as reasoning_content, as
-// DeepSeek sends it. A tool call's fragments wait until its id is known,
+// calling flush after each (nil for a writer that needs none). Reasoning
+// goes out as reasoning_content, as DeepSeek sends it. A tool call's fragments wait until its id is known,
 // so the first one an agent reads carries it (a recording whose deltas
 // named no id sends the call whole at its block-end, with the id the log
 // gave it). The finish frame carries the finish_reason, then comes the
