@@ -108,9 +108,9 @@ func New(api API, cfg Config) (*Driver, error) {
 		}
 	}
 	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if why := badBase(u, err); why != "" {
 		// The URL itself is not echoed: a proxy URL may carry a token.
-		return nil, fmt.Errorf("%s: %w: want an absolute http(s) URL such as https://api.openai.com/v1", api.Prefix(), ErrBaseURL)
+		return nil, fmt.Errorf("%s: %w: %s; want the API's root as an absolute http or https URL, such as https://api.openai.com/v1, https://api.anthropic.com or https://generativelanguage.googleapis.com", api.Prefix(), ErrBaseURL, why)
 	}
 	d := &Driver{
 		api:         api,
@@ -258,4 +258,20 @@ func RedactURL(raw string) string {
 		}
 	}
 	return out + "?" + strings.Join(names, "&")
+}
+
+// badBase says what is wrong with a base URL as parsed, or "" when it is
+// an absolute http or https URL; it names no part of it.
+func badBase(u *url.URL, err error) string {
+	switch {
+	case err != nil:
+		return "it does not parse as a URL"
+	case u.Scheme == "":
+		return "it has no scheme (http:// or https://)"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "its scheme is neither http nor https"
+	case u.Host == "":
+		return "it has no host"
+	}
+	return ""
 }
