@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
@@ -18,9 +19,9 @@ import (
 // come from dir/playbook.json, streamed with pace between chunks (0: at
 // once). The playbook is validated, and a hang answer in a scenario without
 // turnTimeout is refused: the recording would wait forever. The options
-// serve one recording: their driver counts the turns it played, so a second
-// Record with them runs out of turns ("turns exhausted"); call
-// PlaybookOptions again for each recording. Runtime is left to the caller.
+// serve one recording, as their driver counts the turns it played: a
+// second Record with them is refused; call PlaybookOptions again for each
+// recording. Runtime is left to the caller.
 func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 	path := filepath.Join(dir, fixture.PlaybookFile)
 	b, err := os.ReadFile(path)
@@ -51,6 +52,7 @@ func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 		Provider: "playbook",
 		Model:    "playbook",
 		Playbook: fixture.PlaybookDigest(b),
+		played:   new(atomic.Bool),
 	}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -124,6 +125,10 @@ type Options struct {
 	// of asking Driver, so a driver that counts each session's calls (a
 	// playbook.Driver's Skip) answers the next one in step.
 	Replayed func(req *llm.Request)
+
+	// played is set by PlaybookOptions: its driver counts the turns it
+	// played, so the options serve one recording (see Record).
+	played *atomic.Bool
 }
 
 // Result describes a finished recording.
@@ -184,6 +189,9 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 		return nil, err
 	}
 	defer store.Close()
+	if opts.played != nil && opts.played.Swap(true) {
+		return nil, fmt.Errorf("recorder: %s: these Options already served a recording, and their playbook driver has played its turns; call PlaybookOptions again for each Record", dir)
+	}
 	logs, err := run(ctx, dir, sc, &opts, store, side, re)
 	if err != nil {
 		return nil, err
