@@ -30,6 +30,7 @@ type wireSession struct {
 	inStep   bool                  // a step is open
 	awaiting []session.Part        // tool calls of the last answer, whose results the next request brings
 	ran      map[string]bool       // those of them run as recorded tools (Handler.Tool), by id
+	running  map[string]int        // those of them in Handler.Tool now, by id: the session's requests wait for none (stillRunning)
 	sent     int                   // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason // the last call failed: a retry, or the end of the turn
 	turns    int                   // turns this session started
@@ -62,6 +63,9 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		if err := s.start(ctx, h); err != nil {
 			return err
 		}
+	}
+	if err := s.stillRunning("a request came", "an agent sends the request with a tool's result once the tool has returned: wait for every tool of the answer"); err != nil {
+		return err
 	}
 	msgs := req.Messages
 	// The first known messages are the log's: compared when they came.
@@ -272,6 +276,9 @@ func (s *wireSession) endTurn(ctx context.Context, reason session.EndReason) err
 func (s *wireSession) close(ctx context.Context) error {
 	if s.j == nil {
 		return nil
+	}
+	if err := s.stillRunning("the handler closed", "the log keeps what was stored before; let the agent return once its tools have"); err != nil {
+		return err // not waited for (it may never return), nor raced
 	}
 	if !s.inTurn {
 		return s.j.Flush(ctx) // MCP requests made after the last turn

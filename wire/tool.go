@@ -29,7 +29,12 @@ import (
 // leaves it to the call: the session whose last answer made it.
 //
 // Call it once the answer that made the call has been read: while that
-// answer is being served, Tool waits for it to end.
+// answer is being served, Tool waits for it to end. Until Tool returns,
+// a request of the session is refused — its result cannot be in it yet,
+// and the step the output is recorded in would change under the tool —
+// and so is Close's ending of the session's turn (the log keeps what was
+// stored): the agent waits for every tool of an answer before its next
+// request. Tools of one answer run at once.
 //
 // A call no such answer made is an error, and run is not called. In a
 // replay, a call the recording lacks, or recorded with other arguments
@@ -37,16 +42,41 @@ import (
 // then that error as an error result, which the agent may hand the model
 // and go on — the replay fails either way.
 func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
-	s, made, err := h.claimTool(ctx, header, call)
+	s, made, err := h.claimTool(ctx, header, call, true)
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
-	s.mu.Lock()
-	j := s.j
-	s.mu.Unlock()
+	defer s.toolReturned(made.ID)
 	// Not under s.mu: the tools of one answer run at once, and a tool may
-	// make MCP requests of its own.
-	return j.Tool(ctx, made, run)
+	// make MCP requests of its own. The session's requests are refused
+	// until it returns (running), so the turn and step it reads hold.
+	return s.j.Tool(ctx, made, run)
+}
+
+// toolReturned ends what claimTool's running began.
+func (s *wireSession) toolReturned(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[id]--; s.running[id] == 0 {
+		delete(s.running, id)
+	}
+}
+
+// stillRunning returns an error naming the tools of s that run now (in
+// Handler.Tool, whose journal.Tool reads the turn and step), or nil. A
+// request of s then would change them under the tool, and the record of
+// its output would land in a later step. The caller holds s.mu.
+func (s *wireSession) stillRunning(what, advice string) error {
+	if len(s.running) == 0 {
+		return nil
+	}
+	var calls []string
+	for _, c := range s.awaiting {
+		if s.running[c.ID] > 0 {
+			calls = append(calls, c.Name+" (call "+c.ID+")")
+		}
+	}
+	return fmt.Errorf("wire: session %s: %s while its recorded tool %s still runs (wire.Handler.Tool, Env.Tool has not returned); %s, and make a tool that times out return when its context is done", s.name, what, strings.Join(calls, ", "), advice)
 }
 
 // ToolCall returns the tool call of a session's last answer that call is,
@@ -55,13 +85,14 @@ func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Par
 // another process, through serve) and checks a call before it runs it;
 // Tool with the ID returned then records its output.
 func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session.Part) (session.Part, error) {
-	_, made, err := h.claimTool(ctx, header, call)
+	_, made, err := h.claimTool(ctx, header, call, false)
 	return made, err
 }
 
 // claimTool finds the session and the call of its last answer that call
-// is, and counts the call as run.
-func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part) (*wireSession, session.Part, error) {
+// is, and counts the call as run; with running, as running too, until
+// toolReturned.
+func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part, running bool) (*wireSession, session.Part, error) {
 	s, err := h.toolSession(ctx, header, call)
 	if err != nil {
 		return nil, session.Part{}, err
@@ -69,6 +100,12 @@ func (h *Handler) claimTool(ctx context.Context, header http.Header, call sessio
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	made, err := s.toolCall(call)
+	if err == nil && running {
+		if s.running == nil {
+			s.running = map[string]int{}
+		}
+		s.running[made.ID]++
+	}
 	return s, made, err
 }
 

@@ -2,10 +2,14 @@ package wire_test
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"net/http"
 	"slices"
+	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	. "github.com/onsi/ginkgo/v2"
@@ -61,4 +65,85 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 			Expect(err).To(MatchError(ContainSubstring("no session waits for the result of such a call")), args)
 		}
 	})
+})
+
+// blockedTool runs h.Tool for call id on a goroutine whose tool blocks
+// until release is closed, once the tool has started; done gets its error.
+func blockedTool(ctx context.Context, h *wire.Handler, id, text string, release <-chan struct{}) <-chan error {
+	GinkgoHelper()
+	started, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := h.Tool(ctx, nil, session.Part{ID: id, Name: "lookup"}, func(context.Context) session.ToolOutput {
+			close(started)
+			<-release
+			return session.ToolOutput{Text: text}
+		})
+		done <- err
+	}()
+	select {
+	case <-started:
+	case err := <-done:
+		Fail("the tool did not run: " + fmt.Sprint(err))
+	}
+	return done
+}
+
+var _ = Describe("a session's request while one of its recorded tools still runs", func() {
+	call1 := asked([3]string{"call_1", "lookup", `{"key":"release"}`})
+	one := func() llm.Driver {
+		return script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}}})
+	}
+
+	It("is refused, naming the session, the call and what to do; sent again once the tool returned, its record is right before its result", func(ctx SpecContext) {
+		h, store, url := serveWire(one())
+		ok(url, chat(user("hi")), nil)
+		release := make(chan struct{})
+		done := blockedTool(ctx, h, "call_1", "found", release)
+		code, answer := post(url, chat(user("hi"), call1, result("call_1", "timed out")), nil)
+		Expect(code).To(Equal(http.StatusBadRequest))
+		const refused = "wire: session root: a request came while its recorded tool lookup (call call_1) still runs (wire.Handler.Tool, Env.Tool has not returned); an agent sends the request with a tool's result once the tool has returned: wait for every tool of the answer, and make a tool that times out return when its context is done"
+		Expect(answer).To(ContainSubstring(refused))
+		close(release)
+		Expect(<-done).To(Succeed())
+		ok(url, chat(user("hi"), call1, result("call_1", "found")), nil)
+		Expect(h.Close(ctx)).To(MatchError(ContainSubstring(refused)), "the refusal is the run's problem too")
+		logs, err := persistence.LoadAll(ctx, store)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(toolRecords(logs[0].Events)).To(Equal([]string{`call_1 lookup {"key":"release"}: found, then tool/result`}))
+		var d session.ToolRecordedData
+		for _, e := range logs[0].Events {
+			if e.Type == session.TypeToolRecorded {
+				Expect(e.Decode(&d)).To(Succeed())
+			}
+		}
+		Expect([]int{d.Turn, d.Step}).To(Equal([]int{1, 1}), "the step whose answer made the call")
+	}, SpecTimeout(20*time.Second))
+
+	It("leaves the session's other tools running at once, and its requests refused until the last returns", func(ctx SpecContext) {
+		both := []session.Part{toolCall("call_1", "lookup", `{"key":"a"}`), toolCall("call_2", "lookup", `{"key":"b"}`)}
+		h, _, url := serveWire(script(map[string][]any{"root": {both, "done"}}))
+		ok(url, chat(user("hi")), nil)
+		release1, release2 := make(chan struct{}), make(chan struct{})
+		done1 := blockedTool(ctx, h, "call_1", "A", release1)
+		done2 := blockedTool(ctx, h, "call_2", "B", release2) // started while call_1 runs
+		next := chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"a"}`}, [3]string{"call_2", "lookup", `{"key":"b"}`}), result("call_1", "A"), result("call_2", "B"))
+		close(release1)
+		Expect(<-done1).To(Succeed())
+		code, answer := post(url, next, nil)
+		Expect(code).To(Equal(http.StatusBadRequest))
+		Expect(answer).To(ContainSubstring("its recorded tool lookup (call call_2) still runs"))
+		close(release2)
+		Expect(<-done2).To(Succeed())
+		ok(url, next, nil)
+	}, SpecTimeout(20*time.Second))
+
+	It("at Close is the run's problem, naming the call; the handler neither waits for it nor writes under it", func(ctx SpecContext) {
+		h, _, url := serveWire(one())
+		ok(url, chat(user("hi")), nil)
+		release := make(chan struct{})
+		done := blockedTool(ctx, h, "call_1", "found", release)
+		Expect(h.Close(ctx)).To(MatchError(ContainSubstring("wire: session root: the handler closed while its recorded tool lookup (call call_1) still runs (wire.Handler.Tool, Env.Tool has not returned); the log keeps what was stored before; let the agent return once its tools have")))
+		close(release)
+		Expect(<-done).To(Succeed())
+	}, SpecTimeout(20*time.Second))
 })
