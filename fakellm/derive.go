@@ -69,6 +69,12 @@ type Script struct {
 	// reason kind by turn), for the virtual clock: a driver built without
 	// the logs in memory has it from here. nil from a Deriver of one's own.
 	turnEnds map[int]string
+	// asked holds, for each entry, 1 + the seq of the last request/header
+	// before its call's first chunk (0 for none): the request of that
+	// attempt, which (turn, step, attempt) cannot tell in a log without
+	// attempt numbers (dsh v0), where a retried call's attempts share
+	// them. For WithCallCheck; nil from a Deriver of one's own.
+	asked []int64
 }
 
 // Dropped describes an incomplete model call that derivation dropped.
@@ -282,6 +288,8 @@ type grouper struct {
 	closed  bool            // the last call was closed by its finish
 	lastKey callKey
 	check   callCheck // the open call's chunks against the contract
+	lastAsk int64     // 1 + the seq of the last request/header not yet a call's, or 0
+	asked   int64     // the open call's (Script.asked)
 
 	// locate names the event of seq, "file:line" where the line is known.
 	locate func(seq int64) string
@@ -315,6 +323,8 @@ func (g *grouper) add(e *session.Event) error {
 	switch e.Type {
 	case session.TypeAssistantChunk:
 		return g.chunk(e)
+	case session.TypeRequestHeader:
+		g.lastAsk = e.Seq + 1
 	case session.TypeTurnEnd:
 		g.noteTurnEnd(e)
 		if g.open {
@@ -356,6 +366,7 @@ func (g *grouper) chunk(e *session.Event) error {
 		}
 		g.open, g.key = true, k
 		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt}
+		g.asked, g.lastAsk = g.lastAsk, 0
 		g.check.reset()
 	}
 	g.buf = append(g.buf, d.Chunk)
@@ -385,8 +396,10 @@ func (g *grouper) close() {
 		g.lastKey.turn == g.key.turn && g.lastKey.step == g.key.step {
 		// A later attempt of the same step: only the last one is acted on.
 		entries[len(entries)-1] = g.cur
+		g.script.asked[len(entries)-1] = g.asked
 	} else {
 		g.script.Entries = append(entries, g.cur)
+		g.script.asked = append(g.script.asked, g.asked)
 	}
 	g.open, g.closed, g.lastKey, g.cur = false, true, g.key, Entry{}
 }

@@ -71,8 +71,9 @@ type replay struct {
 	flights   []*flight
 	diverged  bool
 
-	rec      *recordedTools                         // recorded tools served so far; see tools.go
-	requests map[callKey]*session.RequestHeaderData // for WithCallCheck, indexed at its first ask
+	rec      *recordedTools                           // recorded tools served so far; see tools.go
+	requests map[int64]*session.RequestHeaderData     // for WithCallCheck, by seq, indexed at its first ask
+	byCall   map[callKey][]*session.RequestHeaderData // the same of its own events, by call
 }
 
 var _ llm.Driver = (*Driver)(nil)

@@ -153,6 +153,7 @@ func (o *Override) apply(scripts []*Script) error {
 		so := o.Sessions[key]
 		if so.Replace != nil {
 			s.Entries = slices.Clone(so.Replace)
+			s.asked = nil // the override's calls, none recorded
 			continue
 		}
 		entries := slices.Clone(s.Entries)
