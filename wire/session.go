@@ -29,8 +29,10 @@ type wireSession struct {
 	inTurn   bool                  // a turn is open
 	inStep   bool                  // a step is open
 	awaiting []session.Part        // tool calls of the last answer, whose results the next request brings
-	ran      map[string]bool       // those of them run as recorded tools (Handler.Tool), by id
+	ran      map[string]bool       // those of them run as recorded tools (Handler.Tool, ToolCall), by id
 	running  map[string]int        // those of them in Handler.Tool now, by id: the session's requests wait for none (stillRunning)
+	unsent   map[string]bool       // those ToolCall named to run whose output no Tool recorded yet (outputsUnsent)
+	recorded map[string]bool       // those whose output Tool recorded: each runs once
 	sent     int                   // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason // the last call failed: a retry, or the end of the turn
 	turns    int                   // turns this session started
@@ -65,6 +67,9 @@ func (s *wireSession) open(ctx context.Context, h *Handler, req *Request) error 
 		}
 	}
 	if err := s.stillRunning("a request came", "an agent sends the request with a tool's result once the tool has returned: wait for every tool of the answer"); err != nil {
+		return err
+	}
+	if err := s.outputsUnsent(); err != nil {
 		return err
 	}
 	msgs := req.Messages
@@ -255,7 +260,7 @@ func (s *wireSession) answered(ctx context.Context, msg session.Message, finish 
 		return nil
 	}
 	if calls := msg.ToolCalls(); len(calls) > 0 {
-		s.awaiting, s.ran = calls, nil
+		s.awaiting, s.ran, s.unsent, s.recorded = calls, nil, nil, nil
 		return s.j.ToolCalls(ctx, calls)
 	}
 	s.inStep = false
@@ -288,10 +293,14 @@ func (s *wireSession) close(ctx context.Context) error {
 		return s.endTurn(ctx, endReason(s.failed))
 	case len(s.awaiting) > 0:
 		ids := callIDs(s.awaiting)
+		unsent := ""
+		if calls := s.unsentCalls(); calls != "" {
+			unsent = "; no output came for " + calls + ", which it was told to run (a crash in the tool?)"
+		}
 		if err := s.endTurn(ctx, session.EndReason{Kind: session.TurnError, Message: "the agent stopped before it sent the results of its tool calls (" + ids + ")"}); err != nil {
 			return err
 		}
-		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s): the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve or returning from the run", s.name, s.j.Turn(), ids)
+		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s)%s: the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve or returning from the run", s.name, s.j.Turn(), ids, unsent)
 	}
 	return s.endTurn(ctx, session.EndReason{Kind: session.TurnAborted, Message: "the agent stopped in the middle of the turn"})
 }

@@ -53,13 +53,43 @@ func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Par
 	return s.j.Tool(ctx, made, run)
 }
 
-// toolReturned ends what claimTool's running began.
+// toolReturned ends what claimTool's running began: the call's output is
+// recorded.
 func (s *wireSession) toolReturned(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running[id]--; s.running[id] == 0 {
 		delete(s.running, id)
 	}
+	delete(s.unsent, id)
+	if s.recorded == nil {
+		s.recorded = map[string]bool{}
+	}
+	s.recorded[id] = true
+}
+
+// unsentCalls names the calls of s's last answer that ToolCall named to
+// run and whose output no Tool recorded yet, or "". The caller holds s.mu.
+func (s *wireSession) unsentCalls() string {
+	var calls []string
+	for _, c := range s.awaiting {
+		if s.unsent[c.ID] {
+			calls = append(calls, c.Name+" (call "+c.ID+")")
+		}
+	}
+	return strings.Join(calls, ", ")
+}
+
+// outputsUnsent returns an error naming the calls ToolCall named to run
+// whose output never came, or nil: a request of s now sends their results
+// (or goes on without them), and the recording would hold no output for
+// a replay to answer them with. The caller holds s.mu.
+func (s *wireSession) outputsUnsent() error {
+	calls := s.unsentCalls()
+	if calls == "" {
+		return nil
+	}
+	return fmt.Errorf("wire: session %s: a request came before the output of its recorded tool %s was recorded: it was named to run (ToolCall; serve answered {\"run\": true}) and no output came, so a replay would have none to answer it with; send the output first, with the call's id (Tool; through serve, POST %s with \"id\" and \"output\"), an error output ({\"text\": \"...\", \"isError\": true}) if the tool failed", s.name, calls, "/agentsnap/tool")
 }
 
 // stillRunning returns an error naming the tools of s that run now (in
@@ -81,17 +111,21 @@ func (s *wireSession) stillRunning(what, advice string) error {
 
 // ToolCall returns the tool call of a session's last answer that call is,
 // as Tool finds it, and counts it as run: a later Tool without an ID finds
-// the next one alike. It is for an agent that runs its tools elsewhere (in
-// another process, through serve) and checks a call before it runs it;
-// Tool with the ID returned then records its output.
+// the next one alike — two alike calls run at once get one each, which a
+// retry without its id cannot be told from. It is for an agent that runs
+// its tools elsewhere (in another process, through serve) and checks a
+// call before it runs it; Tool with the ID returned then records its
+// output. Until it has, the session's next request is refused (a replay
+// would have no output to answer the call with), and a retry of the call
+// asks again with the ID; once it has, the call is refused as run.
 func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session.Part) (session.Part, error) {
 	_, made, err := h.claimTool(ctx, header, call, false)
 	return made, err
 }
 
 // claimTool finds the session and the call of its last answer that call
-// is, and counts the call as run; with running, as running too, until
-// toolReturned.
+// is, and counts the call as run: with running, as running until
+// toolReturned; else as named to run, its output to come (unsent).
 func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part, running bool) (*wireSession, session.Part, error) {
 	s, err := h.toolSession(ctx, header, call)
 	if err != nil {
@@ -100,11 +134,18 @@ func (h *Handler) claimTool(ctx context.Context, header http.Header, call sessio
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	made, err := s.toolCall(call)
-	if err == nil && running {
+	switch {
+	case err != nil:
+	case running:
 		if s.running == nil {
 			s.running = map[string]int{}
 		}
 		s.running[made.ID]++
+	default:
+		if s.unsent == nil {
+			s.unsent = map[string]bool{}
+		}
+		s.unsent[made.ID] = true
 	}
 	return s, made, err
 }
@@ -164,6 +205,10 @@ func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 			if c.Name != call.Name || call.Arguments != "" && !sameJSON(c.Arguments, call.Arguments) {
 				return session.Part{}, fmt.Errorf("wire: tool %s (call %s) with arguments %s: session %s's call %s is %s with arguments %s; give each tool the id of its own call", call.Name, call.ID, abbrev(call.Arguments), s.name, c.ID, c.Name, abbrev(c.Arguments))
 			}
+			if s.recorded[c.ID] || s.running[c.ID] > 0 {
+				// Before the tool runs again: a call has one output.
+				return session.Part{}, fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already (or being recorded); a call runs once: send each call's output once, and give a call of the next answer its own id", call.Name, call.ID, s.name, c.ID)
+			}
 		case call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID]:
 		default:
 			continue
@@ -174,15 +219,24 @@ func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 		s.ran[c.ID] = true
 		return c, nil
 	}
-	var made []string
+	var made, unsent []string
 	for _, c := range s.awaiting {
 		made = append(made, c.Name+" "+c.ID+" "+abbrev(c.Arguments))
+		if call.ID == "" && s.unsent[c.ID] && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) {
+			unsent = append(unsent, c.ID)
+		}
 	}
 	list := strings.Join(made, ", ")
 	if list == "" {
 		list = "none: it waits for no tool result"
 	}
-	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call not run yet (its calls: %s); ask for a call of the session's last answer, once, before the request that sends its result, and name its session: %s", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list, nameSession)
+	retry := ""
+	if len(unsent) > 0 {
+		// Without an id a retry looks like another alike call run at
+		// once, which must get a call of its own.
+		retry = fmt.Sprintf("; the output of %s, named to run, never came: a retry of a call sends its id", strings.Join(unsent, ", "))
+	}
+	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call not run yet (its calls: %s)%s; ask for a call of the session's last answer, once, before the request that sends its result, and name its session: %s", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list, retry, nameSession)
 }
 
 func idNote(id string) string {

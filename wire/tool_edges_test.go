@@ -147,3 +147,34 @@ var _ = Describe("a session's request while one of its recorded tools still runs
 		Expect(<-done).To(Succeed())
 	}, SpecTimeout(20*time.Second))
 })
+
+var _ = Describe("Handler.ToolCall on two alike calls run at once", func() {
+	It("gives each its own call; a third ask without an id, a retry as like as not, is told to send the call's id, which runs it again", func() {
+		ctx := context.Background()
+		alike := []session.Part{toolCall("call_1", "lookup", `{"key":"release"}`), toolCall("call_2", "lookup", `{"key":"release"}`)}
+		h, _, url := serveWire(script(map[string][]any{"root": {alike}}))
+		ok(url, chat(user("hi")), nil)
+		ask := session.Part{Name: "lookup", Arguments: `{"key":"release"}`}
+		var ids []string
+		for range 2 {
+			made, err := h.ToolCall(ctx, nil, ask)
+			Expect(err).NotTo(HaveOccurred())
+			ids = append(ids, made.ID)
+		}
+		Expect(ids).To(Equal([]string{"call_1", "call_2"}))
+		_, err := h.ToolCall(ctx, nil, ask)
+		Expect(err).To(MatchError(ContainSubstring(`(its calls: lookup call_1 {"key":"release"}, lookup call_2 {"key":"release"}); the output of call_1, call_2, named to run, never came: a retry of a call sends its id;`)))
+		made, err := h.ToolCall(ctx, nil, session.Part{ID: "call_2", Name: "lookup", Arguments: ask.Arguments})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(made.ID).To(Equal("call_2"))
+		ran := false
+		_, err = h.Tool(ctx, nil, session.Part{ID: "call_2", Name: "lookup"}, func(context.Context) session.ToolOutput { return session.ToolOutput{Text: "B"} })
+		Expect(err).NotTo(HaveOccurred())
+		_, err = h.Tool(ctx, nil, session.Part{ID: "call_2", Name: "lookup"}, func(context.Context) session.ToolOutput {
+			ran = true
+			return session.ToolOutput{}
+		})
+		Expect(err).To(MatchError(ContainSubstring("session root's call call_2 has its output recorded already")))
+		Expect(ran).To(BeFalse(), "refused before the tool runs again")
+	})
+})

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -203,9 +204,18 @@ var _ = Describe("Handler.Tool", func() {
 		Expect(err).To(MatchError(ContainSubstring("made no such call")))
 		_, err = h.Tool(ctx, nil, session.Part{ID: "call_2", Name: "lookup"}, run("second"))
 		Expect(err).NotTo(HaveOccurred())
-		ok(url, chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"release"}`}, [3]string{"call_2", "lookup", `{"key":"release"}`}), result("call_1", "not recorded"), result("call_2", "second")), nil)
-		Expect(h.Close(ctx)).To(Succeed())
-		Expect(records(store)).To(Equal([]string{`call_2 lookup {"key":"release"}: second, then tool/result`}))
+		next := chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"release"}`}, [3]string{"call_2", "lookup", `{"key":"release"}`}), result("call_1", "first"), result("call_2", "second"))
+		code, answer := post(url, next, nil)
+		Expect(code).To(Equal(http.StatusBadRequest), "call_1's output never came")
+		Expect(answer).To(ContainSubstring("a request came before the output of its recorded tool lookup (call call_1) was recorded"))
+		_, err = h.Tool(ctx, nil, session.Part{ID: "call_1", Name: "lookup"}, run("first"))
+		Expect(err).NotTo(HaveOccurred())
+		ok(url, next, nil)
+		Expect(h.Close(ctx)).To(MatchError(ContainSubstring("a request came before the output")), "the refused request is the run's problem")
+		Expect(records(store)).To(Equal([]string{
+			`call_1 lookup {"key":"release"}: first, then tool/result`,
+			`call_2 lookup {"key":"release"}: second, then tool/result`,
+		}))
 	})
 
 	It("refuses a call the session's last answer did not make, naming its calls and what to do, without running it", func() {

@@ -105,7 +105,13 @@ tool and sends the call again with that id and "output" set, which is
 recorded in the session's log (tool/recorded) and answered back. A call
 that is none of the session's last answer's gets 400 with a message
 naming them, and is not run; without an id, the call is the first of that
-answer with the same name and arguments not asked for yet. Node agents:
+answer with the same name and arguments not asked for yet — a call asked
+for counts as run, so two alike calls run at once get one each, and a
+retry must send the id serve answered. Until a call told to run has its
+output, the session's next model request gets 400 naming it (a replay
+would have no output to give): send the output, an error output
+({"text": "...", "isError": true}) if the tool failed. A call whose
+output is recorded gets 400 when asked again: it runs once. Node agents:
 recordedTool of js/agentsnap-lineage.
 
 Exit status 0 when the replay matched its recording and its golden and

@@ -196,7 +196,7 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 		Expect(got).To(MatchJSON(`{"output":{"text":"team-atlas"}}`))
 		status, got = toolPost(ctx, s.url, owner)
 		Expect(status).To(Equal(http.StatusBadRequest))
-		Expect(rpcMessage(got)).To(ContainSubstring("Tool called twice for call call_owner"))
+		Expect(rpcMessage(got)).To(ContainSubstring("session root's call call_owner has its output recorded already"))
 
 		resp, err := http.Get(strings.TrimSuffix(s.url, "/v1") + toolPath)
 		Expect(err).NotTo(HaveOccurred())

@@ -176,12 +176,15 @@ export function childTool(tool, { mode = 'spawn' } = {}) {
  * call is the tool call as the model made it: { name, arguments, id } —
  * arguments the JSON text the model gave (an object is sent as JSON), id
  * when the agent has it (without one serve takes the first call of the
- * session's last answer with that name and those arguments not run yet).
+ * session's last answer with that name and those arguments not asked for
+ * yet: a retry of a call passes its id).
  * run returns the tool's text (another value is recorded as its String),
  * or { text, isError }; what it throws is recorded as an error result. options.baseURL is serve's address (the
  * model base URL serve printed will do); options.fetch the fetch to send
  * with. Returns { text, isError }; throws, with serve's message, for a
- * call that is none of the session's last answer's.
+ * call that is none of the session's last answer's or has its output
+ * recorded already. Until the output of a call serve told to run is sent,
+ * the session's next model request is refused.
  */
 export async function recordedTool(call, run, { baseURL, fetch: send = (input, init) => globalThis.fetch(input, init) } = {}) {
   if (call == null || typeof call.name !== 'string' || call.name === '') {

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// rootAgain sends the root's turn-2 request of the go-agent fixture in
+// dir again (as turn2 sent it), and returns the status and the body.
+func rootAgain(ctx context.Context, serveURL, dir string) (int, string) {
+	GinkgoHelper()
+	_, prompts := goAgent(serveURL, dir)
+	chat := `{"model":"go-agent-model","messages":[{"role":"user","content":"` + prompts[0] + `"},{"role":"assistant","content":"OK"},{"role":"user","content":"` + prompts[1] + `"}]}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serveURL+"/chat/completions", strings.NewReader(chat))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+var _ = Describe("serve's recorded tools when the output of a call told to run never comes", func() {
+	owner := `{"name":"lookup","arguments":"{\"key\":\"owner\"}"}`
+	withID := `{"id":"call_owner","name":"lookup","arguments":"{\"key\":\"owner\"}"}`
+	output := `{"id":"call_owner","name":"lookup","arguments":"{\"key\":\"owner\"}","output":{"text":"team-atlas"}}`
+
+	It("refuses the session's next model request, naming the call and what to send; a retry with the call's id runs it again, and once its output is recorded the call is refused as run", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		ctx := context.Background()
+		turn2(ctx, s.url, dir)
+
+		status, got := toolPost(ctx, s.url, owner)
+		Expect(status).To(Equal(http.StatusOK))
+		Expect(got).To(MatchJSON(`{"run":true,"id":"call_owner"}`))
+		// The output never comes. Without the id a second ask cannot be
+		// told from another alike call run at once: it gets none.
+		status, got = toolPost(ctx, s.url, owner)
+		Expect(status).To(Equal(http.StatusBadRequest))
+		Expect(rpcMessage(got)).To(ContainSubstring("made no such call not run yet"))
+		Expect(rpcMessage(got)).To(ContainSubstring("the output of call_owner, named to run, never came: a retry of a call sends its id"))
+		status, got = toolPost(ctx, s.url, withID)
+		Expect(status).To(Equal(http.StatusOK), "a retry with the id")
+		Expect(got).To(MatchJSON(`{"run":true,"id":"call_owner"}`))
+
+		status, got = rootAgain(ctx, s.url, dir)
+		Expect(status).To(Equal(http.StatusBadRequest))
+		unsent := `wire: session root: a request came before the output of its recorded tool lookup (call call_owner) was recorded: it was named to run (ToolCall; serve answered {"run": true}) and no output came, so a replay would have none to answer it with; send the output first, with the call's id (Tool; through serve, POST /agentsnap/tool with "id" and "output"), an error output ({"text": "...", "isError": true}) if the tool failed`
+		Expect(got).To(ContainSubstring(strings.ReplaceAll(unsent, `"`, `\"`)))
+
+		status, got = toolPost(ctx, s.url, output)
+		Expect(status).To(Equal(http.StatusOK))
+		Expect(got).To(MatchJSON(`{"output":{"text":"team-atlas"}}`))
+		for _, again := range []string{withID, output} {
+			status, got = toolPost(ctx, s.url, again)
+			Expect(status).To(Equal(http.StatusBadRequest), again)
+			Expect(rpcMessage(got)).To(ContainSubstring("wire: tool lookup (call call_owner): session root's call call_owner has its output recorded already (or being recorded); a call runs once"), again)
+		}
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(stderr).To(ContainSubstring("a request came before the output of its recorded tool lookup (call call_owner) was recorded"), "the refused request fails the recording")
+	})
+
+	It("names the call at the end when the agent stops mid-tool (a crash), and fails the recording", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		ctx := context.Background()
+		turn2(ctx, s.url, dir)
+		status, _ := toolPost(ctx, s.url, owner)
+		Expect(status).To(Equal(http.StatusOK))
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(1))
+		Expect(stderr).To(ContainSubstring("session root stopped in turn 2 before it sent the results of its tool calls (call_fork, call_owner, call_spawn); no output came for lookup (call call_owner), which it was told to run (a crash in the tool?)"))
+	})
+})
