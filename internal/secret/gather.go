@@ -155,7 +155,7 @@ func IsCredentialHeader(name string) bool {
 // AddHeader adds the value of every credential header of h. For an
 // Authorization or Proxy-Authorization header it adds the whole value, the
 // credentials after the scheme ("Bearer ", "Basic ", ...) and, for Basic,
-// the decoded user:password and the password.
+// the decoded user:password, the password and the user name.
 func (s *Set) AddHeader(h http.Header) {
 	if s == nil {
 		return
@@ -195,8 +195,11 @@ func (s *Set) addHeaderValue(name, v, of string) {
 	}
 	if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
 		s.Add("the decoded basic credentials in "+header, string(dec))
-		if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+		if user, pass, ok := strings.Cut(string(dec), ":"); ok {
 			s.Add("the basic password in "+header, pass)
+			// A key given as the URL's user (https://KEY@host) is the
+			// user name, with no password: as AddURL takes it.
+			s.Add("the basic user name in "+header, user)
 		}
 	}
 }

@@ -1,0 +1,25 @@
+package secret_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/agentsnap/agentsnap/internal/secret"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("the credentials of a request's headers, taken apart as a server reads them", func() {
+	It("takes the user name of Basic credentials alone, as a key given as the base URL's user (KEY@host) arrives", func() {
+		// curl http://sk-user-key-0123@127.0.0.1:PORT/v1 sends "sk-user-key-0123:".
+		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", nil)
+		r.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("sk-user-key-0123:")))
+		s := secret.New()
+		s.AddRequest(r, "the agent's request")
+		source, _, ok := s.FindString(`{"content":"the key is sk-user-key-0123"}`)
+		Expect(ok).To(BeTrue(), "the user name alone is the key")
+		Expect(source).To(Equal("the basic user name in the Authorization header of the agent's request"))
+	})
+
+})
