@@ -155,7 +155,8 @@ func IsCredentialHeader(name string) bool {
 // AddHeader adds the value of every credential header of h. For an
 // Authorization or Proxy-Authorization header it adds the whole value, the
 // credentials after the scheme ("Bearer ", "Basic ", ...) and, for Basic,
-// the decoded user:password, the password and the user name.
+// the decoded user:password, the password and the user name; for Cookie,
+// the whole value and each cookie's value.
 func (s *Set) AddHeader(h http.Header) {
 	if s == nil {
 		return
@@ -174,6 +175,16 @@ func (s *Set) AddHeader(h http.Header) {
 // set, says whose header it is (" of the agent's request").
 func (s *Set) addHeaderValue(name, v, of string) {
 	canon := http.CanonicalHeaderKey(name)
+	if canon == "Cookie" {
+		s.Add("the cookie header"+of, v)
+		// A server reads each cookie's value alone, and so may echo it.
+		if cookies, err := http.ParseCookie(v); err == nil {
+			for _, c := range cookies {
+				s.Add("the "+c.Name+" cookie"+of, c.Value)
+			}
+		}
+		return
+	}
 	if canon != "Authorization" && canon != "Proxy-Authorization" {
 		s.Add("the "+strings.ToLower(name)+" header"+of, v)
 		return

@@ -22,4 +22,14 @@ var _ = Describe("the credentials of a request's headers, taken apart as a serve
 		Expect(source).To(Equal("the basic user name in the Authorization header of the agent's request"))
 	})
 
+	It("takes each cookie's value alone, which a server reads and may echo without its name", func() {
+		r := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", nil)
+		r.Header.Set("Cookie", "theme=dark-mode-on; session=sess-cookie-0123456")
+		s := secret.New()
+		s.AddRequest(r, "the agent's request")
+		source, _, ok := s.FindString(`{"content":"your session is sess-cookie-0123456"}`)
+		Expect(ok).To(BeTrue(), "the cookie's value without its name")
+		Expect(source).To(Equal("the session cookie of the agent's request"))
+		Expect(s.Redact("session=sess-cookie-0123456; theme=dark-mode-on")).To(Equal("session=[REDACTED]; theme=[REDACTED]"))
+	})
 })
