@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -87,8 +88,9 @@ beside the model's: the server NAME's is /mcp/NAME on serve's address
 recorded in the log of the session its Agentsnap-* headers name (the
 root's without them), tools/call and resources/read among them. With
 --record, --mcp NAME=URL names the live server's endpoint, and serve
-forwards each request there (with its Mcp-* and Authorization headers);
-in a replay the recording answers and no server is asked, so none needs
+forwards each request there (with its Mcp-* and Authorization headers;
+a credential in the URL, a token= or user info, is a secret of the
+recording as the base URL's is); in a replay the recording answers and no server is asked, so none needs
 to run. serve speaks to the agent without an MCP session and answers each
 POST in its response; what a server sends of its own (notifications,
 requests to the client) is not relayed. The endpoint is guarded as the
@@ -323,6 +325,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		opts.Lineage = "infer"
 	}
 	opts.Secrets = keySecrets(e, f.rec.baseURL)
+	maps.Copy(opts.Secrets, f.mcp.secrets())
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}

@@ -67,6 +67,17 @@ func (m *mcpFlag) Set(s string) error {
 	return nil
 }
 
+// secrets returns the credentials the servers' URLs carry (a token= in
+// the query, user info), secrets of the recording as the base URL's are:
+// a server may echo its own URL, and an error names it.
+func (m mcpFlag) secrets() map[string]string {
+	s := secret.New()
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		s.AddURL("--mcp "+name, m[name])
+	}
+	return s.Values()
+}
+
 // mcpEndpoint answers the agent's MCP requests on serve's Streamable HTTP
 // endpoints through the wire handler, which records each in the log of
 // the session its Agentsnap-* headers name: while recording it forwards
@@ -129,7 +140,7 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// recorded, passed on while recording.
 		if e.recording {
 			if _, err := e.forward(r, name, live, body, nil); err != nil {
-				mcpRefuse(w, http.StatusBadGateway, nil, err.Error())
+				mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
 				return
 			}
 		}
@@ -156,7 +167,7 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 	rec, err := e.h.MCP(r.Context(), r.Header, name, msg.Method, msg.Params, send)
 	switch {
 	case sendErr != nil:
-		mcpRefuse(w, http.StatusBadGateway, msg.ID, sendErr.Error())
+		mcpRefuse(w, http.StatusBadGateway, msg.ID, secret.FromContext(r.Context()).Redact(sendErr.Error()))
 		return
 	case err != nil:
 		mcpRefuse(w, http.StatusBadRequest, msg.ID, err.Error())

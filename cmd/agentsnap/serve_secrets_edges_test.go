@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("agentsnap serve --record and the credentials of an --mcp URL", Label("secrets"), func() {
+	It("refuses a recording that holds the token the live MCP server's URL carries, echoed by the server", func() {
+		const token = "mcp-url-token-0123456789"
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"you called /mcp?token=%s"}]}}`, id, token)
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "echo="+u.URL+"/mcp?token="+token)
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "echo", toolsCall, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		expectRefusedFor(dir, token, "the token= query parameter of --mcp echo", code, out, stderr)
+	})
+
+	It("keeps that token out of the error the agent gets when the server fails", func() {
+		const token = "mcp-url-token-9876543210"
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			http.Error(w, "no such tool at /mcp?token="+token, http.StatusInternalServerError)
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "echo="+u.URL+"/mcp?token="+token)
+		DeferCleanup(func() { s.stop() })
+		status, body, _ := mcpPost(s.url, "echo", toolsCall, nil)
+		Expect(status).To(Equal(http.StatusBadGateway), body)
+		Expect(rpcMessage(body)).To(ContainSubstring("the live MCP server echo"))
+		Expect(body).NotTo(ContainSubstring(token))
+	})
+})
