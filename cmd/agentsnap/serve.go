@@ -90,7 +90,8 @@ root's without them), tools/call and resources/read among them. With
 --record, --mcp NAME=URL names the live server's endpoint, and serve
 forwards each request there (with its Mcp-* and Authorization headers;
 a credential in the URL, a token= or user info, is a secret of the
-recording as the base URL's is); in a replay the recording answers and no server is asked, so none needs
+recording as the base URL's is; a request it does not answer fails the
+recording, as a live model's failure does); in a replay the recording answers and no server is asked, so none needs
 to run. serve speaks to the agent without an MCP session and answers each
 POST in its response; what a server sends of its own (notifications,
 requests to the client) is not relayed. The endpoint is guarded as the
@@ -411,7 +412,7 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	// aborted); Stop returns when every request has left the handler.
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
-	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)))
+	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)), mcp.err())
 	if r.verdict {
 		r.resumeMemory = holdMemory()
 	}

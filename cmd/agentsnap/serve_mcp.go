@@ -93,6 +93,19 @@ type mcpEndpoint struct {
 
 	mu       sync.Mutex
 	sessions map[string]string // a live server's Mcp-Session-Id, by name
+	failed   []string          // the requests no live server answered, while recording
+}
+
+// err fails a recording in which a live server did not answer a request:
+// its log would lack the request, and its replay would fail on it.
+func (e *mcpEndpoint) err() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d MCP request(s) got no answer from the live server, so the recording would lack them:\n  %s\nstart the server, or fix its --mcp NAME=URL, and record again",
+		len(e.failed), strings.Join(e.failed, "\n  "))
 }
 
 // jsonrpcMessage is one JSON-RPC 2.0 message as the agent sent it.
@@ -167,7 +180,11 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 	rec, err := e.h.MCP(r.Context(), r.Header, name, msg.Method, msg.Params, send)
 	switch {
 	case sendErr != nil:
-		mcpRefuse(w, http.StatusBadGateway, msg.ID, secret.FromContext(r.Context()).Redact(sendErr.Error()))
+		why := secret.FromContext(r.Context()).Redact(sendErr.Error())
+		e.mu.Lock()
+		e.failed = append(e.failed, fmt.Sprintf("%s to server %q (session %s): %s", msg.Method, name, mcpSessionName(r.Header), why))
+		e.mu.Unlock()
+		mcpRefuse(w, http.StatusBadGateway, msg.ID, why)
 		return
 	case err != nil:
 		mcpRefuse(w, http.StatusBadRequest, msg.ID, err.Error())
@@ -354,4 +371,12 @@ func serverNames(servers map[string]string) string {
 		return "none"
 	}
 	return strings.Join(slices.Sorted(maps.Keys(servers)), ", ")
+}
+
+// mcpSessionName names the session a request's headers name, for a message.
+func mcpSessionName(h http.Header) string {
+	if id := h.Get(wire.HeaderSession); id != "" {
+		return fmt.Sprintf("%q", id)
+	}
+	return "root"
 }
