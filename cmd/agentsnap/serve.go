@@ -19,6 +19,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/httpguard"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/apis"
@@ -265,6 +266,14 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	rt.resumeGC = collectAt(loadHeap)
 	defer rt.resumeGC()
 	rt.verdict = true
+	// A replay's differences quote what the agent sent: its key (a header,
+	// a key=, user info), gathered as a recording gathers it, and the key
+	// variables show in no verdict, no note and no error.
+	secrets := secret.FromEnv(e.getenv)
+	ctx = secret.NewContext(ctx, secrets)
+	redacted := *e
+	redacted.stdout, redacted.stderr = secrets.Writer(e.stdout), secrets.Writer(e.stderr)
+	e = &redacted
 	defer func() {
 		if rt.resumeMemory != nil {
 			rt.resumeMemory()

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path/filepath"
 
+	"github.com/agentsnap/agentsnap/internal/leaktest"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -38,5 +40,31 @@ var _ = Describe("agentsnap serve --record and the credentials of an --mcp URL",
 		Expect(status).To(Equal(http.StatusBadGateway), body)
 		Expect(rpcMessage(body)).To(ContainSubstring("the live MCP server echo"))
 		Expect(body).NotTo(ContainSubstring(token))
+	})
+})
+
+var _ = Describe("agentsnap serve replaying, and the agent's credentials", Label("secrets"), func() {
+	It("shows the key the agent sends, or one of serve's key variables, nowhere in the verdict of a replay that differs", func() {
+		const agentKey, envKey = "sk-agent-replay-0123456789", "sk-env-replay-0123456789"
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent")
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+
+		s = startServe(map[string]string{"OPENAI_API_KEY": envKey}, "serve", dir, "--runtime", "own-agent")
+		status, body = chatPost(s.url, chatJSON(`{"role":"assistant","content":"Noted."}`, `{"role":"user","content":"Keys: `+agentKey+` and `+envKey+`."}`), func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer "+agentKey)
+		})
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr = s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(out).To(ContainSubstring("Keys: [REDACTED] and [REDACTED]."), "the difference is shown, the keys are not")
+		for _, key := range []string{agentKey, envKey} {
+			traces, err := leaktest.Traces(key, []string{filepath.Dir(dir)}, out, stderr)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(traces).To(BeEmpty(), "stdout:\n%s\nstderr:\n%s", out, stderr)
+		}
 	})
 })
