@@ -313,7 +313,7 @@ func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error
 		return nil
 	}
 	if cmds.cli() {
-		return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...)", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime)
+		return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...), or, for an agent in another process, with %s --runtime %s and the agent run against the URL it prints", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime, cmds.tool("serve", fx.Dir), rec.Runtime)
 	}
 	return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))
 }
