@@ -203,7 +203,14 @@ func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 		switch {
 		case call.ID != "" && c.ID == call.ID:
 			if c.Name != call.Name || call.Arguments != "" && !sameJSON(c.Arguments, call.Arguments) {
-				return session.Part{}, fmt.Errorf("wire: tool %s (call %s) with arguments %s: session %s's call %s is %s with arguments %s; give each tool the id of its own call", call.Name, call.ID, abbrev(call.Arguments), s.name, c.ID, c.Name, abbrev(c.Arguments))
+				// The right id with other arguments is as often the agent
+				// changing them (a framework's schema defaults, its own
+				// code) as ids mixed up.
+				also := ""
+				if c.Name == call.Name {
+					also = ", and its arguments as the model made them (a framework that parses them — schema defaults, transforms — or the agent's own code may have changed them)"
+				}
+				return session.Part{}, fmt.Errorf("wire: tool %s (call %s) with arguments %s: session %s's call %s is %s with arguments %s; give each tool the id of its own call%s", call.Name, call.ID, abbrev(call.Arguments), s.name, c.ID, c.Name, abbrev(c.Arguments), also)
 			}
 			if s.recorded[c.ID] || s.running[c.ID] > 0 {
 				// Before the tool runs again: a call has one output.

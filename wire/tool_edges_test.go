@@ -178,3 +178,13 @@ var _ = Describe("Handler.ToolCall on two alike calls run at once", func() {
 		Expect(ran).To(BeFalse(), "refused before the tool runs again")
 	})
 })
+
+var _ = Describe("Handler.Tool given the id of a call with other arguments", func() {
+	It("says to send the arguments as the model made them, which the agent's framework or code may have changed", func() {
+		h, _, url := serveWire(lookupDriver)
+		ok(url, chat(user("hi")), nil)
+		_, err := h.ToolCall(context.Background(), nil, session.Part{ID: "call_1", Name: "lookup", Arguments: `{"key":"release","limit":10}`})
+		Expect(err).To(MatchError(`wire: tool lookup (call call_1) with arguments {"key":"release","limit":10}: session root's call call_1 is lookup with arguments {"key":"release"}; ` +
+			`give each tool the id of its own call, and its arguments as the model made them (a framework that parses them — schema defaults, transforms — or the agent's own code may have changed them)`))
+	})
+})
