@@ -49,7 +49,8 @@ func FromEnv(getenv func(string) string) *Set {
 // value whose name says it is a credential (key, api_key, token, sig,
 // ...) or that looks like one (16 bytes or more of letters and digits), and
 // every query part without a name, as decoded and as written in raw; and
-// the user name and password of its user info. A URL that does not parse
+// the user name and password of its user info, also as the Basic
+// credentials an HTTP client sends them in. A URL that does not parse
 // adds nothing.
 func (s *Set) AddURL(where, raw string) {
 	if s == nil || raw == "" {
@@ -84,6 +85,10 @@ func (s *Set) AddURL(where, raw string) {
 			s.Add("the password in the user info of "+where, pass)
 		}
 		s.Add("the user name in the user info of "+where, name)
+		// Go's client sends the user info as Basic credentials when no
+		// Authorization header is set (an x-api-key or a key= API), and a
+		// server may echo that header.
+		s.Add("the user info of "+where+" as Basic credentials", base64.StdEncoding.EncodeToString([]byte(name+":"+pass)))
 	}
 }
 

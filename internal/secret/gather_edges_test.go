@@ -33,3 +33,17 @@ var _ = Describe("the credentials of a request's headers, taken apart as a serve
 		Expect(s.Redact("session=sess-cookie-0123456; theme=dark-mode-on")).To(Equal("session=[REDACTED]; theme=[REDACTED]"))
 	})
 })
+
+var _ = Describe("the credentials of a base URL's user info", func() {
+	It("takes them as the Basic credentials a client sends them in, which a server may echo", func() {
+		// Go's client turns the user info into Authorization: Basic when
+		// the API takes its key in another header (x-api-key, x-goog-api-key).
+		s := secret.New()
+		s.AddURL("the base URL", "http://url-user-0123:url-pass-0123@127.0.0.1:9/")
+		basic := base64.StdEncoding.EncodeToString([]byte("url-user-0123:url-pass-0123"))
+		source, _, ok := s.FindString("401: bad credentials Basic " + basic)
+		Expect(ok).To(BeTrue(), "the base64 form is the user info too")
+		Expect(source).To(Equal("the user info of the base URL as Basic credentials"))
+		Expect(s.Redact("Basic " + basic)).To(Equal("Basic [REDACTED]"))
+	})
+})

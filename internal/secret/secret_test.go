@@ -168,6 +168,7 @@ var _ = Describe("gathering secrets", func() {
 		Entry("an escaped value, decoded", "https://h/v1?key=AIza%2BSy%2F0123", map[string]string{"the key= query parameter of the base URL": "AIza+Sy/0123"}),
 		Entry("user info", "https://proxyuser:proxy-pass-0123@h/v1", map[string]string{
 			"the user info of the base URL": "proxyuser:proxy-pass-0123", "the password in the user info of the base URL": "proxy-pass-0123", "the user name in the user info of the base URL": "proxyuser",
+			"the user info of the base URL as Basic credentials": "cHJveHl1c2VyOnByb3h5LXBhc3MtMDEyMw==",
 		}),
 	)
 
