@@ -51,6 +51,6 @@ func runNew(_ context.Context, e *env, args []string) int {
 		return fail(e, "new", err)
 	}
 	dir := filepath.Join(*root, pos[0]) // as the user named it
-	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  go tool agentsnap record %s              with agentsnap's reference runtime\n  AGENTSNAP_RECORD='^%s$' go test ./...   with your own runtime, from its tests\n", dir, dir, dir, dir, pos[0])
+	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  go tool agentsnap record %s              with agentsnap's reference runtime\n  AGENTSNAP_RECORD='^%s$' go test ./...   with your own runtime, from its tests\n  go tool agentsnap serve %s --record --runtime NAME   with an agent in another process, run against the URL serve prints\n", dir, dir, dir, dir, pos[0], dir)
 	return exitOK
 }
