@@ -131,7 +131,7 @@ func (r *replay) unserved() []string {
 	for i, used := range t.toolUsed {
 		if !used {
 			rec := &r.script.Tools[i]
-			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded result of tool %s, call %s (turn %d step %d) — the runtime ran the tool itself (hand the Env's ToolReplay on to journal.Config.ToolReplay) or no longer calls it",
+			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded result of tool %s, call %s (turn %d step %d) — the runtime ran the tool itself (hand the Env's ToolReplay on to journal.Config.ToolReplay) or no longer calls it; an agent under agentsnap serve asks for it with POST /agentsnap/tool (recordedTool in Node), and a call serve refused there (400, its message names why) is not served",
 				r.describe(), r.live, rec.Name, rec.CallID, rec.Turn, rec.Step))
 		}
 	}

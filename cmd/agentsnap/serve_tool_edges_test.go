@@ -82,3 +82,36 @@ var _ = Describe("serve's recorded tools when the output of a call told to run n
 		Expect(stderr).To(ContainSubstring("session root stopped in turn 2 before it sent the results of its tool calls (call_fork, call_owner, call_spawn); no output came for lookup (call call_owner), which it was told to run (a crash in the tool?)"))
 	})
 })
+
+var _ = Describe("serve replaying a recorded tool the agent never asked for", func() {
+	It("says how an agent under serve asks for it, and that a refused ask is not served", func() {
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_1", "name": "lookup", "arguments": {"key": "owner"}}]}, {"text": "done"}`)
+		asked := `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"key\":\"owner\"}"}}]}`
+		tool := func(serveURL, body string) string {
+			status, b, _ := postJSON(strings.TrimSuffix(serveURL, "/v1")+toolPath, body, nil)
+			Expect(status).To(Equal(http.StatusOK), b)
+			return b
+		}
+
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent")
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		Expect(tool(s.url, `{"id":"call_1","name":"lookup","arguments":"{\"key\":\"owner\"}"}`)).To(MatchJSON(`{"run":true,"id":"call_1"}`))
+		tool(s.url, `{"id":"call_1","name":"lookup","arguments":"{\"key\":\"owner\"}","output":{"text":"ada"}}`)
+		status, body = chatPost(s.url, chatJSON(asked, `{"role":"tool","tool_call_id":"call_1","content":"ada"}`), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+
+		By("replaying with an agent that runs the tool itself")
+		s = startServe(nil, "serve", dir, "--runtime", "own-agent")
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(asked, `{"role":"tool","tool_call_id":"call_1","content":"ada"}`), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr = s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(out).To(ContainSubstring("live session root never asked for the recorded result of tool lookup, call call_1 (turn 1 step 1)"))
+		Expect(out).To(ContainSubstring("an agent under agentsnap serve asks for it with POST /agentsnap/tool (recordedTool in Node), and a call serve refused there (400, its message names why) is not served"))
+	})
+})
