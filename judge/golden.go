@@ -205,6 +205,17 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 		res.Message = note
 	}
 	switch {
+	case differs && !o.Passed():
+		// An update writes goldens only from a replay that matched its
+		// recording: the command that works is the re-recording, whose
+		// transcript then waits beside the golden for review.
+		head := fmt.Sprintf("%s: the transcript differs from %s\n%s\n", fx.Name, fx.Golden, diff)
+		if missing {
+			head = fmt.Sprintf("%s: %s is missing\n", fx.Name, fx.Golden)
+		}
+		res.Message = fmt.Sprintf("%s(no golden proposal written: the replay itself does not match its recording, and an update writes goldens only from a replay that does)\nIf the change is intended, re-record the scenario:\n  %s",
+			head, RecordCommand(o))
+		return res
 	case missing:
 		res.Message = fmt.Sprintf("%s: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Name, fx.Golden, UpdateCommand(o))
 	case differs:
