@@ -125,7 +125,7 @@ func (w *liveWatch) failed(endpoint string) error {
 		f := w.last[k].failure
 		fmt.Fprintf(&b, "\n  session %s turn %d step %d: %s: %s", k.session, k.turn, k.step, f.Code, f.Message)
 	}
-	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; to keep such failures in the fixture on purpose, record with --keep-live-failures)")
+	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)")
 	return fmt.Errorf("%w: %s", ErrLiveFailure, b.String())
 }
 
