@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,12 +16,18 @@ import (
 // check, report and review to scenario folders in natural order, or
 // returns the exit code of a failure it has reported.
 func findScenarios(e *env, name string, pos []string) ([]string, int) {
-	if len(pos) == 0 {
+	byDefault := len(pos) == 0
+	if byDefault {
 		pos = []string{"./fixtures/..."}
 	}
 	var dirs []string
 	for _, p := range pos {
 		found, err := scenarioDirs(e.path(p))
+		if err != nil && byDefault && errors.Is(err, fs.ErrNotExist) {
+			// A module of its own keeps its scenarios elsewhere
+			// (testdata/fixtures, as the README's own agent does).
+			return nil, fail(e, name, fmt.Errorf("no ./fixtures folder here, the default; name the folder your scenarios are in: go tool agentsnap %s %s", name, otherFixtures(e)))
+		}
 		if err != nil {
 			return nil, fail(e, name, err)
 		}
@@ -33,6 +42,15 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 	// Arguments that overlap name a scenario once: replayed twice, its
 	// second replay would meet the first's sessions in a kept store.
 	return slices.Compact(dirs), exitOK
+}
+
+// otherFixtures is the folder to suggest when ./fixtures is missing:
+// testdata/fixtures when it exists, else a placeholder.
+func otherFixtures(e *env) string {
+	if fi, err := os.Stat(e.path(filepath.Join("testdata", "fixtures"))); err == nil && fi.IsDir() {
+		return "testdata/fixtures/..."
+	}
+	return "DIR/..."
 }
 
 // scenarioDirs resolves one argument to scenario folders: the one rule
