@@ -260,7 +260,7 @@ var _ = Describe("schedule search", func() {
 			GinkgoWriter.Println(report)
 			Expect(report).To(ContainSubstring("parallel/completion-order: of 50 schedules (seeds %d..%d)", base, base+49))
 			Expect(report).To(ContainSubstring("schedule 0 (seed %d) and schedule 1 (seed %d) wrote different logs", base, base+1))
-			Expect(report).To(MatchRegexp(`root \(root session\): seq \d+ \(tool/result\): data\.message\.content\[0\]\.content\[0\]\.text: schedule 0 "alpha", schedule 1 "beta"`))
+			Expect(report).To(MatchRegexp(`root \(root session\): seq \d+ \(tool/result, turn 1 step 1, spawn call call_a\): data\.message\.content\[0\]\.content\[0\]\.text: schedule 0 "alpha", schedule 1 "beta"`))
 			Expect(report).To(ContainSubstring("schedule 1 (seed %d) does not match the recording", base+1))
 			Expect(report).To(ContainSubstring("go tool agentsnap check --schedule-seed=%d %s\n", base+1, dir), "the judge called outside a test gives the CLI's command")
 		})

@@ -19,6 +19,7 @@ type Difference struct {
 	Lineage string // how the session was created, e.g. "fork of root via call_7"
 	Seq     int64  // -1 for the header or a missing session
 	Type    string // event type at Seq
+	Call    string // for a tool event, the tool call it is of: "turn 1 step 2, lookup call call_7"
 	Field   string // JSON path of the first differing member, e.g. data.chunk.text
 	Golden  string // the fixture's value (or line)
 	Replay  string // the replay's value (or line)
@@ -34,9 +35,51 @@ func (d Difference) String() string {
 	case d.Seq < 0:
 		fmt.Fprintf(&b, "header %s: golden %s, replay %s", d.Field, d.Golden, d.Replay)
 	default:
-		fmt.Fprintf(&b, "seq %d (%s): %s: golden %s, replay %s", d.Seq, d.Type, d.Field, d.Golden, d.Replay)
+		fmt.Fprintf(&b, "seq %d (%s%s): %s: golden %s, replay %s", d.Seq, d.Type, d.of(), d.Field, d.Golden, d.Replay)
 	}
 	return b.String()
+}
+
+// of is ", " and the tool call when the difference is in a tool event,
+// else "".
+func (d Difference) of() string {
+	if d.Call == "" {
+		return ""
+	}
+	return ", " + d.Call
+}
+
+// toolCallOf names the tool call a tool event is of, so a difference in
+// a tool's result says which call's; "" for any other event.
+func toolCallOf(e *session.Event) string {
+	var turn, step int
+	var id, name string
+	switch e.Type {
+	case session.TypeToolCall:
+		var d session.ToolCallData
+		if e.Decode(&d) != nil {
+			return ""
+		}
+		turn, step, id, name = d.Turn, d.Step, d.CallID, d.Name
+	case session.TypeToolRecorded:
+		var d session.ToolRecordedData
+		if e.Decode(&d) != nil {
+			return ""
+		}
+		turn, step, id, name = d.Turn, d.Step, d.CallID, d.Name
+	case session.TypeToolResult:
+		var d session.ToolResultData
+		if e.Decode(&d) != nil || len(d.Message.Content) != 1 {
+			return ""
+		}
+		turn, step, id, name = d.Turn, d.Step, d.Message.Content[0].ToolCallID, d.Message.Content[0].Name
+	default:
+		return ""
+	}
+	if id == "" {
+		return ""
+	}
+	return fmt.Sprintf("turn %d step %d, %s call %s", turn, step, name, id)
 }
 
 // pair is a recorded session and its replayed counterpart (either may be nil).
@@ -238,7 +281,7 @@ func compareSession(p pair, n *normalizer) *Difference {
 		if bytes.Equal(g, r) {
 			continue
 		}
-		d.Seq, d.Type = int64(i), ge[i].Type
+		d.Seq, d.Type, d.Call = int64(i), ge[i].Type, toolCallOf(&ge[i])
 		if ge[i].Type != re[i].Type {
 			d.Field, d.Golden, d.Replay = "type", ge[i].Type, re[i].Type
 			return d

@@ -161,7 +161,7 @@ func (d Difference) between(a, b string) string {
 	case d.Seq < 0:
 		return fmt.Sprintf("%s (%s): header %s: %s %s, %s %s", d.Session, d.Lineage, d.Field, a, d.Golden, b, d.Replay)
 	}
-	return fmt.Sprintf("%s (%s): seq %d (%s): %s: %s %s, %s %s", d.Session, d.Lineage, d.Seq, d.Type, d.Field, a, d.Golden, b, d.Replay)
+	return fmt.Sprintf("%s (%s): seq %d (%s%s): %s: %s %s, %s %s", d.Session, d.Lineage, d.Seq, d.Type, d.of(), d.Field, a, d.Golden, b, d.Replay)
 }
 
 // mismatchLines is what makes o differ from its recording, most telling

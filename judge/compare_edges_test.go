@@ -1,0 +1,47 @@
+package judge_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// A difference in a tool's result — the agent's own tool answered
+// otherwise — names the call it is of, which the event's seq alone does
+// not tell a reader.
+var _ = Describe("a difference in a tool event", func() {
+	log := func(typ string, data any) *session.Log {
+		GinkgoHelper()
+		e, err := session.NewEvent(typ, data)
+		Expect(err).NotTo(HaveOccurred())
+		return &session.Log{Header: session.Header{ID: "root", AgentPreset: "default"}, Events: []session.Event{e}}
+	}
+	result := func(text string) session.ToolResultData {
+		return session.ToolResultData{Turn: 1, Step: 2, Message: session.Message{Role: "tool", Content: []session.Part{{
+			Type: session.PartToolResult, ToolCallID: "call_tk", Name: "ticket", Content: []session.Part{{Type: session.PartText, Text: text}}}}}}
+	}
+
+	It("names the tool call of a result, with its turn and step", func() {
+		d := judge.CompareSessionPair(log(session.TypeToolResult, result("jams")), log(session.TypeToolResult, result("jams daily")))
+		Expect(d).NotTo(BeNil())
+		Expect(d.String()).To(Equal(`root (root session): seq 0 (tool/result, turn 1 step 2, ticket call call_tk): data.message.content[0].content[0].text: golden "jams", replay "jams daily"`))
+	})
+
+	It("names the tool call of a call whose arguments changed", func() {
+		call := func(args string) session.ToolCallData {
+			return session.ToolCallData{Turn: 2, Step: 1, CallID: "call_dr", Name: "draft", Arguments: args}
+		}
+		d := judge.CompareSessionPair(log(session.TypeToolCall, call(`{"task":"a"}`)), log(session.TypeToolCall, call(`{"task":"b"}`)))
+		Expect(d).NotTo(BeNil())
+		Expect(d.String()).To(ContainSubstring("seq 0 (tool/call, turn 2 step 1, draft call call_dr): data.arguments"))
+	})
+
+	It("names no call for any other event", func() {
+		d := judge.CompareSessionPair(log(session.TypeUserMessage, session.Message{Role: "user", Content: []session.Part{{Type: session.PartText, Text: "a"}}}),
+			log(session.TypeUserMessage, session.Message{Role: "user", Content: []session.Part{{Type: session.PartText, Text: "b"}}}))
+		Expect(d).NotTo(BeNil())
+		Expect(d.String()).To(HavePrefix("root (root session): seq 0 (user/message): "))
+	})
+})
