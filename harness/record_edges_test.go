@@ -43,3 +43,19 @@ var _ = Describe("-record from a test against a live endpoint that fails", func(
 		Expect(string(b)).To(ContainSubstring("no such model"), "the failure is in the fixture, as the message said")
 	})
 })
+
+// A scenario recorded live keeps no playbook: -record without a live model
+// says how to give one from a test, not only from the CLI.
+var _ = Describe("-record from a test of a scenario without a playbook and no live model", func() {
+	It("names the variables that record it live, and changes nothing", func() {
+		dir := copyFixture("fork/codeword")
+		Expect(os.Remove(filepath.Join(dir, fixture.PlaybookFile))).To(Succeed())
+		before := everyFile(dir)
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$"})
+		t := &fatalTB{TB: GinkgoTB()}
+		harness.Run(t, dir, harness.Options{Runtime: agent.Reference})
+		Expect(t.fatals).To(HaveExactElements(And(ContainSubstring("has no playbook.json"),
+			ContainSubstring("from your tests' -record, set AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable"))))
+		Expect(everyFile(dir)).To(Equal(before))
+	})
+})
