@@ -18,7 +18,9 @@
 // agent.
 //
 // A failure says what changed first and how to fix it, with commands that
-// work where the test runs (go test -run, or go tool ginkgo --focus). When
+// work where the test runs (go test -run; for a Ginkgo spec, go tool
+// ginkgo --focus, or go test -ginkgo.focus in a module without the ginkgo
+// tool). When
 // the agent's requests drift from the recording (another system prompt,
 // other tools, other settings, another conversation), that comes before any
 // downstream difference:

@@ -24,3 +24,14 @@ func SetUpdate(v bool) func() {
 // RereadUpdate makes the next UpdateRequested read -update again, as a
 // test binary's first call does.
 func RereadUpdate() { readUpdate = sync.Once{} }
+
+// DeclaresTool is declaresTool.
+var DeclaresTool = declaresTool
+
+// SetGinkgoTool makes the module under test have the ginkgo tool or not,
+// and returns the restore.
+func SetGinkgoTool(has bool) func() {
+	old := ginkgoTool
+	ginkgoTool = func() bool { return has }
+	return func() { ginkgoTool = old }
+}

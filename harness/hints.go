@@ -2,9 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/fixture"
@@ -13,14 +16,18 @@ import (
 
 // rerun returns the command that runs t's test again with extra
 // arguments, as the go command takes it from the module's root: go test
-// with t's -run pattern, or, for a Ginkgo spec (GinkgoTB()), go tool
-// ginkgo focused on the fixture.
+// with t's -run pattern, or, for a Ginkgo spec (GinkgoTB()), focused on
+// the fixture: go tool ginkgo when the module has the ginkgo tool, else go
+// test with -ginkgo.focus (go tool ginkgo would fail: "no such tool").
 func rerun(t testing.TB) func(fx *fixture.Fixture, args string) string {
 	ginkgo := underGinkgo(t)
 	name := t.Name()
 	return func(fx *fixture.Fixture, args string) string {
-		if ginkgo {
+		switch {
+		case ginkgo && ginkgoTool():
 			return fmt.Sprintf("go tool ginkgo --focus=%s %s -- %s", judge.ShellQuote(fx.Name), judge.Package(), args)
+		case ginkgo:
+			return fmt.Sprintf("go test %s -ginkgo.focus=%s %s", judge.Package(), judge.ShellQuote(fx.Name), args)
 		}
 		parts := strings.Split(name, "/")
 		for i, p := range parts {
@@ -45,4 +52,48 @@ func underGinkgo(t testing.TB) bool {
 // command that re-records it, from this test.
 func recordHint(dir string, opts Options) string {
 	return "re-record it with: " + judge.RecordCommandFor(dir, opts)
+}
+
+// ginkgoPath is the ginkgo command's package, as a go.mod tool line names it.
+const ginkgoPath = "github.com/onsi/ginkgo/v2/ginkgo"
+
+// ginkgoTool reports whether the go.mod of the module the test runs in
+// declares the ginkgo command as a tool (go get -tool), so that "go tool
+// ginkgo" runs there.
+var ginkgoTool = sync.OnceValue(func() bool {
+	dir, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			return declaresTool(string(b), ginkgoPath)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+})
+
+// declaresTool reports whether the go.mod text gomod has a tool directive
+// for path, alone ("tool path") or in a block ("tool (" ... ")").
+func declaresTool(gomod, path string) bool {
+	block := false
+	for line := range strings.Lines(gomod) {
+		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		switch {
+		case block && len(f) == 1 && f[0] == ")":
+			block = false
+		case block && len(f) == 1 && f[0] == path:
+			return true
+		case len(f) == 2 && f[0] == "tool" && f[1] == "(":
+			block = true
+		case len(f) == 2 && f[0] == "tool" && f[1] == path:
+			return true
+		}
+	}
+	return false
 }

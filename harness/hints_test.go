@@ -1,0 +1,51 @@
+package harness_test
+
+import (
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/harness"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// A Ginkgo spec's failure reruns it the way the user's module can: go
+// tool ginkgo needs the ginkgo tool in go.mod, which a module that only
+// imports Ginkgo lacks ("go: no such tool").
+var _ = Describe("the command that reruns a Ginkgo spec", func() {
+	update := func() string {
+		GinkgoHelper()
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := copyFixture("spawn/one-child")
+		editLine(filepath.Join(dir, fixture.GoldenFile), 4, func(string) string { return "  step one" })
+		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: agent.Reference})
+		m := harness.MatchGolden(GinkgoTB())
+		ok, err := m.Match(o)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ok).To(BeFalse())
+		return m.FailureMessage(o)
+	}
+
+	It("is go test with -ginkgo.focus when the module has no ginkgo tool", func() {
+		DeferCleanup(harness.SetGinkgoTool(false))
+		Expect(update()).To(ContainSubstring("update the golden with:\n  go test ./harness -ginkgo.focus=spawn/one-child -update\n"))
+	})
+
+	It("is go tool ginkgo when it has", func() {
+		DeferCleanup(harness.SetGinkgoTool(true))
+		Expect(update()).To(ContainSubstring("update the golden with:\n  go tool ginkgo --focus=spawn/one-child ./harness -- -update\n"))
+	})
+
+	DescribeTable("reading the tool directives of go.mod",
+		func(gomod string, want bool) {
+			Expect(harness.DeclaresTool(gomod, "github.com/onsi/ginkgo/v2/ginkgo")).To(Equal(want))
+		},
+		Entry("in a block", "module m\n\ntool (\n\tgithub.com/x/y\n\tgithub.com/onsi/ginkgo/v2/ginkgo\n)\n", true),
+		Entry("on one line, with a comment", "module m\ntool github.com/onsi/ginkgo/v2/ginkgo // tests\n", true),
+		Entry("required only", "module m\nrequire github.com/onsi/ginkgo/v2 v2.34.0\n", false),
+		Entry("another tool", "module m\ntool github.com/agentsnap/agentsnap/cmd/agentsnap\n", false),
+		Entry("in a require block", "module m\nrequire (\n\tgithub.com/onsi/ginkgo/v2/ginkgo v1.0.0\n)\n", false),
+	)
+})
