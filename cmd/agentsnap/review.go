@@ -128,7 +128,7 @@ func runReview(ctx context.Context, e *env, args []string) int {
 		}
 		log = e.stderr // stdout holds the JSON
 	case "markdown":
-		printProposalsMarkdown(e.stdout, props)
+		printProposalsMarkdown(e.stdout, props, pos)
 		log = e.stderr
 	}
 	switch {
@@ -216,9 +216,15 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 }
 
 // printProposalsMarkdown prints the proposals for a pull request comment:
-// a section per scenario, a diff block per session.
-func printProposalsMarkdown(w io.Writer, props []proposal) {
-	fmt.Fprintf(w, "# Golden proposals\n\n%s pending review. Accept them with `go tool agentsnap review --accept`, or one at a time with `go tool agentsnap review`.\n", count(len(props), "proposal"))
+// a section per scenario, a diff block per session. Its commands name the
+// folders review was given (dirs), which the default does not find in a
+// module whose scenarios are elsewhere.
+func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
+	where := ""
+	for _, d := range dirs {
+		where += " " + judge.ShellQuote(d)
+	}
+	fmt.Fprintf(w, "# Golden proposals\n\n%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), where, where)
 	for _, p := range props {
 		fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
 		for _, warn := range p.Warnings {

@@ -112,3 +112,17 @@ var _ = Describe("agentsnap review, sessions matched by the calls that created t
 		Expect(g + ".new").NotTo(BeAnExistingFile())
 	})
 })
+
+// The markdown's commands name the folders review was given: the default,
+// ./fixtures, is not where every module keeps its scenarios.
+var _ = Describe("review --format markdown of named folders", func() {
+	It("names those folders in the commands it suggests", func() {
+		root := fixtureCopy("fork/codeword")
+		Expect(os.Rename(filepath.Join(root, "fixtures"), filepath.Join(root, "my fixtures"))).To(Succeed())
+		g := filepath.Join(root, "my fixtures/fork/codeword", fixture.GoldenFile)
+		Expect(os.WriteFile(g+".new", []byte("== root ==\n"), 0o644)).To(Succeed())
+		r := cli(root, nil, "review", "--format", "markdown", "my fixtures/...")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("Accept them with `go tool agentsnap review --accept 'my fixtures/...'`, or one at a time with `go tool agentsnap review 'my fixtures/...'`."))
+	})
+})
