@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +14,13 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/report"
+	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func init() {
@@ -57,11 +60,14 @@ path use a temporary place.
 {"scenarios": [{"name", "dir", "status" (pass, fail or error), "sessions",
 "calls", "firstDifference" (the most telling line: request drift, else the
 replay driver's or a replay error, else the first log difference, else the
-transcript's first changed line), "fix" (the command that fixes it),
-"problems" (the full messages)}], "passed", "failed"}. --format junit prints
-JUnit XML for CI test views: one testcase per scenario, classname its
-category, name CATEGORY/NAME, a failure whose message is the first
-difference.
+transcript's first changed line), "fix" (the command that fixes it:
+re-record the scenario, or update its golden; "" when no command does —
+scenario.json or replay.override.json to correct, a file to make
+readable, a budget that grew, a --timeout too short — and "problems"
+says what to do), "problems" (the full messages)}], "passed", "failed"}.
+--format junit prints JUnit XML for CI test views: one testcase per
+scenario, classname its category, name CATEGORY/NAME, a failure whose
+message is the first difference.
 
 --report FILE also writes the HTML page "agentsnap report" writes: every
 scenario's agent tree, failing ones golden and replay side by side.
@@ -371,13 +377,15 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 	}
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		r.setError(fmt.Errorf("%w; re-record it with: %s", err, judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})), nil, opts.page)
+		r.fix = errorFix(dir, err)
+		r.setError(err, nil, opts.page)
 		return r
 	}
 	r.sessions, r.calls = len(fx.Logs), modelCalls(fx.Logs)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference, Store: store, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
 		r.late = errors.Is(err, judge.ErrUnfinished)
+		r.fix = errorFix(dir, err)
 		r.setError(err, fx, opts.page)
 		return r
 	}
@@ -448,10 +456,14 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 }
 
 // setError records a scenario that could not be loaded or replayed; fx is
-// nil when it could not be loaded.
+// nil when it could not be loaded. The message ends with r.fix, when set.
 func (r *checkResult) setError(err error, fx *fixture.Fixture, page bool) {
 	r.verdict = "ERROR"
-	r.status, r.problems, r.first = statusError, []string{err.Error()}, firstLine(err.Error())
+	msg := err.Error()
+	if r.fix != "" {
+		msg += "; re-record it with: " + r.fix
+	}
+	r.status, r.problems, r.first = statusError, []string{msg}, firstLine(msg)
 	if page {
 		r.page = pageScenario(r, fx, nil)
 	}
@@ -467,6 +479,27 @@ func (r *checkResult) shown(text string) string {
 		}
 	}
 	return text
+}
+
+// errorFix returns the command that fixes the scenario in dir, which
+// could not be loaded or replayed with err: re-recording it, which
+// rewrites its logs and golden from scenario.json and playbook.json and
+// so mends a damaged, missing or extra log. It returns "" when that
+// would not help and the message says what to do instead: scenario.json
+// or replay.override.json is wrong (a recording reads the one and
+// leaves the other as it is), a file cannot be read (permissions),
+// the --timeout ran out, or another runtime recorded the scenario (the
+// CLI records only its reference runtime).
+func errorFix(dir string, err error) string {
+	switch {
+	case errors.Is(err, scenario.ErrInvalid), errors.Is(err, fakellm.ErrBadOverride),
+		errors.Is(err, fs.ErrPermission), errors.Is(err, judge.ErrUnfinished):
+		return ""
+	}
+	if referenceOnly(dir) != nil { // scenario.json does not load, or another runtime's
+		return ""
+	}
+	return judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})
 }
 
 // fixCommand returns the command that fixes a failing scenario: re-record

@@ -1,6 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -12,5 +19,79 @@ var _ = Describe("check on a fixture an agent in another process recorded throug
 		Expect(r.stdout).To(ContainSubstring(`it was recorded with the runtime "go-agent", and the agentsnap CLI replays only its reference runtime; ` +
 			`replay it from the tests that use "go-agent" (go test ./...), or, for an agent in another process, with go tool agentsnap serve cmd/agentsnap/` +
 			serveFixture + ` --runtime go-agent and the agent run against the URL it prints`))
+	})
+})
+
+var _ = Describe("check's fix for a scenario that cannot be loaded or replayed", func() {
+	// errorOf checks dir and returns its one scenario's JSON, which must
+	// be an error.
+	errorOf := func(root, dir string) (fix, problem string) {
+		GinkgoHelper()
+		r := cli(root, nil, "check", dir, "--format", "json")
+		Expect(r.code).To(Equal(exitFail), r.stderr)
+		var got checkJSON
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		Expect(got.Scenarios).To(HaveLen(1))
+		Expect(got.Scenarios[0].Status).To(Equal("error"))
+		Expect(got.Scenarios[0].Problems).To(HaveLen(1))
+		return got.Scenarios[0].Fix, got.Scenarios[0].Problems[0]
+	}
+
+	It("is the re-recording for a damaged log, a recording mends it", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		log := filepath.Join(dir, fixture.ChildLog(1))
+		b, err := os.ReadFile(log)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(log, b[:len(b)-40], 0o644)).To(Succeed()) // a torn last line
+
+		fix, problem := errorOf(root, dir)
+		Expect(fix).To(Equal("go tool agentsnap record " + dir))
+		Expect(problem).To(HaveSuffix("; re-record it with: " + fix))
+
+		By("running the fix")
+		Expect(cli(root, nil, strings.Fields(fix)[3:]...).code).To(Equal(exitOK))
+		Expect(cli(root, nil, "check", dir).code).To(Equal(exitOK))
+	})
+
+	It("is the re-recording for a log the replay cannot derive", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		replaceIn(filepath.Join(dir, fixture.RootLog), `"inputTokens":68`, `"inputTokens":-68`)
+
+		fix, problem := errorOf(root, dir)
+		Expect(fix).To(Equal("go tool agentsnap record " + dir))
+		Expect(problem).To(ContainSubstring(`"usage.inputTokens" is -68`))
+		Expect(problem).To(HaveSuffix("; re-record it with: " + fix))
+	})
+
+	It("is empty, and no re-recording is offered, where re-recording does not help", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		sc := filepath.Join(dir, scenario.File)
+
+		By("scenario.json repeating a member: a recording would refuse it too")
+		replaceIn(sc, `"maxDepth": 2`, `"maxDepth": 2, "maxDepth": 3`)
+		fix, problem := errorOf(root, dir)
+		Expect(fix).To(BeEmpty())
+		Expect(problem).To(ContainSubstring(`member "maxDepth" is repeated`))
+		Expect(problem).NotTo(ContainSubstring("re-record it with"))
+		replaceIn(sc, `"maxDepth": 2, "maxDepth": 3`, `"maxDepth": 2`)
+
+		By("replay.override.json: a recording leaves it as it is")
+		override := filepath.Join(dir, fixture.OverrideFile)
+		Expect(os.WriteFile(override, []byte(`{"session.9.jsonl": {"patch": {"0": {"kind": "hang"}}}}`), 0o644)).To(Succeed())
+		fix, problem = errorOf(root, dir)
+		Expect(fix).To(BeEmpty())
+		Expect(problem).To(ContainSubstring(`"session.9.jsonl" names no log of the scenario`))
+		Expect(problem).NotTo(ContainSubstring("re-record it with"))
+		Expect(os.Remove(override)).To(Succeed())
+
+		By("a scenario another runtime recorded: the CLI records the reference runtime only")
+		replaceIn(sc, `"runtime": "reference"`, `"runtime": "myagent"`)
+		fix, problem = errorOf(root, dir)
+		Expect(fix).To(BeEmpty())
+		Expect(problem).To(ContainSubstring(`recorded with the runtime "myagent"`))
+		Expect(problem).NotTo(ContainSubstring("re-record it with"))
 	})
 })
