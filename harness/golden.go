@@ -21,8 +21,8 @@ func checkGolden(t testing.TB, o *Outcome) judge.GoldenResult {
 	if UpdateRequested() {
 		return judge.UpdateGolden(o)
 	}
-	if _, err := os.Stat(fx.Golden); err != nil {
-		return judge.SettleGolden(o, true, true, "")
+	if _, err := os.Stat(fx.Golden); err != nil || judge.GoldenUnreadable(fx.Golden) != "" {
+		return judge.SettleGolden(o, true, true, "") // its message says why it cannot be read
 	}
 	shim := &captureTB{TB: t}
 	var diff string // goldie asks for the diff once; the message reuses it

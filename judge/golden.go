@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +77,9 @@ func UpdateGolden(o *Outcome) GoldenResult {
 	if !exists || string(old) != o.Transcript {
 		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
 			res.Message = fmt.Sprintf("judge: updating %s: %v", fx.Golden, err)
+			if why := GoldenUnreadable(fx.Golden); why != "" {
+				res.Message += fmt.Sprintf(" (%s): move it away, then update again", why)
+			}
 			return res
 		}
 		goldens.wrote(fx.Golden, !exists)
@@ -177,6 +182,30 @@ func compareGolden(o *Outcome, propose bool) GoldenResult {
 	return settle(o, err != nil, differs, diff, propose)
 }
 
+// GoldenUnreadable says why the golden at path is there but is no file
+// this process can read — a folder, or a file it may not open — or ""
+// when it is a readable file or is missing. A comparison that could not
+// read the golden must not call it missing: the update it suggests would
+// fail on a folder, and would silently replace a file the user cannot
+// read.
+func GoldenUnreadable(path string) string {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		return err.Error()
+	case st.IsDir():
+		return "it is a folder, not a file"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	f.Close()
+	return ""
+}
+
 // SettleGolden finishes a comparison of o's transcript with its golden
 // made elsewhere — a test's, through goldie — that found it missing or
 // differing, with diff ([diff -golden +replay]): it keeps the proposal
@@ -189,6 +218,14 @@ func SettleGolden(o *Outcome, missing, differs bool, diff string) GoldenResult {
 func settle(o *Outcome, missing, differs bool, diff string, propose bool) GoldenResult {
 	fx := o.Fixture
 	res := GoldenResult{Path: fx.Golden}
+	if missing {
+		if why := GoldenUnreadable(fx.Golden); why != "" {
+			// No proposal: neither review nor an update could replace it.
+			res.Message = fmt.Sprintf("%s: %s cannot be read: %s; restore it from version control (or make it readable), or move it away and create it from the replay with:\n  %s\nand review it before committing",
+				fx.Name, fx.Golden, why, UpdateCommand(o))
+			return res
+		}
+	}
 	var pending, problem string
 	switch {
 	case propose:

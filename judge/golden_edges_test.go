@@ -4,12 +4,11 @@ import (
 	"os"
 	"path/filepath"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 )
 
 // A transcript that differs in a replay that does not match its recording
@@ -46,4 +45,31 @@ var _ = Describe("comparing with a golden when the replay does not match its rec
 		Entry("a golden that differs", "== root ==\nresult call_t: old\n"),
 		Entry("a golden that is missing", ""),
 	)
+})
+
+// A golden that is there but cannot be read is not missing: the update a
+// missing golden suggests would fail on a folder, and review could not
+// replace it either.
+var _ = Describe("comparing with a golden that is a folder", func() {
+	It("says it cannot be read, what to do, and proposes nothing", func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := GinkgoT().TempDir()
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
+		o := &judge.Outcome{
+			Fixture:    &fixture.Fixture{Name: "t/folder", Dir: dir, Golden: golden, Scenario: &scenario.Scenario{}},
+			Transcript: "== root ==\n",
+		}
+		res := judge.CompareGolden(o)
+		Expect(res.Message).To(HavePrefix("t/folder: " + golden + " cannot be read: it is a folder, not a file; restore it from version control (or make it readable), or move it away and create it from the replay with:\n  go tool agentsnap check --update " + dir))
+		Expect(res.Message).NotTo(ContainSubstring("is missing"))
+		Expect(res.Pending).To(BeEmpty())
+		Expect(golden + judge.ProposalSuffix).NotTo(BeAnExistingFile())
+
+		By("an update naming the folder in its way")
+		res = judge.UpdateGolden(o)
+		Expect(res.Message).To(HavePrefix("judge: updating " + golden + ": "))
+		Expect(res.Message).To(HaveSuffix("(it is a folder, not a file): move it away, then update again"))
+	})
 })

@@ -95,3 +95,21 @@ var _ = Describe("check's fix for a scenario that cannot be loaded or replayed",
 		Expect(problem).NotTo(ContainSubstring("re-record it with"))
 	})
 })
+
+var _ = Describe("check with a golden that is a folder", func() {
+	It("fails naming it, with no fix: an update cannot replace a folder", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		Expect(os.Remove(golden)).To(Succeed())
+		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
+		r := cli(root, nil, "check", dir, "--format", "json")
+		Expect(r.code).To(Equal(exitFail), r.stderr)
+		var got checkJSON
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		Expect(got.Scenarios[0].Status).To(Equal("fail"))
+		Expect(got.Scenarios[0].FirstDifference).To(ContainSubstring(golden + " cannot be read: it is a folder, not a file"))
+		Expect(got.Scenarios[0].Fix).To(BeEmpty())
+		Expect(golden + ".new").NotTo(BeAnExistingFile())
+	})
+})
