@@ -44,7 +44,7 @@ type SessionOverride struct {
 func ReadOverride(path string) (*Override, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("fakellm: %w", err)
+		return nil, fmt.Errorf("fakellm: %w: %w; the sidecar must be a file this user can read: restore it from version control, fix its permissions, or remove it", ErrBadOverride, err)
 	}
 	return ParseOverride(data, path)
 }

@@ -104,7 +104,7 @@ func Load(dir string) (*Scenario, error) {
 		return nil, fmt.Errorf("scenario: %s: no scenario.json; create one with: agentsnap new CATEGORY/NAME", dir)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, fmt.Errorf("scenario: %w; %s must be a file this user can read: restore it from version control, or fix its permissions", err, File)
 	}
 	return Parse(b, path)
 }
