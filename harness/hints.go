@@ -48,10 +48,14 @@ func underGinkgo(t testing.TB) bool {
 	return ty != nil && strings.HasPrefix(ty.PkgPath(), "github.com/onsi/ginkgo/")
 }
 
-// recordHint is what a test whose fixture does not load does: the
-// command that re-records it, from this test.
-func recordHint(dir string, opts Options) string {
-	return "re-record it with: " + judge.RecordCommandFor(dir, opts)
+// recordHint ends the message of err, which a test's fixture in dir did
+// not load or replay with: the command that re-records it, from this
+// test, where that mends it; else "" (the message says what to do).
+func recordHint(dir string, err error, opts Options) string {
+	if !judge.RecordMends(dir, err) {
+		return ""
+	}
+	return "; re-record it with: " + judge.RecordCommandFor(dir, opts)
 }
 
 // ginkgoPath is the ginkgo command's package, as a go.mod tool line names it.

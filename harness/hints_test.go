@@ -1,11 +1,14 @@
 package harness_test
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -48,4 +51,45 @@ var _ = Describe("the command that reruns a Ginkgo spec", func() {
 		Entry("another tool", "module m\ntool github.com/agentsnap/agentsnap/cmd/agentsnap\n", false),
 		Entry("in a require block", "module m\nrequire (\n\tgithub.com/onsi/ginkgo/v2/ginkgo v1.0.0\n)\n", false),
 	)
+})
+
+// A test whose fixture does not load or replay ends its message with the
+// re-recording where a recording mends the fixture, and only there.
+var _ = Describe("the re-recording a test's fixture error offers", func() {
+	run := func(dir string) string {
+		GinkgoHelper()
+		t := &fatalTB{TB: GinkgoTB()}
+		Expect(harness.Run(t, dir, harness.Options{Runtime: agent.Reference})).To(BeNil())
+		Expect(t.fatals).To(HaveLen(1))
+		return t.fatals[0]
+	}
+
+	It("is offered for a log the replay cannot derive", func() {
+		dir := copyFixture("fork/codeword")
+		editLine(filepath.Join(dir, fixture.RootLog), 9, func(l string) string {
+			Expect(l).To(ContainSubstring(`"inputTokens":68`))
+			return strings.Replace(l, `"inputTokens":68`, `"inputTokens":-68`, 1)
+		})
+		msg := run(dir)
+		Expect(msg).To(ContainSubstring(`"usage.inputTokens" is -68`))
+		Expect(msg).To(HaveSuffix("; re-record it with: go tool agentsnap record " + dir))
+	})
+
+	It("is not offered for scenario.json or replay.override.json, which a recording does not mend", func() {
+		dir := copyFixture("fork/codeword")
+		editLine(filepath.Join(dir, scenario.File), 15, func(l string) string {
+			Expect(l).To(ContainSubstring(`"maxDepth": 2`))
+			return strings.Replace(l, `"maxDepth": 2`, `"maxDepth": 2, "maxDepth": 3`, 1)
+		})
+		msg := run(dir)
+		Expect(msg).To(ContainSubstring(`member "maxDepth" is repeated`))
+		Expect(msg).NotTo(ContainSubstring("re-record it with"))
+
+		dir = copyFixture("errors/throw-midway")
+		override := `{"session.jsonl": {"patch": {"999": {"kind": "throw", "code": "SERVER", "message": "m"}}}}`
+		Expect(os.WriteFile(filepath.Join(dir, fixture.OverrideFile), []byte(override), 0o644)).To(Succeed())
+		msg = run(dir)
+		Expect(msg).To(ContainSubstring("bad replay override: \"session.jsonl\": patch index 999 is out of range"))
+		Expect(msg).NotTo(ContainSubstring("re-record it with"))
+	})
 })

@@ -44,14 +44,14 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	opts = forTest(t, opts)
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		t.Fatalf("%v; %s", err, recordHint(dir, opts))
+		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
 		return nil
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
 	out, err := judge.Replay(ctx, fx, opts)
 	if err != nil {
-		t.Fatalf("%v", err)
+		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
 		return nil
 	}
 	t.Cleanup(func() {

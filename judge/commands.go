@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +11,9 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
 )
 
 // Hints says where the user is, so that every command a failure message
@@ -110,6 +114,41 @@ func (c commands) record(fx *fixture.Fixture) string {
 	}
 	return cmd
 }
+
+// RecordMends reports whether re-recording the scenario in dir mends err,
+// the error fixture.Load or Replay gave for it. A recording rewrites the
+// logs and the golden from scenario.json, so it mends a log that is
+// damaged, missing or extra, or that the replay cannot derive scripts
+// from; not scenario.json itself (a recording reads it), nor
+// replay.override.json (a recording leaves it as it is), nor a file this
+// user cannot read, nor a scenario recorded with another runtime than the
+// replay's, nor anything outside the fixture (a replay out of time, a
+// setting). Where it is false the message says what to do.
+func RecordMends(dir string, err error) bool {
+	var rec inRecording
+	var other otherRuntime
+	switch {
+	case errors.Is(err, scenario.ErrInvalid), errors.Is(err, fakellm.ErrBadOverride),
+		errors.Is(err, fs.ErrPermission), errors.As(err, &other):
+		return false
+	case !errors.Is(err, fixture.ErrFixture) && !errors.As(err, &rec):
+		return false
+	}
+	_, serr := scenario.Load(dir)
+	return serr == nil
+}
+
+// inRecording marks a Replay error that lies in the recorded logs: the
+// scripts cannot be derived from them.
+type inRecording struct{ error }
+
+func (e inRecording) Unwrap() error { return e.error }
+
+// otherRuntime marks Replay's refusal of a fixture another runtime
+// recorded.
+type otherRuntime struct{ error }
+
+func (e otherRuntime) Unwrap() error { return e.error }
 
 // liveAPI is the model API a live recording of fx called every request in,
 // when it named one: its provider is the API's name. A Chat Completions

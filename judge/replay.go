@@ -251,7 +251,7 @@ func derive(fx *fixture.Fixture, fopts []fakellm.Option) (*fakellm.Recording, er
 	if fx.Logs != nil || len(fx.LogPaths()) == 0 {
 		rec, err := fakellm.Prepare(fx.Logs, fopts...)
 		if err != nil {
-			return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+			return nil, inRecording{fmt.Errorf("judge: %s: %w", fx.Name, err)}
 		}
 		return rec, nil
 	}
@@ -265,7 +265,7 @@ func derive(fx *fixture.Fixture, fopts []fakellm.Option) (*fakellm.Recording, er
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: %w", fx.Name, err)
+		return nil, inRecording{fmt.Errorf("judge: %s: %w", fx.Name, err)}
 	}
 	return rec, nil // the files' lineage order is checked with the logs, for the verdict
 }
@@ -313,9 +313,9 @@ func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error
 		return nil
 	}
 	if cmds.cli() {
-		return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...), or, for an agent in another process, with %s --runtime %s and the agent run against the URL it prints", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime, cmds.tool("serve", fx.Dir), rec.Runtime)
+		return otherRuntime{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...), or, for an agent in another process, with %s --runtime %s and the agent run against the URL it prints", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime, cmds.tool("serve", fx.Dir), rec.Runtime)}
 	}
-	return fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))
+	return otherRuntime{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))}
 }
 
 // run runs rt under a context of its own, without ctx's deadline (a

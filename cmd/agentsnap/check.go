@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,13 +13,11 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/agent"
-	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/report"
-	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func init() {
@@ -485,21 +482,11 @@ func (r *checkResult) shown(text string) string {
 }
 
 // errorFix returns the command that fixes the scenario in dir, which
-// could not be loaded or replayed with err: re-recording it, which
-// rewrites its logs and golden from scenario.json and playbook.json and
-// so mends a damaged, missing or extra log. It returns "" when that
-// would not help and the message says what to do instead: scenario.json
-// or replay.override.json is wrong (a recording reads the one and
-// leaves the other as it is), a file cannot be read (permissions),
-// the --timeout ran out, or another runtime recorded the scenario (the
-// CLI records only its reference runtime).
+// could not be loaded or replayed with err: re-recording it, where that
+// mends it (judge.RecordMends) and the CLI records it (its reference
+// runtime recorded it); else "", and the message says what to do.
 func errorFix(dir string, err error) string {
-	switch {
-	case errors.Is(err, scenario.ErrInvalid), errors.Is(err, fakellm.ErrBadOverride),
-		errors.Is(err, fs.ErrPermission), errors.Is(err, judge.ErrUnfinished):
-		return ""
-	}
-	if referenceOnly(dir) != nil { // scenario.json does not load, or another runtime's
+	if !judge.RecordMends(dir, err) || referenceOnly(dir) != nil {
 		return ""
 	}
 	return judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})
