@@ -113,3 +113,19 @@ var _ = Describe("check with a golden that is a folder", func() {
 		Expect(golden + ".new").NotTo(BeAnExistingFile())
 	})
 })
+
+var _ = Describe("check of a fixture checked out with CRLF line endings", func() {
+	It("passes: a playbook.json whose lines end in CRLF is the playbook recorded, not a changed one", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		for _, name := range []string{fixture.PlaybookFile, scenario.File, fixture.RootLog, fixture.ChildLog(1)} {
+			path := filepath.Join(dir, name)
+			b, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
+		}
+		r := cli(root, nil, "check", dir)
+		Expect(r.stdout).NotTo(ContainSubstring("changed since the recording"))
+		Expect(r.code).To(Equal(exitOK), r.stdout)
+	})
+})
