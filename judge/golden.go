@@ -182,6 +182,27 @@ func compareGolden(o *Outcome, propose bool) GoldenResult {
 	return settle(o, err != nil, differs, diff, propose)
 }
 
+// invisibleDifference says how golden differs from transcript when a
+// diff cannot show it — only in its line endings, or in a byte order mark
+// in front — else "". Both come from tools, not from the agent: a
+// checkout that converts line endings, an editor that marks UTF-8.
+func invisibleDifference(golden, transcript string) string {
+	bom := strings.HasPrefix(golden, "\uFEFF")
+	g := strings.TrimPrefix(golden, "\uFEFF")
+	crlf := strings.Contains(g, "\r\n")
+	if !bom && !crlf || strings.ReplaceAll(g, "\r\n", "\n") != transcript {
+		return ""
+	}
+	var why []string
+	if crlf {
+		why = append(why, "its lines end in CRLF, the transcript's in LF (a checkout that converts line endings, git's core.autocrlf? keep goldens in LF: add \"*.golden text eol=lf\" to .gitattributes and check them out again)")
+	}
+	if bom {
+		why = append(why, "it starts with a byte order mark (U+FEFF) an editor added (remove it)")
+	}
+	return " only where the diff cannot show it: " + strings.Join(why, "; and ")
+}
+
 // GoldenUnreadable says why the golden at path is there but is no file
 // this process can read — a folder, or a file it may not open — or ""
 // when it is a readable file or is missing. A comparison that could not
@@ -256,8 +277,12 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 	case missing:
 		res.Message = fmt.Sprintf("%s: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Name, fx.Golden, UpdateCommand(o))
 	case differs:
-		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\nIf the change is intended, update the golden with:\n  %s",
-			fx.Name, fx.Golden, diff, UpdateCommand(o))
+		only := ""
+		if b, err := fx.GoldenText(); err == nil {
+			only = invisibleDifference(string(b), o.Transcript)
+		}
+		res.Message = fmt.Sprintf("%s: the transcript differs from %s%s\n%s\nIf the change is intended, update the golden with:\n  %s",
+			fx.Name, fx.Golden, only, diff, UpdateCommand(o))
 	}
 	if differs && note != "" {
 		res.Message += "\n" + note

@@ -73,3 +73,38 @@ var _ = Describe("comparing with a golden that is a folder", func() {
 		Expect(res.Message).To(HaveSuffix("(it is a folder, not a file): move it away, then update again"))
 	})
 })
+
+// A golden that differs from the transcript only in bytes a diff does not
+// show — CRLF line endings, a byte order mark — says so, or the diff's
+// lines look the same on both sides.
+var _ = Describe("comparing with a golden that differs only invisibly", func() {
+	compare := func(golden string) string {
+		GinkgoHelper()
+		GinkgoT().Setenv("CI", "true") // no proposal: only the message matters here
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, fixture.GoldenFile)
+		Expect(os.WriteFile(path, []byte(golden), 0o644)).To(Succeed())
+		o := &judge.Outcome{
+			Fixture:    &fixture.Fixture{Name: "t/invisible", Dir: dir, Golden: path, Scenario: &scenario.Scenario{}},
+			Transcript: "== root ==\nturn 1 (user)\n",
+		}
+		return judge.CompareGolden(o).Message
+	}
+
+	It("names CRLF line endings and how to keep goldens in LF", func() {
+		msg := compare("== root ==\r\nturn 1 (user)\r\n")
+		Expect(msg).To(HavePrefix("t/invisible: the transcript differs from "))
+		Expect(msg).To(ContainSubstring(" only where the diff cannot show it: its lines end in CRLF, the transcript's in LF"))
+		Expect(msg).To(ContainSubstring(`add "*.golden text eol=lf" to .gitattributes`))
+	})
+
+	It("names a byte order mark", func() {
+		msg := compare("\uFEFF== root ==\nturn 1 (user)\n")
+		Expect(msg).To(ContainSubstring(" only where the diff cannot show it: it starts with a byte order mark (U+FEFF) an editor added (remove it)"))
+	})
+
+	It("says nothing more when the text differs too", func() {
+		msg := compare("== root ==\r\nturn 2 (user)\r\n")
+		Expect(msg).NotTo(ContainSubstring("cannot show"))
+	})
+})

@@ -129,3 +129,20 @@ var _ = Describe("check of a fixture checked out with CRLF line endings", func()
 		Expect(r.code).To(Equal(exitOK), r.stdout)
 	})
 })
+
+var _ = Describe("check with a golden checked out with CRLF line endings", func() {
+	It("gives as first difference why, not a line that looks unchanged", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		b, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(golden, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
+		r := cli(root, map[string]string{"CI": "true"}, "check", dir, "--format", "json")
+		Expect(r.code).To(Equal(exitFail))
+		var got checkJSON
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		Expect(got.Scenarios[0].FirstDifference).To(Equal("fork/codeword: the transcript differs from " + golden +
+			` only where the diff cannot show it: its lines end in CRLF, the transcript's in LF (a checkout that converts line endings, git's core.autocrlf? keep goldens in LF: add "*.golden text eol=lf" to .gitattributes and check them out again)`))
+	})
+})

@@ -203,8 +203,8 @@ func firstDifference(o *judge.Outcome, g judge.GoldenResult, golden *string) str
 		return "category " + o.Fixture.Category() + ": " + firstLine(o.RuleViolations[0])
 	case g.Message == "":
 		return ""
-	case golden == nil:
-		return firstLine(g.Message)
+	case golden == nil, strings.Contains(firstLine(g.Message), " only where the diff cannot show it: "):
+		return firstLine(g.Message) // the diff's first line would look unchanged
 	}
 	diff := strings.Split(textdiff.Unified(*golden, o.Transcript, 0), "\n")
 	for i, l := range diff {
