@@ -225,6 +225,9 @@ func objectMembers(b []byte) ([]jsonMember, error) {
 	var top any
 	if err := json.Unmarshal(b, &top); err != nil {
 		var syn *json.SyntaxError
+		if bytes.HasPrefix(b, []byte("\uFEFF")) { // invisible in an editor: say what the byte is
+			return nil, fmt.Errorf("line 1: the file starts with a UTF-8 byte order mark, which an editor added; remove it")
+		}
 		if errors.As(err, &syn) {
 			return nil, fmt.Errorf("line %d: %w", lineAt(b, syn.Offset), err)
 		}

@@ -129,6 +129,10 @@ func (r *Reader) nextLine() (line []byte, last bool, err error) {
 	return bytes.TrimSuffix(line, []byte{'\r'}), last, nil
 }
 
+// utf8BOM is the byte order mark some editors put in front of a UTF-8
+// file.
+var utf8BOM = []byte("\uFEFF")
+
 // Header reads and returns line 1. Once the header is read it is returned
 // again without error, whatever later lines hold.
 func (r *Reader) Header() (*Header, error) {
@@ -147,6 +151,9 @@ func (r *Reader) Header() (*Header, error) {
 	}
 	h, err := parseHeader(line)
 	if err != nil {
+		if bytes.HasPrefix(line, utf8BOM) { // invisible in an editor: say what the byte is
+			err = fmt.Errorf("%w (the file starts with a UTF-8 byte order mark, which an editor added; remove it)", err)
+		}
 		return nil, r.fail(1, fmt.Errorf("%w: %w", ErrNotHeader, err))
 	}
 	r.header = h

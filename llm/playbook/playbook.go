@@ -115,6 +115,9 @@ func Parse(b []byte, name string) (*Playbook, error) {
 // located adds a line number to encoding/json's syntax errors.
 func located(b []byte, err error) error {
 	var syn *json.SyntaxError
+	if errors.As(err, &syn) && syn.Offset <= 1 && bytes.HasPrefix(b, []byte("\uFEFF")) { // invisible in an editor
+		return errors.New("line 1: the file starts with a UTF-8 byte order mark, which an editor added; remove it")
+	}
 	if errors.As(err, &syn) {
 		line := 1 + bytes.Count(b[:min(max(int(syn.Offset), 0), len(b))], []byte{'\n'})
 		return fmt.Errorf("line %d: %w", line, err)
