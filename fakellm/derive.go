@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -335,6 +336,11 @@ func (g *grouper) add(e *session.Event) error {
 		if err := e.Decode(&d); err != nil {
 			return fmt.Errorf("fakellm: derive %s: session %s: tool/recorded seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
 		}
+		if missing := missingToolMember(&d, e.Data); missing != "" {
+			// Replayed as it is, it would serve an empty result, or read as
+			// drift of a tool named "".
+			return fmt.Errorf("fakellm: derive %s: session %s: tool/recorded seq %d has no %q (it needs callId, name, arguments and result: CONTRACT.md 6a) — re-record the scenario; a hand-edited log must keep to the contract too", g.locate(e.Seq), g.header.ID, e.Seq, missing)
+		}
 		g.script.Tools = append(g.script.Tools, d)
 	case session.TypeMCPCall:
 		var d session.MCPCallData
@@ -344,6 +350,27 @@ func (g *grouper) add(e *session.Event) error {
 		g.script.MCP = append(g.script.MCP, d)
 	}
 	return nil // other events, known or not, say nothing about the calls
+}
+
+// missingToolMember names the first member a tool/recorded event, d
+// decoded from data, lacks among those a replay serves it by — callId
+// (journal never writes an empty one), name, result — or "".
+func missingToolMember(d *session.ToolRecordedData, data json.RawMessage) string {
+	if d.CallID == "" {
+		return "callId"
+	}
+	var has struct {
+		Name   json.RawMessage `json:"name"`
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(data, &has) // it decoded into d
+	switch {
+	case len(has.Name) == 0 || string(has.Name) == "null":
+		return "name"
+	case len(has.Result) == 0 || string(has.Result) == "null":
+		return "result"
+	}
+	return ""
 }
 
 func (g *grouper) chunk(e *session.Event) error {
