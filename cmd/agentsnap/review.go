@@ -151,12 +151,12 @@ func loadProposals(dirs []string) ([]proposal, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil {
-			return nil, err
+		if err != nil { // a folder, permissions: nothing check writes
+			return nil, fmt.Errorf("%w; a proposal is a file agentsnap check writes: move this away (or fix its permissions), then check and review again", err)
 		}
 		old, err := os.ReadFile(golden)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, fmt.Errorf("%w; the proposal beside it cannot be compared with it, nor accepted over it: restore the golden from version control (or fix its permissions), or move it away to accept the proposal as a new golden, then review again", err)
 		}
 		p := proposal{Scenario: fixture.Name(dir), Dir: dir, Golden: golden, Proposal: path}
 		p.Sessions, p.Warnings = diffSessions(string(old), string(next))

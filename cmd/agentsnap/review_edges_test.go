@@ -111,6 +111,23 @@ var _ = Describe("agentsnap review, sessions matched by the calls that created t
 		Expect(readFile(g)).To(Equal(text))
 		Expect(g + ".new").NotTo(BeAnExistingFile())
 	})
+
+	It("says what to do with a proposal, or a golden beside one, that is a folder", func() {
+		root := fixtureCopy("fork/codeword")
+		g := filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile)
+		Expect(os.Mkdir(g+".new", 0o755)).To(Succeed())
+		r := cli(root, nil, "review", "--format", "json")
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stderr).To(Equal("agentsnap review: read " + g + ".new: is a directory; a proposal is a file agentsnap check writes: move this away (or fix its permissions), then check and review again\n"))
+
+		Expect(os.Remove(g + ".new")).To(Succeed())
+		Expect(os.Rename(g, g+".new")).To(Succeed())
+		Expect(os.Mkdir(g, 0o755)).To(Succeed())
+		r = cli(root, nil, "review", "--accept")
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stderr).To(Equal("agentsnap review: read " + g + ": is a directory; the proposal beside it cannot be compared with it, nor accepted over it: restore the golden from version control (or fix its permissions), or move it away to accept the proposal as a new golden, then review again\n"))
+		Expect(g+".new").To(BeAnExistingFile(), "nothing was settled")
+	})
 })
 
 // The markdown's commands name the folders review was given: the default,
