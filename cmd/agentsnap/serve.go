@@ -292,13 +292,17 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
-	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: logf, Once: true, Hints: judge.Hints{Record: func(fx *fixture.Fixture) string {
+	hints := judge.Hints{Record: func(fx *fixture.Fixture) string {
 		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s", arg, rt.name)
 		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
 			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
 		}
 		return cmd + " (and run the agent against the URL it prints)"
-	}}})
+	}}
+	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: logf, Once: true, Hints: hints})
+	if err != nil && judge.RecordMends(dir, err) { // a log the replay cannot serve
+		err = fmt.Errorf("%w; re-record it with: %s", err, hints.Record(fx))
+	}
 	if err == nil && rt.calls.Load() == 0 {
 		// The replay then only lists every recorded session as missing.
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed%s; run the agent against the URL serve prints first, then stop serve", fx.Name, rt.refusedNote())
