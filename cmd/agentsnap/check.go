@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -18,6 +20,7 @@ import (
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/report"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 func init() {
@@ -196,6 +199,9 @@ type checkResult struct {
 	seconds         float64          // how long the replay took
 	page            *report.Scenario // when a report is written
 	late            bool             // the deadline passed before its replay finished
+	// unsafe are the lineage names of the fixture's logs (ids, parents,
+	// call ids) that printable would escape: messages quote them raw.
+	unsafe []string
 }
 
 // Scenario statuses of --format json and junit.
@@ -379,6 +385,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		return r
 	}
 	r.sessions, r.calls = len(fx.Logs), modelCalls(fx.Logs)
+	r.unsafe = unprintableNames(fx.Logs)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference, Store: store, Schedules: opts.schedules, ScheduleSeed: opts.seed})
 	if err != nil {
 		r.late = errors.Is(err, judge.ErrUnfinished)
@@ -478,7 +485,31 @@ func (r *checkResult) shown(text string) string {
 			text = strings.ReplaceAll(text, s, p)
 		}
 	}
+	for _, s := range r.unsafe {
+		// A multi-line message indents its continuation lines, a name's
+		// newline included: match it with any indentation.
+		parts := strings.Split(s, "\n")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		text = regexp.MustCompile(strings.Join(parts, `\n *`)).ReplaceAllLiteralString(text, printable(s))
+	}
 	return text
+}
+
+// unprintableNames returns the session ids, parent ids and parent call
+// ids of logs that printable would escape: a hand-edited header can hold
+// a newline or a colour, and the replay's messages name sessions by them.
+func unprintableNames(logs []*session.Log) []string {
+	var out []string
+	for _, l := range logs {
+		for _, s := range []string{l.Header.ID, l.Header.ParentSession, l.Header.ParentCallID} {
+			if printable(s) != s && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // errorFix returns the command that fixes the scenario in dir, which

@@ -146,3 +146,27 @@ var _ = Describe("check with a golden checked out with CRLF line endings", func(
 			` only where the diff cannot show it: its lines end in CRLF, the transcript's in LF (a checkout that converts line endings, git's core.autocrlf? keep goldens in LF: add "*.golden text eol=lf" to .gitattributes and check them out again)`))
 	})
 })
+
+var _ = Describe("check's text of a fixture whose session names hold control characters", func() {
+	It("escapes them, so a hand-edited id forges no line and no colour", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		b, err := os.ReadFile(filepath.Join(dir, fixture.ChildLog(1)))
+		Expect(err).NotTo(HaveOccurred())
+		// A second fork child the replay never creates, named with a newline
+		// and a colour, under a call id with a newline.
+		extra := strings.Replace(string(b), `"id":"root/call_fork_1"`, `"id":"root/x\n1 scenario, 1 passed\u001b[32m"`, 1)
+		extra = strings.Replace(extra, `"parentCallId":"call_fork_1"`, `"parentCallId":"call_zz\n--- forged"`, 1)
+		Expect(os.WriteFile(filepath.Join(dir, fixture.ChildLog(2)), []byte(extra), 0o644)).To(Succeed())
+
+		r := cli(root, nil, "check", dir)
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stdout).To(ContainSubstring(`(recorded as root/x\n1 scenario, 1 passed\x1b[32m)`))
+		Expect(r.stdout).To(ContainSubstring(`session root/call_zz\n--- forged (fork; session.2.jsonl)`))
+		Expect(r.stdout).NotTo(ContainSubstring("\x1b"))
+		for _, line := range strings.Split(r.stdout, "\n") {
+			Expect(line).NotTo(HavePrefix("1 scenario, 1 passed"))
+			Expect(line).NotTo(HavePrefix("--- forged"))
+		}
+	})
+})
