@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -16,11 +17,24 @@ type Tokens struct {
 }
 
 // Total returns Input + Output: every token the calls were billed for.
-func (t Tokens) Total() int { return t.Input + t.Output }
+func (t Tokens) Total() int { return add(t.Input, t.Output) }
 
 // Plus returns the sum of t and u.
 func (t Tokens) Plus(u Tokens) Tokens {
-	return Tokens{t.Input + u.Input, t.Output + u.Output, t.CacheRead + u.CacheRead, t.Reasoning + u.Reasoning}
+	return Tokens{add(t.Input, u.Input), add(t.Output, u.Output), add(t.CacheRead, u.CacheRead), add(t.Reasoning, u.Reasoning)}
+}
+
+// add returns a + b, held at the int's bounds rather than wrapping: a log
+// whose counts are absurd (hand-edited, or a buggy provider's) must not
+// sum to a negative total, which every budget would let through.
+func add(a, b int) int {
+	switch {
+	case b > 0 && a > math.MaxInt-b:
+		return math.MaxInt
+	case b < 0 && a < math.MinInt-b:
+		return math.MinInt
+	}
+	return a + b
 }
 
 // String returns "298 tokens (181 input, 117 output)", with the cache
