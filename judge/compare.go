@@ -349,8 +349,9 @@ func sameRaw(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(
 // firstFieldDiff decodes two JSON lines and returns the path of the first
 // member that differs, with both values abbreviated.
 func firstFieldDiff(golden, replay []byte) (field, g, r string) {
-	var gv, rv any
-	if json.Unmarshal(golden, &gv) != nil || json.Unmarshal(replay, &rv) != nil {
+	gv, gerr := decodeExact(golden)
+	rv, rerr := decodeExact(replay)
+	if gerr != nil || rerr != nil {
 		return "line", abbrev(string(golden)), abbrev(string(replay))
 	}
 	path, a, b := walk("", gv, rv)
@@ -358,6 +359,19 @@ func firstFieldDiff(golden, replay []byte) (field, g, r string) {
 		path = "(whole line)"
 	}
 	return path, a, b
+}
+
+// decodeExact decodes a JSON value with its numbers as written: as
+// float64 two counts past 2^53 would read alike (no field found to
+// differ) or show as a number neither line holds.
+func decodeExact(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // walk returns the first differing path under two decoded JSON values.

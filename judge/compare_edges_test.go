@@ -1,11 +1,12 @@
 package judge_test
 
 import (
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"encoding/json"
 
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 )
 
 // A difference in a tool's result — the agent's own tool answered
@@ -43,5 +44,30 @@ var _ = Describe("a difference in a tool event", func() {
 			log(session.TypeUserMessage, session.Message{Role: "user", Content: []session.Part{{Type: session.PartText, Text: "b"}}}))
 		Expect(d).NotTo(BeNil())
 		Expect(d.String()).To(HavePrefix("root (root session): seq 0 (user/message): "))
+	})
+})
+
+// Counts past 2^53 read alike as float64: the member that differs must
+// still be named, with the numbers as the lines hold them.
+var _ = Describe("naming a member whose numbers differ past float64's precision", func() {
+	log := func(data string) *session.Log {
+		return &session.Log{
+			Header: session.Header{ID: "root", AgentPreset: "default"},
+			Events: []session.Event{{Type: "x/note", Seq: 0, Data: json.RawMessage(data)}},
+		}
+	}
+
+	It("names the member, with both numbers as written", func() {
+		d := judge.CompareSessionPair(log(`{"usage":{"inputTokens":9007199254740993}}`), log(`{"usage":{"inputTokens":9007199254740992}}`))
+		Expect(d).NotTo(BeNil())
+		Expect(d.Field).To(Equal("data.usage.inputTokens"))
+		Expect(d.Golden).To(Equal("9007199254740993"))
+		Expect(d.Replay).To(Equal("9007199254740992"))
+	})
+
+	It("shows a number too large for float64 to print as written", func() {
+		d := judge.CompareSessionPair(log(`{"n":68}`), log(`{"n":9223372036854775807}`))
+		Expect(d).NotTo(BeNil())
+		Expect(d.Replay).To(Equal("9223372036854775807"))
 	})
 })
