@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -48,7 +50,10 @@ tool call that created it. Then, for each session:
   usage     the session's own model calls and tokens (input, of them from
             cache; output, of them reasoning), and its cost when the
             scenario.json beside the logs has prices; a folder or a
-            database also gets a table of every session and the tree
+            database also gets a table of every session and the tree.
+            inspect warns when a replay could not read the log (a usage
+            the contract refuses, a member of the wrong type): the
+            counts skip what it cannot read
 
 A model call is one attempt, counted by its request/header (CONTRACT.md):
 a call that failed, was aborted, was cut short by a cancel or could not
@@ -204,6 +209,18 @@ func seedLine(l *session.Log) string {
 	}
 }
 
+// replayable derives l's replay script, as a replay does, for the
+// error that would stop it: a usage or chunk the contract refuses, an
+// event whose members are of the wrong type. A torn last line is said
+// on its own line.
+func replayable(l *session.Log) error {
+	_, err := fakellm.DeriveLog(l, fakellm.DeriveOptions{})
+	if errors.Is(err, fakellm.ErrTornLog) {
+		return nil
+	}
+	return err
+}
+
 func seqRange(n int) string {
 	if n == 1 {
 		return "0"
@@ -226,6 +243,14 @@ func printLog(w io.Writer, l *session.Log, prices budget.Prices) {
 	fmt.Fprintf(w, "  seed      %s\n", seedLine(l))
 	fmt.Fprintf(w, "  events    %d (%d own)\n", len(l.Events), len(l.Events)-h.SeedLength)
 	fmt.Fprintf(w, "  usage     %s\n", sessionUsage(l, prices))
+	if err := replayable(l); err != nil {
+		// The counts above skip what cannot be read: say why, as a replay would.
+		msg := err.Error()
+		if !strings.Contains(msg, "re-record") {
+			msg += "; re-record the scenario"
+		}
+		fmt.Fprintf(w, "            warning: a replay cannot read this log: %s\n", printable(msg))
+	}
 	if l.Torn != nil {
 		fmt.Fprintf(w, "  torn      line %d (%d bytes) is incomplete and was skipped: a crash mid-write; a store repairs it on load\n", l.Torn.Line, l.Torn.Bytes)
 	}
