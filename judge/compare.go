@@ -363,15 +363,37 @@ func firstFieldDiff(golden, replay []byte) (field, g, r string) {
 
 // decodeExact decodes a JSON value with its numbers as written: as
 // float64 two counts past 2^53 would read alike (no field found to
-// differ) or show as a number neither line holds.
+// differ) or show as a number neither line holds. Only a line with such
+// a number (16 digits or more) goes through a Decoder, which copies the
+// line as it reads; the others, recorded texts of any size, decode in
+// place.
 func decodeExact(b []byte) (any, error) {
+	var v any
+	if !longDigits(b) {
+		return v, json.Unmarshal(b, &v)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// longDigits reports whether b holds a run of 16 digits or more: a number
+// float64 may not hold exactly (or a string of digits).
+func longDigits(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			if run++; run >= 16 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // walk returns the first differing path under two decoded JSON values.
@@ -424,7 +446,9 @@ func walk(path string, a, b any) (string, string, string) {
 		}
 		return "", "", ""
 	default:
-		if fmt.Sprint(a) == fmt.Sprint(b) && fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) {
+		// A scalar (string, number, bool, null) is comparable; b of another
+		// type is not equal, whatever it is. No copy of a long text.
+		if a == b {
 			return "", "", ""
 		}
 	}
@@ -442,14 +466,27 @@ func join(path, k string) string {
 }
 
 func show(v any) string {
+	if s, ok := v.(string); ok && len(s) > 4*abbrevRunes+8 {
+		// Only the first runes show: marshal no more than hold them.
+		v = s[:4*abbrevRunes+8]
+	}
 	b, _ := json.Marshal(v)
 	return abbrev(string(b))
 }
 
+// abbrevRunes is how many runes of a value a difference shows.
+const abbrevRunes = 160
+
+// abbrev returns s cut to its first abbrevRunes runes, marked "…" when cut. It
+// counts runes only up to the cut: a recorded text can be hundreds of
+// megabytes, and a []rune of it four times that.
 func abbrev(s string) string {
-	const n = 160
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	i := 0
+	for k := range s {
+		if i == abbrevRunes {
+			return s[:k] + "…"
+		}
+		i++
 	}
 	return s
 }

@@ -2,6 +2,8 @@ package judge_test
 
 import (
 	"encoding/json"
+	"runtime"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/session"
@@ -69,5 +71,26 @@ var _ = Describe("naming a member whose numbers differ past float64's precision"
 		d := judge.CompareSessionPair(log(`{"n":68}`), log(`{"n":9223372036854775807}`))
 		Expect(d).NotTo(BeNil())
 		Expect(d.Replay).To(Equal("9223372036854775807"))
+	})
+})
+
+// A recorded text can be hundreds of megabytes on one line: naming where
+// it differs must cost about the lines' size, not several times it (a
+// []rune of the text, fmt.Sprint and json.Marshal copies of it).
+var _ = Describe("naming the member that differs in a very long text", func() {
+	It("allocates a few times the size of the two lines, and shows the text's start", func() {
+		const size = 8 << 20
+		text := strings.Repeat("x", size)
+		golden := &session.Log{Header: session.Header{ID: "root"}, Events: []session.Event{{Type: "x/note", Data: json.RawMessage(`{"text":"` + text + `a"}`)}}}
+		replay := &session.Log{Header: session.Header{ID: "root"}, Events: []session.Event{{Type: "x/note", Data: json.RawMessage(`{"text":"` + text + `b"}`)}}}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d := judge.CompareSessionPair(golden, replay)
+		runtime.ReadMemStats(&after)
+		Expect(d).NotTo(BeNil())
+		Expect(d.Field).To(Equal("data.text"))
+		Expect(d.Golden).To(Equal(`"` + strings.Repeat("x", 159) + "…"))
+		Expect(after.TotalAlloc-before.TotalAlloc).To(BeNumerically("<", 8*size), "bytes allocated: the lines are copied a few times at most (22 times before)")
 	})
 })

@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+	"runtime"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
@@ -25,5 +27,19 @@ var _ = Describe("inspect of a log a replay cannot read", func() {
 		r := cli(root, nil, "inspect", filepath.Join(root, "fixtures/fork/codeword"))
 		Expect(r.code).To(Equal(exitOK), r.stderr)
 		Expect(r.stdout).NotTo(ContainSubstring("warning"))
+	})
+})
+
+var _ = Describe("inspect's abbreviation of a very long recorded text", func() {
+	It("counts runes only up to the cut, not a []rune of the whole text", func() {
+		const size = 8 << 20
+		text := strings.Repeat("é", size/2) // 2 bytes a rune: a []rune of it is 2*size
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got := abbreviate(text, 60)
+		runtime.ReadMemStats(&after)
+		Expect(got).To(Equal(strings.Repeat("é", 60) + "…"))
+		Expect(after.TotalAlloc-before.TotalAlloc).To(BeNumerically("<", size), "bytes allocated")
 	})
 })

@@ -63,10 +63,18 @@ func digits(n int) int { return len(strconv.Itoa(n)) }
 
 func padLeft(s string, n int) string { return strings.Repeat(" ", max(n, 0)) + s }
 
+// abbreviate returns s with its runs of white space as one space, cut to
+// its first n runes, marked "…" when cut. It counts runes only up to the
+// cut (a recorded text can be hundreds of megabytes, a []rune of it four
+// times that).
 func abbreviate(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
 	}
 	return s
 }
