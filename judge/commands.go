@@ -122,14 +122,15 @@ func (c commands) record(fx *fixture.Fixture) string {
 // from; not scenario.json itself (a recording reads it), nor
 // replay.override.json (a recording leaves it as it is), nor a file this
 // user cannot read, nor a scenario recorded with another runtime than the
-// replay's, nor anything outside the fixture (a replay out of time, a
-// setting). Where it is false the message says what to do.
+// replay's, nor a recorded hang that needs a turnTimeout, nor anything
+// outside the fixture (a replay out of time, a setting). Where it is
+// false the message says what to do.
 func RecordMends(dir string, err error) bool {
 	var rec inRecording
-	var other otherRuntime
+	var not notMended
 	switch {
 	case errors.Is(err, scenario.ErrInvalid), errors.Is(err, fakellm.ErrBadOverride),
-		errors.Is(err, fs.ErrPermission), errors.As(err, &other):
+		errors.Is(err, fs.ErrPermission), errors.As(err, &not):
 		return false
 	case !errors.Is(err, fixture.ErrFixture) && !errors.As(err, &rec):
 		return false
@@ -144,11 +145,13 @@ type inRecording struct{ error }
 
 func (e inRecording) Unwrap() error { return e.error }
 
-// otherRuntime marks Replay's refusal of a fixture another runtime
-// recorded.
-type otherRuntime struct{ error }
+// notMended marks a Replay error about the fixture that re-recording it
+// as it is would not mend, and whose message says what would: another
+// runtime recorded it, or a recorded hang or abort needs scenario.json's
+// turnTimeout.
+type notMended struct{ error }
 
-func (e otherRuntime) Unwrap() error { return e.error }
+func (e notMended) Unwrap() error { return e.error }
 
 // liveAPI is the model API a live recording of fx called every request in,
 // when it named one: its provider is the API's name. A Chat Completions

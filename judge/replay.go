@@ -313,9 +313,9 @@ func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error
 		return nil
 	}
 	if cmds.cli() {
-		return otherRuntime{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...), or, for an agent in another process, with %s --runtime %s and the agent run against the URL it prints", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime, cmds.tool("serve", fx.Dir), rec.Runtime)}
+		return notMended{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and the agentsnap CLI replays only its reference runtime; replay it from the tests that use %q (go test ./...), or, for an agent in another process, with %s --runtime %s and the agent run against the URL it prints", fx.Name, fixture.ErrFixture, rec.Runtime, rec.Runtime, cmds.tool("serve", fx.Dir), rec.Runtime)}
 	}
-	return otherRuntime{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))}
+	return notMended{fmt.Errorf("judge: %s: %w: it was recorded with the runtime %q, and this replay runs %q; pass that runtime in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, rec.Runtime, name, cmds.record(fx))}
 }
 
 // run runs rt under a context of its own, without ctx's deadline (a
@@ -371,10 +371,10 @@ func checkHangs(fx *fixture.Fixture, scripts []*fakellm.Script, cmds commands) e
 	for _, s := range scripts {
 		for i, e := range s.Entries {
 			if e.Kind == fakellm.KindHang {
-				return fmt.Errorf("judge: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir)
+				return notMended{fmt.Errorf("judge: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir)}
 			}
 			if cmds.byCLI(fx) && e.Waits() {
-				return fmt.Errorf("judge: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))
+				return notMended{fmt.Errorf("judge: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))}
 			}
 		}
 	}

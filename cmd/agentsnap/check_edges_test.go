@@ -87,6 +87,15 @@ var _ = Describe("check's fix for a scenario that cannot be loaded or replayed",
 		Expect(problem).NotTo(ContainSubstring("re-record it with"))
 		Expect(os.Remove(override)).To(Succeed())
 
+		By("a recorded hang without scenario.json's turnTimeout: a recording refuses that too")
+		hang := fixtureCopy("errors/hang-timeout")
+		hangDir := filepath.Join(hang, "fixtures/errors/hang-timeout")
+		replaceIn(filepath.Join(hangDir, scenario.File), `"turnTimeout": "300ms",`, ``)
+		fix, problem = errorOf(hang, hangDir)
+		Expect(fix).To(BeEmpty())
+		Expect(problem).To(ContainSubstring(`scenario.json sets no turnTimeout, so the replay would wait forever; set "turnTimeout"`))
+		Expect(problem).NotTo(ContainSubstring("re-record it with"))
+
 		By("a scenario another runtime recorded: the CLI records the reference runtime only")
 		replaceIn(sc, `"runtime": "reference"`, `"runtime": "myagent"`)
 		fix, problem = errorOf(root, dir)
