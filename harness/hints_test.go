@@ -93,3 +93,14 @@ var _ = Describe("the re-recording a test's fixture error offers", func() {
 		Expect(msg).NotTo(ContainSubstring("re-record it with"))
 	})
 })
+
+var _ = Describe("the re-recording a test's replay error offers for its options", func() {
+	It("is not offered for a number of schedules out of range, which a recording does not change", func() {
+		dir := copyFixture("fork/codeword")
+		t := &fatalTB{TB: GinkgoTB()}
+		Expect(harness.Run(t, dir, harness.Options{Runtime: agent.Reference, Schedules: -1})).To(BeNil())
+		Expect(t.fatals).To(HaveLen(1))
+		Expect(t.fatals[0]).To(ContainSubstring("-1 schedules: want 0 to "))
+		Expect(t.fatals[0]).NotTo(ContainSubstring("re-record it with"))
+	})
+})

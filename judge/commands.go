@@ -147,8 +147,8 @@ func (e inRecording) Unwrap() error { return e.error }
 
 // notMended marks a Replay error about the fixture that re-recording it
 // as it is would not mend, and whose message says what would: another
-// runtime recorded it, or a recorded hang or abort needs scenario.json's
-// turnTimeout.
+// runtime recorded it, a recorded hang or abort needs scenario.json's
+// turnTimeout, the number of schedules asked for is out of range.
 type notMended struct{ error }
 
 func (e notMended) Unwrap() error { return e.error }

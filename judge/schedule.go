@@ -386,7 +386,7 @@ func (opts Options) scheduling(fx *fixture.Fixture) (scheduling, error) {
 		n = fx.Scenario.Schedules
 	}
 	if n < 0 || n > scenario.SchedulesLimit {
-		return scheduling{}, fmt.Errorf("judge: %s: %w: %d schedules: want 0 to %d, such as 50 (0: no search)", fx.Name, fixture.ErrFixture, n, scenario.SchedulesLimit)
+		return scheduling{}, notMended{fmt.Errorf("judge: %s: %w: %d schedules: want 0 to %d, such as 50 (0: no search)", fx.Name, fixture.ErrFixture, n, scenario.SchedulesLimit)}
 	}
 	return searching(seedsFrom(opts.ScheduleSeed, n)), nil
 }
