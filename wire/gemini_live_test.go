@@ -100,13 +100,13 @@ var _ = Describe("a live recording of the genai agent through the wire layer", f
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fx.Logs).To(HaveLen(3))
-		Expect(fx.Logs[1].Header).To(HaveField("ParentCallID", "call_0"))
+		Expect(fx.Logs[1].Header).To(HaveField("ParentCallID", "call_2_1_0"))
 		Expect(fx.Logs[1].Header.Mode).To(Equal(session.ModeFork))
-		Expect(fx.Logs[2].Header).To(HaveField("ParentCallID", "call_1"))
-		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring(`    call call_0 subagent_fork {"prompt":"What is the codeword?"}
-    call call_1 subagent_spawn {"prompt":"Look up the release."}
-    result call_0: MARMALADE
-    result call_1: v2.4.1
+		Expect(fx.Logs[2].Header).To(HaveField("ParentCallID", "call_2_1_1"))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring(`    call call_2_1_0 subagent_fork {"prompt":"What is the codeword?"}
+    call call_2_1_1 subagent_spawn {"prompt":"Look up the release."}
+    result call_2_1_0: MARMALADE
+    result call_2_1_1: v2.4.1
   step 2
     assistant: MARMALADE, and release v2.4.1.`))
 
@@ -131,13 +131,13 @@ var _ = Describe("a live recording of the genai agent through the wire layer", f
 		}
 		Expect(afterTools).NotTo(BeNil())
 		Expect(modelTurn(afterTools)).To(Equal([]any{
-			map[string]any{"functionCall": map[string]any{"id": "call_0", "name": "subagent_fork", "args": map[string]any{"prompt": "What is the codeword?"}}, "thoughtSignature": "c2lnLWZvcms="},
-			map[string]any{"functionCall": map[string]any{"id": "call_1", "name": "subagent_spawn", "args": map[string]any{"prompt": "Look up the release."}}},
+			map[string]any{"functionCall": map[string]any{"id": "call_2_1_0", "name": "subagent_fork", "args": map[string]any{"prompt": "What is the codeword?"}}, "thoughtSignature": "c2lnLWZvcms="},
+			map[string]any{"functionCall": map[string]any{"id": "call_2_1_1", "name": "subagent_spawn", "args": map[string]any{"prompt": "Look up the release."}}},
 		}), "the signature goes back on its call")
 		last := afterTools["contents"].([]any)[len(afterTools["contents"].([]any))-1].(map[string]any)
 		Expect(last["parts"]).To(Equal([]any{
-			map[string]any{"functionResponse": map[string]any{"id": "call_0", "name": "subagent_fork", "response": map[string]any{"output": "MARMALADE"}}},
-			map[string]any{"functionResponse": map[string]any{"id": "call_1", "name": "subagent_spawn", "response": map[string]any{"output": "v2.4.1"}}},
+			map[string]any{"functionResponse": map[string]any{"id": "call_2_1_0", "name": "subagent_fork", "response": map[string]any{"output": "MARMALADE"}}},
+			map[string]any{"functionResponse": map[string]any{"id": "call_2_1_1", "name": "subagent_spawn", "response": map[string]any{"output": "v2.4.1"}}},
 		}))
 		Expect(turn2).NotTo(BeNil())
 		Expect(modelTurn(turn2)).To(Equal([]any{map[string]any{"text": "OK", "thoughtSignature": "c2lnLW9r"}}), "the streamed text joined, its signature on it")

@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -26,6 +27,7 @@ type decoder struct {
 	scrub     live.Scrubber
 	blocks    []*block
 	ids       map[string]bool // tool-call ids given out in this answer
+	idPrefix  string          // of the ids it makes up for calls without one
 	calls     int
 	finish    string
 	sawFinish bool
@@ -35,7 +37,7 @@ type decoder struct {
 }
 
 func newDecoder(sc live.Scrubber) *decoder {
-	return &decoder{scrub: sc, ids: map[string]bool{}}
+	return &decoder{scrub: sc, ids: map[string]bool{}, idPrefix: "call_"}
 }
 
 // Event decodes one event's data: a GenerateContentResponse, or an error
@@ -156,7 +158,7 @@ func (d *decoder) end(b *block) {
 }
 
 // functionCall records a call, which the API sends whole. A call without
-// an id gets call_N (N its block index), and one whose id another call of
+// an id gets idPrefix+N (N its block index), and one whose id another call of
 // the answer has gets ID_N: the runtime pairs results and children with
 // calls by id.
 func (d *decoder) functionCall(p *Part) *session.Chunk {
@@ -175,7 +177,7 @@ func (d *decoder) functionCall(p *Part) *session.Chunk {
 	}
 	b.id = fc.ID
 	if b.id == "" {
-		b.id = fmt.Sprintf("call_%d", b.index)
+		b.id = d.idPrefix + strconv.Itoa(b.index)
 	}
 	if d.ids[b.id] {
 		base := fmt.Sprintf("%s_%d", b.id, b.index)

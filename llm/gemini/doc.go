@@ -24,7 +24,8 @@
 // {"gemini":{"thoughtSignature":…}} meta) when the next one starts. A
 // signature that comes alone belongs to the block before it. Arguments are
 // recorded as their JSON object in canonical form (members in name order).
-// A call without an id gets call_N, N its block index, and a call whose id
+// A call without an id gets call_TURN_STEP_N (the model call's turn and
+// step, N its block index: unique in the session), and a call whose id
 // another call of the answer has gets ID_N: the runtime pairs results and
 // children with calls by id. Then come the usage (output tokens include
 // the thoughts, reasoning tokens are the thoughts, cache reads the cached

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -81,8 +82,23 @@ func (GenerateContent) Encode(req *llm.Request, _ string) ([]byte, error) {
 	return encodeRequest(req)
 }
 
-// Decoder reads a streamGenerateContent event stream.
+// Decoder reads a streamGenerateContent event stream. A function call the
+// answer gives no id gets call_N, N its block's index.
 func (GenerateContent) Decoder(sc live.Scrubber) live.Decoder { return newDecoder(sc) }
+
+// DecoderAt is Decoder for the model call at turn and step of a session:
+// a function call without an id gets call_TURN_STEP_N. The API gives
+// none, and call_N alone repeats in every answer, so a child session
+// made in turn 2 would name the same call as a plain tool call of turn 1
+// — and be placed there among its parent's calls (file numbers,
+// transcript order).
+func (GenerateContent) DecoderAt(sc live.Scrubber, turn, step int) live.Decoder {
+	d := newDecoder(sc)
+	if turn > 0 || step > 0 {
+		d.idPrefix = "call_" + strconv.Itoa(turn) + "_" + strconv.Itoa(step) + "_"
+	}
+	return d
+}
 
 // Hint says what to check after an HTTP error a retry cannot fix. The
 // Gemini API answers a key it does not know with 400, not 401.

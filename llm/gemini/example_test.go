@@ -14,7 +14,7 @@ import (
 
 // Example points a driver at a local server that streams an answer the
 // way the Gemini API does — a thought, text, a function call without an
-// id — and prints the chunks.
+// id, which gets call_TURN_STEP_BLOCK — and prints the chunks.
 func Example() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Println(r.URL.Path, r.Header.Get("X-Goog-Api-Key") != "")
@@ -48,8 +48,8 @@ func Example() {
 	// {"type":"reasoning-delta","index":0,"text":"Look it up."}
 	// {"type":"block-end","index":0,"block":{"type":"reasoning","text":"Look it up."}}
 	// {"type":"block-start","index":1,"blockType":"tool-call"}
-	// {"type":"tool-call-delta","index":1,"id":"call_1","name":"lookup","argumentsDelta":"{\"key\":\"release\"}"}
-	// {"type":"block-end","index":1,"block":{"type":"tool-call","id":"call_1","name":"lookup","arguments":"{\"key\":\"release\"}","meta":{"gemini":{"thoughtSignature":"c2ln"}}}}
+	// {"type":"tool-call-delta","index":1,"id":"call_1_1_1","name":"lookup","argumentsDelta":"{\"key\":\"release\"}"}
+	// {"type":"block-end","index":1,"block":{"type":"tool-call","id":"call_1_1_1","name":"lookup","arguments":"{\"key\":\"release\"}","meta":{"gemini":{"thoughtSignature":"c2ln"}}}}
 	// {"type":"usage","usage":{"inputTokens":9,"outputTokens":3}}
 	// {"type":"finish","reason":{"kind":"tool-calls"}}
 }

@@ -68,11 +68,11 @@ var _ = Describe("streaming an answer", func() {
 		Expect(a.Message().Content).To(Equal([]session.Part{
 			{Type: session.PartText, Text: "a", Meta: gemini.Meta("c2lnLTE=")},
 			{Type: session.PartText, Text: "b"},
-			{Type: session.PartToolCall, ID: "call_2", Name: "lookup", Arguments: `{"key":"x"}`, Meta: gemini.Meta("c2lnLTI=")},
+			{Type: session.PartToolCall, ID: "call_1_1_2", Name: "lookup", Arguments: `{"key":"x"}`, Meta: gemini.Meta("c2lnLTI=")},
 		}))
 	})
 
-	It("records each function call whole, its arguments in canonical form, giving calls without an id call_N and a repeated id ID_N", func(ctx SpecContext) {
+	It("records each function call whole, its arguments in canonical form, giving calls without an id call_TURN_STEP_N and a repeated id ID_N", func(ctx SpecContext) {
 		p := newProvider(streaming(
 			event(`{"text":"Checking."}`, "", ""),
 			event(`{"functionCall":{"id":"fc_1","name":"get_weather","args":{"unit":"C","city":"Paris"}},"thoughtSignature":"c2ln"},`+
@@ -88,14 +88,14 @@ var _ = Describe("streaming an answer", func() {
 			`{"type":"tool-call-delta","index":1,"id":"fc_1","name":"get_weather","argumentsDelta":"{\"city\":\"Paris\",\"unit\":\"C\"}"}`,
 			`{"type":"block-end","index":1,"block":{"type":"tool-call","id":"fc_1","name":"get_weather","arguments":"{\"city\":\"Paris\",\"unit\":\"C\"}","meta":{"gemini":{"thoughtSignature":"c2ln"}}}}`,
 			`{"type":"block-start","index":2,"blockType":"tool-call"}`,
-			`{"type":"tool-call-delta","index":2,"id":"call_2","name":"get_time","argumentsDelta":"{\"tz\":\"CET\"}"}`,
-			`{"type":"block-end","index":2,"block":{"type":"tool-call","id":"call_2","name":"get_time","arguments":"{\"tz\":\"CET\"}"}}`,
+			`{"type":"tool-call-delta","index":2,"id":"call_1_1_2","name":"get_time","argumentsDelta":"{\"tz\":\"CET\"}"}`,
+			`{"type":"block-end","index":2,"block":{"type":"tool-call","id":"call_1_1_2","name":"get_time","arguments":"{\"tz\":\"CET\"}"}}`,
 			`{"type":"block-start","index":3,"blockType":"tool-call"}`,
 			`{"type":"tool-call-delta","index":3,"id":"fc_1_3","name":"get_weather","argumentsDelta":"{\"city\":\"Rome\"}"}`,
 			`{"type":"block-end","index":3,"block":{"type":"tool-call","id":"fc_1_3","name":"get_weather","arguments":"{\"city\":\"Rome\"}"}}`,
 			`{"type":"block-start","index":4,"blockType":"tool-call"}`,
-			`{"type":"tool-call-delta","index":4,"id":"call_4","name":"ping","argumentsDelta":"{}"}`,
-			`{"type":"block-end","index":4,"block":{"type":"tool-call","id":"call_4","name":"ping","arguments":"{}"}}`,
+			`{"type":"tool-call-delta","index":4,"id":"call_1_1_4","name":"ping","argumentsDelta":"{}"}`,
+			`{"type":"block-end","index":4,"block":{"type":"tool-call","id":"call_1_1_4","name":"ping","arguments":"{}"}}`,
 			`{"type":"usage","usage":{"inputTokens":40,"outputTokens":25}}`,
 			`{"type":"finish","reason":{"kind":"tool-calls"}}`,
 		}))

@@ -45,7 +45,18 @@ func (d *Driver) run(ctx context.Context, endpoint string, body []byte, c call, 
 		return
 	}
 	defer resp.Body.Close()
-	DecodeStream(ctx, resp.Body, d.api.Decoder(sc), sc, yield)
+	dec := d.api.Decoder(sc)
+	if at, ok := d.api.(decoderAt); ok {
+		dec = at.DecoderAt(sc, c.turn, c.step)
+	}
+	DecodeStream(ctx, resp.Body, dec, sc, yield)
+}
+
+// decoderAt is an API whose decoder makes up what the answer lacks (the
+// ids of its tool calls, for Gemini) from the call's turn and step, so
+// that it never repeats within a session.
+type decoderAt interface {
+	DecoderAt(sc Scrubber, turn, step int) Decoder
 }
 
 // open sends the request, retrying 429 and 5xx answers, and returns the
