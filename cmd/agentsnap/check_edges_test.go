@@ -38,12 +38,7 @@ var _ = Describe("check's fix for a scenario that cannot be loaded or replayed",
 	}
 
 	It("is the re-recording for a damaged log, a recording mends it", func() {
-		root := fixtureCopy("fork/codeword")
-		dir := filepath.Join(root, "fixtures/fork/codeword")
-		log := filepath.Join(dir, fixture.ChildLog(1))
-		b, err := os.ReadFile(log)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(log, b[:len(b)-40], 0o644)).To(Succeed()) // a torn last line
+		root, dir, _ := tornFixture()
 
 		fix, problem := errorOf(root, dir)
 		Expect(fix).To(Equal("go tool agentsnap record " + dir))

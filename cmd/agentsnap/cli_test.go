@@ -46,6 +46,20 @@ func fixtureCopy(copies ...string) string {
 	return root
 }
 
+// tornFixture copies fork/codeword as fixtureCopy does and tears the last
+// line of its child's log, as a crash in the middle of a write leaves it.
+// It returns the root, the scenario's folder and the log torn.
+func tornFixture() (root, dir, log string) {
+	GinkgoHelper()
+	root = fixtureCopy("fork/codeword")
+	dir = filepath.Join(root, "fixtures/fork/codeword")
+	log = filepath.Join(dir, fixture.ChildLog(1))
+	b, err := os.ReadFile(log)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(log, b[:len(b)-40], 0o644)).To(Succeed())
+	return root, dir, log
+}
+
 var _ = Describe("agentsnap", func() {
 	It("lists its commands and exits 2 without one", func() {
 		r := cli("", nil)

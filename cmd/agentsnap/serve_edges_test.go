@@ -11,12 +11,7 @@ import (
 
 var _ = Describe("serve of a fixture whose logs cannot be replayed", func() {
 	It("stops at once, naming the log, with serve's own re-recording", func() {
-		root := fixtureCopy("fork/codeword")
-		dir := filepath.Join(root, "fixtures/fork/codeword")
-		log := filepath.Join(dir, fixture.ChildLog(1))
-		b, err := os.ReadFile(log)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(log, b[:len(b)-40], 0o644)).To(Succeed()) // a torn last line
+		root, dir, log := tornFixture()
 
 		r := cli(root, nil, "serve", dir, "--addr", "127.0.0.1:0", "--runtime", "reference")
 		Expect(r.code).To(Equal(exitFail))
@@ -24,7 +19,9 @@ var _ = Describe("serve of a fixture whose logs cannot be replayed", func() {
 		Expect(r.stderr).To(HaveSuffix("; re-record it with: go tool agentsnap serve " + dir + " --record --runtime reference (and run the agent against the URL it prints)\n"))
 
 		By("a log the replay cannot derive")
-		Expect(os.WriteFile(log, b, 0o644)).To(Succeed())
+		whole, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "fork", "codeword", fixture.ChildLog(1)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(log, whole, 0o644)).To(Succeed())
 		replaceIn(filepath.Join(dir, fixture.RootLog), `"inputTokens":68`, `"inputTokens":-68`)
 		r = cli(root, nil, "serve", dir, "--addr", "127.0.0.1:0", "--runtime", "reference")
 		Expect(r.code).To(Equal(exitFail))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 
@@ -11,22 +10,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
-
-// rootAgain sends the root's turn-2 request of the go-agent fixture in
-// dir again (as turn2 sent it), and returns the status and the body.
-func rootAgain(ctx context.Context, serveURL, dir string) (int, string) {
-	GinkgoHelper()
-	_, prompts := goAgent(serveURL, dir)
-	chat := `{"model":"go-agent-model","messages":[{"role":"user","content":"` + prompts[0] + `"},{"role":"assistant","content":"OK"},{"role":"user","content":"` + prompts[1] + `"}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serveURL+"/chat/completions", strings.NewReader(chat))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
 
 var _ = Describe("serve's recorded tools when the output of a call told to run never comes", func() {
 	owner := `{"name":"lookup","arguments":"{\"key\":\"owner\"}"}`
@@ -52,7 +35,7 @@ var _ = Describe("serve's recorded tools when the output of a call told to run n
 		Expect(status).To(Equal(http.StatusOK), "a retry with the id")
 		Expect(got).To(MatchJSON(`{"run":true,"id":"call_owner"}`))
 
-		status, got = rootAgain(ctx, s.url, dir)
+		status, got = rootAgain(s.url, dir)
 		Expect(status).To(Equal(http.StatusBadRequest))
 		unsent := `wire: session root: a request came before the output of its recorded tool lookup (call call_owner) was recorded: it was named to run (ToolCall; serve answered {"run": true}) and no output came, so a replay would have none to answer it with; send the output first, with the call's id (Tool; through serve, POST /agentsnap/tool with "id" and "output"), an error output ({"text": "...", "isError": true}) if the tool failed`
 		Expect(got).To(ContainSubstring(strings.ReplaceAll(unsent, `"`, `\"`)))

@@ -110,14 +110,16 @@ func turn2(ctx context.Context, serveURL, dir string) {
 	GinkgoHelper()
 	a, prompts := goAgent(serveURL, dir)
 	Expect(a.Run(ctx, prompts[:1])).To(Succeed())
-	chat := `{"model":"go-agent-model","messages":[{"role":"user","content":"` + prompts[0] + `"},{"role":"assistant","content":"OK"},{"role":"user","content":"` + prompts[1] + `"}]}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serveURL+"/chat/completions", strings.NewReader(chat))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	resp.Body.Close()
-	Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	status, body := rootAgain(serveURL, dir)
+	Expect(status).To(Equal(http.StatusOK), body)
+}
+
+// rootAgain sends the root's turn-2 request of the go-agent fixture in
+// dir (as turn2 sends it), and returns the status and the body.
+func rootAgain(serveURL, dir string) (int, string) {
+	GinkgoHelper()
+	_, prompts := goAgent(serveURL, dir)
+	return chatPost(serveURL, `{"model":"go-agent-model","messages":[{"role":"user","content":"`+prompts[0]+`"},{"role":"assistant","content":"OK"},{"role":"user","content":"`+prompts[1]+`"}]}`, nil)
 }
 
 var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
