@@ -349,8 +349,12 @@ func sameRaw(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(
 // firstFieldDiff decodes two JSON lines and returns the path of the first
 // member that differs, with both values abbreviated.
 func firstFieldDiff(golden, replay []byte) (field, g, r string) {
-	gv, gerr := decodeExact(golden)
-	rv, rerr := decodeExact(replay)
+	// Both lines alike: a number read as json.Number on one side and as
+	// float64 on the other never compares equal, and an equal count would
+	// be named as the member that differs.
+	exact := longDigits(golden) || longDigits(replay)
+	gv, gerr := decodeExact(golden, exact)
+	rv, rerr := decodeExact(replay, exact)
 	if gerr != nil || rerr != nil {
 		return "line", abbrev(string(golden)), abbrev(string(replay))
 	}
@@ -361,15 +365,14 @@ func firstFieldDiff(golden, replay []byte) (field, g, r string) {
 	return path, a, b
 }
 
-// decodeExact decodes a JSON value with its numbers as written: as
-// float64 two counts past 2^53 would read alike (no field found to
-// differ) or show as a number neither line holds. Only a line with such
-// a number (16 digits or more) goes through a Decoder, which copies the
-// line as it reads; the others, recorded texts of any size, decode in
-// place.
-func decodeExact(b []byte) (any, error) {
+// decodeExact decodes a JSON value, with exact, its numbers as written:
+// as float64 two counts past 2^53 would read alike (no field found to
+// differ) or show as a number neither line holds. Only lines with such a
+// number (16 digits or more) go through a Decoder, which copies the line
+// as it reads; the others, recorded texts of any size, decode in place.
+func decodeExact(b []byte, exact bool) (any, error) {
 	var v any
-	if !longDigits(b) {
+	if !exact {
 		return v, json.Unmarshal(b, &v)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))

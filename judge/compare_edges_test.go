@@ -94,3 +94,30 @@ var _ = Describe("naming the member that differs in a very long text", func() {
 		Expect(after.TotalAlloc-before.TotalAlloc).To(BeNumerically("<", 8*size), "bytes allocated: the lines are copied a few times at most (22 times before)")
 	})
 })
+
+// Only a line with a long run of digits is read with exact numbers: the
+// other line of the pair must be read alike, or its equal counts (float64
+// against json.Number) are named as the member that differs.
+var _ = Describe("naming a member when only one line has a long number", func() {
+	log := func(data string) *session.Log {
+		return &session.Log{
+			Header: session.Header{ID: "root", AgentPreset: "default"},
+			Events: []session.Event{{Type: "x/note", Seq: 0, Data: json.RawMessage(data)}},
+		}
+	}
+
+	It("skips the equal counts and names the text that differs", func() {
+		d := judge.CompareSessionPair(log(`{"a":{"tokens":12},"b":"order 12345678901234567"}`), log(`{"a":{"tokens":12},"b":"order 7"}`))
+		Expect(d).NotTo(BeNil())
+		Expect(d.Field).To(Equal("data.b"))
+		Expect(d.Golden).To(Equal(`"order 12345678901234567"`))
+		Expect(d.Replay).To(Equal(`"order 7"`))
+	})
+
+	It("skips the equal counts when the long number is the replay's", func() {
+		d := judge.CompareSessionPair(log(`{"a":1.5,"n":3}`), log(`{"a":1.5,"n":9223372036854775807}`))
+		Expect(d).NotTo(BeNil())
+		Expect(d.Field).To(Equal("data.n"))
+		Expect(d.Golden).To(Equal("3"))
+	})
+})
