@@ -383,16 +383,18 @@ func decodeExact(b []byte, exact bool) (any, error) {
 	return v, nil
 }
 
-// longDigits reports whether b holds a run of 16 digits or more: a number
-// float64 may not hold exactly (or a string of digits).
+// longDigits reports whether b holds a run of 16 digits or more, a
+// decimal point within it not counted but not ending it: a number float64
+// may not hold exactly, 123456789.123456789 too (or a string of digits).
 func longDigits(b []byte) bool {
 	run := 0
 	for _, c := range b {
-		if c >= '0' && c <= '9' {
+		switch {
+		case c >= '0' && c <= '9':
 			if run++; run >= 16 {
 				return true
 			}
-		} else {
+		case c != '.':
 			run = 0
 		}
 	}

@@ -67,6 +67,14 @@ var _ = Describe("naming a member whose numbers differ past float64's precision"
 		Expect(d.Replay).To(Equal("9007199254740992"))
 	})
 
+	It("names the member of a fraction whose digits differ past float64's precision", func() {
+		d := judge.CompareSessionPair(log(`{"cost":123456789.123456789}`), log(`{"cost":123456789.123456788}`))
+		Expect(d).NotTo(BeNil())
+		Expect(d.Field).To(Equal("data.cost"))
+		Expect(d.Golden).To(Equal("123456789.123456789"))
+		Expect(d.Replay).To(Equal("123456789.123456788"))
+	})
+
 	It("shows a number too large for float64 to print as written", func() {
 		d := judge.CompareSessionPair(log(`{"n":68}`), log(`{"n":9223372036854775807}`))
 		Expect(d).NotTo(BeNil())
