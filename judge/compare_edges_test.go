@@ -41,6 +41,15 @@ var _ = Describe("a difference in a tool event", func() {
 		Expect(d.String()).To(ContainSubstring("seq 0 (tool/call, turn 2 step 1, draft call call_dr): data.arguments"))
 	})
 
+	It("names the tool call of a recorded tool's output", func() {
+		rec := func(text string) session.ToolRecordedData {
+			return session.ToolRecordedData{Turn: 3, Step: 4, CallID: "call_ck", Name: "clock", Arguments: "{}", Result: session.ToolOutput{Text: text}}
+		}
+		d := judge.CompareSessionPair(log(session.TypeToolRecorded, rec("09:00")), log(session.TypeToolRecorded, rec("10:00")))
+		Expect(d).NotTo(BeNil())
+		Expect(d.String()).To(ContainSubstring("seq 0 (tool/recorded, turn 3 step 4, clock call call_ck): data.result.text"))
+	})
+
 	It("names no call for any other event", func() {
 		d := judge.CompareSessionPair(log(session.TypeUserMessage, session.Message{Role: "user", Content: []session.Part{{Type: session.PartText, Text: "a"}}}),
 			log(session.TypeUserMessage, session.Message{Role: "user", Content: []session.Part{{Type: session.PartText, Text: "b"}}}))
@@ -127,5 +136,18 @@ var _ = Describe("naming a member when only one line has a long number", func() 
 		Expect(d).NotTo(BeNil())
 		Expect(d.Field).To(Equal("data.n"))
 		Expect(d.Golden).To(Equal("3"))
+	})
+})
+
+// The start of a long text shows as its first runes, whatever their size
+// in bytes: the cut counts runes, not bytes.
+var _ = Describe("showing the start of a long text of wide runes", func() {
+	It("shows its first runes, marked cut", func() {
+		text := strings.Repeat("日", 4000)
+		golden := &session.Log{Header: session.Header{ID: "root"}, Events: []session.Event{{Type: "x/note", Data: json.RawMessage(`{"text":"` + text + `a"}`)}}}
+		replay := &session.Log{Header: session.Header{ID: "root"}, Events: []session.Event{{Type: "x/note", Data: json.RawMessage(`{"text":"` + text + `b"}`)}}}
+		d := judge.CompareSessionPair(golden, replay)
+		Expect(d).NotTo(BeNil())
+		Expect(d.Golden).To(Equal(`"` + strings.Repeat("日", 159) + "…"))
 	})
 })
