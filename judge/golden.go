@@ -242,8 +242,14 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 	if missing {
 		if why := GoldenUnreadable(fx.Golden); why != "" {
 			// No proposal: neither review nor an update could replace it.
-			res.Message = fmt.Sprintf("%s: %s cannot be read: %s; restore it from version control (or make it readable), or move it away and create it from the replay with:\n  %s\nand review it before committing",
-				fx.Name, fx.Golden, why, UpdateCommand(o))
+			// An update writes goldens only from a replay that matched its
+			// recording: else the re-recording makes it (see below).
+			how := "create it from the replay with:\n  " + UpdateCommand(o)
+			if !o.Passed() {
+				how = "re-record the scenario (the replay itself does not match its recording, and an update writes goldens only from a replay that does):\n  " + RecordCommand(o)
+			}
+			res.Message = fmt.Sprintf("%s: %s cannot be read: %s; restore it from version control (or make it readable), or move it away and %s\nand review it before committing",
+				fx.Name, fx.Golden, why, how)
 			return res
 		}
 	}

@@ -72,6 +72,27 @@ var _ = Describe("comparing with a golden that is a folder", func() {
 		Expect(res.Message).To(HavePrefix("judge: updating " + golden + ": "))
 		Expect(res.Message).To(HaveSuffix("(it is a folder, not a file): move it away, then update again"))
 	})
+
+	It("names the re-recording when the replay does not match its recording", func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := GinkgoT().TempDir()
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
+		o := &judge.Outcome{
+			Fixture: &fixture.Fixture{Name: "t/folder", Dir: dir, Golden: golden, Scenario: &scenario.Scenario{
+				Recorded: &scenario.Recorded{Provider: "playbook", Runtime: "my-agent"}}},
+			Differences: []judge.Difference{{Session: "root", Lineage: "root session", Seq: 3, Type: "tool/result",
+				Field: "data.text", Golden: `"old"`, Replay: `"new"`}},
+			Transcript: "== root ==\n",
+		}
+		res := judge.CompareGolden(o)
+		Expect(res.Message).To(HavePrefix("t/folder: " + golden + " cannot be read: it is a folder, not a file; "))
+		Expect(res.Message).To(ContainSubstring("move it away and re-record the scenario (the replay itself does not match its recording"))
+		Expect(res.Message).To(ContainSubstring("\n  " + judge.RecordCommand(o) + "\n"))
+		Expect(res.Message).NotTo(ContainSubstring("--update"), res.Message)
+		Expect(golden + judge.ProposalSuffix).NotTo(BeAnExistingFile())
+	})
 })
 
 // A golden that differs from the transcript only in bytes a diff does not
