@@ -108,7 +108,7 @@ func New(api API, cfg Config) (*Driver, error) {
 		}
 	}
 	u, err := url.Parse(strings.TrimRight(cfg.BaseURL, "/"))
-	if why := badBase(u, err); why != "" {
+	if why := badBase(cfg.BaseURL, u, err); why != "" {
 		// The URL itself is not echoed: a proxy URL may carry a token.
 		return nil, fmt.Errorf("%s: %w: %s; want the API's root as an absolute http or https URL, such as https://api.openai.com/v1, https://api.anthropic.com or https://generativelanguage.googleapis.com", api.Prefix(), ErrBaseURL, why)
 	}
@@ -260,10 +260,14 @@ func RedactURL(raw string) string {
 	return out + "?" + strings.Join(names, "&")
 }
 
-// badBase says what is wrong with a base URL as parsed, or "" when it is
-// an absolute http or https URL; it names no part of it.
-func badBase(u *url.URL, err error) string {
+// badBase says what is wrong with base URL raw, as parsed (u, err), or ""
+// when it is an absolute http or https URL; it names no part of it.
+func badBase(raw string, u *url.URL, err error) string {
 	switch {
+	case !strings.Contains(raw, "://") && (err != nil || u.Opaque != ""):
+		// localhost:11434/v1 parses as the scheme "localhost", and
+		// 127.0.0.1:8080/v1 not at all: a host and port without a scheme.
+		return "it has no scheme (http:// or https://)"
 	case err != nil:
 		return "it does not parse as a URL"
 	case u.Scheme == "":
