@@ -298,7 +298,7 @@ func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 	if err != nil {
 		return "" // a playbook removed after recording asks for nothing
 	}
-	if now := fixture.PlaybookDigest(b); now != rec.Playbook {
+	if now := fixture.PlaybookDigest(b); !fixture.PlaybookRecorded(b, rec.Playbook) {
 		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; re-record with: %s", filepath.Join(fx.Dir, fixture.PlaybookFile), rec.Playbook, now, cmds.record(fx))
 	}
 	return ""
