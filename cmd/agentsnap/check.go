@@ -454,8 +454,11 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 		golden = new(string(b))
 	}
 	r.first, r.fix = firstDifference(o, g, golden), fixCommand(o)
-	if o.Passed() && judge.GoldenUnreadable(o.Fixture.Golden) != "" {
-		r.fix = "" // an update cannot replace it: the message says what to do
+	if judge.GoldenUnreadable(o.Fixture.Golden) != "" {
+		// An update cannot replace it, and a re-recording would replace
+		// it unread (a folder and all it holds): the message says to move
+		// it away first.
+		r.fix = ""
 	}
 	if r.first == "" { // only the budget failed: nothing to re-record
 		r.first, r.fix = firstLine(growth), ""

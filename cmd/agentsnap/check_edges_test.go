@@ -118,6 +118,22 @@ var _ = Describe("check with a golden that is a folder", func() {
 		Expect(got.Scenarios[0].Fix).To(BeEmpty())
 		Expect(golden + ".new").NotTo(BeAnExistingFile())
 	})
+
+	It("has no fix when the replay does not match its recording either: a re-recording would replace the folder unread", func() {
+		root := fixtureCopy("spawn/one-child")
+		breakLog(root)
+		dir := filepath.Join(root, "fixtures/spawn/one-child")
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		Expect(os.Remove(golden)).To(Succeed())
+		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
+		r := cli(root, nil, "check", dir, "--format", "json")
+		Expect(r.code).To(Equal(exitFail), r.stderr)
+		var got checkJSON
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		Expect(got.Scenarios[0].Status).To(Equal("fail"))
+		Expect(got.Scenarios[0].Fix).To(BeEmpty())
+		Expect(strings.Join(got.Scenarios[0].Problems, "\n")).To(ContainSubstring(golden + " cannot be read: it is a folder, not a file; restore it from version control (or make it readable), or move it away and re-record the scenario"))
+	})
 })
 
 var _ = Describe("check of a fixture checked out with CRLF line endings", func() {
