@@ -354,20 +354,25 @@ func (g *grouper) add(e *session.Event) error {
 
 // missingToolMember names the first member a tool/recorded event, d
 // decoded from data, lacks among those a replay serves it by — callId
-// (journal never writes an empty one), name, result — or "".
+// (journal never writes an empty one), name, arguments (the call's are
+// compared with them: without, every call reads as drift), result — or "".
 func missingToolMember(d *session.ToolRecordedData, data json.RawMessage) string {
 	if d.CallID == "" {
 		return "callId"
 	}
 	var has struct {
-		Name   json.RawMessage `json:"name"`
-		Result json.RawMessage `json:"result"`
+		Name      json.RawMessage `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Result    json.RawMessage `json:"result"`
 	}
 	_ = json.Unmarshal(data, &has) // it decoded into d
+	absent := func(m json.RawMessage) bool { return len(m) == 0 || string(m) == "null" }
 	switch {
-	case len(has.Name) == 0 || string(has.Name) == "null":
+	case absent(has.Name):
 		return "name"
-	case len(has.Result) == 0 || string(has.Result) == "null":
+	case absent(has.Arguments):
+		return "arguments"
+	case absent(has.Result):
 		return "result"
 	}
 	return ""

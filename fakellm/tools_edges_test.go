@@ -43,6 +43,7 @@ var _ = Describe("a tool/recorded event without a member a replay needs", func()
 		},
 		Entry("callId", "callId"),
 		Entry("name", "name"),
+		Entry("arguments", "arguments"),
 		Entry("result", "result"),
 	)
 })
