@@ -5,7 +5,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -48,6 +50,16 @@ var _ = Describe("a difference in a tool event", func() {
 		d := judge.CompareSessionPair(log(session.TypeToolRecorded, rec("09:00")), log(session.TypeToolRecorded, rec("10:00")))
 		Expect(d).NotTo(BeNil())
 		Expect(d.String()).To(ContainSubstring("seq 0 (tool/recorded, turn 3 step 4, clock call call_ck): data.result.text"))
+	})
+
+	It("names the tool call where two schedules wrote different logs", func() {
+		r := &judge.ScheduleResult{
+			Fixture: &fixture.Fixture{Name: "t/sched", Dir: "t/sched", Scenario: &scenario.Scenario{}},
+			Seeds:   []int64{1, 2}, Diverged: 1, Divergent: 1, Unmatched: -1,
+			Difference: &judge.Difference{Session: "root", Lineage: "root session", Seq: 9, Type: session.TypeToolResult,
+				Call: "turn 1 step 2, ticket call call_tk", Field: "data.text", Golden: `"a"`, Replay: `"b"`},
+		}
+		Expect(r.Report()).To(ContainSubstring(`root (root session): seq 9 (tool/result, turn 1 step 2, ticket call call_tk): data.text: schedule 0 "a", schedule 1 "b"`))
 	})
 
 	It("names no call for any other event", func() {
