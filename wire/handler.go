@@ -123,7 +123,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// What the agent sends as a credential (a header, a key= in the
 	// query, userinfo) is a secret of the recording too: an agent that
 	// puts its own key into a message must not leave it in a fixture.
-	// Nothing happens in a replay, which has no secrets.
+	// A replay without a set in its context (the tests') adds nothing;
+	// serve's replay has one, so its verdict shows the agent's key as
+	// [REDACTED].
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
 	body, err := readBody(r)
 	if err != nil {
