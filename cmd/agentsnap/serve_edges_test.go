@@ -29,3 +29,18 @@ var _ = Describe("serve of a fixture whose logs cannot be replayed", func() {
 		Expect(r.stderr).To(HaveSuffix("; re-record it with: go tool agentsnap serve " + dir + " --record --runtime reference (and run the agent against the URL it prints)\n"))
 	})
 })
+
+// A scenario without playbook.json records only from a live model; for an
+// agent under serve that is serve's own --live, not agentsnap record,
+// which records the reference agent.
+var _ = Describe("serve --record of a scenario without a playbook", func() {
+	It("names serve's live recording among the ways to record it", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		Expect(os.Remove(filepath.Join(dir, fixture.PlaybookFile))).To(Succeed())
+		r := cli(root, nil, "serve", dir, "--record", "--addr", "127.0.0.1:0", "--runtime", "reference")
+		Expect(r.code).To(Equal(exitFail))
+		Expect(r.stderr).To(ContainSubstring("has no playbook.json"))
+		Expect(r.stderr).To(ContainSubstring("agentsnap serve DIR --record --live --base-url URL --model M"))
+	})
+})
