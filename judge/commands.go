@@ -83,8 +83,28 @@ func (c commands) dir(dir string) string {
 // of the reference runtime, the user's test with -record for any other
 // runtime (the CLI cannot load it), serve's for an agent in another
 // process — with what a live recording needs in front of it.
-func (c commands) record(fx *fixture.Fixture) string {
-	live := fx.Scenario.Recorded != nil && fx.Scenario.Recorded.Provider != "" && fx.Scenario.Recorded.Provider != "playbook"
+func (c commands) record(fx *fixture.Fixture) string { return c.recordWith(fx, false) }
+
+// recordOnlyChanged returns the command that re-records only what changed
+// in fx, a live recording — record's with --only-changed (the CLI's) or
+// -record-only-changed (a test's) — or "" where it is not that command's
+// to say (Options.Record's own) or nothing is saved by it (a playbook's
+// answers cost nothing).
+func (c commands) recordOnlyChanged(fx *fixture.Fixture) string {
+	if c.Record != nil || !recordedLive(fx) {
+		return ""
+	}
+	return c.recordWith(fx, true)
+}
+
+// recordedLive reports whether fx was recorded from a live model.
+func recordedLive(fx *fixture.Fixture) bool {
+	rec := fx.Scenario.Recorded
+	return rec != nil && rec.Provider != "" && rec.Provider != "playbook"
+}
+
+func (c commands) recordWith(fx *fixture.Fixture, onlyChanged bool) string {
+	live := recordedLive(fx)
 	switch {
 	case c.Record != nil:
 		return c.Record(fx)
@@ -96,9 +116,15 @@ func (c commands) record(fx *fixture.Fixture) string {
 				cmd += " --api " + api
 			}
 		}
+		if onlyChanged {
+			cmd += " --only-changed"
+		}
 		return cmd
 	}
 	args := "-record=" + shellQuote("^"+regexp.QuoteMeta(fx.Name)+"$")
+	if onlyChanged {
+		args += " -record-only-changed"
+	}
 	var cmd string
 	if c.Test != nil {
 		cmd = c.Test(fx, args)

@@ -123,6 +123,9 @@ func (o *Outcome) Report() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
+	if cmd := o.commands.recordOnlyChanged(o.Fixture); cmd != "" {
+		fmt.Fprintf(&b, "or ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  %s\n", cmd)
+	}
 	return b.String()
 }
 
