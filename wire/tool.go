@@ -186,9 +186,35 @@ func (h *Handler) toolSession(ctx context.Context, header http.Header, call sess
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("wire: tool %s%s: no session waits for the result of such a call; call Tool for a tool call of the model's last answer, before the request that sends its result", call.Name, idNote(call.ID))
+		return nil, fmt.Errorf("wire: tool %s%s%s: no session waits for the result of such a call (%s); call Tool for a tool call of the model's last answer, before the request that sends its result, with its arguments as the model made them (a framework may hand its tool another form: langchaingo's OpenAIFunctionsAgent gives it the __arg1 string alone)", call.Name, idNote(call.ID), argsNote(call.Arguments), h.openCalls(call.Name))
 	}
 	return found, nil
+}
+
+// openCalls lists the calls named name whose results no session has sent
+// yet, with their sessions and arguments, for a call Infer found none
+// for: an agent whose framework reshaped the arguments sees them side by
+// side. The caller holds h.mu.
+func (h *Handler) openCalls(name string) string {
+	var open []string
+	for _, s := range h.all {
+		for _, m := range s.made {
+			if !m.answered && m.name == name {
+				open = append(open, "session "+s.name+"'s call "+m.id+" "+abbrev(m.args))
+			}
+		}
+	}
+	if len(open) == 0 {
+		return "no session waits for a result of " + name
+	}
+	return "open calls of " + name + ": " + strings.Join(open, ", ")
+}
+
+func argsNote(args string) string {
+	if args == "" {
+		return ""
+	}
+	return " with arguments " + abbrev(args)
 }
 
 // nameSession says how an agent names the session of a tool call.

@@ -54,6 +54,24 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 		Expect(out.Text).To(Equal("found"))
 	})
 
+	It("names the open calls beside the arguments given when a framework hands its tool another form (langchaingo's __arg1 string)", func() {
+		h, _, url := serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "clock", `{"__arg1":"UTC"}`)}}}), func(c *wire.Config) { c.Lineage = wire.Infer })
+		ok(url, chat(user("hi")), nil)
+		ran := false
+		_, err := h.Tool(ctx, nil, session.Part{Name: "clock", Arguments: "UTC"}, func(context.Context) session.ToolOutput {
+			ran = true
+			return session.ToolOutput{}
+		})
+		Expect(err).To(MatchError(ContainSubstring(`wire: tool clock with arguments UTC: no session waits for the result of such a call (open calls of clock: session root's call call_1 {"__arg1":"UTC"}); call Tool for a tool call of the model's last answer, before the request that sends its result, with its arguments as the model made them`)))
+		Expect(err).To(MatchError(ContainSubstring("langchaingo's OpenAIFunctionsAgent gives it the __arg1 string alone")))
+		Expect(ran).To(BeFalse())
+		_, err = h.Tool(ctx, nil, session.Part{Name: "weather", Arguments: `{}`}, run("x"))
+		Expect(err).To(MatchError(ContainSubstring(`(no session waits for a result of weather)`)))
+		out, err := h.Tool(ctx, nil, session.Part{Name: "clock", Arguments: `{"__arg1":"UTC"}`}, run("12:00"))
+		Expect(err).NotTo(HaveOccurred(), "the arguments as the model made them find the call")
+		Expect(out.Text).To(Equal("12:00"))
+	})
+
 	It("waits for no call of an answer once its results came back, though the answer gave two calls one id", func() {
 		same := []session.Part{toolCall("call_1", "lookup", `{"key":"a"}`), toolCall("call_1", "lookup", `{"key":"b"}`)}
 		h, _, url := serveWire(script(map[string][]any{"root": {same, "both"}}), func(c *wire.Config) { c.Lineage = wire.Infer })

@@ -245,7 +245,7 @@ var _ = Describe("Handler.Tool", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out.Text).To(Equal("found"))
 		_, err = h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: `{"key":"other"}`}, run("x"))
-		Expect(err).To(MatchError(ContainSubstring(`wire: tool lookup: no session waits for the result of such a call`)))
+		Expect(err).To(MatchError(ContainSubstring(`wire: tool lookup with arguments {"key":"other"}: no session waits for the result of such a call (open calls of lookup: session root's call call_1 {"key":"release"})`)))
 		ok(url, chat(user("hi"), call1, result("call_1", "found")), nil)
 		_, err = h.Tool(ctx, nil, session.Part{Name: "lookup", Arguments: `{"key":"release"}`}, run("x"))
 		Expect(err).To(MatchError(ContainSubstring(`no session waits for the result of such a call`)), "its result came back")
