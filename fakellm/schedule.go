@@ -19,7 +19,9 @@ import (
 // the same order, as without one.
 //
 // Plan is asked once per call, at the call's start, under the driver's
-// lock; it must not block.
+// lock; it must not block. A recorded tool's call (Driver.ReplayTool) is
+// planned too, as lineage "LINEAGE tool CALLID" with no chunks: its result
+// is handed back after the plan's Total.
 type Schedule interface {
 	// Plan returns the timing of call number call (1 for a session's
 	// first) of the recorded session at lineage ("root", "root/call_1",

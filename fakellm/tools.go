@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/agentsnap/agentsnap/internal/wait"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -52,15 +54,37 @@ func (d *Driver) bindTool(ref llm.SessionRef, turn, step int) (*replay, error) {
 // the recording has no result for fails with [ErrUnrecordedTool], one
 // recorded with another tool name or other arguments with [ErrToolDrift];
 // both are kept for [Driver.Check].
-func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
+//
+// Under a schedule the result comes back after the wait the schedule
+// plans for the call (see [Schedule]), so the tools of one answer that run
+// at once finish in the orders a schedule search varies, as a live tool's
+// would: an agent that keeps their results in completion order fails the
+// search instead of one run in many.
+func (d *Driver) ReplayTool(ctx context.Context, ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
+	out, lag, err := d.replayTool(ref, call)
+	if err == nil && lag > 0 {
+		// A cancelled wait still hands back the recorded result: the tool
+		// had answered when it was recorded.
+		_ = wait.Sleep(ctx, lag)
+	}
+	return out, err
+}
+
+// replayTool is ReplayTool's lookup, under d.mu, and the wait the schedule
+// plans before its result.
+func (d *Driver) replayTool(ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, time.Duration, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, err := d.bindTool(ref, call.Turn, call.Step)
 	if err != nil {
-		return session.ToolOutput{}, err
+		return session.ToolOutput{}, 0, err
 	}
 	t := r.tools()
 	n := t.toolAsked[call.CallID]
+	var lag time.Duration
+	if s := d.opts.schedule; s != nil {
+		lag = s.plan.Plan(r.lineage+" tool "+call.CallID, n+1, 0).Total()
+	}
 	t.toolAsked[call.CallID]++
 	at := -1
 	for i := range r.script.Tools {
@@ -76,7 +100,7 @@ func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.
 		err := fmt.Errorf("fakellm: %w: %s: tool %s, call %s (turn %d step %d): the recording holds no result for it (recorded tool calls of this session: %s) — it was recorded before %s was a recorded tool, or the agent calls it where the recording did not; re-record with: %s",
 			ErrUnrecordedTool, r.describe(), call.Name, call.CallID, call.Turn, call.Step, toolList(r.script.Tools), call.Name, d.record)
 		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
-		return session.ToolOutput{}, err
+		return session.ToolOutput{}, 0, err
 	}
 	t.toolUsed[at] = true
 	rec := &r.script.Tools[at]
@@ -84,9 +108,9 @@ func (d *Driver) ReplayTool(_ context.Context, ref llm.SessionRef, call session.
 		err := fmt.Errorf("fakellm: %w: %s: call %s (turn %d step %d): tool %s was called with %s, the recording's %s with %s — the agent calls the tool otherwise than it did while recording; re-record with: %s",
 			ErrToolDrift, r.describe(), call.CallID, call.Turn, call.Step, call.Name, abbrev(call.Arguments), rec.Name, abbrev(rec.Arguments), d.record)
 		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
-		return session.ToolOutput{}, err
+		return session.ToolOutput{}, 0, err
 	}
-	return rec.Result, nil
+	return rec.Result, lag, nil
 }
 
 // ReplayMCP implements [llm.ToolReplay]: it answers the live session's
