@@ -69,7 +69,8 @@ recorded calls while the agent's requests match them (the model, the system
 prompt, the tools, the conversation, the settings) and asks the model from
 its first call that does not; a session created after its parent went to
 the model is recorded fresh, and a session that never changed keeps its
-log byte for byte. The summary names every session re-recorded, from which
+log byte for byte. Recorded tools and MCP requests run again: one whose
+answer changed re-records its session from the call that sends it. The summary names every session re-recorded, from which
 call, why, and what the calls sent to the model cost (tokens, from their
 usage; money too with scenario.json's prices). --session PATH (a lineage
 path such as root/call_1; implies --only-changed) re-records that session
