@@ -23,7 +23,9 @@ func (d *Driver) Check() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var left []string
+	sessions := 0 // those left names: a session may leave a line per result
 	for _, r := range d.order {
+		had := len(left)
 		n := len(r.script.Entries)
 		switch {
 		case r.live == "" && n > 0:
@@ -38,11 +40,14 @@ func (d *Driver) Check() error {
 		if r.live != "" {
 			left = append(left, r.unserved()...)
 		}
+		if len(left) > had {
+			sessions++
+		}
 	}
 	if len(left) == 0 && len(d.failures) == 0 && len(d.toolFailures) == 0 {
 		return nil
 	}
-	return &checkError{left: left, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), record: d.record}
+	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), record: d.record}
 }
 
 // sortedErrors returns the errors of failures in lineage order.
@@ -61,6 +66,7 @@ func sortedErrors(failures []failure) []error {
 // checkError is the error of Check.
 type checkError struct {
 	left         []string
+	sessions     int     // the sessions left names
 	failures     []error // model calls
 	toolFailures []error // recorded tools' calls and MCP requests
 	record       string
@@ -70,7 +76,7 @@ func (e *checkError) Error() string {
 	var b strings.Builder
 	if len(e.left) > 0 {
 		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — re-record with: %s",
-			ErrNotConsumed, len(e.left), plural(len(e.left), "session"), e.record)
+			ErrNotConsumed, e.sessions, plural(e.sessions, "session"), e.record)
 		for _, l := range e.left {
 			b.WriteString("\n  " + l)
 		}

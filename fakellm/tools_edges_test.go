@@ -1,6 +1,8 @@
 package fakellm_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -46,4 +48,19 @@ var _ = Describe("a tool/recorded event without a member a replay needs", func()
 		Entry("arguments", "arguments"),
 		Entry("result", "result"),
 	)
+})
+
+// A session that never asked for its recorded tools leaves a line per
+// result; the headline counts it once, as the session it is.
+var _ = Describe("the consumption check of recorded tools", func() {
+	It("counts the sessions not fully replayed, not the results they left", func() {
+		drv, err := fakellm.New([]*session.Log{rootLog("root").toolTurn(1, "a", "r1", 1).toolTurn(2, "b", "r2", 2).log()})
+		Expect(err).NotTo(HaveOccurred())
+		say(drv, liveRoot("root"), 1, 1)
+		say(drv, liveRoot("root"), 2, 1) // every model call; no tool asked for
+		err = drv.Check()
+		Expect(err).To(MatchError(fakellm.ErrNotConsumed))
+		Expect(err.Error()).To(HavePrefix("fakellm: recording not consumed: 1 recorded session not fully replayed — "))
+		Expect(strings.Count(err.Error(), "\n  session root (session.jsonl): live session root never")).To(Equal(4), "each result and MCP answer still named")
+	})
 })
