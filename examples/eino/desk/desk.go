@@ -131,6 +131,29 @@ func (d *Desk) Ask(ctx context.Context, question string) (string, error) {
 			answer = msg.Content
 		}
 	}
-	d.history = msgs
+	d.history = inCallOrder(msgs)
 	return answer, nil
+}
+
+// inCallOrder puts the tool messages that answer an assistant message in
+// the order of its calls. Eino runs the calls of one answer at once and
+// emits each result as its tool finishes, so the events hold them in
+// completion order; kept so, the next turn would send a history that
+// depends on which tool finished first.
+func inCallOrder(msgs []adk.Message) []adk.Message {
+	for i, m := range msgs {
+		if m.Role != schema.Assistant || len(m.ToolCalls) < 2 {
+			continue
+		}
+		end := i + 1
+		for end < len(msgs) && msgs[end].Role == schema.Tool {
+			end++
+		}
+		order := make(map[string]int, len(m.ToolCalls))
+		for k, c := range m.ToolCalls {
+			order[c.ID] = k
+		}
+		slices.SortStableFunc(msgs[i+1:end], func(a, b adk.Message) int { return order[a.ToolCallID] - order[b.ToolCallID] })
+	}
+	return msgs
 }
