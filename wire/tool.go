@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -156,6 +157,38 @@ func (h *Handler) toolSession(ctx context.Context, header http.Header, call sess
 	if err != nil {
 		return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
 	}
+	found, err := h.toolSessions(ctx, id, byHeaders, call)
+	if len(found) > 1 {
+		// Sessions whose alike call already ran do not wait for this one:
+		// a framework that runs an answer's tools one after another (a
+		// parent's tool, then a child that calls the same tool alike)
+		// leaves the parent's call open until its next request. s.mu is
+		// taken after h.mu is released, in the order the handler takes them.
+		waiting := found[:0]
+		for _, s := range found {
+			s.mu.Lock()
+			if s.waitsFor(call) {
+				waiting = append(waiting, s)
+			}
+			s.mu.Unlock()
+		}
+		if len(waiting) > 0 {
+			found = waiting
+		}
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case len(found) > 1:
+		return nil, fmt.Errorf("wire: tool %s%s: sessions %s and %s both wait for the result of such a call; name the session: %s", call.Name, idNote(call.ID), found[0].name, found[1].name, nameSession)
+	}
+	return found[0], nil
+}
+
+// toolSessions returns the session a header or ctx names, or under Infer
+// lineage every session whose answers made a call like call whose result
+// has not come back.
+func (h *Handler) toolSessions(ctx context.Context, id headerIdentity, byHeaders bool, call session.Part) ([]*wireSession, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := tagOf(ctx)
@@ -165,30 +198,45 @@ func (h *Handler) toolSession(ctx context.Context, header http.Header, call sess
 		if err != nil {
 			return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
 		}
-		return s, nil
+		return []*wireSession{s}, nil
 	case t != nil || h.cfg.Lineage == Explicit:
 		s, err := h.byContextTag(t)
 		if err != nil {
 			return nil, fmt.Errorf("wire: tool %s: %w", call.Name, err)
 		}
-		return s, nil
+		return []*wireSession{s}, nil
 	}
 	// Infer: the session whose answers made the call.
-	var found *wireSession
+	var found []*wireSession
 	for _, s := range h.all {
 		for _, m := range s.made {
 			if !m.answered && (call.ID != "" && m.id == call.ID || call.ID == "" && m.name == call.Name && sameJSON(m.args, call.Arguments)) {
-				if found != nil && found != s {
-					return nil, fmt.Errorf("wire: tool %s%s: sessions %s and %s both wait for the result of such a call; name the session: %s", call.Name, idNote(call.ID), found.name, s.name, nameSession)
+				if !slices.Contains(found, s) {
+					found = append(found, s)
 				}
-				found = s
 			}
 		}
 	}
-	if found == nil {
+	if len(found) == 0 {
 		return nil, fmt.Errorf("wire: tool %s%s%s: no session waits for the result of such a call (%s); call Tool for a tool call of the model's last answer, before the request that sends its result, with its arguments as the model made them (a framework may hand its tool another form: langchaingo's OpenAIFunctionsAgent gives it the __arg1 string alone)", call.Name, idNote(call.ID), argsNote(call.Arguments), h.openCalls(call.Name))
 	}
 	return found, nil
+}
+
+// waitsFor reports whether a call of s's last answer that call may be has
+// not run yet: the one with call's ID whose output is not recorded nor
+// being recorded, or without an ID one alike not claimed yet. The caller
+// holds s.mu.
+func (s *wireSession) waitsFor(call session.Part) bool {
+	for _, c := range s.awaiting {
+		switch {
+		case call.ID != "" && c.ID == call.ID:
+			return !s.recorded[c.ID] && s.running[c.ID] == 0
+		case call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID]:
+			return true
+		}
+	}
+	return false
 }
 
 // openCalls lists the calls named name whose results no session has sent

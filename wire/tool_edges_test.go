@@ -72,6 +72,34 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 		Expect(out.Text).To(Equal("12:00"))
 	})
 
+	It("finds a child's call alike to one its parent's answer made and already ran (langchaingo runs an answer's tools in turn)", func() {
+		root := []session.Part{toolCall("call_1", "clock", `{"__arg1":"UTC"}`), toolCall("call_2", "ask_researcher", `{"__arg1":"What time is it now?"}`)}
+		h, store, url := serveWire(script(map[string][]any{"root": {root}, "root/call_2": {[]session.Part{toolCall("call_3", "clock", `{"__arg1":"UTC"}`)}}}),
+			func(c *wire.Config) { c.Lineage = wire.Infer })
+		ok(url, chat(user("Time check.")), nil)
+		_, err := h.Tool(ctx, nil, session.Part{Name: "clock", Arguments: `{"__arg1":"UTC"}`}, run("12:00 for the root"))
+		Expect(err).NotTo(HaveOccurred())
+		ok(url, chat(user("What time is it now?")), nil) // the researcher, told by its question
+		out, err := h.Tool(ctx, nil, session.Part{Name: "clock", Arguments: `{"__arg1":"UTC"}`}, run("12:01 for the child"))
+		Expect(err).NotTo(HaveOccurred(), "the root's alike call ran already: only the child waits for this one")
+		Expect(out.Text).To(Equal("12:01 for the child"))
+		_, err = h.Tool(ctx, nil, session.Part{Name: "clock", Arguments: `{"__arg1":"UTC"}`}, run("x"))
+		Expect(err).To(MatchError(ContainSubstring("sessions root and root/call_2 both wait for the result of such a call")), "both ran: nothing tells them apart")
+		ok(url, chat(user("What time is it now?"), asked([3]string{"call_3", "clock", `{"__arg1":"UTC"}`}), result("call_3", "12:01 for the child")), nil)
+		ok(url, chat(user("Time check."), asked([3]string{"call_1", "clock", `{"__arg1":"UTC"}`}, [3]string{"call_2", "ask_researcher", `{"__arg1":"What time is it now?"}`}),
+			result("call_1", "12:00 for the root"), result("call_2", "done")), nil)
+		Expect(h.Close(ctx)).To(Succeed())
+		logs, err := persistence.LoadAll(ctx, store)
+		Expect(err).NotTo(HaveOccurred())
+		var recorded []string
+		for _, l := range logs {
+			for _, r := range toolRecords(l.Events) {
+				recorded = append(recorded, l.Header.ID+" "+r)
+			}
+		}
+		Expect(recorded).To(ConsistOf(`root call_1 clock {"__arg1":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_3 clock {"__arg1":"UTC"}: 12:01 for the child, then tool/result`))
+	})
+
 	It("waits for no call of an answer once its results came back, though the answer gave two calls one id", func() {
 		same := []session.Part{toolCall("call_1", "lookup", `{"key":"a"}`), toolCall("call_1", "lookup", `{"key":"b"}`)}
 		h, _, url := serveWire(script(map[string][]any{"root": {same, "both"}}), func(c *wire.Config) { c.Lineage = wire.Infer })
