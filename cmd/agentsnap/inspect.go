@@ -28,7 +28,9 @@ SQLite database written by agentsnap. The file is only read.
 
 For a folder or a database it first prints the session tree: each session
 under its parent, with how it was created (spawn or fork) and the parent's
-tool call that created it. Then, for each session:
+tool call that created it — one tree and usage table per root session, as
+in the store "check --store" keeps (every scenario's replay). Then, for
+each session:
 
   session   its id
   created   createdAt, as a UTC time and as recorded (milliseconds)
@@ -85,9 +87,14 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 	}
 	prices, note := inspectPrices(e.path(pos[0]))
 	if len(logs) > 1 {
-		printTree(e.stdout, logs)
-		fmt.Fprintln(e.stdout)
-		printUsage(e.stdout, logs, prices, note)
+		for i, t := range trees(logs) {
+			if i > 0 {
+				fmt.Fprintln(e.stdout)
+			}
+			printTree(e.stdout, t)
+			fmt.Fprintln(e.stdout)
+			printUsage(e.stdout, t, prices, note)
+		}
 	}
 	for i, l := range logs {
 		if i > 0 || len(logs) > 1 {
@@ -115,6 +122,46 @@ func loadLogs(ctx context.Context, path string) ([]*session.Log, error) {
 		return nil, err
 	}
 	return []*session.Log{l}, nil
+}
+
+// trees splits logs into one agent tree per root session, in the order
+// their roots come: the store that check --store writes holds every
+// scenario's tree, and each is shown on its own. Logs that do not split
+// that way (a parent missing, a loop) stay together, so printTree names
+// what is wrong with them.
+func trees(logs []*session.Log) [][]*session.Log {
+	byID := make(map[string]*session.Log, len(logs))
+	for _, l := range logs {
+		byID[l.Header.ID] = l
+	}
+	rootOf := func(l *session.Log) string {
+		for range len(logs) {
+			if !l.Header.IsChild() {
+				return l.Header.ID
+			}
+			if l = byID[l.Header.ParentSession]; l == nil {
+				return ""
+			}
+		}
+		return ""
+	}
+	var roots []string
+	groups := map[string][]*session.Log{}
+	for _, l := range logs {
+		r := rootOf(l)
+		if r == "" {
+			return [][]*session.Log{logs}
+		}
+		if _, seen := groups[r]; !seen {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], l)
+	}
+	out := make([][]*session.Log, len(roots))
+	for i, r := range roots {
+		out[i] = groups[r]
+	}
+	return out
 }
 
 func printTree(w io.Writer, logs []*session.Log) {
