@@ -277,8 +277,8 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 		if missing {
 			head = fmt.Sprintf("%s: %s is missing\n", fx.Name, fx.Golden)
 		}
-		res.Message = fmt.Sprintf("%s(no golden proposal written: the replay itself does not match its recording, and an update writes goldens only from a replay that does)\nIf the change is intended, re-record the scenario:\n  %s",
-			head, RecordCommand(o))
+		res.Message = fmt.Sprintf("%s(no golden proposal written: the replay itself does not match its recording, and an update writes goldens only from a replay that does)\n%s",
+			head, o.recordAdvice(RecordCommand(o)))
 		return res
 	case missing:
 		res.Message = fmt.Sprintf("%s: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Name, fx.Golden, UpdateCommand(o))

@@ -122,11 +122,25 @@ func (o *Outcome) Report() string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "\nIf the change is intended, re-record the scenario:\n  %s\n", o.commands.record(o.Fixture))
+	fmt.Fprintf(&b, "\n%s\n", o.recordAdvice(o.commands.record(o.Fixture)))
 	if cmd := o.commands.recordOnlyChanged(o.Fixture); cmd != "" {
 		fmt.Fprintf(&b, "or ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  %s\n", cmd)
 	}
 	return b.String()
+}
+
+// recordAdvice is the advice a failed replay ends with: re-record with
+// cmd if the change is intended. When the logs depend on the schedule, the
+// search above already said that re-recording does not help, so the
+// advice says to fix the order first instead of contradicting it.
+func (o *Outcome) recordAdvice(cmd string) string {
+	for _, e := range o.RunErrors {
+		var se *scheduleError
+		if errors.As(e, &se) && se.diverged {
+			return "Re-recording now would record one order of many (see above). Once the agent writes its logs in the same order\nunder every schedule, if the replay still differs and the change is intended, re-record the scenario:\n  " + cmd
+		}
+	}
+	return "If the change is intended, re-record the scenario:\n  " + cmd
 }
 
 // onlyScheduleDependent reports whether the one thing wrong is that
