@@ -46,7 +46,10 @@
 // synced before Append returns, and with a busy timeout of 5 s. An existing
 // database is not written before the first write: switching it to WAL mode
 // and creating a missing extra_members table wait until then, so opening
-// and closing it without a write leaves the file byte for byte as it was. Writes go
+// and closing it without a write leaves the file byte for byte as it was —
+// unless a killed writer left a -wal file beside it: SQLite checkpoints that
+// WAL into the database when the last connection closes (the same
+// sessions, other bytes). [OpenReadOnly] leaves such a database as it is. Writes go
 // through one connection, one transaction (BEGIN IMMEDIATE) per batch:
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a
