@@ -43,6 +43,11 @@ func (s *sideStore) Create(ctx context.Context, h session.Header, seed []session
 		return err
 	}
 	if err := s.side.Create(ctx, h, seed); err != nil {
+		if errors.Is(err, persistence.ErrSessionExists) {
+			// An earlier recording's session, most likely: every
+			// recording of a scenario creates the same ids.
+			return fmt.Errorf("%w: the side store holds session %s from an earlier run; give the recording an empty one (a new path) or delete the old", err, h.ID)
+		}
 		return err
 	}
 	if err := s.Store.Create(ctx, h, seed); err != nil {
