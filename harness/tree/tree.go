@@ -2,6 +2,7 @@ package tree
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
@@ -219,6 +220,10 @@ func pastTense(mode string) string {
 	return "created"
 }
 
+// scenarioPriceHint is what package budget tells to add to scenario.json
+// for a model without a price; the model is its first group.
+var scenarioPriceHint = regexp.MustCompile(`add it to scenario\.json: "prices": \{("(?:[^"\\]|\\.)*"): \{"input": \.\.\., "output": \.\.\.\}\}`)
+
 // WithinBudget succeeds when the tree's recorded usage is within l (see
 // budget.Limit): tokens per tree or per session, cost, growth over a
 // baseline. Without l.Prices it prices with the scenario's prices when
@@ -251,7 +256,13 @@ func WithinBudget(l budget.Limit) types.GomegaMatcher {
 				return false, "", err
 			}
 			if err := u.Check(limit(v)); err != nil {
-				return false, "it does not:\n  " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "budget: "), "\nbudget: ", "\n  "), nil
+				msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "budget: "), "\nbudget: ", "\n  ")
+				if l.Prices != nil {
+					// The prices are the spec's own, which replace
+					// scenario.json's: a model they lack goes there.
+					msg = scenarioPriceHint.ReplaceAllString(msg, `add it to the budget.Limit.Prices given to WithinBudget (they replace scenario.json's): budget.Prices{$1: {Input: ..., Output: ...}}`)
+				}
+				return false, "it does not:\n  " + msg, nil
 			}
 			return true, fmt.Sprintf("it is: %s", u.Tokens), nil
 		},
