@@ -137,6 +137,12 @@ func writeDatabase(ctx context.Context, dst string, logs []*session.Log) (string
 			os.Remove(tmp + suffix)
 		}
 	}
+	// CreateTemp makes the file private (0600); the database is an
+	// ordinary file others read, as the one record --store creates.
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		removeTmp()
+		return "", err
+	}
 	db, err := sqlite.OpenBackend(ctx, tmp)
 	if err != nil {
 		removeTmp()

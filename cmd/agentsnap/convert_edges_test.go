@@ -44,4 +44,10 @@ var _ = Describe("agentsnap convert into a place that is taken", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o755)))
 	})
+
+	It("writes a database others can read, not a private temporary file", func() {
+		st, err := os.Stat(filepath.Join(dir, "tree.db"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o644)))
+	})
 })
