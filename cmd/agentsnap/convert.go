@@ -71,6 +71,11 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "agentsnap convert: warning: %s:%d: dropped a torn last line (%d bytes), what a crash in the middle of a write leaves\n", l.Path, t.Line, t.Bytes)
 		}
 	}
+	// DST is built beside itself: a missing folder would fail as a bare
+	// "stat DIR: no such file or directory".
+	if _, err := os.Stat(filepath.Dir(dst)); errors.Is(err, fs.ErrNotExist) {
+		return fail(e, "convert", fmt.Errorf("%s: the folder %s does not exist; create it first, or give a DST in a folder that exists; nothing was written", dst, filepath.Dir(dst)))
+	}
 	var what string
 	if spec.Kind == open.SQLite {
 		what, err = writeJSONL(dst, logs)

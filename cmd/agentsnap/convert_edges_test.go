@@ -45,6 +45,17 @@ var _ = Describe("agentsnap convert into a place that is taken", func() {
 		Expect(st.Mode().Perm()).To(Equal(os.FileMode(0o755)))
 	})
 
+	DescribeTable("names a DST whose folder does not exist, and what to do",
+		func(src, dst string) {
+			r := cli(dir, nil, "convert", src, dst)
+			Expect(r.code).To(Equal(exitFail))
+			Expect(r.stderr).To(ContainSubstring(filepath.Join(dir, "missing", "out") + ": the folder " + filepath.Join(dir, "missing") + " does not exist; create it first, or give a DST in a folder that exists; nothing was written"))
+			Expect(filepath.Join(dir, "missing")).NotTo(BeAnExistingFile())
+		},
+		Entry("a database into a folder of logs", "tree.db", "missing/out"),
+		Entry("a folder of logs into a database", "tree", "missing/out"),
+	)
+
 	It("writes a database others can read, not a private temporary file", func() {
 		st, err := os.Stat(filepath.Join(dir, "tree.db"))
 		Expect(err).NotTo(HaveOccurred())
