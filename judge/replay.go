@@ -26,7 +26,8 @@ type Options struct {
 	// runs another agent than the one its caller means.
 	Runtime agentsnap.Runtime
 	// Store returns the store the replay persists through (default: a new
-	// in-memory store). The replay closes it.
+	// in-memory store). The replay closes it. The store must hold no
+	// session yet: a replay through one an earlier run filled is refused.
 	Store func() (persistence.Store, error)
 	// Deriver replaces script derivation; the regression suite passes a
 	// broken one to prove what the seed slice prevents.
@@ -114,7 +115,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(fx, opts.Store)
+	store, err := openStore(ctx, fx, opts.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -174,14 +175,30 @@ func admit(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) ([]string, 
 }
 
 // openStore opens the store a replay writes its logs to: open's, or a
-// memory store.
-func openStore(fx *fixture.Fixture, open func() (persistence.Store, error)) (persistence.Store, error) {
+// memory store. open's must hold no session yet: the replay creates its
+// sessions there and judges every session the store holds, so a store kept
+// from an earlier run would fail the replay as a broken recording would
+// ("session already exists", "recording not consumed").
+func openStore(ctx context.Context, fx *fixture.Fixture, open func() (persistence.Store, error)) (persistence.Store, error) {
 	if open == nil {
 		return memory.New(), nil
 	}
 	store, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("judge: %s: opening the store: %w", fx.Name, err)
+	}
+	held, err := store.List(ctx)
+	if err == nil && len(held) > 0 {
+		// A root names the earlier run best; a JSONL folder lists its
+		// sessions by file name.
+		if i := slices.IndexFunc(held, func(h session.Header) bool { return !h.IsChild() }); i > 0 {
+			held[0] = held[i]
+		}
+		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: a replay writes its sessions there and judges every session it holds, so give each replay an empty store (a new path, such as one under t.TempDir()) or delete the old", len(held), plural(len(held), "session"), held[0].ID)
+	}
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("judge: %s: the store of Options.Store: %w", fx.Name, err)
 	}
 	return store, nil
 }
