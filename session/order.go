@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -15,8 +16,9 @@ var ErrLineage = errors.New("logs do not form one session tree")
 // the root first, then each session's children depth first, in the order of
 // the parent's tool calls that created them. A call id that a parent reuses
 // in a later step creates one child per occurrence: children of one id are
-// matched to its occurrences in creation order (createdAt, then the order
-// given, which for logs loaded from a store is creation order). Children
+// matched to its occurrences in creation order (createdAt, then the "#n"
+// of the ids LineageIDs gives, else the order given, which for logs loaded
+// from most stores is creation order). Children
 // without a parentCallId (dsh logs) follow in createdAt order, then by id.
 // It fails when there is not exactly one root or a parent is missing.
 func LineageOrder(logs []*Log) ([]*Log, error) {
@@ -169,14 +171,27 @@ func sortChildren(kids []int, heads []*Header, pos map[int]int) {
 // childPositions places each child (an index of heads) at the position of
 // the tool call that created it among its parent's own events (occ, the
 // parent's callOccurrences). Children of a repeated call id take that
-// id's occurrences in creation order: by createdAt, then in the order
-// given (a store lists sessions in creation order; the steps of one
-// parent run one after another).
+// id's occurrences in creation order: by createdAt, then, when every child
+// has the id LineageIDs gives (ChildID's "#n"), by n, else in the order
+// given (a store lists sessions in creation order; the steps of one parent
+// run one after another). The ids come first because not every source
+// keeps creation order: a JSONL store read back lists a tie by file name,
+// which puts "root/call_0#2" before "root/call_0".
 func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]int {
 	used := map[string]int{}
 	pos := make(map[int]int, len(kids))
 	byTime := slices.Clone(kids)
-	slices.SortStableFunc(byTime, func(a, b int) int { return cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt) })
+	numbered := true
+	for _, k := range kids {
+		numbered = numbered && nth(heads[k]) > 0
+	}
+	slices.SortStableFunc(byTime, func(a, b int) int {
+		c := cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt)
+		if numbered {
+			c = cmp.Or(c, cmp.Compare(nth(heads[a]), nth(heads[b])))
+		}
+		return c
+	})
 	for _, k := range byTime {
 		id := heads[k].ParentCallID
 		if n := used[id]; id != "" && n < len(occ[id]) {
@@ -185,4 +200,28 @@ func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]i
 		}
 	}
 	return pos
+}
+
+// nth returns n when h's id is ChildID(h.ParentSession, h.ParentCallID, n),
+// else 0.
+func nth(h *Header) int {
+	if h.ParentCallID == "" {
+		return 0
+	}
+	rest, ok := strings.CutPrefix(h.ID, h.ParentSession+"/"+h.ParentCallID)
+	switch {
+	case !ok:
+		return 0
+	case rest == "":
+		return 1
+	}
+	digits, ok := strings.CutPrefix(rest, "#")
+	if !ok || digits == "" || digits[0] == '0' {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 2 {
+		return 0
+	}
+	return n
 }

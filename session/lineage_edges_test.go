@@ -1,0 +1,67 @@
+package session_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/jsonl"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// lineageTree is repeatedTree with the ids every agentsnap runtime gives
+// (LineageIDs): root calls call_0 in turn 1, then call_0 and call_1 in
+// turn 2, one child each, all at the same createdAt.
+func lineageTree() []*session.Log {
+	events := turnEvents(0, 1, "call_0")
+	events = append(events, turnEvents(len(events), 2, "call_0", "call_1")...)
+	return []*session.Log{
+		{Header: session.Header{ID: "root"}, Events: events},
+		treeLog("root/call_0", "root", "call_0", 0),
+		treeLog("root/call_0#2", "root", "call_0", 0),
+		treeLog("root/call_1", "root", "call_1", 0),
+	}
+}
+
+var _ = Describe("LineageOrder of a reused call id's children not listed in creation order", func() {
+	It("gives root/call_0 the first call and root/call_0#2 the second, as their ids say", func() {
+		logs := lineageTree()
+		// As a JSONL store read back lists them: by file name, and
+		// "root%2Fcall_0%232.jsonl" comes before "root%2Fcall_0.jsonl".
+		ordered, err := session.LineageOrder([]*session.Log{logs[0], logs[2], logs[1], logs[3]})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(ordered)).To(Equal([]string{"root", "root/call_0", "root/call_0#2", "root/call_1"}))
+		Expect(session.LineageKeys(ordered)).To(Equal(map[string]string{
+			"root": "root", "root/call_0": "root/call_0", "root/call_0#2": "root/call_0#2", "root/call_1": "root/call_1",
+		}))
+	})
+
+	It("orders them right when read back from a JSONL store", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		store, err := jsonl.Open(ctx, dir)
+		Expect(err).NotTo(HaveOccurred())
+		for _, l := range lineageTree() {
+			Expect(store.Create(ctx, l.Header, nil)).To(Succeed())
+			Expect(store.Append(ctx, l.Header.ID, l.Events)).To(Succeed())
+		}
+		Expect(store.Close()).To(Succeed())
+
+		store, err = jsonl.Open(ctx, dir)
+		Expect(err).NotTo(HaveOccurred())
+		defer store.Close()
+		back, err := persistence.LoadAll(context.Background(), store)
+		Expect(err).NotTo(HaveOccurred())
+		ordered, err := session.LineageOrder(back)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(ordered)).To(Equal([]string{"root", "root/call_0", "root/call_0#2", "root/call_1"}))
+	})
+
+	It("keeps the order given for ids of another scheme", func() {
+		logs := repeatedTree()
+		ordered, err := session.LineageOrder([]*session.Log{logs[3], logs[2], logs[0], logs[4], logs[1]})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(ordered)).To(Equal([]string{"root", "b", "b1", "a", "c"}))
+	})
+})
