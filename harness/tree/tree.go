@@ -98,6 +98,13 @@ func created(mode session.Mode, name, parentPath, callID string) types.GomegaMat
 					return false, fmt.Sprintf("%s's call %s (%s) created no session", parentPath, callID, c.Name), nil
 				}
 			}
+			// The call may be another session's: name it, as a spec
+			// that skips a level (root for root/call_f1) expects.
+			for _, n := range v.nodes {
+				if n.log.Header.ParentCallID == callID {
+					return false, fmt.Sprintf("%s made no call %s; %s did, and it %s %s", parentPath, callID, n.parentPath, pastTense(n.mode()), n.path), nil
+				}
+			}
 			return false, fmt.Sprintf("%s made no call %s", parentPath, callID), nil
 		},
 	}
