@@ -33,7 +33,8 @@ type Store interface {
 
 	// List returns the headers of all sessions, in creation order: by
 	// createdAt, ties in the order the sessions were created (for sessions
-	// read back from storage, the order they were stored).
+	// read back from storage, the order they were stored; a JSONL folder,
+	// which keeps no such order, lists them by file name).
 	List(ctx context.Context) ([]session.Header, error)
 
 	// Close releases the store. Later calls fail with ErrClosed.
