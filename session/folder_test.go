@@ -93,7 +93,7 @@ var _ = Describe("LineageOrder", func() {
 			Expect(err).To(MatchError("logs do not form one session tree: " + message))
 		},
 		Entry("two roots", []*session.Log{treeLog("r1", "", "", 1), treeLog("r2", "", "", 2)},
-			"found 2 root sessions (without parentSession), want 1"),
+			"found 2 root sessions (without parentSession): r1, r2; want 1"),
 		Entry("no root", []*session.Log{treeLog("a", "b", "", 1), treeLog("b", "a", "", 2)},
 			"found 0 root sessions (without parentSession), want 1"),
 		Entry("a missing parent", []*session.Log{treeLog("root", "", "", 1), treeLog("x", "root", "", 2), treeLog("orphan", "gone", "", 3), treeLog("orphan2", "gone2", "", 4)},

@@ -65,3 +65,17 @@ var _ = Describe("LineageOrder of a reused call id's children not listed in crea
 		Expect(ids(ordered)).To(Equal([]string{"root", "b", "b1", "a", "c"}))
 	})
 })
+
+var _ = Describe("LineageOrder of several trees", func() {
+	// A store that check --store filled holds every scenario's tree; a
+	// caller handed all of them must see which roots it got.
+	It("names the first roots and how many more", func() {
+		var logs []*session.Log
+		for _, id := range []string{"fork/a/root", "fork/b/root", "spawn/c/root", "spawn/d/root", "spawn/e/root"} {
+			logs = append(logs, treeLog(id, "", "", 0))
+		}
+		_, err := session.LineageOrder(logs)
+		Expect(err).To(MatchError(session.ErrLineage))
+		Expect(err).To(MatchError("logs do not form one session tree: found 5 root sessions (without parentSession): fork/a/root, fork/b/root, spawn/c/root and 2 more; want 1"))
+	})
+})

@@ -108,6 +108,7 @@ func OrderPlaces(places []Place) ([]int, error) {
 func lineageOrder(heads []*Header, occ func(i int) map[string][]int) ([]int, error) {
 	byID := make(map[string]int, len(heads))
 	root, roots := -1, 0
+	var rootIDs []string // the first few, for the error
 	children := map[string][]int{}
 	for i, h := range heads {
 		if _, dup := byID[h.ID]; dup {
@@ -116,12 +117,25 @@ func lineageOrder(heads []*Header, occ func(i int) map[string][]int) ([]int, err
 		byID[h.ID] = i
 		if h.ParentSession == "" {
 			root, roots = i, roots+1
+			if len(rootIDs) < 3 {
+				rootIDs = append(rootIDs, h.ID)
+			}
 		} else {
 			children[h.ParentSession] = append(children[h.ParentSession], i)
 		}
 	}
 	if roots != 1 {
-		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession), want 1", ErrLineage, roots)
+		// Several trees, such as a store that holds several scenarios'
+		// replays: name them, so the caller can pick one.
+		named := ", want 1"
+		if roots > 1 {
+			named = ": " + strings.Join(rootIDs, ", ")
+			if roots > len(rootIDs) {
+				named += fmt.Sprintf(" and %d more", roots-len(rootIDs))
+			}
+			named += "; want 1"
+		}
+		return nil, fmt.Errorf("%w: found %d root sessions (without parentSession)%s", ErrLineage, roots, named)
 	}
 	// In input order, so the error names the same session every run.
 	for _, h := range heads {

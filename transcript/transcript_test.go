@@ -247,7 +247,7 @@ turn 1 (subagent)
 		b := newLog(session.Header{ID: "b"}).turnStart(1, "user")
 		_, err := transcript.Render([]*session.Log{a.log, b.log})
 		Expect(err).To(MatchError(session.ErrLineage))
-		Expect(err).To(MatchError("transcript: logs do not form one session tree: found 2 root sessions (without parentSession), want 1"))
+		Expect(err).To(MatchError("transcript: logs do not form one session tree: found 2 root sessions (without parentSession): a, b; want 1"))
 	})
 
 	It("fails, instead of panicking, on a log whose seedLength is past its events", func() {
