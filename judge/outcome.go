@@ -123,9 +123,6 @@ func (o *Outcome) Report() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "\n%s\n", o.recordAdvice(o.commands.record(o.Fixture)))
-	if cmd := o.commands.recordOnlyChanged(o.Fixture); cmd != "" {
-		fmt.Fprintf(&b, "or ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  %s\n", cmd)
-	}
 	return b.String()
 }
 
@@ -140,7 +137,11 @@ func (o *Outcome) recordAdvice(cmd string) string {
 			return "Re-recording now would record one order of many (see above). Once the agent writes its logs in the same order\nunder every schedule, if the replay still differs and the change is intended, re-record the scenario:\n  " + cmd
 		}
 	}
-	return "If the change is intended, re-record the scenario:\n  " + cmd
+	advice := "If the change is intended, re-record the scenario:\n  " + cmd
+	if only := o.commands.recordOnlyChanged(o.Fixture); only != "" {
+		advice += "\nor ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  " + only
+	}
+	return advice
 }
 
 // onlyScheduleDependent reports whether the one thing wrong is that
