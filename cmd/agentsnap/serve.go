@@ -344,6 +344,11 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}
 	res, err := recorder.Record(ctx, dir, opts)
+	if err != nil && rt.served && rt.calls.Load() == 0 {
+		// Else the recorder's complaint about an empty tree or an unused
+		// playbook hides that the agent never reached serve.
+		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was recorded and the fixture is unchanged%s; run the agent against the URL serve prints (its first line on stdout) first, then stop serve", name, rt.refusedNote())
+	}
 	if err != nil {
 		return fail(e, "serve", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -42,5 +43,35 @@ var _ = Describe("serve --record of a scenario without a playbook", func() {
 		Expect(r.code).To(Equal(exitFail))
 		Expect(r.stderr).To(ContainSubstring("has no playbook.json"))
 		Expect(r.stderr).To(ContainSubstring("agentsnap serve DIR --record --live --base-url URL --model M"))
+	})
+})
+
+var _ = Describe("serve --record stopped before the agent called", func() {
+	// What the user sees when the agent was pointed elsewhere (a script
+	// that read stderr's first line as the URL, a wrong port): that the
+	// agent never came, not the recorder's complaint about what is missing.
+	want := func(dir string) string {
+		return "agentsnap serve: " + dir + ": no model call reached serve before it stopped, so nothing was recorded and the fixture is unchanged; run the agent against the URL serve prints (its first line on stdout) first, then stop serve\n"
+	}
+
+	It("says so from a playbook, instead of naming the playbook's unused turns", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail))
+		Expect(out).To(BeEmpty())
+		Expect(stderr).To(Equal(want(dir)))
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
+	})
+
+	It("says so from a live model, instead of an empty session tree", func() {
+		dir := copyFixture(scenario.File)
+		s := startServe(map[string]string{"AGENTSNAP_API_KEY": "sk-serve-edges-0123456789"}, "serve", dir, "--record", "--runtime", "go-agent", "--live", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail))
+		Expect(out).To(BeEmpty())
+		Expect(stderr).To(HaveSuffix(want(dir)))
+		Expect(stderr).NotTo(ContainSubstring("root sessions"))
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 	})
 })
