@@ -34,16 +34,19 @@ func init() {
 		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
 		order:   40,
 		detail: `
-Serves the scenario in DIR as an OpenAI-compatible model endpoint (POST
-.../chat/completions, streamed or whole) on a loopback address, so an agent
-in another process — in any language, on any OpenAI SDK — replays its
-fixture. The first line of the output is the base URL to point the SDK at,
-such as http://127.0.0.1:41234/v1. Then run the agent, and stop serve with
-SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an answer still
-streaming (its turn ends aborted) and every connection at once, writes the
-session logs from what crossed the wire, compares them with the fixture
-and the transcript with transcript.golden as check does, and prints the
-verdict.
+Serves the scenario in DIR as a model endpoint on a loopback address, so
+an agent in another process — in any language, on any OpenAI, Anthropic or
+Gemini SDK — replays its fixture: POST .../chat/completions and
+.../responses (OpenAI Chat Completions and Responses, previous_response_id
+too), .../v1/messages (Anthropic) and Gemini's generateContent, streamed or
+whole. The first line of the output is the base URL to point the SDK at
+(on stdout; notes go to stderr), such as http://127.0.0.1:41234/v1
+(Anthropic and Gemini SDKs take it without /v1). Then run the agent, and
+stop serve with SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an
+answer still streaming (its turn ends aborted) and every connection at
+once, writes the session logs from what crossed the wire, compares them
+with the fixture and the transcript with transcript.golden as check does,
+and prints the verdict.
 
 An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the

@@ -85,7 +85,7 @@ async function main() {
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   // agentsnap: the client names each call's session; serve needs no key.
   setDefaultOpenAIClient(new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, fetch: lineageFetch() }));
-  setOpenAIAPI('chat_completions'); // agentsnap serve speaks Chat Completions
+  setOpenAIAPI('chat_completions'); // this example's fixtures; serve speaks the Responses API too
   setTracingDisabled(true); // traces would go to api.openai.com
   const coordinator = buildAgents(baseURL, scenario.agent);
   let history = [];
