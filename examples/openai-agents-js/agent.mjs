@@ -85,16 +85,23 @@ async function main() {
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   // agentsnap: the client names each call's session; serve needs no key.
   setDefaultOpenAIClient(new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0, fetch: lineageFetch() }));
-  setOpenAIAPI('chat_completions'); // this example's fixtures; serve speaks the Responses API too
+  // scenario.json's "agent": {"api": "responses"} keeps the SDK's default,
+  // the Responses API, and goes on from the last turn by its response id.
+  const responses = scenario.agent?.api === 'responses';
+  if (!responses) setOpenAIAPI('chat_completions');
   setTracingDisabled(true); // traces would go to api.openai.com
   const coordinator = buildAgents(baseURL, scenario.agent);
   let history = [];
+  let last;
   for (const prompt of scenario.prompts) {
-    const result = await run(coordinator, [...history, user(prompt)], { stream: true });
+    const result = responses
+      ? await run(coordinator, prompt, { stream: true, previousResponseId: last?.lastResponseId })
+      : await run(coordinator, [...history, user(prompt)], { stream: true });
     for await (const text of result.toTextStream()) process.stdout.write(text);
     await result.completed;
     process.stdout.write('\n');
     history = result.history;
+    last = result;
   }
 }
 

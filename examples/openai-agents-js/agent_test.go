@@ -103,6 +103,38 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 		Expect(root[3].SystemDigest).To(Equal(root[0].SystemDigest), "turn 2 starts with the coordinator again")
 	})
 
+	It("records in the Responses API, the SDK's default, from the same playbook: turn 2 goes on by previous_response_id, and the transcript is the Chat Completions one", func() {
+		responses := filepath.Join("fixtures", "responses", "compare-releases")
+		dir := nodetest.CopyFixture(responses, scenario.File, fixture.PlaybookFile)
+		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
+		Expect(code).To(Equal(0), verdict)
+		Expect(verdict).To(ContainSubstring("recorded " + dir + ": 3 sessions, 8 model calls"))
+		for _, name := range []string{scenario.File, fixture.RootLog, "session.1.jsonl", "session.2.jsonl", fixture.GoldenFile} {
+			want, err := os.ReadFile(filepath.Join(responses, name))
+			Expect(err).NotTo(HaveOccurred())
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)), "%s differs from the committed fixture", name)
+		}
+		chat, err := os.ReadFile(filepath.Join(parallel, fixture.GoldenFile))
+		Expect(err).NotTo(HaveOccurred())
+		got, err := os.ReadFile(filepath.Join(dir, fixture.GoldenFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(Equal(string(chat)), "a run continued by its response id is the conversation the history makes")
+
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		for _, l := range fx.Logs {
+			for _, h := range headers(l) {
+				Expect(h.API).To(Equal("openai-responses"))
+			}
+		}
+		root := headers(fx.Logs[0])
+		Expect(root).To(HaveLen(4))
+		Expect(root[3].Turn).To(Equal(2))
+		Expect(root[3].MessageCount).To(BeNumerically(">", 1), "turn 2 sent one message and previous_response_id: serve stands it for the whole conversation")
+	})
+
 	It("exits 1 and names the drift when the agent sends another instruction, with the command that re-records", func() {
 		// The agent gets a changed scenario; serve replays the recording.
 		agentDir := nodetest.CopyFixture(parallel, scenario.File)
