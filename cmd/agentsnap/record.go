@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -64,6 +65,10 @@ A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,
 for "agentsnap review" (or --replace-golden replaces it at once).
 
+Under CI (CI set to anything but "", 0 or false) record refuses and writes
+nothing, as check --update and review --accept refuse: CI replays fixtures,
+it does not write them. AGENTSNAP_FORCE_UPDATE=1 records anyway.
+
 --only-changed re-records only what changed: every session replays its
 recorded calls while the agent's requests match them (the model, the system
 prompt, the tools, the conversation, the settings) and asks the model from
@@ -80,7 +85,10 @@ keeps everything else.
 When to use record versus -update: record re-runs the agent against the
 model and rewrites the session logs, the replay's source; -update (or
 "agentsnap check --update") rewrites only transcript.golden from a replay of
-the logs you have.`,
+the logs you have.
+
+Exit status 0 when recorded (or unchanged), 1 when the recording fails or is
+refused, 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(recordFlags).set() },
 		run:   runRecord,
 	})
@@ -149,6 +157,9 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		return fail(e, "record", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
 	}
 	if err := linkOutOfTree(dir); err != nil {
+		return fail(e, "record", err)
+	}
+	if err := recordRefused(e, pos[0]); err != nil {
 		return fail(e, "record", err)
 	}
 	var opts recorder.Options
@@ -279,6 +290,19 @@ func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) 
 	}
 	opts.KeepLiveFailures = f.keep
 	return opts, nil
+}
+
+// recordRefused refuses to record dir under CI unless
+// AGENTSNAP_FORCE_UPDATE is on, as the harness's -record and check --update
+// refuse (fixture.WritesRefused): a CI job checks fixtures, and a recording
+// there would rewrite session logs and goldens no one reviews. It reads the
+// environment through e, as the key variables are read.
+func recordRefused(e *env, dir string) error {
+	ci := e.getenv("CI")
+	if !envvar.Truthy(ci) || envvar.Truthy(e.getenv("AGENTSNAP_FORCE_UPDATE")) {
+		return nil
+	}
+	return fmt.Errorf("refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", dir, ci)
 }
 
 func printRecorded(e *env, name string, res *recorder.Result) {

@@ -84,7 +84,8 @@ request that did not fit its session, an unused playbook answer or a live
 failure leaves the fixture unchanged. With --only-changed (or --session
 PATH) serve replays every recorded call whose request still matches and
 asks the model only from each session's first call that changed, as record
---only-changed does.
+--only-changed does. Under CI --record refuses, as record does, unless
+AGENTSNAP_FORCE_UPDATE=1.
 
 An agent's MCP server is served too, on an MCP Streamable HTTP endpoint
 beside the model's: the server NAME's is /mcp/NAME on serve's address
@@ -232,6 +233,11 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	dir := e.path(pos[0])
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fail(e, "serve", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
+	}
+	if f.record {
+		if err := recordRefused(e, pos[0]); err != nil {
+			return fail(e, "serve", err)
+		}
 	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

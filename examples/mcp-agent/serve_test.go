@@ -178,6 +178,7 @@ var _ = Describe("the agent out of process, through agentsnap serve's MCP endpoi
 			asked.Add(1)
 			h.ServeHTTP(w, r)
 		}))
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		s := startServe(ctx, bin, dir, "--record", "--runtime", "mcp-agent-served", "--mcp", "clock="+live.URL)
 		Expect(runServed(ctx, s.url, dir)).To(Succeed())
 		code, out := s.stop()

@@ -68,6 +68,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 	)
 
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their tool calls; the handoff in the same session", func() {
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
 		Expect(code).To(Equal(0), verdict)
@@ -104,6 +105,7 @@ var _ = Describe("the OpenAI Agents SDK agent, replayed out of process by agents
 	})
 
 	It("records in the Responses API, the SDK's default, from the same playbook: turn 2 goes on by previous_response_id, and the transcript is the Chat Completions one", func() {
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		responses := filepath.Join("fixtures", "responses", "compare-releases")
 		dir := nodetest.CopyFixture(responses, scenario.File, fixture.PlaybookFile)
 		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
@@ -228,6 +230,7 @@ var _ = Describe("the agent without agentsnap-lineage", Label("node"), func() {
 	}, SpecTimeout(2*time.Minute))
 
 	It("records and replays with --lineage=infer: each researcher's prompt is its call's input", func(ctx SpecContext) {
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		script := withoutLineage()
 		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		for _, args := range [][]string{{"--record", "--lineage=infer"}, nil} {

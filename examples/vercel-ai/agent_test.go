@@ -66,6 +66,7 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 	)
 
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their toolCallId", func() {
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
 		code, verdict := kit.Run(ctx, nil, dir, dir, "--record")
 		Expect(code).To(Equal(0), verdict)

@@ -40,6 +40,7 @@ var _ = Describe("recording the Vercel AI SDK agent live", Label("node"), func()
 		DeferCleanup(server.Close)
 		const key = "sk-vercel-ai-0123456789abcdef"
 		dir := nodetest.CopyFixture(parallel, scenario.File)
+		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		live := nodetest.Environ([]string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "AGENTSNAP_BASE_URL", "AGENTSNAP_MODEL"}, "AGENTSNAP_API_KEY="+key)
 
 		code, verdict := kit.Run(ctx, live, dir, dir, "--record", "--live", "--base-url", server.URL+"/v1", "--model", "fake-model")
