@@ -272,7 +272,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	code = printer(e, results)
 	printDeadline(e, "check", rctx, f.timeout, results)
 	if f.report != "" {
-		if err := writeReport(e, f.report, "agentsnap check", results); err != nil {
+		if err := writeReport(e, "--report", f.report, "agentsnap check", results); err != nil {
 			fmt.Fprintf(e.stderr, "agentsnap check: %v\n", err)
 			return exitFail
 		}

@@ -85,15 +85,16 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		return checkOne(rctx, dir, nil, checkOptions{page: true, readOnly: true})
 	})
 	printDeadline(e, "report", rctx, f.timeout, results)
-	if err := writeReport(e, f.out, "agentsnap report", results); err != nil {
+	if err := writeReport(e, "-o", f.out, "agentsnap report", results); err != nil {
 		return fail(e, "report", err)
 	}
 	return exitOK
 }
 
 // writeReport writes the HTML report of results to path, atomically, and
-// says so on stderr (stdout may hold check's JSON or XML).
-func writeReport(e *env, path, title string, results []checkResult) error {
+// says so on stderr (stdout may hold check's JSON or XML). flag is the
+// flag that named path (-o, --report), for the message when it cannot.
+func writeReport(e *env, flag, path, title string, results []checkResult) error {
 	scenarios := make([]report.Scenario, 0, len(results))
 	counts := map[string]int{}
 	for _, r := range results {
@@ -107,7 +108,7 @@ func writeReport(e *env, path, title string, results []checkResult) error {
 		return err
 	}
 	if err := atomicfile.WriteFile(e.path(path), page.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing the report: %w; give -o a file in a folder that exists and is writable", err)
+		return fmt.Errorf("writing the report: %w; give %s a file in a folder that exists and is writable", err, flag)
 	}
 	var parts []string
 	for _, st := range []string{report.StatusPass, report.StatusFail, report.StatusPending, report.StatusError} {
