@@ -2,8 +2,17 @@
 // expand or collapse everything. The page works without it.
 (function () {
   "use strict";
-  function reveal(id) {
-    var el = document.getElementById(id);
+  // idOf is the id a fragment names; a fragment that is not valid
+  // percent-encoding (a hand-edited link, #%E0) names it as written.
+  function idOf(fragment) {
+    try {
+      return decodeURIComponent(fragment);
+    } catch (e) {
+      return fragment;
+    }
+  }
+  function reveal(fragment) {
+    var el = document.getElementById(idOf(fragment));
     if (!el) {
       return;
     }
@@ -22,7 +31,7 @@
     var a = t.closest('a[href^="#"]');
     if (a) {
       // Open first, so the browser's own jump finds the target visible.
-      reveal(decodeURIComponent(a.getAttribute("href").slice(1)));
+      reveal(a.getAttribute("href").slice(1));
       return;
     }
     var b = t.closest("button[data-all]");
@@ -35,7 +44,7 @@
   });
   function fromHash() {
     if (location.hash.length > 1) {
-      reveal(decodeURIComponent(location.hash.slice(1)));
+      reveal(location.hash.slice(1));
     }
   }
   window.addEventListener("hashchange", fromHash);
