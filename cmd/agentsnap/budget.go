@@ -263,5 +263,11 @@ func parseGrowthFlags(e *env, maxGrowth, baseline string) (*growthCheck, error) 
 	if err != nil || !(share >= 0 && share <= maxGrowthShare) {
 		return nil, fmt.Errorf("--max-growth %q: want a share from 0 to %v, such as 0.2 or 20%%", maxGrowth, maxGrowthShare)
 	}
+	if !pct && share > 1 {
+		// A bare 20 is a share, 2000%: a gate that never closes for
+		// whoever meant 20%.
+		fmt.Fprintf(e.stderr, "agentsnap check: warning: --max-growth %s is a share: it allows growth of %s%%; for %s%% write %s%% (or %s), or write %s%% to say that growth is meant\n",
+			text, strconv.FormatFloat(share*100, 'f', -1, 64), text, text, strconv.FormatFloat(share/100, 'f', -1, 64), strconv.FormatFloat(share*100, 'f', -1, 64))
+	}
 	return newGrowthCheck(e, baseline, share)
 }

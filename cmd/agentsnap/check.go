@@ -88,6 +88,8 @@ compare with, typically the main branch checked out beside the work tree
 is compared with the one at the same path under DIR, else with the only
 one of its CATEGORY/NAME there. A scenario DIR lacks is noted, not
 failed. Both trees are priced with the scenario's prices.
+A bare SHARE above 1 (20 is 2000%) gets a warning, since 20% was likely
+meant; growth beyond 100% is written as a percentage (150%).
 
 --schedules N replays each scenario N times instead of once, each under a
 seeded schedule (seeds 1..N, or from --schedule-seed on): the replay driver
