@@ -556,7 +556,7 @@ func printCheck(e *env, results []checkResult) int {
 	tw.Flush()
 	for _, r := range results {
 		for _, n := range r.notes {
-			fmt.Fprintf(e.stdout, "note: %s: %s\n", printable(r.name), r.shown(n))
+			fmt.Fprintf(e.stdout, "note: %s: %s\n", printable(r.name), printableLines(r.shown(n)))
 		}
 	}
 	for _, r := range results {
@@ -566,7 +566,7 @@ func printCheck(e *env, results []checkResult) int {
 	}
 	for _, r := range results {
 		if len(r.problems) > 0 {
-			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n")))
+			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), printableLines(r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))))
 		}
 	}
 	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", count(len(results), "scenario"), len(results)-failed, failed)

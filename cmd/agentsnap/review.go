@@ -198,7 +198,7 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 		case len(p.Warnings) > 0 && !force:
 			fmt.Fprintf(w, "left pending %s: %s looks like a mistake:\n", p.Scenario, p.Proposal)
 			for _, warn := range p.Warnings {
-				fmt.Fprintf(w, "  warning: %s\n", warn)
+				fmt.Fprintf(w, "  warning: %s\n", printableLines(warn))
 			}
 			fmt.Fprintf(w, "  read its diff (go tool agentsnap review %s), then accept it with --force if it is intended\n", p.Dir)
 			code = exitFail

@@ -242,9 +242,9 @@ func showProposal(out io.Writer, c palette, n, total int, p *proposal) {
 		fmt.Fprintln(out, "the proposal is the same as the golden")
 	}
 	for _, s := range p.Sessions {
-		fmt.Fprintf(out, "%s (%s)\n%s", c.paint(ansiBold, "== "+s.Session+" =="), s.Status, c.diff(s.Diff))
+		fmt.Fprintf(out, "%s (%s)\n%s", c.paint(ansiBold, "== "+printable(s.Session)+" =="), s.Status, c.diff(printableLines(s.Diff)))
 	}
 	for _, w := range p.Warnings {
-		fmt.Fprintln(out, c.paint(ansiYellow, "warning: "+w))
+		fmt.Fprintln(out, c.paint(ansiYellow, "warning: "+printableLines(w)))
 	}
 }

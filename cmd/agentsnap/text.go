@@ -66,6 +66,26 @@ func printable(s string) string {
 	return b.String()
 }
 
+// printableLines is printable for text of many lines shown in a
+// terminal, a diff or a failure's report: each line is made printable and
+// its line breaks and tabs stay. A recorded answer holding an escape
+// sequence or a carriage return then shows as its escapes, instead of
+// recolouring or overwriting the lines a reader is asked to accept.
+func printableLines(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unsafeRune(r) }) && utf8.ValidString(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		cells := strings.Split(line, "\t")
+		for j, c := range cells {
+			cells[j] = printable(c)
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
+
 // unsafeRune reports whether r changes how a terminal lays text out.
 func unsafeRune(r rune) bool {
 	switch {
