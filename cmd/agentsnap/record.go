@@ -33,7 +33,7 @@ var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"
 func init() {
 	register(&command{
 		name:    "record",
-		args:    "DIR [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
+		args:    "DIR [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--replace-golden] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
 		order:   50,
 		detail: `
