@@ -3,6 +3,8 @@ package recorder
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,6 +114,49 @@ func unchanged(dir string, files map[string][]byte) bool {
 		}
 	}
 	return true
+}
+
+// changes names what saving files over dir changes, each list sorted: the
+// files whose bytes dir does not hold yet (new or changed), and the
+// recorded files of dir that files lacks (a child log no longer created, a
+// stale proposal).
+func changes(dir string, files map[string][]byte) (changed, removed []string) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if !holds(filepath.Join(dir, name), files[name]) {
+			changed = append(changed, name)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok && fixture.IsRecorded(e.Name()) {
+			removed = append(removed, e.Name())
+		}
+	}
+	return changed, removed
+}
+
+// holds reports whether the file at path holds exactly b. It reads the
+// file a piece at a time: a fixture's logs can be large.
+func holds(path string, b []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > len(b) || !bytes.Equal(buf[:n], b[:n]) {
+			return false
+		}
+		b = b[n:]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return len(b) == 0
+		case err != nil:
+			return false
+		}
+	}
 }
 
 // toolErrors lists the tool calls of the logs whose result was an error.

@@ -142,6 +142,11 @@ type Result struct {
 	// Unchanged is true when the recording came out byte for byte as the
 	// fixture already was; nothing was written then.
 	Unchanged bool
+	// Changed names the files of Files whose bytes the recording changed
+	// or added, and Removed the recorded files it dropped (a child log no
+	// longer created, a stale proposal), sorted: what the recording
+	// changed, where Files is everything it holds.
+	Changed, Removed []string
 	// Proposal is the path of the transcript.golden.new written because
 	// the golden differs from the new transcript, or "".
 	Proposal string
@@ -212,6 +217,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	}
 	res.Unchanged = same
 	if !same {
+		res.Changed, res.Removed = changes(dir, files)
 		if err := save(dir, files); err != nil {
 			return nil, err
 		}

@@ -309,7 +309,15 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 	if res.Unchanged {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
 	} else {
-		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n  wrote %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"), strings.Join(res.Files, ", "))
+		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
+		// What changed, not every file of the fixture: a kept golden or
+		// an unchanged child log is not "wrote".
+		if len(res.Changed) > 0 {
+			fmt.Fprintf(e.stdout, "  wrote %s\n", strings.Join(res.Changed, ", "))
+		}
+		if len(res.Removed) > 0 {
+			fmt.Fprintf(e.stdout, "  removed %s\n", strings.Join(res.Removed, ", "))
+		}
 	}
 	if res.Reuse != nil {
 		for _, line := range res.Reuse.Lines() {
