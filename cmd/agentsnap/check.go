@@ -110,7 +110,8 @@ has passed fails with what it waits for, session by session; scenarios not
 started by then are listed as not replayed.
 
 Exit status 0 when every scenario passes, 1 when any fails (or the report
-cannot be written), 2 on bad usage.`,
+cannot be written, or --update is refused under CI: then nothing is
+replayed), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(checkFlags).set() },
 		run:   runCheck,
 	})

@@ -53,7 +53,8 @@ with --force (in a terminal: a asks to confirm with y). Accepting writes
 goldens, so it is refused under CI unless AGENTSNAP_FORCE_UPDATE=1.
 
 Exit status 0 when done, 1 when a proposal refused as a likely mistake was
-left pending (or a file could not be changed), 2 on bad usage.`,
+left pending (or a file could not be changed, or accepting is refused
+under CI), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(reviewFlags).set() },
 		run:   runReview,
 	})
