@@ -28,6 +28,9 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 			// (testdata/fixtures, as the README's own agent does).
 			return nil, fail(e, name, fmt.Errorf("no ./fixtures folder here, the default; name the folder your scenarios are in: go tool agentsnap %s %s", name, otherFixtures(e)))
 		}
+		if err != nil && errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(e, name, fmt.Errorf("%w; name a scenario, category or fixtures folder that exists: fixtures/fork/codeword, fixtures/fork or fixtures/...", err))
+		}
 		if err != nil {
 			return nil, fail(e, name, err)
 		}
