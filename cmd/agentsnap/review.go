@@ -44,7 +44,8 @@ asking. --format json prints the proposals as a JSON array
 "status" (changed, added or removed), "diff"}], "warnings"}]) and
 --format markdown as one section per scenario with diff blocks, for a pull
 request comment; neither changes anything unless --accept or --reject is
-given too.
+given too (the markdown then says which proposals were accepted, rejected
+or left pending).
 
 review does not accept silently what is likely a mistake: a proposal in
 which a session disappeared, a child's mode changed (spawn <-> fork) or a
@@ -83,6 +84,9 @@ type proposal struct {
 	Proposal string        `json:"proposal"`
 	Sessions []sessionDiff `json:"sessions"`
 	Warnings []string      `json:"warnings"`
+	// settled is what --accept or --reject did with it: "accepted",
+	// "rejected", or "" while it is pending.
+	settled string
 }
 
 func runReview(ctx context.Context, e *env, args []string) int {
@@ -129,8 +133,14 @@ func runReview(ctx context.Context, e *env, args []string) int {
 		}
 		log = e.stderr // stdout holds the JSON
 	case "markdown":
-		printProposalsMarkdown(e.stdout, props, pos)
 		log = e.stderr
+		if f.accept || f.reject {
+			// The comment says what this run did, so it is written after.
+			code := settleAll(e, log, props, f.accept, f.force)
+			printProposalsMarkdown(e.stdout, props, pos)
+			return code
+		}
+		printProposalsMarkdown(e.stdout, props, pos)
 	}
 	switch {
 	case f.accept || f.reject:
@@ -194,6 +204,7 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 		switch {
 		case !accept:
 			if err = rejectProposal(p); err == nil {
+				p.settled = "rejected"
 				fmt.Fprintf(w, "rejected %s: removed %s\n", p.Scenario, p.Proposal)
 			}
 		case len(p.Warnings) > 0 && !force:
@@ -205,6 +216,7 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 			code = exitFail
 		default:
 			if err = acceptProposal(p); err == nil {
+				p.settled = "accepted"
 				fmt.Fprintf(w, "accepted %s: %s now holds the proposal\n", p.Scenario, p.Golden)
 			}
 		}
@@ -225,9 +237,28 @@ func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
 	for _, d := range dirs {
 		where += " " + judge.ShellQuote(d)
 	}
-	fmt.Fprintf(w, "# Golden proposals\n\n%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), where, where)
+	settled := map[string]int{}
 	for _, p := range props {
-		fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
+		settled[p.settled]++
+	}
+	fmt.Fprintf(w, "# Golden proposals\n\n")
+	switch {
+	case settled[""] == len(props):
+		fmt.Fprintf(w, "%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), where, where)
+	case settled[""] > 0:
+		fmt.Fprintf(w, "%s: %d accepted, %d rejected, %d pending. Review the pending ones with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), settled["accepted"], settled["rejected"], settled[""], where)
+	default:
+		fmt.Fprintf(w, "%s: %d accepted, %d rejected.\n", count(len(props), "proposal"), settled["accepted"], settled["rejected"])
+	}
+	for _, p := range props {
+		switch p.settled {
+		case "accepted":
+			fmt.Fprintf(w, "\n## %s\n\n`%s` replaced `%s` (accepted).\n", p.Scenario, p.Proposal, p.Golden)
+		case "rejected":
+			fmt.Fprintf(w, "\n## %s\n\n`%s` was rejected and removed; `%s` stays.\n", p.Scenario, p.Proposal, p.Golden)
+		default:
+			fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
+		}
 		for _, warn := range p.Warnings {
 			fmt.Fprintf(w, "\n> **Warning:** %s (accepted only with `--force`)\n", warn)
 		}

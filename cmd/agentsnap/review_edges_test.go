@@ -143,3 +143,33 @@ var _ = Describe("review --format markdown of named folders", func() {
 		Expect(r.stdout).To(ContainSubstring("Accept them with `go tool agentsnap review --accept 'my fixtures/...'`, or one at a time with `go tool agentsnap review 'my fixtures/...'`."))
 	})
 })
+
+// A pull request comment written with --accept or --reject says what the
+// run did to each proposal, not that all of them still wait.
+var _ = Describe("review --format markdown with --accept or --reject", func() {
+	BeforeEach(func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+	})
+
+	It("says which proposals were accepted and which stay pending as likely mistakes", func() {
+		root := fixtureCopy("fork/codeword", "mixed/fork-spawns-grandchild")
+		propose(root, "fork/codeword", codewordJAM)
+		propose(root, "mixed/fork-spawns-grandchild", dropGrandchild)
+		r := cli(root, nil, "review", "--format", "markdown", "--accept")
+		Expect(r.code).To(Equal(exitFail), "a likely mistake stays pending")
+		Expect(r.stdout).To(HavePrefix("# Golden proposals\n\n2 proposals: 1 accepted, 0 rejected, 1 pending. Review the pending ones with `go tool agentsnap review`.\n"))
+		Expect(r.stdout).To(ContainSubstring("\n## fork/codeword\n\n`" + filepath.Join(root, "fixtures/fork/codeword", fixture.GoldenFile) + ".new` replaced `"))
+		Expect(r.stdout).To(ContainSubstring("\n## mixed/fork-spawns-grandchild\n\n`" + filepath.Join(root, "fixtures/mixed/fork-spawns-grandchild", fixture.GoldenFile) + ".new` would replace `"))
+		Expect(r.stdout).NotTo(ContainSubstring("pending review. Accept them with"))
+	})
+
+	It("says the proposals were rejected", func() {
+		root := fixtureCopy("fork/codeword")
+		propose(root, "fork/codeword", codewordJAM)
+		r := cli(root, nil, "review", "--format", "markdown", "--reject")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(HavePrefix("# Golden proposals\n\n1 proposal: 0 accepted, 1 rejected.\n"))
+		Expect(r.stdout).To(ContainSubstring(".new` was rejected and removed; `"))
+	})
+})
