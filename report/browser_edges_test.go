@@ -1,9 +1,6 @@
 package report_test
 
 import (
-	"net/url"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -11,19 +8,12 @@ import (
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/agentsnap/agentsnap/report"
 )
 
 var _ = Describe("the report in a browser, from a link with a broken fragment", Label("browser"), func() {
 	It("throws nothing on a fragment that is not percent-encoding, and still opens a percent-encoded one", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
 		requireChromium()
-		path := filepath.Join(GinkgoT().TempDir(), "report.html")
-		f, err := os.Create(path)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(report.Write(f, "agentsnap report", []report.Scenario{failing(), passing()})).To(Succeed())
-		Expect(f.Close()).To(Succeed())
-		page := (&url.URL{Scheme: "file", Path: path}).String()
+		page := writtenPage()
 
 		var mu sync.Mutex
 		var thrown []string

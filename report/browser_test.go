@@ -75,15 +75,22 @@ func eval[T any](ctx context.Context, expr string) T {
 	return v
 }
 
+// writtenPage writes the report of a failing and a passing scenario to a
+// file and returns its file: URL.
+func writtenPage() string {
+	GinkgoHelper()
+	path := filepath.Join(GinkgoT().TempDir(), "report.html")
+	f, err := os.Create(path)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(report.Write(f, "agentsnap report", []report.Scenario{failing(), passing()})).To(Succeed())
+	Expect(f.Close()).To(Succeed())
+	return (&url.URL{Scheme: "file", Path: path}).String()
+}
+
 var _ = Describe("the report in a browser", Label("browser"), func() {
 	It("opens from disk, expands an inherited prefix, highlights the first divergence and fetches nothing", SpecTimeout(2*time.Minute), func(ctx SpecContext) {
 		requireChromium()
-		path := filepath.Join(GinkgoT().TempDir(), "report.html")
-		f, err := os.Create(path)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(report.Write(f, "agentsnap report", []report.Scenario{failing(), passing()})).To(Succeed())
-		Expect(f.Close()).To(Succeed())
-		page := (&url.URL{Scheme: "file", Path: path}).String()
+		page := writtenPage()
 
 		var mu sync.Mutex
 		var requests []string

@@ -138,14 +138,7 @@ var _ = Describe("check with a golden that is a folder", func() {
 
 var _ = Describe("check of a fixture checked out with CRLF line endings", func() {
 	It("passes: a playbook.json whose lines end in CRLF is the playbook recorded, not a changed one", func() {
-		root := fixtureCopy("fork/codeword")
-		dir := filepath.Join(root, "fixtures/fork/codeword")
-		for _, name := range []string{fixture.PlaybookFile, scenario.File, fixture.RootLog, fixture.ChildLog(1)} {
-			path := filepath.Join(dir, name)
-			b, err := os.ReadFile(path)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
-		}
+		root, dir := crlfCheckout()
 		r := cli(root, nil, "check", dir)
 		Expect(r.stdout).NotTo(ContainSubstring("changed since the recording"))
 		Expect(r.code).To(Equal(exitOK), r.stdout)
@@ -156,14 +149,7 @@ var _ = Describe("check of a fixture recorded from a checkout with CRLF line end
 	// Before CRLF counted as LF, a recording there held the digest of the
 	// playbook's CRLF bytes: that playbook has not changed either.
 	It("passes on that checkout: the playbook's own bytes are the ones recorded", func() {
-		root := fixtureCopy("fork/codeword")
-		dir := filepath.Join(root, "fixtures/fork/codeword")
-		for _, name := range []string{fixture.PlaybookFile, scenario.File, fixture.RootLog, fixture.ChildLog(1)} {
-			path := filepath.Join(dir, name)
-			b, err := os.ReadFile(path)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
-		}
+		root, dir := crlfCheckout()
 		pb, err := os.ReadFile(filepath.Join(dir, fixture.PlaybookFile))
 		Expect(err).NotTo(HaveOccurred())
 		sum := sha256.Sum256(pb)
@@ -219,3 +205,19 @@ var _ = Describe("check's text of a fixture whose session names hold control cha
 		}
 	})
 })
+
+// crlfCheckout copies fork/codeword as a checkout with CRLF line endings
+// (git's autocrlf) leaves it: its playbook, scenario.json and logs. It
+// returns the root and the scenario's folder.
+func crlfCheckout() (root, dir string) {
+	GinkgoHelper()
+	root = fixtureCopy("fork/codeword")
+	dir = filepath.Join(root, "fixtures/fork/codeword")
+	for _, name := range []string{fixture.PlaybookFile, scenario.File, fixture.RootLog, fixture.ChildLog(1)} {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
+	}
+	return root, dir
+}
