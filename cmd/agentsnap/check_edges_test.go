@@ -102,18 +102,27 @@ var _ = Describe("check's fix for a scenario that cannot be loaded or replayed",
 	})
 })
 
+// checkFolderGolden puts a folder where dir's golden was and checks dir
+// with --format json, which fails it; it returns the golden's path and
+// the output.
+func checkFolderGolden(root, dir string) (string, checkJSON) {
+	GinkgoHelper()
+	golden := filepath.Join(dir, fixture.GoldenFile)
+	Expect(os.Remove(golden)).To(Succeed())
+	Expect(os.Mkdir(golden, 0o755)).To(Succeed())
+	r := cli(root, nil, "check", dir, "--format", "json")
+	Expect(r.code).To(Equal(exitFail), r.stderr)
+	var got checkJSON
+	Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+	Expect(got.Scenarios[0].Status).To(Equal("fail"))
+	return golden, got
+}
+
 var _ = Describe("check with a golden that is a folder", func() {
 	It("fails naming it, with no fix: an update cannot replace a folder", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")
-		golden := filepath.Join(dir, fixture.GoldenFile)
-		Expect(os.Remove(golden)).To(Succeed())
-		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
-		r := cli(root, nil, "check", dir, "--format", "json")
-		Expect(r.code).To(Equal(exitFail), r.stderr)
-		var got checkJSON
-		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
-		Expect(got.Scenarios[0].Status).To(Equal("fail"))
+		golden, got := checkFolderGolden(root, dir)
 		Expect(got.Scenarios[0].FirstDifference).To(ContainSubstring(golden + " cannot be read: it is a folder, not a file"))
 		Expect(got.Scenarios[0].Fix).To(BeEmpty())
 		Expect(golden + ".new").NotTo(BeAnExistingFile())
@@ -123,14 +132,7 @@ var _ = Describe("check with a golden that is a folder", func() {
 		root := fixtureCopy("spawn/one-child")
 		breakLog(root)
 		dir := filepath.Join(root, "fixtures/spawn/one-child")
-		golden := filepath.Join(dir, fixture.GoldenFile)
-		Expect(os.Remove(golden)).To(Succeed())
-		Expect(os.Mkdir(golden, 0o755)).To(Succeed())
-		r := cli(root, nil, "check", dir, "--format", "json")
-		Expect(r.code).To(Equal(exitFail), r.stderr)
-		var got checkJSON
-		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
-		Expect(got.Scenarios[0].Status).To(Equal("fail"))
+		golden, got := checkFolderGolden(root, dir)
 		Expect(got.Scenarios[0].Fix).To(BeEmpty())
 		Expect(strings.Join(got.Scenarios[0].Problems, "\n")).To(ContainSubstring(golden + " cannot be read: it is a folder, not a file; restore it from version control (or make it readable), or move it away and re-record the scenario"))
 	})
