@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/agentsnap/agentsnap/journal"
@@ -15,6 +16,7 @@ const (
 	fixFinish = "record every chunk of a call's stream, and end each stream with exactly one finish chunk: when the stream stops without one, record an error finish (journal.Call.End does); record no chunk after it"
 	fixMsg    = "after a call that finished stop, tool-calls or max-tokens, write its assistant/message (the message the chunks assemble, llm.Assembler) right after its chunks; after a call that finished error or aborted, write none — the failed answer is not part of the conversation (journal.Call.End does this)"
 	fixTools  = "write one tool/call per tool-call part of the assistant message, in its order, then one tool/result per call in the same order — whatever order the tools finished in — each with the call's toolCallId (journal.Journal.ToolCalls and ToolResult)"
+	fixUsage  = "record the stream's usage chunk like every other chunk (a runtime that reads usage off the stream must still hand the chunk to journal.Call.Chunk), and put the same usage on the call's assistant/message (journal.Call.End does): reports and budgets read a call's tokens from there"
 	fixRecord = "write a recorded tool's tool/recorded {turn, step, callId, name, arguments, result} once per call, after the step's tool/call events and before that call's tool/result, with the callId of one of the step's tool calls (journal.Journal.Tool, then ToolResult, does)"
 )
 
@@ -27,6 +29,7 @@ type call struct {
 	finishes  int
 	late      int // chunks after the finish
 	finish    string
+	usage     *session.Usage // of its usage chunk, if it had one
 	closed    bool
 }
 
@@ -162,6 +165,9 @@ func (s *stepCheck) chunk(e *session.Event) {
 		s.log(ruleRequestHeader, fixHeader, "%s has no request/header before it", s.cur)
 	}
 	s.cur.chunks++
+	if d.Chunk.Type == session.ChunkUsage {
+		s.cur.usage = d.Chunk.Usage
+	}
 	if d.Chunk.IsFinish() {
 		s.cur.finishes++
 		if d.Chunk.Reason != nil {
@@ -197,6 +203,35 @@ func (s *stepCheck) close(next *session.Event) {
 	case failed && isMsg:
 		s.log(ruleAssistantMessage, fixMsg, "%s finished %q, yet the assistant/message at seq %d follows it", c, c.finish, next.Seq)
 	}
+	if !failed {
+		s.checkUsage(c, next, isMsg)
+	}
+}
+
+// checkUsage checks that a call that answered kept the usage the kit's
+// playbook reports for every answer: in its chunks and on its message.
+func (s *stepCheck) checkUsage(c *call, next *session.Event, isMsg bool) {
+	if c.usage == nil {
+		s.log(ruleUsage, fixUsage, "%s has no usage chunk, but the playbook's answer reported one: the runtime dropped the call's token usage", c)
+		return
+	}
+	if !isMsg {
+		return
+	}
+	var d session.AssistantMessageData
+	if next.Decode(&d) != nil {
+		return
+	}
+	if d.Usage == nil || !reflect.DeepEqual(*d.Usage, *c.usage) {
+		s.log(ruleUsage, fixUsage, "the assistant/message at seq %d says usage %s, but %s reported %s", next.Seq, usageText(d.Usage), c, usageText(c.usage))
+	}
+}
+
+func usageText(u *session.Usage) string {
+	if u == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
 }
 
 func nextName(e *session.Event) string {

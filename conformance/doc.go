@@ -52,6 +52,7 @@
 //	                      digests are the conversation of the events before it (journal.Conversation)
 //	one-finish            each call's chunks end with exactly one finish
 //	assistant-message     an assistant/message after each call that did not fail or abort, none after one that did
+//	usage                 each call that answered keeps its stream's usage chunk, and its assistant/message the same usage
 //	tool-results-in-order one tool/call per tool-call part, the tool/results in the order of the calls
 //	recorded-tool         a recorded tool's tool/recorded answers one of its step's tool/calls, once, before its tool/result
 //	error-turn            model-error: the turn ends "error"

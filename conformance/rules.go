@@ -24,6 +24,7 @@ const (
 	ruleRequestHeader    = "request-header"
 	ruleOneFinish        = "one-finish"
 	ruleAssistantMessage = "assistant-message"
+	ruleUsage            = "usage"
 	ruleToolResults      = "tool-results-in-order"
 	ruleRecordedTool     = "recorded-tool"
 	ruleErrorTurn        = "error-turn"

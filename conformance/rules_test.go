@@ -123,6 +123,26 @@ var _ = Describe("the conformance kit, at the edges of its rules", func() {
 			ContainSubstring("the assistant message asks for tool calls [call_count call_recall call_colour], but the step records tool/call events [call_colour call_recall call_count]"))),
 			"violations: %v", vs)
 	})
+
+	It("names a call whose usage the runtime dropped, from its chunks or from its message (usage)", func(ctx SpecContext) {
+		isUsage := func(e *session.Event) bool {
+			d, err := session.DecodeChunkData(e.Data)
+			return e.Type == session.TypeAssistantChunk && err == nil && d.Chunk.Type == session.ChunkUsage
+		}
+		vs := check(ctx, "spawn", mutation{drop: isUsage})
+		Expect(vs).To(ContainElement(violation("usage",
+			MatchRegexp(`^session\.jsonl \(root\): the model call of turn 1 step 1 attempt 1 \(chunks from seq \d+\) has no usage chunk, but the playbook's answer reported one`))),
+			"violations: %v", vs)
+
+		vs = check(ctx, "spawn", mutation{events: each(session.TypeAssistantMessage, func(e *session.Event) {
+			d := decodeTo[session.AssistantMessageData](e)
+			d.Usage = nil
+			e.Data = encode(d)
+		})})
+		Expect(vs).To(ContainElement(violation("usage",
+			MatchRegexp(`^session\.jsonl \(root\): the assistant/message at seq \d+ says usage none, but the model call of turn 1 step 1 attempt 1 .* reported \d+ in / \d+ out`))),
+			"violations: %v", vs)
+	})
 })
 
 var _ = Describe("the conformance kit, a fork child shorter than its inheritance", func() {
