@@ -308,7 +308,16 @@ func checkRootEnds(r *report, b *builtin, root *session.Log) {
 		session.TurnError:   `when a model call's stream ends with a finish of kind "error" (and no retry is left: maxAttempts), end the turn with reason kind "error"`,
 		session.TurnAborted: `when the turn's context ends (env.EachPrompt applies turnTimeout) while the model streams, record the aborted finish and end the turn with reason kind "aborted"`,
 	}[b.rootEnds]
+	starts := 0
 	for _, e := range root.Own() {
+		if e.Type == session.TypeTurnStart {
+			// Only turn 1's own turn/end counts: a later turn's says
+			// nothing about how turn 1 ended.
+			if starts++; starts > 1 {
+				r.log(root, b.endRule, fix, "turn 1 has no turn/end before turn 2's turn/start at seq %d, but %s: turn 1 must end %q", e.Seq, why, b.rootEnds)
+				return
+			}
+		}
 		var d session.TurnEndData
 		if e.Type != session.TypeTurnEnd || e.Decode(&d) != nil {
 			continue

@@ -124,6 +124,16 @@ var _ = Describe("the conformance kit, at the edges of its rules", func() {
 			"violations: %v", vs)
 	})
 
+	It("says turn 1 has no turn/end when a runtime drops it after a cancel, not how turn 2 ended (hang-turn)", func(ctx SpecContext) {
+		vs := check(ctx, "hang-timeout", mutation{drop: func(e *session.Event) bool {
+			return e.Type == session.TypeTurnEnd && decodeTo[session.TurnEndData](e).Reason.Kind == session.TurnAborted
+		}})
+		Expect(vs).To(ContainElement(violation("hang-turn",
+			MatchRegexp(`^session\.jsonl \(root\): turn 1 has no turn/end before turn 2's turn/start at seq \d+, but its model call hung until the turn's timeout \(turnTimeout 200ms\) cancelled it: turn 1 must end "aborted"$`))),
+			"violations: %v", vs)
+		Expect(vs).NotTo(ContainElement(violation("hang-turn", ContainSubstring("turn 2"+" ended"))), "violations: %v", vs)
+	})
+
 	It("names a call whose usage the runtime dropped, from its chunks or from its message (usage)", func(ctx SpecContext) {
 		isUsage := func(e *session.Event) bool {
 			d, err := session.DecodeChunkData(e.Data)
