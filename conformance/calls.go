@@ -12,12 +12,13 @@ import (
 
 // Fixes of the model-call rules.
 const (
-	fixHeader = "write one request/header right before each model call, with the call's turn, step and attempt, and digest exactly the messages the call sends — the session's conversation so far, inherited turns included — with llm.RequestHeader (journal.Journal.BeginCall does both)"
-	fixFinish = "record every chunk of a call's stream, and end each stream with exactly one finish chunk: when the stream stops without one, record an error finish (journal.Call.End does); record no chunk after it"
-	fixMsg    = "after a call that finished stop, tool-calls or max-tokens, write its assistant/message (the message the chunks assemble, llm.Assembler) right after its chunks; after a call that finished error or aborted, write none — the failed answer is not part of the conversation (journal.Call.End does this)"
-	fixTools  = "write one tool/call per tool-call part of the assistant message, in its order, then one tool/result per call in the same order — whatever order the tools finished in — each with the call's toolCallId (journal.Journal.ToolCalls and ToolResult)"
-	fixUsage  = "record the stream's usage chunk like every other chunk (a runtime that reads usage off the stream must still hand the chunk to journal.Call.Chunk), and put the same usage on the call's assistant/message (journal.Call.End does): reports and budgets read a call's tokens from there"
-	fixRecord = "write a recorded tool's tool/recorded {turn, step, callId, name, arguments, result} once per call, after the step's tool/call events and before that call's tool/result, with the callId of one of the step's tool calls (journal.Journal.Tool, then ToolResult, does)"
+	fixHeader   = "write one request/header right before each model call, with the call's turn, step and attempt, and digest exactly the messages the call sends — the session's conversation so far, inherited turns included — with llm.RequestHeader (journal.Journal.BeginCall does both)"
+	fixFinish   = "record every chunk of a call's stream, and end each stream with exactly one finish chunk: when the stream stops without one, record an error finish (journal.Call.End does); record no chunk after it"
+	fixMsg      = "after a call that finished stop, tool-calls or max-tokens, write its assistant/message (the message the chunks assemble, llm.Assembler) right after its chunks; after a call that finished error or aborted, write none — the failed answer is not part of the conversation (journal.Call.End does this)"
+	fixTools    = "write one tool/call per tool-call part of the assistant message, in its order, then one tool/result per call in the same order — whatever order the tools finished in — each with the call's toolCallId (journal.Journal.ToolCalls and ToolResult)"
+	fixUsage    = "record the stream's usage chunk like every other chunk (a runtime that reads usage off the stream must still hand the chunk to journal.Call.Chunk), and put the same usage on the call's assistant/message (journal.Call.End does): reports and budgets read a call's tokens from there"
+	fixAttempts = "number a step's model calls 1, 2, …: the first call is attempt 1 and each retry one more, in its request/header and its chunks (journal.Journal.BeginCall numbers them; a loop that writes its own must count per step, not reuse 1)"
+	fixRecord   = "write a recorded tool's tool/recorded {turn, step, callId, name, arguments, result} once per call, after the step's tool/call events and before that call's tool/result, with the callId of one of the step's tool calls (journal.Journal.Tool, then ToolResult, does)"
 )
 
 // call is one model call seen in a step: its request/header and chunks.
@@ -46,6 +47,7 @@ type stepCheck struct {
 	calls      []string // tool/call ids, in order
 	results    []string // tool/result ids, in order
 	recorded   []string // tool/recorded ids, in order
+	attempts   int      // model calls opened so far by a request/header
 }
 
 func (s *stepCheck) log(rule, fix, format string, args ...any) {
@@ -121,6 +123,12 @@ func (s *stepCheck) header(i int) {
 	var h session.RequestHeaderData
 	_ = e.Decode(&h)
 	s.cur = &call{headerSeq: e.Seq, key: [3]int{h.Turn, h.Step, h.Attempt}}
+	s.attempts++
+	// 0 is a log that does not record attempts: a step's first call.
+	if got := max(h.Attempt, 1); got != s.attempts {
+		s.log(ruleAttempts, fixAttempts, "turn %d step %d: request/header at seq %d says attempt %d, but it is the step's model call %d: a step's calls are attempts 1, 2, … in order, each retry one more than the call it retries",
+			s.turn, s.step, e.Seq, h.Attempt, s.attempts)
+	}
 	conv := journal.Conversation(s.c.l.Events[:i])
 	want := llm.RequestHeader("", &llm.Request{Messages: conv})
 	if h.MessageCount == want.MessageCount && h.MessagesDigest == want.MessagesDigest {

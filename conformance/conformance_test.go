@@ -206,6 +206,23 @@ var _ = Describe("the conformance kit", func() {
 		Entry("error-turn: a failed model call ends the turn completed", "error-turn", []string{"model-error"},
 			newRuntime(broken(mutation{events: endKind(session.TurnError, session.TurnCompleted)})),
 			`turn 1 ended "completed", but its model call failed`, `reason kind "error"`),
+		Entry("retry: a retried call's turn ends error", "retry", []string{"model-retry"},
+			newRuntime(broken(mutation{events: endKind(session.TurnCompleted, session.TurnError)})),
+			`turn 1 ended "error", but its first model call failed and maxAttempts 2 allows a retry, which answers: it must end "completed"`, "attempt one more"),
+		Entry("records: a runtime that never retries, told why", "records", []string{"model-retry"},
+			newRuntime(wrapped(func(env *agentsnap.Env) {
+				sc := *env.Scenario
+				sc.MaxAttempts = 1
+				env.Scenario = &sc
+			})), "sessions.root used 1 of 2 turns", "so the runtime must retry the step's call once"),
+		Entry("attempt-numbering: a retry that reuses attempt 1", "attempt-numbering", []string{"model-retry"},
+			newRuntime(broken(mutation{events: func(_ *created, evs []session.Event) {
+				for i := range evs {
+					if evs[i].Type == session.TypeRequestHeader || evs[i].Type == session.TypeAssistantChunk {
+						setInt(&evs[i], "attempt", func(int) int { return 1 })
+					}
+				}
+			}})), "request/header at seq 7 says attempt 1, but it is the step's model call 2", "count per step, not reuse 1"),
 		Entry("hang-turn: a timed-out turn ends error", "hang-turn", []string{"hang-timeout"},
 			newRuntime(broken(mutation{events: endKind(session.TurnAborted, session.TurnError)})),
 			`turn 1 ended "error", but its model call hung until the turn's timeout (turnTimeout 200ms)`, `reason kind "aborted"`),

@@ -19,7 +19,7 @@
 //
 // A runtime that numbers a fork child's turns from 1 fails with:
 //
-//	conformance: 12 violation(s) of the session-log contract in 4 of 7 scenario(s) (hang-timeout skipped):
+//	conformance: 12 violation(s) of the session-log contract in 4 of 9 scenario(s) (hang-timeout skipped):
 //	  fork-later-turn: turn-numbering: session.1.jsonl (root/call_fork): the fork child's first own turn (turn/start at seq 12) is numbered 1; it must continue after the 1 inherited turn(s): turn 2
 //	      fix: number turns from 1 in a root or spawn child, and in a fork child continue after the last inherited turn (journal.LastTurn of the seed, plus one); ...
 //	  fork-later-turn: replay-matches: the replay differs from the recording:
@@ -34,7 +34,8 @@
 // turn 1's tool call and result, not the running turn's); fork-of-fork (a
 // grandchild at depth 2); concurrent (three children of one step, spawn
 // and fork mixed, replayed 20 times); model-error (a failed model call);
-// hang-timeout (a call that hangs until turnTimeout).
+// model-retry (a failed call retried once: maxAttempts 2); hang-timeout (a
+// call that hangs until turnTimeout).
 //
 // The rules, by the id a violation names:
 //
@@ -50,12 +51,14 @@
 //	step-numbering        steps 1.. per turn, each step/start..step/end, events inside carry the step
 //	request-header        one request/header before each model call: its turn/step/attempt, and the messages it
 //	                      digests are the conversation of the events before it (journal.Conversation)
+//	attempt-numbering     a step's model calls are attempts 1, 2, … in their request/headers, each retry one more
 //	one-finish            each call's chunks end with exactly one finish
 //	assistant-message     an assistant/message after each call that did not fail or abort, none after one that did
 //	usage                 each call that answered keeps its stream's usage chunk, and its assistant/message the same usage
 //	tool-results-in-order one tool/call per tool-call part, the tool/results in the order of the calls
 //	recorded-tool         a recorded tool's tool/recorded answers one of its step's tool/calls, once, before its tool/result
 //	error-turn            model-error: the turn ends "error"
+//	retry                 model-retry: the failed call is retried in the same step, and the turn completes
 //	hang-turn             hang-timeout: the turn ends "aborted"
 //	replay-matches        a replay with a fresh runtime matches the recording (judge.Replay)
 //	golden-matches        its transcript matches the recorded transcript.golden

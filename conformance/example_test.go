@@ -25,6 +25,6 @@ func ExampleCheck() {
 	fmt.Printf("%d of %d scenarios passed, %d skipped: %v\n", len(res.Passed), len(conformance.Scenarios()), len(res.Skipped), res.Skipped)
 	fmt.Println(res.Err())
 	// Output:
-	// 7 of 8 scenarios passed, 1 skipped: [hang-timeout]
+	// 8 of 9 scenarios passed, 1 skipped: [hang-timeout]
 	// <nil>
 }

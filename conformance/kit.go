@@ -275,7 +275,7 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 			if !errors.Is(err, recorder.ErrRecording) { // which says "recording failed" itself
 				msg = "recording failed: " + msg
 			}
-			r.add(ruleRecords, fixRecords, msg)
+			r.add(ruleRecords, fixRecords+b.hint, msg)
 			// A tree that does not hold together fails the recording;
 			// name the header that broke it.
 			checkLineage(r, store.headers())

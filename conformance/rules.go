@@ -29,6 +29,8 @@ const (
 	ruleRecordedTool     = "recorded-tool"
 	ruleErrorTurn        = "error-turn"
 	ruleHangTurn         = "hang-turn"
+	ruleRetry            = "retry"
+	ruleAttempts         = "attempt-numbering"
 	ruleReplay           = "replay-matches"
 	ruleGolden           = "golden-matches"
 	ruleDeterministic    = "deterministic"
@@ -83,9 +85,10 @@ func logName(l *session.Log) string {
 
 // Fixes of the tree rules.
 const (
-	fixRoot = "create the root session with no parentSession, parentCallId, mode or origin and delegationDepth 0 (journal.NewRoot does)"
-	fixSeed = "when the fork tool runs, hand the child the parent's events up to its last turn/end (session.CompletedPrefix of the events before the fork's tool/call) and stamp seedLength with their number; a spawn child gets no seed and seedLength 0 (journal.Journal.Child does both)"
-	fixCopy = "copy the parent's inherited events into the fork child's log verbatim — same type, seq and data bytes, in order — instead of rebuilding or re-encoding them (journal.Journal.Child does)"
+	fixRoot  = "create the root session with no parentSession, parentCallId, mode or origin and delegationDepth 0 (journal.NewRoot does)"
+	fixSeed  = "when the fork tool runs, hand the child the parent's events up to its last turn/end (session.CompletedPrefix of the events before the fork's tool/call) and stamp seedLength with their number; a spawn child gets no seed and seedLength 0 (journal.Journal.Child does both)"
+	fixRetry = `when a model call's stream ends with a finish of kind "error" and scenario.json's maxAttempts leaves an attempt, call the model again in the same step — a new request/header with attempt one more (journal.Journal.BeginCall numbers it) — and go on with the retry's answer`
+	fixCopy  = "copy the parent's inherited events into the fork child's log verbatim — same type, seq and data bytes, in order — instead of rebuilding or re-encoding them (journal.Journal.Child does)"
 )
 
 // checkTree checks the recorded logs of one scenario, root first and the
@@ -301,12 +304,14 @@ func checkRootEnds(r *report, b *builtin, root *session.Log) {
 		return
 	}
 	why := map[string]string{
-		session.TurnError:   "its model call failed (the playbook answers with an error finish, code SERVER)",
-		session.TurnAborted: fmt.Sprintf("its model call hung until the turn's timeout (turnTimeout %s) cancelled it", b.turnTimeout),
+		session.TurnError:     "its model call failed (the playbook answers with an error finish, code SERVER)",
+		session.TurnAborted:   fmt.Sprintf("its model call hung until the turn's timeout (turnTimeout %s) cancelled it", b.turnTimeout),
+		session.TurnCompleted: fmt.Sprintf("its first model call failed and maxAttempts %d allows a retry, which answers", b.maxAttempts),
 	}[b.rootEnds]
 	fix := map[string]string{
-		session.TurnError:   `when a model call's stream ends with a finish of kind "error" (and no retry is left: maxAttempts), end the turn with reason kind "error"`,
-		session.TurnAborted: `when the turn's context ends (env.EachPrompt applies turnTimeout) while the model streams, record the aborted finish and end the turn with reason kind "aborted"`,
+		session.TurnError:     `when a model call's stream ends with a finish of kind "error" (and no retry is left: maxAttempts), end the turn with reason kind "error"`,
+		session.TurnAborted:   `when the turn's context ends (env.EachPrompt applies turnTimeout) while the model streams, record the aborted finish and end the turn with reason kind "aborted"`,
+		session.TurnCompleted: fixRetry,
 	}[b.rootEnds]
 	starts := 0
 	for _, e := range root.Own() {

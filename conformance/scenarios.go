@@ -20,6 +20,11 @@ type builtin struct {
 	prompts        []string
 	maxDepth       int
 	turnTimeout    time.Duration
+	// maxAttempts is scenario.json's maxAttempts; 0 means 1: no retry.
+	maxAttempts int
+	// hint says what a runtime whose recording fails in this scenario
+	// most likely lacks; it follows the records rule's fix.
+	hint string
 	// sessions builds the playbook: answers per session key.
 	sessions func(cfg *Config) map[string][]*playbook.Turn
 	// rootEnds is the reason kind the root's first turn must end with
@@ -145,6 +150,17 @@ var builtins = []*builtin{
 		},
 	},
 	{
+		name: "model-retry", category: "errors", maxAttempts: 2, rootEnds: "completed", endRule: ruleRetry,
+		description: "The first model call of turn 1 fails; maxAttempts 2 allows one retry, which answers: attempts 1 and 2 of step 1, and the turn completes.",
+		prompts:     []string{"Say hello."},
+		hint:        "; here: the first model call fails (an error finish, code SERVER) and scenario.json's maxAttempts is 2, so the runtime must retry the step's call once, and the retry's answer completes the turn (a runtime that never retries skips model-retry: Config.Skip)",
+		sessions: func(*Config) map[string][]*playbook.Turn {
+			return map[string][]*playbook.Turn{
+				"root": {{Text: "Hel", Error: &playbook.Error{Code: "SERVER", Message: "upstream connection reset"}}, say("Hello.")},
+			}
+		},
+	},
+	{
 		name: "hang-timeout", category: "errors", rootEnds: "aborted", endRule: ruleHangTurn, turnTimeout: 200 * time.Millisecond,
 		description: "The model call of turn 1 hangs until the turn times out: the turn ends aborted, and turn 2 goes on.",
 		prompts:     []string{"Say hello.", "Say hello again."},
@@ -167,9 +183,9 @@ func (b *builtin) write(dir string, cfg *Config) error {
 		Agent:       cfg.Agent,
 		MaxDepth:    b.maxDepth,
 		TurnTimeout: scenario.Duration(b.turnTimeout),
-		// A runtime that retries failed calls by default must not here:
-		// the playbook has one answer per call.
-		MaxAttempts: 1,
+		// A runtime that retries failed calls by default must not here
+		// (but in model-retry): the playbook has one answer per call.
+		MaxAttempts: max(b.maxAttempts, 1),
 	}
 	if err := sc.Save(dir); err != nil {
 		return fmt.Errorf("conformance: %s: %w", b.name, err)
