@@ -279,6 +279,12 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 			// A tree that does not hold together fails the recording;
 			// name the header that broke it.
 			checkLineage(r, store.headers())
+			// A seed cut inside a turn makes the child's own events
+			// collide with the store's numbering; name the seed, not
+			// only the refused events.
+			for _, p := range store.cutSeeds() {
+				r.once(p.id, ruleSeedStamped, fixSeed, p.problem)
+			}
 		}
 		return false
 	}
@@ -371,7 +377,12 @@ type watchStore struct {
 	mu      sync.Mutex
 	errs    []error
 	created []session.Header
+	cut     []cutSeed
 }
+
+// cutSeed is a fork child whose seed, as handed to Create, does not end
+// at a turn/end.
+type cutSeed struct{ id, problem string }
 
 func (w *watchStore) keep(err error) error {
 	if err != nil {
@@ -387,6 +398,11 @@ func (w *watchStore) Create(ctx context.Context, h session.Header, seed []sessio
 	if err == nil {
 		w.mu.Lock()
 		w.created = append(w.created, h)
+		if n := h.SeedLength; n > 0 && n <= len(seed) && session.CompletedPrefix(seed[:n]) != n {
+			last := &seed[n-1]
+			w.cut = append(w.cut, cutSeed{h.ID, fmt.Sprintf("session %s (parent %s): seedLength %d ends its seed at seq %d (%s), not at a turn/end: a fork child inherits its parent's events through the parent's last turn/end before the fork, whole turns only",
+				h.ID, h.ParentSession, n, last.Seq, last.Type)})
+		}
 		w.mu.Unlock()
 	}
 	return w.keep(err)
@@ -400,6 +416,12 @@ func (w *watchStore) headers() []session.Header {
 
 func (w *watchStore) Append(ctx context.Context, id string, events []session.Event) error {
 	return w.keep(w.Store.Append(ctx, id, events))
+}
+
+func (w *watchStore) cutSeeds() []cutSeed {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.cut)
 }
 
 func (w *watchStore) refused() []error {

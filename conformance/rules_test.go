@@ -314,3 +314,31 @@ var _ = Describe("the conformance kit, a recording that fails on its tree", func
 		}
 	})
 })
+
+var _ = Describe("the conformance kit, a fork seed handed over one event short", func() {
+	It("names the seed that ends inside a turn (seed-stamped), not only the events the store refused", func(ctx SpecContext) {
+		cfg := only(reference(), "fork-later-turn")
+		cfg.New = wrapped(func(env *agentsnap.Env) { env.Store = shortSeedStore{env.Store} })
+		res, err := conformance.Check(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rules(res.Violations)).To(ContainElements("seq-dense", "records"))
+		Expect(res.Violations).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+			"Rule": Equal("seed-stamped"),
+			"Problem": MatchRegexp(`^session root/call_fork \(parent root\): seedLength \d+ ends its seed at seq \d+ \(step/end\), not at a turn/end: ` +
+				`a fork child inherits its parent's events through the parent's last turn/end before the fork, whole turns only$`),
+		})), "violations: %v", res.Violations)
+	})
+})
+
+// shortSeedStore hands a fork child its seed one event short and stamps
+// that length, as a runtime that copies the parent's log by hand might; the
+// child's own events, numbered after the whole seed, are then refused.
+type shortSeedStore struct{ persistence.Store }
+
+func (s shortSeedStore) Create(ctx context.Context, h session.Header, seed []session.Event) error {
+	if h.SeedLength > 0 {
+		h.SeedLength--
+		seed = seed[:h.SeedLength]
+	}
+	return s.Store.Create(ctx, h, seed)
+}
