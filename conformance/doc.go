@@ -17,6 +17,11 @@
 //		})
 //	}
 //
+// Run the test with -race: the scenario concurrent runs three children of
+// one step at once, and a runtime that writes one session's journal from
+// two goroutines (each child writing its tool/result into its parent, say)
+// shows there as a data race, while its logs may break no rule in a given run.
+//
 // A runtime that numbers a fork child's turns from 1 fails with:
 //
 //	conformance: 12 violation(s) of the session-log contract in 4 of 9 scenario(s) (hang-timeout skipped):
