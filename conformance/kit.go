@@ -301,7 +301,7 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string) {
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		r.add(ruleReplay, fixReplay, fmt.Sprintf("the recording does not load for replay: %v", err))
+		r.add(ruleReplay, r.refusedFix(), fmt.Sprintf("the recording does not load for replay: %v", err))
 		return
 	}
 	var first [][]byte
@@ -309,7 +309,7 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 	for n := 1; n <= max(b.replays, 1); n++ {
 		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: cfg.New()})
 		if err != nil {
-			r.add(ruleReplay, fixReplay, fmt.Sprintf("the replay could not run: %v", err))
+			r.add(ruleReplay, r.refusedFix(), fmt.Sprintf("the replay could not run: %v", err))
 			return
 		}
 		if n == 1 {
@@ -330,6 +330,16 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 		r.add(ruleDeterministic, "make a log's bytes independent of scheduling and of earlier runs: stamp times with env.Clock, name sessions by lineage (session.NewLineageIDs), write a step's tool/result events in call order whatever order the children finish in, and keep no state between Run calls",
 			fmt.Sprintf("%d of %d replays wrote other bytes than replay 1; the first: %s", len(differ), b.replays-1, differ[0]))
 	}
+}
+
+// refusedFix is the fix of a recording the replay refuses: when the
+// scenario already broke a rule, the recording is what is wrong, not the
+// runtime's replay.
+func (r *report) refusedFix() string {
+	if len(r.out) > 0 {
+		return "the recording breaks the rule(s) named before this one in " + r.scenario + ", and the replay refuses such a recording: fix those first"
+	}
+	return fixReplay
 }
 
 const fixReplay = "a replay must do what the recording did: the runtime may not depend on env.Recording, wall-clock time, randomness or state kept between runs, and must send each session's calls in the recorded order"

@@ -342,3 +342,22 @@ func (s shortSeedStore) Create(ctx context.Context, h session.Header, seed []ses
 	}
 	return s.Store.Create(ctx, h, seed)
 }
+
+var _ = Describe("the conformance kit, a recording the replay refuses", func() {
+	It("sends the reader to the rules the recording broke, not to how a replay may differ", func(ctx SpecContext) {
+		cfg := only(reference(), "fork-later-turn")
+		cfg.New = broken(mutation{header: func(h *session.Header) {
+			if h.SeedLength > 0 {
+				h.SeedLength-- // the seed handed over is whole; the stamp is one short
+			}
+		}})
+		res, err := conformance.Check(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(rules(res.Violations)).To(ContainElement("seed-stamped"))
+		Expect(res.Violations).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+			"Rule":    Equal("replay-matches"),
+			"Problem": ContainSubstring("the replay could not run"),
+			"Fix":     Equal("the recording breaks the rule(s) named before this one in fork-later-turn, and the replay refuses such a recording: fix those first"),
+		})), "violations: %v", res.Violations)
+	})
+})
