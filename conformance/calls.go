@@ -141,6 +141,11 @@ func (s *stepCheck) header(i int) {
 			break
 		}
 	}
+	if hd := &s.c.l.Header; hd.Mode == session.ModeFork && h.MessageCount > want.MessageCount {
+		// The likely cause in a fork child: a request built from the
+		// parent's whole log, the running turn included.
+		first += fmt.Sprintf("; a fork child's request sends the conversation of its seed (seedLength %d) and of its own events, not more of its parent %s's log", hd.SeedLength, hd.ParentSession)
+	}
 	s.log(ruleRequestHeader, fixHeader, "request/header at seq %d (turn %d step %d) says messageCount %d, messagesDigest %.12s…, but the conversation before it (journal.Conversation) has %d message(s), messagesDigest %.12s…%s",
 		e.Seq, h.Turn, h.Step, h.MessageCount, h.MessagesDigest, want.MessageCount, want.MessagesDigest, first)
 }

@@ -361,3 +361,25 @@ var _ = Describe("the conformance kit, a recording the replay refuses", func() {
 		})), "violations: %v", res.Violations)
 	})
 })
+
+var _ = Describe("the conformance kit, a fork child that sends more than it inherited", func() {
+	It("says a fork child's request sends its seed and its own events, not its parent's whole log (request-header)", func(ctx SpecContext) {
+		cfg := only(reference(), "fork-later-turn")
+		cfg.New = broken(mutation{events: func(c *created, evs []session.Event) {
+			if c.header.Mode != session.ModeFork {
+				return
+			}
+			for i := range evs {
+				if evs[i].Type == session.TypeRequestHeader {
+					setInt(&evs[i], "messageCount", func(n int) int { return n + 2 }) // the parent's running turn too
+				}
+			}
+		}})
+		res, err := conformance.Check(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Violations).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
+			"Rule":    Equal("request-header"),
+			"Problem": HaveSuffix("; a fork child's request sends the conversation of its seed (seedLength 12) and of its own events, not more of its parent root's log"),
+		})), "violations: %v", res.Violations)
+	})
+})
