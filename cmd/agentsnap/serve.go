@@ -93,8 +93,9 @@ beside the model's: the server NAME's is /mcp/NAME on serve's address
 recorded in the log of the session its Agentsnap-* headers name (the
 root's without them), tools/call and resources/read among them. With
 --record, --mcp NAME=URL names the live server's endpoint, and serve
-forwards each request there (with its Mcp-* and Authorization headers;
-a credential in the URL, a token= or user info, is a secret of the
+forwards each request there (with its Mcp-* and Authorization headers,
+on the live session its session's last initialize opened, so a subagent
+may connect an MCP client of its own; a credential in the URL, a token= or user info, is a secret of the
 recording as the base URL's is; a request it does not answer fails the
 recording, as a live model's failure does); in a replay the recording answers and no server is asked, so none needs
 to run. serve speaks to the agent without an MCP session and answers each

@@ -91,9 +91,14 @@ type mcpEndpoint struct {
 	client    *http.Client
 	maxBody   int64 // the largest answer read from a live server
 
-	mu       sync.Mutex
-	sessions map[string]string // a live server's Mcp-Session-Id, by name
-	failed   []string          // the requests no live server answered, while recording
+	mu sync.Mutex
+	// sessions holds the live servers' Mcp-Session-Ids: by liveKey, one
+	// per server and agent session — a subagent that connects a client of
+	// its own initializes again, which a live session refuses — and by
+	// the server's name alone the latest, for a session that never
+	// initialized (it shares its parent's client).
+	sessions map[string]string
+	failed   []string // the requests no live server answered, while recording
 }
 
 // err fails a recording in which a live server did not answer a request:
@@ -152,7 +157,7 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A notification, or the agent's answer to the server: not
 		// recorded, passed on while recording.
 		if e.recording {
-			if _, err := e.forward(r, name, live, body, nil); err != nil {
+			if _, err := e.forward(r, name, live, body, msg.Method, nil); err != nil {
 				mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
 				return
 			}
@@ -167,7 +172,7 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live string, body []byte, msg *jsonrpcMessage) {
 	var sendErr error
 	send := func(context.Context) (json.RawMessage, *session.MCPError, error) {
-		resp, err := e.forward(r, name, live, body, msg.ID)
+		resp, err := e.forward(r, name, live, body, msg.Method, msg.ID)
 		if err != nil {
 			sendErr = err
 			return nil, nil, err
@@ -232,7 +237,7 @@ type mcpAnswer struct {
 // request (id set), returns the server's answer to it: the one JSON
 // response, or the one in its event stream with that id. What else the
 // server streams (its notifications and requests) is not relayed.
-func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, id json.RawMessage) (*mcpAnswer, error) {
+func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, method string, id json.RawMessage) (*mcpAnswer, error) {
 	fail := func(format string, args ...any) (*mcpAnswer, error) {
 		return nil, fmt.Errorf("the live MCP server %s (%s): "+format+"; check that it runs and that --mcp %s= names its Streamable HTTP endpoint", append(append([]any{name, live}, args...), name)...)
 	}
@@ -249,8 +254,13 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, i
 			req.Header[k] = v
 		}
 	}
+	key := liveKey(name, r.Header)
 	e.mu.Lock()
-	if sid := e.sessions[name]; sid != "" {
+	sid, own := e.sessions[key]
+	if !own {
+		sid = e.sessions[name]
+	}
+	if sid != "" && method != "initialize" { // an initialize starts a live session
 		req.Header.Set("Mcp-Session-Id", sid)
 	}
 	e.mu.Unlock()
@@ -261,7 +271,7 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, i
 	defer resp.Body.Close()
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		e.mu.Lock()
-		e.sessions[name] = sid
+		e.sessions[key], e.sessions[name] = sid, sid
 		e.mu.Unlock()
 	}
 	rd := io.LimitReader(resp.Body, e.maxBody)
@@ -371,6 +381,12 @@ func serverNames(servers map[string]string) string {
 		return "none"
 	}
 	return strings.Join(slices.Sorted(maps.Keys(servers)), ", ")
+}
+
+// liveKey keys the live session of server name for the agent session h
+// names (the root's without Agentsnap-Session).
+func liveKey(name string, h http.Header) string {
+	return name + "\x00" + h.Get(wire.HeaderSession)
 }
 
 // mcpSessionName names the session a request's headers name, for a message.

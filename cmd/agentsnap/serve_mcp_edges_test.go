@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
@@ -27,5 +31,57 @@ var _ = Describe("serve --record when the live MCP server fails a request", func
 			`  tools/call to server "clock" (session "root"): the live MCP server clock (` + u.URL + `): answered 503 Service Unavailable: down for maintenance`))
 		Expect(stderr).To(ContainSubstring("start the server, or fix its --mcp NAME=URL, and record again; the fixture is unchanged"))
 		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile(), "a recording without the request would not replay")
+	})
+})
+
+var _ = Describe("serve --record when a subagent connects an MCP client of its own", func() {
+	It("starts a live session for each initialize, and sends each agent session's requests on its own", func() {
+		// A live server as the MCP SDKs make it: initialize opens a
+		// session, and one sent on an open session is refused.
+		var opened atomic.Int32
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			switch method {
+			case "initialize":
+				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+			default:
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
+			}
+		})
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+		pb := filepath.Join(dir, fixture.PlaybookFile)
+		b, err := os.ReadFile(pb)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		child := func(r *http.Request) {
+			r.Header.Set("Agentsnap-Session", "helper")
+			r.Header.Set("Agentsnap-Parent", "root")
+			r.Header.Set("Agentsnap-Call", "call_h")
+			r.Header.Set("Agentsnap-Mode", "spawn")
+		}
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, child)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "clock", toolsCall, child)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Tick."}]}`, child)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "clock", toolsCall, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(`{"role":"assistant","tool_calls":[{"id":"call_h","type":"function","function":{"name":"subagent_spawn","arguments":"{\"prompt\":\"Tick.\"}"}}]}`, `{"role":"tool","tool_call_id":"call_h","content":"ticked"}`), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+
+		got, _ := u.requests()
+		Expect(got).To(HaveLen(4))
+		Expect(got[1].Header.Get("Mcp-Session-Id")).To(BeEmpty(), "the subagent's initialize opens a live session of its own")
+		Expect(got[2].Header.Get("Mcp-Session-Id")).To(Equal("live-2"), "the subagent's request goes on its session")
+		Expect(got[3].Header.Get("Mcp-Session-Id")).To(Equal("live-1"), "and the root's on the root's")
 	})
 })
