@@ -354,9 +354,11 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}
 	res, err := recorder.Record(ctx, dir, opts)
-	if err != nil && rt.served && rt.calls.Load() == 0 {
+	if err != nil && rt.served && rt.calls.Load() == 0 && rt.asked.Load() == 0 {
 		// Else the recorder's complaint about an empty tree or an unused
-		// playbook hides that the agent never reached serve.
+		// playbook hides that the agent never reached serve. An agent
+		// that asked the MCP or tool endpoint did: the error says what
+		// failed there (a live MCP server that did not answer).
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was recorded and the fixture is unchanged%s; run the agent against the URL serve prints (its first line on stdout) first, then stop serve", name, rt.refusedNote())
 	}
 	if err != nil {
@@ -385,6 +387,7 @@ type serveRuntime struct {
 	verdict                bool // a replay's verdict follows Run
 
 	calls   atomic.Int64 // requests served
+	asked   atomic.Int64 // requests to the MCP and tool endpoints
 	refused atomic.Int64 // requests the guard refused
 }
 
@@ -401,10 +404,12 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	tools := &toolEndpoint{h: h, recording: env.ToolReplay == nil}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, mcpPath) {
+			r.asked.Add(1)
 			mcp.ServeHTTP(w, req)
 			return
 		}
 		if req.URL.Path == toolPath {
+			r.asked.Add(1)
 			tools.ServeHTTP(w, req)
 			return
 		}

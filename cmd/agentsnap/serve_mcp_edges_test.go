@@ -85,3 +85,20 @@ var _ = Describe("serve --record when a subagent connects an MCP client of its o
 		Expect(got[3].Header.Get("Mcp-Session-Id")).To(Equal("live-1"), "and the root's on the root's")
 	})
 })
+
+var _ = Describe("serve --record when the agent stops at the live MCP server's failure, before any model call", func() {
+	It("says the MCP request failed, not that the agent never reached serve", func() {
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusBadGateway), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(stderr).To(ContainSubstring(`1 MCP request(s) got no answer from the live server, so the recording would lack them:` + "\n" +
+			`  initialize to server "clock" (session root): the live MCP server clock (` + u.URL + `): answered 503 Service Unavailable`))
+		Expect(stderr).NotTo(ContainSubstring("no model call reached serve"), "the agent reached serve: its MCP request failed")
+	})
+})
