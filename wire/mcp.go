@@ -60,7 +60,7 @@ func (h *Handler) MCP(ctx context.Context, header http.Header, server, method st
 	}
 	call.Result, call.Error, err = send(ctx)
 	if err != nil {
-		return session.MCPCallData{}, err
+		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q of session %s got no answer: %w", method, server, j.ID(), err)
 	}
 	if call.Error == nil && len(call.Result) == 0 {
 		call.Result = json.RawMessage(`{}`)

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,12 +50,19 @@ const (
 )
 
 // mcpServer stands for a live MCP server: each tools/call answers the
-// next count. calls counts what it was asked.
-type mcpServer struct{ calls atomic.Int64 }
+// next count. calls counts what it was asked; with down set it answers
+// no tools/call, as a server that went away after the listing.
+type mcpServer struct {
+	calls atomic.Int64
+	down  atomic.Bool
+}
 
 func (m *mcpServer) send(method string) wire.MCPSend {
 	return func(context.Context) (json.RawMessage, *session.MCPError, error) {
 		n := m.calls.Add(1)
+		if m.down.Load() && method == "tools/call" {
+			return nil, nil, errors.New(`Post "http://127.0.0.1:1/mcp": connection refused`)
+		}
 		if method == "tools/list" {
 			return json.RawMessage(`{"tools":[{"name":"lookup","inputSchema":{"type":"object"}}]}`), nil, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/agentsnap/agentsnap"
@@ -34,8 +35,17 @@ type Env struct {
 // live server; in a replay the recording answers and send is never
 // called. See Handler.MCP; package mcpsnap (a module of its own) makes it
 // a transport of the MCP Go SDK.
+//
+// A request that gets no answer (err: the live server did not answer, or
+// the session cannot be told) fails the run as well, as under serve: its
+// log lacks the request, so a recording without it would not replay — and
+// the agent may pass the error, the server's address with it, to the model.
 func (e *Env) MCP(ctx context.Context, server, method string, params json.RawMessage, send MCPSend) (session.MCPCallData, error) {
-	return e.h.MCP(ctx, nil, server, method, params, send)
+	rec, err := e.h.MCP(ctx, nil, server, method, params, send)
+	if err != nil {
+		e.h.problem(fmt.Errorf("%w; the session's log lacks the request, so the run fails: make the MCP server answer (is it running, at the address the agent's transport names?) and run again", err))
+	}
+	return rec, err
 }
 
 // Tool runs one call of a recorded tool — a tool whose output changes from
