@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,6 +24,12 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // wire.Fork; the root's when it names none) and recorded in that
 // session's log: while recording live carries it to the real server; in a
 // replay the recording answers it and live is never connected.
+//
+// A credential in the URL of a live *mcp.StreamableClientTransport (a
+// token=, user info) is a secret of the recording: the recording is
+// refused when a log would hold it, and messages show it redacted. One
+// sent otherwise (a header its HTTPClient adds) is not seen here; pass it
+// in recorder.Options.Secrets.
 //
 // While recording, what the server sends of its own (notifications, and
 // requests such as sampling, which the client answers) passes through but
@@ -157,6 +164,12 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 		if c.t.live == nil {
 			c.liveErr = fmt.Errorf("mcpsnap: server %s: a recording needs the live server, and the transport has none; pass the live server's transport as mcpsnap.Transport's third argument while env.Recording", c.t.server)
 			return
+		}
+		if st, ok := c.t.live.(*mcp.StreamableClientTransport); ok {
+			// A credential in the server's URL (a token=, user info) is a
+			// secret of the recording, as serve's --mcp URL's is: a server
+			// or an error that echoes it cannot leave it in the fixture.
+			secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), st.Endpoint)
 		}
 		c.liveConn, c.liveErr = c.t.live.Connect(context.WithoutCancel(ctx))
 		if c.liveErr != nil {
