@@ -210,7 +210,7 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 		if side != nil {
 			what = side.discard(ctx)
 		}
-		return nil, fmt.Errorf("%w; %s (check what the model echoed, and never put keys in prompts)", err, what)
+		return nil, fmt.Errorf("%w; %s (check what the model, a tool or an MCP server echoed, and never put keys in prompts)", err, what)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("recorder: %s: %w; the fixture is unchanged%s", dir, err, side.kept())
@@ -376,7 +376,7 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, 
 	// A secret on its way to the side store explains whatever else went
 	// wrong after it, so it comes first.
 	if err := side.refused(); err != nil {
-		return nil, fmt.Errorf("%w; %s (check what the model echoed, and never put keys in prompts)", err, side.discard(ctx))
+		return nil, fmt.Errorf("%w; %s (check what the model, a tool or an MCP server echoed, and never put keys in prompts)", err, side.discard(ctx))
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged%s", ErrRecording, dir, ctx.Err(), side.kept())

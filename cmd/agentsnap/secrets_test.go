@@ -94,7 +94,7 @@ func cliLeak(p cliPlacement, leak leaktest.Leak, flags []string, n int) {
 			Expect(r.stderr).To(ContainSubstring("nothing was kept: the fixture is unchanged, and the 1 session this recording had stored in the side store (none holding the secret) was deleted"))
 			Expect(storedSessions(root, flags[1])).To(BeEmpty())
 		} else {
-			Expect(r.stderr).To(ContainSubstring("; nothing was written (check what the model echoed"))
+			Expect(r.stderr).To(ContainSubstring("; nothing was written (check what the model, a tool or an MCP server echoed"))
 		}
 	case leak.Fails() && !keep:
 		Expect(r.code).To(Equal(1), r.stderr)
