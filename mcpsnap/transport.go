@@ -25,9 +25,10 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // session's log: while recording live carries it to the real server; in a
 // replay the recording answers it and live is never connected.
 //
-// A credential in the URL of a live *mcp.StreamableClientTransport (a
-// token=, user info) is a secret of the recording: the recording is
-// refused when a log would hold it, and messages show it redacted. One
+// A credential in the URL of a live *mcp.StreamableClientTransport or
+// *mcp.SSEClientTransport (a token=, user info) is a secret of the
+// recording: the recording is refused when a log would hold it, and
+// messages show it redacted. One
 // sent otherwise (a header its HTTPClient adds) is not seen here; pass it
 // in recorder.Options.Secrets.
 //
@@ -165,12 +166,18 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 			c.liveErr = fmt.Errorf("mcpsnap: server %s: a recording needs the live server, and the transport has none; pass the live server's transport as mcpsnap.Transport's third argument while env.Recording", c.t.server)
 			return
 		}
-		if st, ok := c.t.live.(*mcp.StreamableClientTransport); ok {
-			// A credential in the server's URL (a token=, user info) is a
-			// secret of the recording, as serve's --mcp URL's is: a server
-			// or an error that echoes it cannot leave it in the fixture.
-			secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), st.Endpoint)
+		// A credential in the server's URL (a token=, user info) is a
+		// secret of the recording, as serve's --mcp URL's is: a server or
+		// an error that echoes it cannot leave it in the fixture. Both of
+		// the SDK's transports by URL, SSE's too.
+		var endpoint string
+		switch lt := c.t.live.(type) {
+		case *mcp.StreamableClientTransport:
+			endpoint = lt.Endpoint
+		case *mcp.SSEClientTransport:
+			endpoint = lt.Endpoint
 		}
+		secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), endpoint)
 		c.liveConn, c.liveErr = c.t.live.Connect(context.WithoutCancel(ctx))
 		if c.liveErr != nil {
 			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, c.liveErr)
