@@ -65,7 +65,7 @@ func loadRecording(dir string, sc *scenario.Scenario, opts *Options) ([]*session
 		}
 		return nil, nil
 	}
-	if rec := sc.Recorded; opts.Playbook != "" && rec != nil && rec.Playbook != "" && rec.Playbook != opts.Playbook {
+	if rec := sc.Recorded; opts.Playbook != "" && rec != nil && rec.Playbook != "" && !samePlaybook(dir, opts.Playbook, rec.Playbook) {
 		return nil, fmt.Errorf("recorder: %s: playbook.json changed since the recording, so the answers --only-changed would keep may no longer be the playbook's; record without --only-changed: a playbook recording is deterministic, so the sessions the change does not touch keep their bytes anyway", dir)
 	}
 	fx, err := fixture.Load(dir)
@@ -83,6 +83,19 @@ func loadRecording(dir string, sc *scenario.Scenario, opts *Options) ([]*session
 		}
 	}
 	return fx.Logs, nil
+}
+
+// samePlaybook reports whether the playbook a recording answers from,
+// whose digest is now, is the one recorded: the digests agree, or the
+// recorded one is that of the playbook's own bytes, which a recording from
+// a checkout with CRLF line endings held before they counted as LF
+// (fixture.PlaybookRecorded, as the replay's staleness check takes it).
+func samePlaybook(dir, now, recorded string) bool {
+	if now == recorded {
+		return true
+	}
+	b, err := os.ReadFile(filepath.Join(dir, fixture.PlaybookFile))
+	return err == nil && fixture.PlaybookDigest(b) == now && fixture.PlaybookRecorded(b, recorded)
 }
 
 // newReuse builds the model of an only-changed recording of old.
