@@ -100,6 +100,40 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 		Expect(recorded).To(ConsistOf(`root call_1 clock {"__arg1":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_3 clock {"__arg1":"UTC"}: 12:01 for the child, then tool/result`))
 	})
 
+	It("finds a child's call by an id its parent's answer gave too, while the parent's call with that id still runs", func() {
+		// Ids an API numbers per answer (call_0, call_1) repeat across
+		// sessions: the parent's clock runs while the researcher it runs
+		// beside makes its own call_1.
+		root := []session.Part{toolCall("call_1", "clock", `{"zone":"UTC"}`), toolCall("call_2", "ask_researcher", `{"q":"What time is it now?"}`)}
+		h, store, url := serveWire(script(map[string][]any{"root": {root}, "root/call_2": {[]session.Part{toolCall("call_1", "clock", `{"zone":"CET"}`)}}}),
+			func(c *wire.Config) { c.Lineage = wire.Infer })
+		ok(url, chat(user("Time check.")), nil)
+		var child session.ToolOutput
+		var childErr error
+		out, err := h.Tool(ctx, nil, session.Part{ID: "call_1", Name: "clock", Arguments: `{"zone":"UTC"}`}, func(ctx context.Context) session.ToolOutput {
+			ok(url, chat(user("What time is it now?")), nil) // the researcher, told by its question
+			child, childErr = h.Tool(ctx, nil, session.Part{ID: "call_1", Name: "clock", Arguments: `{"zone":"CET"}`}, run("13:00 for the child"))
+			return session.ToolOutput{Text: "12:00 for the root"}
+		})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out.Text).To(Equal("12:00 for the root"))
+		Expect(childErr).NotTo(HaveOccurred(), "the root's call_1 runs already, its output on the way: only the child waits for a call_1")
+		Expect(child.Text).To(Equal("13:00 for the child"))
+		ok(url, chat(user("What time is it now?"), asked([3]string{"call_1", "clock", `{"zone":"CET"}`}), result("call_1", "13:00 for the child")), nil)
+		ok(url, chat(user("Time check."), asked([3]string{"call_1", "clock", `{"zone":"UTC"}`}, [3]string{"call_2", "ask_researcher", `{"q":"What time is it now?"}`}),
+			result("call_1", "12:00 for the root"), result("call_2", "done")), nil)
+		Expect(h.Close(ctx)).To(Succeed())
+		logs, err := persistence.LoadAll(ctx, store)
+		Expect(err).NotTo(HaveOccurred())
+		var recorded []string
+		for _, l := range logs {
+			for _, r := range toolRecords(l.Events) {
+				recorded = append(recorded, l.Header.ID+" "+r)
+			}
+		}
+		Expect(recorded).To(ConsistOf(`root call_1 clock {"zone":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_1 clock {"zone":"CET"}: 13:00 for the child, then tool/result`))
+	})
+
 	It("waits for no call of an answer once its results came back, though the answer gave two calls one id", func() {
 		same := []session.Part{toolCall("call_1", "lookup", `{"key":"a"}`), toolCall("call_1", "lookup", `{"key":"b"}`)}
 		h, _, url := serveWire(script(map[string][]any{"root": {same, "both"}}), func(c *wire.Config) { c.Lineage = wire.Infer })
