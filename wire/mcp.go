@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -19,6 +20,11 @@ type MCPSend func(ctx context.Context) (result json.RawMessage, rpcErr *session.
 // request with when the recording holds no answer to it (the message
 // names the request and what to do); the replay fails as well.
 const ErrMCPReplay = -32099
+
+// errNoAnswer marks MCP's error for a request send did not get answered,
+// from the others (a session that cannot be told, no send): only then is
+// the live server what to fix.
+var errNoAnswer = errors.New("got no answer")
 
 // MCP answers one JSON-RPC request (method, params) that a session makes
 // to the MCP server named server, and records it in that session's log as
@@ -60,7 +66,7 @@ func (h *Handler) MCP(ctx context.Context, header http.Header, server, method st
 	}
 	call.Result, call.Error, err = send(ctx)
 	if err != nil {
-		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q of session %s got no answer: %w", method, server, j.ID(), err)
+		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q of session %s %w: %w", method, server, j.ID(), errNoAnswer, err)
 	}
 	if call.Error == nil && len(call.Result) == 0 {
 		call.Result = json.RawMessage(`{}`)

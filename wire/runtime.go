@@ -42,8 +42,12 @@ type Env struct {
 // the agent may pass the error, the server's address with it, to the model.
 func (e *Env) MCP(ctx context.Context, server, method string, params json.RawMessage, send MCPSend) (session.MCPCallData, error) {
 	rec, err := e.h.MCP(ctx, nil, server, method, params, send)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNoAnswer):
 		e.h.problem(fmt.Errorf("%w; the session's log lacks the request, so the run fails: make the MCP server answer (is it running, at the address the agent's transport names?) and run again", err))
+	case err != nil:
+		// The error says what to fix; the server was never asked.
+		e.h.problem(fmt.Errorf("%w; the session's log lacks the request, so the run fails", err))
 	}
 	return rec, err
 }
