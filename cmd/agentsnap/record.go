@@ -65,9 +65,10 @@ A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,
 for "agentsnap review" (or --replace-golden replaces it at once).
 
-Under CI (CI set to anything but "", 0 or false) record refuses and writes
-nothing, as check --update and review --accept refuse: CI replays fixtures,
-it does not write them. AGENTSNAP_FORCE_UPDATE=1 records anyway.
+Under CI (CI set to anything but "", 0, false, no or off) record refuses
+and writes nothing, as check --update and review --accept refuse: CI
+replays fixtures, it does not write them. AGENTSNAP_FORCE_UPDATE=1 records
+anyway.
 
 --only-changed re-records only what changed: every session replays its
 recorded calls while the agent's requests match them (the model, the system
