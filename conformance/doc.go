@@ -24,7 +24,7 @@
 //
 // A runtime that numbers a fork child's turns from 1 fails with:
 //
-//	conformance: 12 violation(s) of the session-log contract in 4 of 9 scenario(s) (hang-timeout skipped):
+//	conformance: 12 violation(s) of the session-log contract in 4 of 8 scenario(s) (hang-timeout skipped):
 //	  fork-later-turn: turn-numbering: session.1.jsonl (root/call_fork): the fork child's first own turn (turn/start at seq 12) is numbered 1; it must continue after the 1 inherited turn(s): turn 2
 //	      fix: number turns from 1 in a root or spawn child, and in a fork child continue after the last inherited turn (journal.LastTurn of the seed, plus one); ...
 //	  fork-later-turn: replay-matches: the replay differs from the recording:
