@@ -38,6 +38,16 @@ var _ = Describe("LineageOrder of a reused call id's children not listed in crea
 		}))
 	})
 
+	It("orders them by their ids beside a child that names no call (a dsh child)", func() {
+		logs := lineageTree()
+		logs[1], logs[2] = logs[2], logs[1]
+		logs = append(logs, treeLog("root/dsh", "root", "", 0))
+		ordered, err := session.LineageOrder(logs)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(ordered)).To(Equal([]string{"root", "root/call_0", "root/call_0#2", "root/call_1", "root/dsh"}),
+			"the sibling without an id of ChildID's form says nothing about call_0's children")
+	})
+
 	It("orders them right when read back from a JSONL store", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
 		store, err := jsonl.Open(ctx, dir)

@@ -186,25 +186,32 @@ func sortChildren(kids []int, heads []*Header, pos map[int]int) {
 // the tool call that created it among its parent's own events (occ, the
 // parent's callOccurrences). Children of a repeated call id take that
 // id's occurrences in creation order: by createdAt, then, when every child
-// has the id LineageIDs gives (ChildID's "#n"), by n, else in the order
-// given (a store lists sessions in creation order; the steps of one parent
-// run one after another). The ids come first because not every source
+// of that id has the id LineageIDs gives (ChildID's "#n"), by n, else in
+// the order given (a store lists sessions in creation order; the steps of
+// one parent run one after another). The ids come first because not every source
 // keeps creation order: a JSONL store read back lists a tie by file name,
 // which puts "root/call_0#2" before "root/call_0".
 func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]int {
 	used := map[string]int{}
 	pos := make(map[int]int, len(kids))
 	byTime := slices.Clone(kids)
-	numbered := true
+	// Per call id: only the order of one id's children matters, and a
+	// sibling without ChildID's id (a dsh child, which names no call)
+	// says nothing about them.
+	numbered := map[string]bool{}
 	for _, k := range kids {
-		numbered = numbered && nth(heads[k]) > 0
+		id := heads[k].ParentCallID
+		all, seen := numbered[id]
+		numbered[id] = (all || !seen) && nth(heads[k]) > 0
+	}
+	n := func(k int) int {
+		if numbered[heads[k].ParentCallID] {
+			return nth(heads[k])
+		}
+		return 0 // the order given
 	}
 	slices.SortStableFunc(byTime, func(a, b int) int {
-		c := cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt)
-		if numbered {
-			c = cmp.Or(c, cmp.Compare(nth(heads[a]), nth(heads[b])))
-		}
-		return c
+		return cmp.Or(cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt), cmp.Compare(n(a), n(b)))
 	})
 	for _, k := range byTime {
 		id := heads[k].ParentCallID
