@@ -71,7 +71,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	if err != nil {
 		return err
 	}
-	opts.Runtime, opts.By = rt, "agentsnap (go test)"
+	opts.Runtime, opts.By = rt, recorder.ByTests
 	opts.OnlyChanged, opts.Session = recordOnlyChanged()
 	// -record with -update accepts the new transcript at once; -record
 	// alone leaves it beside the golden for review.

@@ -25,6 +25,12 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
+// ByTests is Options.By of a recording made from a user's tests
+// (harness, -record): the CLI tells such a fixture by it when its runtime
+// has no name, so agentsnap record does not redo it with the reference
+// agent.
+const ByTests = "agentsnap (go test)"
+
 // Options configures a recording. PlaybookOptions and LiveOptions fill the
 // model's part for the two usual cases.
 type Options struct {

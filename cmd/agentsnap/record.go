@@ -346,9 +346,14 @@ func referenceOnly(dir string) error {
 		return err
 	}
 	rec := sc.Recorded
+	name := fixture.Name(dir)
+	if rec != nil && rec.Runtime == "" && rec.By == recorder.ByTests {
+		// A runtime without a name leaves none to compare, but a test
+		// recorded it, and a test's runtime is the user's, not ours.
+		return fmt.Errorf("%s was recorded from a test (scenario.json recorded.by %q) by a runtime without a name, and agentsnap record records agentsnap's own reference agent only; re-record it from the test that replays it: go test ./YOUR/PACKAGE -record='^%s$' (or AGENTSNAP_RECORD='^%s$'); a runtime that implements agentsnap.Named has its name recorded, and check and record name it", dir, rec.By, name, name)
+	}
 	if rec == nil || rec.Runtime == "" || rec.Runtime == agentsnap.ReferenceName {
 		return nil
 	}
-	name := fixture.Name(dir)
 	return fmt.Errorf("%s was recorded with the runtime %q, and agentsnap record records agentsnap's own reference agent only; re-record it the way it was made: from the test that replays it, go test ./YOUR/PACKAGE -record='^%s$' (or AGENTSNAP_RECORD='^%s$'), or, for an agent in another process, go tool agentsnap serve --record --runtime %s %s and run the agent against the URL it prints", dir, rec.Runtime, name, name, rec.Runtime, dir)
 }
