@@ -31,7 +31,7 @@ func init() {
 	register(&command{
 		name:    "serve",
 		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden] [--mcp NAME=URL]...] [--allow-origin ORIGIN]... [--max-body SIZE]",
-		summary: "serve a scenario as an OpenAI-compatible endpoint, so an agent in any language replays or records it",
+		summary: "serve a scenario as a model endpoint (OpenAI, Anthropic, Gemini APIs), so an agent in any language replays or records it",
 		order:   40,
 		detail: `
 Serves the scenario in DIR as a model endpoint on a loopback address, so

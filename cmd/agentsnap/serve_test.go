@@ -236,6 +236,6 @@ var _ = Describe("agentsnap serve", func() {
 			Expect(r.stdout).To(ContainSubstring(s))
 		}
 		Expect(r.stdout).To(MatchRegexp(`\(default\s+external\)`))
-		Expect(cli("", nil).stderr).To(MatchRegexp(`(?m)^  serve +serve a scenario as an OpenAI-compatible endpoint`))
+		Expect(cli("", nil).stderr).To(MatchRegexp(`(?m)^  serve +serve a scenario as a model endpoint \(OpenAI, Anthropic, Gemini APIs\)`))
 	})
 })
