@@ -151,16 +151,7 @@ var _ = Describe("check of a fixture recorded from a checkout with CRLF line end
 	// Before CRLF counted as LF, a recording there held the digest of the
 	// playbook's CRLF bytes: that playbook has not changed either.
 	It("passes on that checkout: the playbook's own bytes are the ones recorded", func() {
-		root, dir := crlfCheckout()
-		pb, err := os.ReadFile(filepath.Join(dir, fixture.PlaybookFile))
-		Expect(err).NotTo(HaveOccurred())
-		sum := sha256.Sum256(pb)
-		sc := filepath.Join(dir, scenario.File)
-		b, err := os.ReadFile(sc)
-		Expect(err).NotTo(HaveOccurred())
-		lf := fixture.PlaybookDigest(pb)
-		Expect(string(b)).To(ContainSubstring(lf))
-		Expect(os.WriteFile(sc, []byte(strings.ReplaceAll(string(b), lf, "sha256:"+hex.EncodeToString(sum[:8]))), 0o644)).To(Succeed())
+		root, dir := crlfRecordedCheckout()
 		r := cli(root, nil, "check", dir)
 		Expect(r.stdout).NotTo(ContainSubstring("changed since the recording"))
 		Expect(r.code).To(Equal(exitOK), r.stdout)
@@ -221,5 +212,22 @@ func crlfCheckout() (root, dir string) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(os.WriteFile(path, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644)).To(Succeed())
 	}
+	return root, dir
+}
+
+// crlfRecordedCheckout is crlfCheckout recorded there before CRLF counted
+// as LF: scenario.json holds the digest of the playbook's CRLF bytes.
+func crlfRecordedCheckout() (root, dir string) {
+	GinkgoHelper()
+	root, dir = crlfCheckout()
+	pb, err := os.ReadFile(filepath.Join(dir, fixture.PlaybookFile))
+	Expect(err).NotTo(HaveOccurred())
+	sum := sha256.Sum256(pb)
+	sc := filepath.Join(dir, scenario.File)
+	b, err := os.ReadFile(sc)
+	Expect(err).NotTo(HaveOccurred())
+	lf := fixture.PlaybookDigest(pb)
+	Expect(string(b)).To(ContainSubstring(lf))
+	Expect(os.WriteFile(sc, []byte(strings.ReplaceAll(string(b), lf, "sha256:"+hex.EncodeToString(sum[:8]))), 0o644)).To(Succeed())
 	return root, dir
 }
