@@ -89,15 +89,7 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 		ok(url, chat(user("Time check."), asked([3]string{"call_1", "clock", `{"__arg1":"UTC"}`}, [3]string{"call_2", "ask_researcher", `{"__arg1":"What time is it now?"}`}),
 			result("call_1", "12:00 for the root"), result("call_2", "done")), nil)
 		Expect(h.Close(ctx)).To(Succeed())
-		logs, err := persistence.LoadAll(ctx, store)
-		Expect(err).NotTo(HaveOccurred())
-		var recorded []string
-		for _, l := range logs {
-			for _, r := range toolRecords(l.Events) {
-				recorded = append(recorded, l.Header.ID+" "+r)
-			}
-		}
-		Expect(recorded).To(ConsistOf(`root call_1 clock {"__arg1":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_3 clock {"__arg1":"UTC"}: 12:01 for the child, then tool/result`))
+		Expect(storedToolRecords(ctx, store)).To(ConsistOf(`root call_1 clock {"__arg1":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_3 clock {"__arg1":"UTC"}: 12:01 for the child, then tool/result`))
 	})
 
 	It("finds a child's call by an id its parent's answer gave too, while the parent's call with that id still runs", func() {
@@ -123,15 +115,7 @@ var _ = Describe("Handler.Tool under Infer lineage", func() {
 		ok(url, chat(user("Time check."), asked([3]string{"call_1", "clock", `{"zone":"UTC"}`}, [3]string{"call_2", "ask_researcher", `{"q":"What time is it now?"}`}),
 			result("call_1", "12:00 for the root"), result("call_2", "done")), nil)
 		Expect(h.Close(ctx)).To(Succeed())
-		logs, err := persistence.LoadAll(ctx, store)
-		Expect(err).NotTo(HaveOccurred())
-		var recorded []string
-		for _, l := range logs {
-			for _, r := range toolRecords(l.Events) {
-				recorded = append(recorded, l.Header.ID+" "+r)
-			}
-		}
-		Expect(recorded).To(ConsistOf(`root call_1 clock {"zone":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_1 clock {"zone":"CET"}: 13:00 for the child, then tool/result`))
+		Expect(storedToolRecords(ctx, store)).To(ConsistOf(`root call_1 clock {"zone":"UTC"}: 12:00 for the root, then tool/result`, `root/call_2 call_1 clock {"zone":"CET"}: 13:00 for the child, then tool/result`))
 	})
 
 	It("waits for no call of an answer once its results came back, though the answer gave two calls one id", func() {
@@ -268,3 +252,18 @@ var _ = Describe("Handler.Tool given the id of a call with other arguments", fun
 			`give each tool the id of its own call, and its arguments as the model made them (a framework that parses them — schema defaults, transforms — or the agent's own code may have changed them)`))
 	})
 })
+
+// storedToolRecords is toolRecords of every log in store, each led by its
+// session's id.
+func storedToolRecords(ctx context.Context, store persistence.Store) []string {
+	GinkgoHelper()
+	logs, err := persistence.LoadAll(ctx, store)
+	Expect(err).NotTo(HaveOccurred())
+	var recorded []string
+	for _, l := range logs {
+		for _, r := range toolRecords(l.Events) {
+			recorded = append(recorded, l.Header.ID+" "+r)
+		}
+	}
+	return recorded
+}
