@@ -35,6 +35,18 @@ var _ = Describe("AppendStdString", func() {
 			}
 			cases = append(cases, string(b))
 		}
+		// Runs of plain text with one byte of each kind planted at every
+		// offset, so that each lane of the eight-byte fast path and each
+		// tail length meets it.
+		for n := range 26 {
+			for at := range n {
+				for _, c := range []byte{0, 0x1f, ' ', '"', '\\', '<', '>', '&', 0x7f, 0x80, 0xe2, 0xff, '!', '=', '[', ']'} {
+					b := []byte(strings.Repeat("abcdefgh", 4)[:n])
+					b[at] = c
+					cases = append(cases, string(b))
+				}
+			}
+		}
 		// AppendString, which writes every log line, is the same but for
 		// \b and \f, which logs have always held as \u0008 and \u000c.
 		logForm := strings.NewReplacer(`\\`, `\\`, `\b`, `\u0008`, `\f`, `\u000c`)

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -144,6 +145,18 @@ func appendString(dst []byte, s string, std, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time to the first that needs a look: digests,
+		// ids and prose are long runs of bytes that stand for themselves.
+		for i+8 <= len(s) {
+			if m := lookAt(word(s, i), html); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
@@ -171,23 +184,49 @@ func appendString(dst []byte, s string, std, html bool) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
+		// The whole run of non-ASCII text before testing words again.
+		for i < len(s) && s[i] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				dst = append(append(dst, s[start:i]...), `\ufffd`...)
+				start = i + size
+			case r == '\u2028' || r == '\u2029':
+				dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+				start = i + size
+			}
 			i += size
-			continue
 		}
-		i += size
-		start = i
 	}
 	return append(append(dst, s[start:]...), '"')
 }
 
 const hexDigits = "0123456789abcdef"
+
+// word is the eight bytes of s at i, the first in the lowest byte.
+func word(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// lookAt marks with its high bit each byte of w that may not stand for
+// itself in a JSON string: not ASCII, a control byte, '"' or '\\' (and <,
+// > and & for html). For an ASCII byte x, x - n borrows into its high bit
+// exactly when x < n; a borrow can mark bytes above a marked one, never
+// below, so the lowest mark is exact.
+func lookAt(w uint64, html bool) uint64 {
+	m := w | (w - 0x20*ones) | ((w ^ '"'*ones) - ones) | ((w ^ '\\'*ones) - ones)
+	if html {
+		m |= ((w ^ '<'*ones) - ones) | ((w ^ '>'*ones) - ones) | ((w ^ '&'*ones) - ones)
+	}
+	return m & high
+}
 
 // AppendCompact appends the JSON text src to dst without the spaces between
 // its tokens, as encoding/json's Compact does (strings kept byte for
