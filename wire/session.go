@@ -25,17 +25,18 @@ type wireSession struct {
 	name     string // for messages: root, root/call_1, ...
 
 	mu       sync.Mutex
-	j        *journal.Journal      // also set under Handler.mu: a child's first call reads its parent's
-	inTurn   bool                  // a turn is open
-	inStep   bool                  // a step is open
-	awaiting []session.Part        // tool calls of the last answer, whose results the next request brings
-	ran      map[string]bool       // those of them run as recorded tools (Handler.Tool, ToolCall), by id
-	running  map[string]int        // those of them in Handler.Tool now, by id: the session's requests wait for none (stillRunning)
-	unsent   map[string]bool       // those ToolCall named to run whose output no Tool recorded yet (outputsUnsent)
-	recorded map[string]bool       // those whose output Tool recorded: each runs once
-	sent     int                   // messages the last request sent: the log's conversation before its answer
-	failed   *session.FinishReason // the last call failed: a retry, or the end of the turn
-	turns    int                   // turns this session started
+	j        *journal.Journal              // also set under Handler.mu: a child's first call reads its parent's
+	inTurn   bool                          // a turn is open
+	inStep   bool                          // a step is open
+	awaiting []session.Part                // tool calls of the last answer, whose results the next request brings
+	ran      map[string]bool               // those of them run as recorded tools (Handler.Tool, ToolCall), by id
+	running  map[string]int                // those of them in Handler.Tool now, by id: the session's requests wait for none (stillRunning)
+	unsent   map[string]bool               // those ToolCall named to run whose output no Tool recorded yet (outputsUnsent)
+	recorded map[string]bool               // those whose output Tool recorded: each runs once
+	outputs  map[string]session.ToolOutput // those whose output ToolOutput sent, by id: a retry sends the same
+	sent     int                           // messages the last request sent: the log's conversation before its answer
+	failed   *session.FinishReason         // the last call failed: a retry, or the end of the turn
+	turns    int                           // turns this session started
 
 	// Under Handler.mu: what other sessions' requests are checked against.
 	made []madeCall        // every tool call the session's answers made, as they streamed
@@ -263,7 +264,7 @@ func (s *wireSession) answered(ctx context.Context, msg session.Message, finish 
 		return nil
 	}
 	if calls := msg.ToolCalls(); len(calls) > 0 {
-		s.awaiting, s.ran, s.unsent, s.recorded = calls, nil, nil, nil
+		s.awaiting, s.ran, s.unsent, s.recorded, s.outputs = calls, nil, nil, nil, nil
 		return s.j.ToolCalls(ctx, calls)
 	}
 	s.inStep = false

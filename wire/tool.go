@@ -2,9 +2,11 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -43,7 +45,7 @@ import (
 // then that error as an error result, which the agent may hand the model
 // and go on — the replay fails either way.
 func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
-	s, made, err := h.claimTool(ctx, header, call, true)
+	s, made, err := h.claimTool(ctx, header, call, true, nil)
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
@@ -53,6 +55,29 @@ func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Par
 	// until it returns (running), so the turn and step it reads hold.
 	return s.j.Tool(ctx, made, run)
 }
+
+// ToolOutput records out as the output of a call the agent ran elsewhere
+// (in another process, through serve, once ToolCall named it to run), as
+// Tool does with a run that returns out; in a replay it answers as Tool
+// does. The same output sent again for a call whose output is recorded,
+// or being recorded — a client that retries after its connection dropped
+// — returns out and records nothing: the output it sent first stands.
+// Another output for that call is an error naming the session and the
+// call.
+func (h *Handler) ToolOutput(ctx context.Context, header http.Header, call session.Part, out session.ToolOutput) (session.ToolOutput, error) {
+	s, made, err := h.claimTool(ctx, header, call, true, &out)
+	if errors.Is(err, errSentAgain) {
+		return out, nil
+	}
+	if err != nil {
+		return session.ToolOutput{}, err
+	}
+	defer s.toolReturned(made.ID)
+	return s.j.Tool(ctx, made, func(context.Context) session.ToolOutput { return out })
+}
+
+// errSentAgain is toolCall's answer to an output sent again, the same.
+var errSentAgain = errors.New("wire: the call's output, sent again")
 
 // toolReturned ends what claimTool's running began: the call's output is
 // recorded.
@@ -120,21 +145,23 @@ func (s *wireSession) stillRunning(what, advice string) error {
 // would have no output to answer the call with), and a retry of the call
 // asks again with the ID; once it has, the call is refused as run.
 func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session.Part) (session.Part, error) {
-	_, made, err := h.claimTool(ctx, header, call, false)
+	_, made, err := h.claimTool(ctx, header, call, false, nil)
 	return made, err
 }
 
 // claimTool finds the session and the call of its last answer that call
 // is, and counts the call as run: with running, as running until
-// toolReturned; else as named to run, its output to come (unsent).
-func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part, running bool) (*wireSession, session.Part, error) {
+// toolReturned, its output out when the agent sent it (ToolOutput); else
+// as named to run, its output to come (unsent). An output sent again, the
+// same, is errSentAgain.
+func (h *Handler) claimTool(ctx context.Context, header http.Header, call session.Part, running bool, out *session.ToolOutput) (*wireSession, session.Part, error) {
 	s, err := h.toolSession(ctx, header, call)
 	if err != nil {
 		return nil, session.Part{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	made, err := s.toolCall(call)
+	made, err := s.toolCall(call, out)
 	switch {
 	case err != nil:
 	case running:
@@ -142,6 +169,12 @@ func (h *Handler) claimTool(ctx context.Context, header http.Header, call sessio
 			s.running = map[string]int{}
 		}
 		s.running[made.ID]++
+		if out != nil {
+			if s.outputs == nil {
+				s.outputs = map[string]session.ToolOutput{}
+			}
+			s.outputs[made.ID] = *out
+		}
 	default:
 		if s.unsent == nil {
 			s.unsent = map[string]bool{}
@@ -271,8 +304,10 @@ const nameSession = "in process, the context the session's calls are made with (
 // toolCall returns the tool call of s's last answer that call is: the one
 // with call's ID, which must have call's name (and arguments, when given),
 // or the first not run yet with its name and arguments, as the answer made
-// it. The caller holds s.mu.
-func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
+// it. out is the output the agent sends with call, if any: the one
+// ToolOutput sent for a call already is errSentAgain. The caller holds
+// s.mu.
+func (s *wireSession) toolCall(call session.Part, out *session.ToolOutput) (session.Part, error) {
 	for _, c := range s.awaiting {
 		switch {
 		case call.ID != "" && c.ID == call.ID:
@@ -287,6 +322,12 @@ func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 				return session.Part{}, fmt.Errorf("wire: tool %s (call %s) with arguments %s: session %s's call %s is %s with arguments %s; give each tool the id of its own call%s", call.Name, call.ID, abbrev(call.Arguments), s.name, c.ID, c.Name, abbrev(c.Arguments), also)
 			}
 			if s.recorded[c.ID] || s.running[c.ID] > 0 {
+				if sent, ok := s.outputs[c.ID]; ok && out != nil {
+					if *out == sent {
+						return c, errSentAgain // a retry: nothing more to record
+					}
+					return session.Part{}, fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already, %s, and this sends another, %s; a call has one output: send it once (a retry sends the same output again), and to record another, record the scenario again", call.Name, call.ID, s.name, c.ID, outputNote(sent), outputNote(*out))
+				}
 				// Before the tool runs again: a call has one output.
 				return session.Part{}, fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already (or being recorded); a call runs once: send each call's output once, and give a call of the next answer its own id", call.Name, call.ID, s.name, c.ID)
 			}
@@ -318,6 +359,14 @@ func (s *wireSession) toolCall(call session.Part) (session.Part, error) {
 		retry = fmt.Sprintf("; the output of %s, named to run, never came: a retry of a call sends its id", strings.Join(unsent, ", "))
 	}
 	return session.Part{}, fmt.Errorf("wire: tool %s%s with arguments %s: session %s's last answer made no such call not run yet (its calls: %s)%s; ask for a call of the session's last answer, once, before the request that sends its result, and name its session: %s", call.Name, idNote(call.ID), abbrev(call.Arguments), s.name, list, retry, nameSession)
+}
+
+// outputNote quotes a tool's output for a message.
+func outputNote(o session.ToolOutput) string {
+	if o.IsError {
+		return "the error " + abbrev(strconv.Quote(o.Text))
+	}
+	return abbrev(strconv.Quote(o.Text))
 }
 
 func idNote(id string) string {

@@ -267,3 +267,23 @@ func storedToolRecords(ctx context.Context, store persistence.Store) []string {
 	}
 	return recorded
 }
+
+var _ = Describe("Handler.ToolOutput sent again for a call whose output is recorded", func() {
+	call1 := asked([3]string{"call_1", "lookup", `{"key":"release"}`})
+	lookup := session.Part{ID: "call_1", Name: "lookup", Arguments: `{"key":"release"}`}
+
+	It("returns the same output again and records it once (a client retrying after its connection dropped); another output is refused, naming the session, the call and what to do", func(ctx SpecContext) {
+		h, store, url := serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}, "done"}}))
+		ok(url, chat(user("hi")), nil)
+		for range 2 {
+			out, err := h.ToolOutput(ctx, nil, lookup, session.ToolOutput{Text: "v2.4.1"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out).To(Equal(session.ToolOutput{Text: "v2.4.1"}))
+		}
+		_, err := h.ToolOutput(ctx, nil, lookup, session.ToolOutput{Text: "v2.4.2"})
+		Expect(err).To(MatchError(`wire: tool lookup (call call_1): session root's call call_1 has its output recorded already, "v2.4.1", and this sends another, "v2.4.2"; a call has one output: send it once (a retry sends the same output again), and to record another, record the scenario again`))
+		ok(url, chat(user("hi"), call1, result("call_1", "v2.4.1")), nil)
+		Expect(h.Close(ctx)).To(Succeed())
+		Expect(storedToolRecords(ctx, store)).To(Equal([]string{`root call_1 lookup {"key":"release"}: v2.4.1, then tool/result`}))
+	})
+})

@@ -122,8 +122,10 @@ retry must send the id serve answered. Until a call told to run has its
 output, the session's next model request gets 400 naming it (a replay
 would have no output to give): send the output, an error output
 ({"text": "...", "isError": true}) if the tool failed. A call whose
-output is recorded gets 400 when asked again: it runs once. Node agents:
-recordedTool of js/agentsnap-lineage.
+output is recorded gets 400 when asked again: it runs once. Its output
+sent again, the same (a client that retries after its connection
+dropped), is answered as the first time and recorded once; another
+output for it gets 400. Node agents: recordedTool of js/agentsnap-lineage.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1

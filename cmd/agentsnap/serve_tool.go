@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -88,11 +87,17 @@ func (e *toolEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answerJSON(w, http.StatusOK, toolAnswer{Run: true, ID: made.ID})
 		return
 	}
-	ran := func(context.Context) session.ToolOutput { return *req.Output } // called while recording only
-	out, err := e.h.Tool(r.Context(), r.Header, call, ran)
+	var out session.ToolOutput
+	if e.recording {
+		// The same output sent again (a retry) is answered as the first
+		// was; another is refused.
+		out, err = e.h.ToolOutput(r.Context(), r.Header, call, *req.Output)
+	} else {
+		out, err = e.h.Tool(r.Context(), r.Header, call, nil) // a replay runs nothing
+	}
 	if err != nil && (e.recording || out == session.ToolOutput{}) {
-		// Not a call the session waits for, or one sent twice: nothing
-		// more is recorded.
+		// Not a call the session waits for, or another output for one
+		// recorded: nothing more is recorded.
 		toolRefuse(w, http.StatusBadRequest, err.Error())
 		return
 	}

@@ -43,11 +43,9 @@ var _ = Describe("serve's recorded tools when the output of a call told to run n
 		status, got = toolPost(ctx, s.url, output)
 		Expect(status).To(Equal(http.StatusOK))
 		Expect(got).To(MatchJSON(`{"output":{"text":"team-atlas"}}`))
-		for _, again := range []string{withID, output} {
-			status, got = toolPost(ctx, s.url, again)
-			Expect(status).To(Equal(http.StatusBadRequest), again)
-			Expect(rpcMessage(got)).To(ContainSubstring("wire: tool lookup (call call_owner): session root's call call_owner has its output recorded already (or being recorded); a call runs once"), again)
-		}
+		status, got = toolPost(ctx, s.url, withID)
+		Expect(status).To(Equal(http.StatusBadRequest))
+		Expect(rpcMessage(got)).To(ContainSubstring("wire: tool lookup (call call_owner): session root's call call_owner has its output recorded already (or being recorded); a call runs once"))
 		code, _, stderr := s.stop()
 		Expect(code).To(Equal(1))
 		Expect(stderr).To(ContainSubstring("a request came before the output of its recorded tool lookup (call call_owner) was recorded"), "the refused request fails the recording")
@@ -63,6 +61,39 @@ var _ = Describe("serve's recorded tools when the output of a call told to run n
 		code, _, stderr := s.stop()
 		Expect(code).To(Equal(1))
 		Expect(stderr).To(ContainSubstring("session root stopped in turn 2 before it sent the results of its tool calls (call_fork, call_owner, call_spawn); no output came for lookup (call call_owner), which it was told to run (a crash in the tool?)"))
+	})
+})
+
+var _ = Describe("serve's recorded tools when the agent sends a call's output again", func() {
+	output := `{"id":"call_owner","name":"lookup","arguments":"{\"key\":\"owner\"}","output":{"text":"team-atlas"}}`
+
+	It("answers the same output again as it did the first time (a client retrying after its connection dropped), and records it once", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		ctx := context.Background()
+		turn2(ctx, s.url, dir)
+		for range 2 {
+			status, got := toolPost(ctx, s.url, output)
+			Expect(status).To(Equal(http.StatusOK), got)
+			Expect(got).To(MatchJSON(`{"output":{"text":"team-atlas"}}`))
+		}
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(1), "the agent stopped in the middle of turn 2")
+		Expect(stderr).NotTo(ContainSubstring("call_owner has its output recorded already"))
+		Expect(stderr).NotTo(ContainSubstring("Tool called twice"))
+	})
+
+	It("refuses another output for the call, naming the session, the call, both outputs and what to do", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		ctx := context.Background()
+		turn2(ctx, s.url, dir)
+		status, got := toolPost(ctx, s.url, output)
+		Expect(status).To(Equal(http.StatusOK), got)
+		status, got = toolPost(ctx, s.url, strings.Replace(output, `"team-atlas"}`, `"team-borealis","isError":true}`, 1))
+		Expect(status).To(Equal(http.StatusBadRequest))
+		Expect(rpcMessage(got)).To(Equal(`wire: tool lookup (call call_owner): session root's call call_owner has its output recorded already, "team-atlas", and this sends another, the error "team-borealis"; a call has one output: send it once (a retry sends the same output again), and to record another, record the scenario again`))
+		s.stop()
 	})
 })
 

@@ -190,13 +190,14 @@ var _ = Describe("serve's recorded tools (POST /agentsnap/tool)", func() {
 		Expect(status).To(Equal(http.StatusBadRequest))
 		Expect(rpcMessage(got)).To(ContainSubstring("session root's last answer made no such call"))
 
-		// Turn 2's first answer makes three calls; one of them is sent twice.
+		// Turn 2's first answer makes three calls; one of them gets two
+		// outputs.
 		turn2(ctx, s.url, copyFixture(scenario.File))
 		owner := `{"id":"call_owner","name":"lookup","arguments":"{\"key\":\"owner\"}","output":{"text":"team-atlas"}}`
 		status, got = toolPost(ctx, s.url, owner)
 		Expect(status).To(Equal(http.StatusOK))
 		Expect(got).To(MatchJSON(`{"output":{"text":"team-atlas"}}`))
-		status, got = toolPost(ctx, s.url, owner)
+		status, got = toolPost(ctx, s.url, strings.Replace(owner, "team-atlas", "team-borealis", 1))
 		Expect(status).To(Equal(http.StatusBadRequest))
 		Expect(rpcMessage(got)).To(ContainSubstring("session root's call call_owner has its output recorded already"))
 
