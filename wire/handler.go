@@ -12,6 +12,9 @@ import (
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/gemini"
+	"github.com/agentsnap/agentsnap/llm/openai"
+	"github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -139,6 +142,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := h.decode(r, f, body)
+	if err == nil {
+		err = noConversation(f, req)
+	}
 	if err != nil {
 		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.Path, err))
 		return
@@ -157,6 +163,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.call(r.Context(), h, f, w, req); err != nil {
 		h.problem(err)
 	}
+}
+
+// noConversation refuses a request without a conversation — {}, or any
+// JSON object of other members — which no API answers: served, it would
+// be recorded as a model call of no message. The member named is where
+// the API of f takes the conversation; a system prompt alone is one only
+// where the API takes it in that member (OpenAI's).
+func noConversation(f Format, req *Request) error {
+	if len(req.Messages) > 0 {
+		return nil
+	}
+	member, system := "messages", false
+	switch f.API() {
+	case openai.API:
+		system = true
+	case responses.API:
+		member, system = "input", true
+	case gemini.API:
+		member = "contents"
+	}
+	if system && req.System != "" {
+		return nil
+	}
+	return fmt.Errorf("the body is no model call of %s, the API this path is: it has no %q, or no message in it; send the conversation there, at least one message, as that API defines it", f.Name(), member)
 }
 
 // format returns the format whose paths r is on, or nil.

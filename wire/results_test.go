@@ -24,7 +24,7 @@ var _ = Describe("the tool results a request brings, for calls of one answer", f
 
 	It("are refused when missing from a request that does not repeat the last one, even if the last one sent no message", func() {
 		h, _, url := serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}}}))
-		ok(url, chat(), nil)
+		ok(url, chat(`{"role":"system","content":"Look things up."}`), nil) // a system prompt alone: no message
 		code, body := post(url, chat(user("look up the release")), nil)
 		Expect(code).To(Equal(http.StatusBadRequest), body)
 		expectRefused(h, code, body, "a request for session root, which waits for the results of its tool calls (call_1), carries none of them")

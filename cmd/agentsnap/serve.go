@@ -71,7 +71,9 @@ cross-site) with 403, a body that is not JSON (Content-Type
 application/json) with 415, and a body larger than --max-body (default
 32MiB) with 413; a body that takes longer than 30s to arrive gets 408.
 Each refusal is a JSON error whose message says why, and is noted on
-stderr. An agent that runs in a browser names its page's origin with
+stderr. A model call's body that holds no conversation ({}, or no
+"messages", "input" or "contents", as the path's API names it) gets 400
+naming what is missing, and fails the run. An agent that runs in a browser names its page's origin with
 --allow-origin (exact, such as http://localhost:5173; repeat it for more):
 serve then answers its CORS preflights, with the headers the OpenAI,
 Anthropic and Google SDKs send, and lets it read the answers.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -72,6 +74,25 @@ var _ = Describe("serve --record stopped before the agent called", func() {
 		Expect(out).To(BeEmpty())
 		Expect(stderr).To(HaveSuffix(want(dir)))
 		Expect(stderr).NotTo(ContainSubstring("root sessions"))
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
+	})
+})
+
+var _ = Describe("serve --record of a request that holds no conversation", func() {
+	It("answers it 400 naming what is missing and the API, records no call, and fails the recording, the fixture unchanged", func() {
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent")
+		base := strings.TrimSuffix(s.url, "/v1")
+		const anthropicNone = `wire: POST /v1/messages: the body is no model call of Anthropic Messages (POST /v1/messages), the API this path is: it has no "messages", or no message in it; send the conversation there, at least one message, as that API defines it`
+		status, body, _ := postJSON(base+"/v1/messages", `{}`, nil)
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(rpcMessage(body)).To(Equal(anthropicNone))
+		status, body, _ = postJSON(base+"/v1/chat/completions", `{"model":"own-agent"}`, nil)
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(rpcMessage(body)).To(ContainSubstring(`OpenAI Chat Completions (POST /v1/chat/completions), the API this path is: it has no "messages"`))
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(exitFail))
+		Expect(stderr).To(ContainSubstring(anthropicNone))
 		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
 	})
 })

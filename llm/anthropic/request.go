@@ -48,6 +48,9 @@ func DecodeRequest(body []byte) (*Call, error) {
 func decodeStd(body []byte) (*Call, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		if err == nil {
+			err = errors.New("it is null") // no error of its own to name
+		}
 		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
 	}
 	var top struct {

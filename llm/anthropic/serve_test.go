@@ -105,6 +105,7 @@ var _ = Describe("reading an agent's request", func() {
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
 		Entry("not an object", `[1]`, "the body is not a JSON object"),
+		Entry("null", `null`, "the body is not a JSON object: it is null"),
 		Entry("a role of another API", `{"messages":[{"role":"user","content":"x"},{"role":"system","content":"x"}]}`,
 			`messages[1].role: "system"; want user or assistant (the system prompt is the request's system member)`),
 		Entry("a content neither string nor blocks", `{"messages":[{"role":"user","content":7}]}`, "messages[0]: want a string or an array of content blocks"),
