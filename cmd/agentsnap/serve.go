@@ -98,7 +98,8 @@ root's without them), tools/call and resources/read among them. With
 forwards each request there (with its Mcp-* and Authorization headers,
 on the live session its session's last initialize opened — the latest of
 any session for one that never initialized — so a subagent may connect
-an MCP client of its own; a credential in the URL, a token= or user
+an MCP client of its own; when serve stops it ends the live sessions it
+opened, a DELETE with each Mcp-Session-Id, waiting at most 100ms; a credential in the URL, a token= or user
 info, is a secret of the recording as the base URL's is; a request it
 does not answer fails the recording, as a live model's failure does); in
 a replay the recording answers and no server is asked, so none needs to
@@ -451,6 +452,8 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	// aborted); Stop returns when every request has left the handler.
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
+	// Once no request runs: the live MCP sessions a recording opened.
+	mcp.endSessions(r.guard.Logf)
 	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)), mcp.err())
 	if r.verdict {
 		r.resumeMemory = holdMemory()

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
@@ -98,7 +99,75 @@ type mcpEndpoint struct {
 	// the server's name alone the latest, for a session that never
 	// initialized (it shares its parent's client).
 	sessions map[string]string
-	failed   []string // the requests no live server answered, while recording
+	// opened holds every live session serve opened, by server name and
+	// session id: ended when serve stops (endSessions), whichever agent
+	// session used it last.
+	opened map[[2]string]liveSession
+	failed []string // the requests no live server answered, while recording
+}
+
+// liveSession is a live server's session serve opened, and the headers of
+// the last request sent on it (its Authorization, Mcp-Protocol-Version),
+// which the request that ends it carries too.
+type liveSession struct {
+	url    string
+	header http.Header
+}
+
+// mcpEndWait bounds how long serve, once stopped, waits for the live
+// servers to end their sessions: a server that does not answer must not
+// hold serve past its exit deadline (200 ms after SIGINT); it ends the
+// session itself when it times out.
+const mcpEndWait = 100 * time.Millisecond
+
+// endSessions ends every live session serve opened — a DELETE with its
+// Mcp-Session-Id, as an MCP client ends a Streamable HTTP session — all at
+// once, waiting at most mcpEndWait. A server that refuses (405: it ends
+// sessions itself) or no longer knows the session (404) is left alone;
+// any other failure is noted with logf.
+func (e *mcpEndpoint) endSessions(logf func(format string, args ...any)) {
+	e.mu.Lock()
+	opened := e.opened
+	e.opened = nil
+	e.mu.Unlock()
+	if len(opened) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), mcpEndWait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for key, ls := range opened {
+		wg.Go(func() {
+			err := endSession(ctx, e.client, ls, key[1])
+			if err != nil {
+				logf("the live MCP server %s did not end its session %s (%v); it ends it itself when it times out", key[0], key[1], err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// endSession sends the DELETE that ends the live session id.
+func endSession(ctx context.Context, client *http.Client, ls liveSession, id string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, ls.url, nil)
+	if err != nil {
+		return err
+	}
+	maps.Copy(req.Header, ls.header)
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("no answer within %s", mcpEndWait)
+		}
+		return err
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode/100 == 2, resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotFound:
+		return nil
+	}
+	return fmt.Errorf("it answered %s", resp.Status)
 }
 
 // err fails a recording in which a live server did not answer a request:
@@ -262,6 +331,7 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 	}
 	if sid != "" && method != "initialize" { // an initialize starts a live session
 		req.Header.Set("Mcp-Session-Id", sid)
+		e.keep(name, live, sid, req.Header)
 	}
 	e.mu.Unlock()
 	resp, err := e.client.Do(req)
@@ -272,6 +342,7 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		e.mu.Lock()
 		e.sessions[key], e.sessions[name] = sid, sid
+		e.keep(name, live, sid, req.Header)
 		e.mu.Unlock()
 	}
 	rd := io.LimitReader(resp.Body, e.maxBody)
@@ -299,6 +370,21 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 		return fail("its answer is no JSON-RPC response to the request (%v)", err)
 	}
 	return a, nil
+}
+
+// keep notes the live session sid of server name, and the headers of the
+// request sent on it, for endSessions. The caller holds e.mu.
+func (e *mcpEndpoint) keep(name, live, sid string, header http.Header) {
+	h := http.Header{}
+	for _, k := range []string{"Authorization", "Mcp-Protocol-Version"} {
+		if v := header.Values(k); len(v) > 0 {
+			h[k] = v
+		}
+	}
+	if e.opened == nil {
+		e.opened = map[[2]string]liveSession{}
+	}
+	e.opened[[2]string{name, sid}] = liveSession{url: live, header: h}
 }
 
 // fromStream reads an event stream up to the response with id.

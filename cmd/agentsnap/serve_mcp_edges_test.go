@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
@@ -79,10 +80,90 @@ var _ = Describe("serve --record when a subagent connects an MCP client of its o
 		Expect(code).To(Equal(exitOK), out+stderr)
 
 		got, _ := u.requests()
-		Expect(got).To(HaveLen(4))
+		Expect(got).To(HaveLen(6))
 		Expect(got[1].Header.Get("Mcp-Session-Id")).To(BeEmpty(), "the subagent's initialize opens a live session of its own")
 		Expect(got[2].Header.Get("Mcp-Session-Id")).To(Equal("live-2"), "the subagent's request goes on its session")
 		Expect(got[3].Header.Get("Mcp-Session-Id")).To(Equal("live-1"), "and the root's on the root's")
+		Expect(ended(got[4:])).To(ConsistOf("live-1", "live-2"), "serve ends both when it stops")
+	})
+})
+
+// ended returns the Mcp-Session-Id of each DELETE among reqs.
+func ended(reqs []*http.Request) []string {
+	var ids []string
+	for _, r := range reqs {
+		if r.Method == http.MethodDelete {
+			ids = append(ids, r.Header.Get("Mcp-Session-Id"))
+		}
+	}
+	return ids
+}
+
+var _ = Describe("serve --record stopped with live MCP sessions open", func() {
+	// initialized answers initialize with a new live session, a DELETE as
+	// its answer says, and anything else with an empty result.
+	initialized := func(onDelete func(w http.ResponseWriter)) *upstream {
+		var opened atomic.Int32
+		return newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			switch {
+			case method == "initialize":
+				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+			case len(id) == 0 && method == "":
+				onDelete(w)
+			default:
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
+			}
+		})
+	}
+	record := func(u *upstream) *serving {
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		withAuth := func(r *http.Request) {
+			r.Header.Set("Authorization", "Bearer mcp-token-0123456789")
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, withAuth)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "clock", toolsCall, withAuth)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		return s
+	}
+
+	It("ends each with a DELETE on its Mcp-Session-Id, with the agent's Authorization and protocol version, after the last request", func() {
+		u := initialized(func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) })
+		s := record(u)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+		got, _ := u.requests()
+		Expect(got).To(HaveLen(3))
+		Expect(got[2].Method).To(Equal(http.MethodDelete))
+		Expect(got[2].Header.Get("Mcp-Session-Id")).To(Equal("live-1"))
+		Expect(got[2].Header.Get("Authorization")).To(Equal("Bearer mcp-token-0123456789"))
+		Expect(got[2].Header.Get("Mcp-Protocol-Version")).To(Equal("2025-06-18"))
+		Expect(stderr).NotTo(ContainSubstring("did not end its session"))
+	})
+
+	It("leaves a server that does not answer the DELETE within the bound, notes it, and exits in time with the recording written", func() {
+		release := make(chan struct{})
+		u := initialized(func(http.ResponseWriter) {
+			select {
+			case <-release:
+			case <-time.After(2 * time.Second): // a serve without the bound fails the spec, not hangs it
+			}
+		})
+		DeferCleanup(func() { close(release) }) // before the server closes (cleanups run last first)
+		s := record(u)
+		start := time.Now()
+		code, out, stderr := s.stop()
+		Expect(time.Since(start)).To(BeNumerically("<", 200*time.Millisecond), "serve's exit deadline")
+		Expect(code).To(Equal(exitOK), out+stderr)
+		Expect(stderr).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 (no answer within 100ms); it ends it itself when it times out"))
+		Expect(stderr).NotTo(ContainSubstring("mcp-token-0123456789"))
 	})
 })
 
