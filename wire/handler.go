@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -85,6 +86,9 @@ type Handler struct {
 	problems []error
 
 	atOnce bool // every call is answered without waiting (answersAtOnce)
+	// inProcess: the handler is served through Transport, so its agent
+	// runs in this process, not behind agentsnap serve (stopAdvice).
+	inProcess atomic.Bool
 }
 
 // NewHandler returns a handler for cfg. Driver and Store are required.
@@ -361,7 +365,7 @@ func (h *Handler) Close(ctx context.Context) error {
 	h.mu.Unlock()
 	for _, s := range all {
 		s.mu.Lock()
-		err := s.close(ctx)
+		err := s.close(ctx, h.stopAdvice())
 		s.mu.Unlock()
 		if err != nil {
 			h.problem(err)
@@ -370,6 +374,16 @@ func (h *Handler) Close(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return errors.Join(h.problems...)
+}
+
+// stopAdvice says why a session was left in the middle of its work and
+// what to do, as the agent runs: in this process (Transport), its run
+// returned; behind agentsnap serve, it ended or serve was stopped.
+func (h *Handler) stopAdvice() string {
+	if h.inProcess.Load() {
+		return "the agent's run returned in the middle of its work (an error, a step limit?); let the agent finish each turn, sending its tool calls' results, before its run returns"
+	}
+	return "the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve"
 }
 
 // newJournal creates the journal of s at its first call.

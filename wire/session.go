@@ -281,8 +281,9 @@ func (s *wireSession) endTurn(ctx context.Context, reason session.EndReason) err
 
 // close ends what the agent left open when it stopped. A turn that waits
 // for tool results is also a problem: the agent stopped in the middle of
-// its work, and a recording of that would not be what it does.
-func (s *wireSession) close(ctx context.Context) error {
+// its work, and a recording of that would not be what it does; advice
+// says so as the agent runs (Handler.stopAdvice).
+func (s *wireSession) close(ctx context.Context, advice string) error {
 	if s.j == nil {
 		return nil
 	}
@@ -304,7 +305,7 @@ func (s *wireSession) close(ctx context.Context) error {
 		if err := s.endTurn(ctx, session.EndReason{Kind: session.TurnError, Message: "the agent stopped before it sent the results of its tool calls (" + ids + ")"}); err != nil {
 			return err
 		}
-		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s)%s: the agent ended (or was stopped) in the middle of its work; let it finish before stopping serve or returning from the run", s.name, s.j.Turn(), ids, unsent)
+		return fmt.Errorf("wire: session %s stopped in turn %d before it sent the results of its tool calls (%s)%s: %s", s.name, s.j.Turn(), ids, unsent, advice)
 	}
 	return s.endTurn(ctx, session.EndReason{Kind: session.TurnAborted, Message: "the agent stopped in the middle of the turn"})
 }

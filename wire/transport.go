@@ -26,6 +26,9 @@ import (
 // nothing is handed over and back, and no call of such a replay has a
 // first frame worth reading before its last.
 func Transport(h http.Handler) http.RoundTripper {
+	if wh, ok := h.(*Handler); ok {
+		wh.inProcess.Store(true) // its agent runs here: Close's advice says so
+	}
 	return &transport{h: h, quit: make(chan struct{}), idleTimeout: idleTimeout}
 }
 
