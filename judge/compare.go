@@ -26,6 +26,8 @@ type Difference struct {
 	Note    string // a sentence when there is no field to show
 }
 
+// String says the difference in one line, as a report lists it: the
+// session, then where its log differs and the two values, or the note.
 func (d Difference) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s): ", d.Session, d.Lineage)

@@ -29,6 +29,8 @@ type Drift struct {
 	Changes        []string // what changed, one sentence each
 }
 
+// String says the drift in one line, as a report lists it: the session,
+// the model call (or the tool's call) and what changed.
 func (d *Drift) String() string {
 	if d.Tool != "" {
 		return fmt.Sprintf("%s (%s), tool %s call %s (turn %d step %d): %s", d.Session, d.Lineage, d.Tool, d.ToolCall, d.Turn, d.Step, strings.Join(d.Changes, "; "))
