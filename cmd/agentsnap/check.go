@@ -450,6 +450,10 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 		r.verdict = "FAIL budget"
 	case o.Passed():
 		r.verdict = "FAIL golden"
+	case onlyStale(o):
+		// The logs replay as recorded: what fails is the playbook edited
+		// since, which only a re-recording brings into the fixture.
+		r.verdict = "FAIL playbook changed"
 	default:
 		r.verdict = "FAIL replay"
 	}
@@ -467,6 +471,12 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 	if r.first == "" { // only the budget failed: nothing to re-record
 		r.first, r.fix = firstLine(growth), ""
 	}
+}
+
+// onlyStale reports whether the replay fails only because playbook.json
+// changed since the recording (Outcome.Stale).
+func onlyStale(o *judge.Outcome) bool {
+	return o.Stale != "" && o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && len(o.RuleViolations) == 0
 }
 
 // setError records a scenario that could not be loaded or replayed; fx is

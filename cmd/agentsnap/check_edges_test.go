@@ -231,3 +231,19 @@ func crlfRecordedCheckout() (root, dir string) {
 	Expect(os.WriteFile(sc, []byte(strings.ReplaceAll(string(b), lf, "sha256:"+hex.EncodeToString(sum[:8]))), 0o644)).To(Succeed())
 	return root, dir
 }
+
+var _ = Describe("check of a scenario whose playbook changed since the recording", func() {
+	It("names it in the table as a changed playbook, not a failing replay", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		replaceIn(filepath.Join(dir, fixture.PlaybookFile), `"OK"`, `"Okay"`)
+		r := cli(root, nil, "check", dir)
+		Expect(r.code).To(Equal(exitFail), r.stdout)
+		Expect(r.stdout).To(MatchRegexp(`(?m)^fork/codeword\s+2\s+4\s+FAIL playbook changed$`))
+		Expect(r.stdout).To(ContainSubstring("changed since the recording"))
+
+		By("JUnit types the failure the same way")
+		r = cli(root, nil, "check", dir, "--format", "junit")
+		Expect(r.stdout).To(ContainSubstring(`type="playbook changed"`))
+	})
+})
