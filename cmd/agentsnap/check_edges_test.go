@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -245,5 +246,21 @@ var _ = Describe("check of a scenario whose playbook changed since the recording
 		By("JUnit types the failure the same way")
 		r = cli(root, nil, "check", dir, "--format", "junit")
 		Expect(r.stdout).To(ContainSubstring(`type="playbook changed"`))
+	})
+})
+
+var _ = Describe("firstDifference for a session the replay no longer has", func() {
+	It("points at the session's line, not at the blank line before it", func() {
+		fx := &fixture.Fixture{Dir: "fixtures/spawn/x", Name: "spawn/x", Golden: "fixtures/spawn/x/" + fixture.GoldenFile}
+		o := &judge.Outcome{Fixture: fx, Transcript: "== root ==\n  user: a\n"}
+		g := judge.GoldenResult{Path: fx.Golden, Message: "the transcript differs"}
+		golden := "== root ==\n  user: a\n\n== session 1: spawn of root via call_a, depth 1 ==\n  user: b\n"
+		Expect(firstDifference(o, g, &golden)).To(Equal("the transcript differs from " + fx.Golden +
+			" at golden line 4, replay line 3: -== session 1: spawn of root via call_a, depth 1 =="))
+
+		By("and for a session the replay adds")
+		o.Transcript, golden = golden, "== root ==\n  user: a\n"
+		Expect(firstDifference(o, g, &golden)).To(Equal("the transcript differs from " + fx.Golden +
+			" at golden line 3, replay line 4: +== session 1: spawn of root via call_a, depth 1 =="))
 	})
 })

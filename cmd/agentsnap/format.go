@@ -209,11 +209,39 @@ func firstDifference(o *judge.Outcome, g judge.GoldenResult, golden *string) str
 	diff := strings.Split(textdiff.Unified(*golden, o.Transcript, 0), "\n")
 	for i, l := range diff {
 		if strings.HasPrefix(l, "@@ ") && i+1 < len(diff) {
-			at := strings.TrimSuffix(strings.TrimPrefix(l, "@@ "), " @@")
-			return fmt.Sprintf("the transcript differs from %s at %s: %s", g.Path, at, diff[i+1])
+			return fmt.Sprintf("the transcript differs from %s at %s", g.Path, firstChange(l, diff[i+1:]))
 		}
 	}
 	return firstLine(g.Message)
+}
+
+// firstChange gives where a diff's first hunk (its header, then its lines
+// without context) changes, and that line: its first line that is not
+// blank, so a session removed or added whole is shown by its session
+// line rather than by the blank line Render puts before it.
+func firstChange(header string, lines []string) string {
+	var gl, rl int
+	if _, err := fmt.Sscanf(header, "@@ golden line %d, replay line %d @@", &gl, &rl); err != nil {
+		return strings.TrimSuffix(strings.TrimPrefix(header, "@@ "), " @@") + ": " + lines[0]
+	}
+	pick := 0
+	for j, l := range lines {
+		if !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "+") {
+			break // the hunk ended
+		}
+		if strings.TrimSpace(l[1:]) != "" {
+			pick = j
+			break
+		}
+	}
+	for _, l := range lines[:pick] {
+		if strings.HasPrefix(l, "-") {
+			gl++
+		} else {
+			rl++
+		}
+	}
+	return fmt.Sprintf("golden line %d, replay line %d: %s", gl, rl, lines[pick])
 }
 
 func firstLine(s string) string {
