@@ -16,6 +16,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -164,6 +165,13 @@ func admitted(fx *fixture.Fixture, rt agentsnap.Runtime, prep *prepared, cmds *c
 // admit returns the runtime's warnings about the fixture's scenario, or
 // why the runtime cannot replay it.
 func admit(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) ([]string, error) {
+	if fx.Scenario.Recorded == nil {
+		// Without it the replay would offer the agent no model, and every
+		// request would read as drift: "the model changed from
+		// playbook/playbook to /".
+		path := filepath.Join(fx.Dir, scenario.File)
+		return nil, notMended{fmt.Errorf("judge: %s: %w: %s has no \"recorded\" member, or it is null, but the fixture holds recorded logs: that member names the model, the provider and the runtime they were recorded with, which a replay needs; restore it from version control (git checkout -- %s), or re-record the scenario with the runtime that recorded it", fx.Name, fixture.ErrFixture, path, path)}
+	}
 	if err := fitsRuntime(fx, rt, cmds); err != nil {
 		return nil, err
 	}
