@@ -35,3 +35,6 @@ func SetGinkgoTool(has bool) func() {
 	ginkgoTool = func() bool { return has }
 	return func() { ginkgoTool = old }
 }
+
+// GinkgoFocus is ginkgoFocus.
+var GinkgoFocus = ginkgoFocus

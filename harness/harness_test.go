@@ -156,7 +156,7 @@ var _ = Describe("goldens", func() {
 		msg := matcher.FailureMessage(o)
 		Expect(msg).To(ContainSubstring("[diff -golden +replay]\n"))
 		Expect(msg).To(ContainSubstring("-  step one\n+  step 1\n"))
-		Expect(msg).To(ContainSubstring("If the change is intended, update the golden with:\n  go tool ginkgo --focus=spawn/one-child ./harness -- -update"), "the command that reruns this very test, from the module root")
+		Expect(msg).To(ContainSubstring("If the change is intended, update the golden with:\n  go tool ginkgo --focus="+thisSpecFocus()+" ./harness -- -update"), "the command that reruns this very test, from the module root")
 	})
 
 	It("fail when missing, with the command that creates them", func() {

@@ -25,9 +25,9 @@ func rerun(t testing.TB) func(fx *fixture.Fixture, args string) string {
 	return func(fx *fixture.Fixture, args string) string {
 		switch {
 		case ginkgo && ginkgoTool():
-			return fmt.Sprintf("go tool ginkgo --focus=%s %s -- %s", judge.ShellQuote(fx.Name), judge.Package(), args)
+			return fmt.Sprintf("go tool ginkgo --focus=%s %s -- %s", judge.ShellQuote(ginkgoFocus(name, fx)), judge.Package(), args)
 		case ginkgo:
-			return fmt.Sprintf("go test %s -ginkgo.focus=%s %s", judge.Package(), judge.ShellQuote(fx.Name), args)
+			return fmt.Sprintf("go test %s -ginkgo.focus=%s %s", judge.Package(), judge.ShellQuote(ginkgoFocus(name, fx)), args)
 		}
 		parts := strings.Split(name, "/")
 		for i, p := range parts {
@@ -35,6 +35,20 @@ func rerun(t testing.TB) func(fx *fixture.Fixture, args string) string {
 		}
 		return fmt.Sprintf("go test %s -run %s %s", judge.Package(), judge.ShellQuote(strings.Join(parts, "/")), args)
 	}
+}
+
+// ginkgoFocus is the focus that runs the Ginkgo spec named text (its
+// full text, GinkgoTB().Name(): its containers' texts and its own, joined
+// by spaces) and no other. Ginkgo matches a focus against the suite's
+// description, a space and that text, so the focus is anchored at that
+// space and at the end: "mixed/desk" would also run "mixed/desk-gemini".
+// A spec without text is focused on the fixture's name, the end of the
+// text of the suites' entries.
+func ginkgoFocus(text string, fx *fixture.Fixture) string {
+	if text == "" {
+		text = fx.Name
+	}
+	return "(^| )" + regexp.QuoteMeta(text) + "$"
 }
 
 // underGinkgo reports whether t is a Ginkgo spec's (GinkgoTB()), so the

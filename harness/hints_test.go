@@ -33,12 +33,12 @@ var _ = Describe("the command that reruns a Ginkgo spec", func() {
 
 	It("is go test with -ginkgo.focus when the module has no ginkgo tool", func() {
 		DeferCleanup(harness.SetGinkgoTool(false))
-		Expect(update()).To(ContainSubstring("update the golden with:\n  go test ./harness -ginkgo.focus=spawn/one-child -update\n"))
+		Expect(update()).To(ContainSubstring("update the golden with:\n  go test ./harness -ginkgo.focus=" + thisSpecFocus() + " -update\n"))
 	})
 
 	It("is go tool ginkgo when it has", func() {
 		DeferCleanup(harness.SetGinkgoTool(true))
-		Expect(update()).To(ContainSubstring("update the golden with:\n  go tool ginkgo --focus=spawn/one-child ./harness -- -update\n"))
+		Expect(update()).To(ContainSubstring("update the golden with:\n  go tool ginkgo --focus=" + thisSpecFocus() + " ./harness -- -update\n"))
 	})
 
 	DescribeTable("reading the tool directives of go.mod",

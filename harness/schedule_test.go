@@ -303,7 +303,7 @@ var _ = Describe("schedule search", func() {
 			Expect(out).NotTo(harness.MatchRecording())
 			Expect(out.RunErrors).To(ContainElement(MatchError(judge.ErrScheduleDependent)))
 			Expect(out.Report()).To(ContainSubstring("schedule 0 (seed %d) and schedule 1 (seed %d) wrote different logs", base, base+1))
-			Expect(out.Report()).To(ContainSubstring("go tool ginkgo --focus=parallel/completion-order"))
+			Expect(out.Report()).To(ContainSubstring("go tool ginkgo --focus=" + thisSpecFocus()))
 			Expect(out.Report()).To(ContainSubstring("Record tool results in the order of the calls"))
 			Expect(out.Report()).NotTo(ContainSubstring("re-record the scenario"), "re-recording cannot fix an order that depends on the schedule")
 		})

@@ -327,6 +327,6 @@ var _ = Describe("failure commands under Ginkgo", func() {
 		Expect(err).NotTo(HaveOccurred())
 		o := harness.Run(GinkgoTB(), dir, harness.Options{Runtime: acme{agent.Reference}})
 		Expect(o).NotTo(harness.MatchRecording())
-		Expect(o.Report()).To(ContainSubstring("re-record the scenario:\n  go tool ginkgo --focus=spawn/one-child ./harness -- -record='^spawn/one-child$'"))
+		Expect(o.Report()).To(ContainSubstring("re-record the scenario:\n  go tool ginkgo --focus=" + thisSpecFocus() + " ./harness -- -record='^spawn/one-child$'"))
 	})
 })

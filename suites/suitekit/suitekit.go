@@ -93,7 +93,7 @@ func inShard() func(dir string) bool {
 }
 
 // Entries returns one table entry per scenario of category, named
-// CATEGORY/NAME (so --focus=fork/codeword selects one) and labelled with
+// CATEGORY/NAME (so --focus='fork/codeword$' selects one) and labelled with
 // the category; under AGENTSNAP_SHARD only the shard's.
 func Entries(category string) []TableEntry {
 	keep, dirs := inShard(), Fixtures(category)
