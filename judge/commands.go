@@ -51,17 +51,32 @@ func (c commands) cli() bool { return c.Test == nil && c.Record == nil }
 // byCLI reports whether the agentsnap CLI records fx: it runs the
 // reference runtime only.
 func (c commands) byCLI(fx *fixture.Fixture) bool {
-	name := c.recordedBy(fx)
-	return name == "" || name == agentsnap.ReferenceName
+	return c.recordedBy(fx) == agentsnap.ReferenceName
 }
 
 // recordedBy is the name of the runtime that recorded fx, else the
-// runtime under test.
+// runtime under test; "" for a runtime without a name, which is a user's
+// (agentsnap's reference runtime has one).
 func (c commands) recordedBy(fx *fixture.Fixture) string {
 	if rec := fx.Scenario.Recorded; rec != nil && rec.Runtime != "" {
 		return rec.Runtime
 	}
+	if unnamedFromTest(fx) {
+		return ""
+	}
 	return c.runtime
+}
+
+// byTests is recorder.ByTests, scenario.json's recorded.by of a recording
+// made from a user's tests (the recorder imports this package).
+const byTests = "agentsnap (go test)"
+
+// unnamedFromTest reports whether a user's test recorded fx with a
+// runtime that has no name (not agentsnap.Named): whatever runtime
+// replays it, the reference runtime did not record it.
+func unnamedFromTest(fx *fixture.Fixture) bool {
+	rec := fx.Scenario.Recorded
+	return rec != nil && rec.Runtime == "" && rec.By == byTests
 }
 
 // tool returns the agentsnap CLI command with args for the fixture folder
@@ -128,8 +143,10 @@ func (c commands) recordWith(fx *fixture.Fixture, onlyChanged bool) string {
 	var cmd string
 	if c.Test != nil {
 		cmd = c.Test(fx, args)
+	} else if name := c.recordedBy(fx); name != "" {
+		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, name)
 	} else {
-		cmd = fmt.Sprintf("go test ./... %s (from the tests that replay it with the runtime %q: the CLI runs only agentsnap's reference runtime)", args, c.recordedBy(fx))
+		cmd = fmt.Sprintf("go test ./... %s (from the test that recorded it, with a runtime without a name: the CLI runs only agentsnap's reference runtime)", args)
 	}
 	if live {
 		vars := liveVars + " AGENTSNAP_BASE_URL=URL AGENTSNAP_MODEL=" + shellQuote(fx.Scenario.Recorded.Model)

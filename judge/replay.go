@@ -334,6 +334,15 @@ func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error {
 	rec := fx.Scenario.Recorded
 	name := agentsnap.NameOf(rt)
+	if unnamedFromTest(fx) && name == agentsnap.ReferenceName {
+		// The runtime that recorded it left no name to compare, but it
+		// was not the reference runtime, which has one.
+		why := fmt.Sprintf("it was recorded from a test (%s recorded.by %q) by a runtime without a name, not by agentsnap's reference runtime", filepath.Join(fx.Dir, scenario.File), rec.By)
+		if cmds.cli() {
+			return notMended{fmt.Errorf("judge: %s: %w: %s, the only runtime the agentsnap CLI replays; replay it with the test that recorded it, which replays %s: go test ./... from the module root (or go test on that test's package)", fx.Name, fixture.ErrFixture, why, fx.Dir)}
+		}
+		return notMended{fmt.Errorf("judge: %s: %w: %s, which this replay runs; pass the runtime that recorded it in harness.Options{Runtime: ...}, or re-record with: %s", fx.Name, fixture.ErrFixture, why, cmds.record(fx))}
+	}
 	if rec == nil || rec.Runtime == "" || name == "" || rec.Runtime == name {
 		return nil
 	}

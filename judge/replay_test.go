@@ -2,11 +2,14 @@ package judge_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -30,5 +33,43 @@ var _ = Describe("a replay of a fixture whose scenario.json has \"recorded\": nu
 		Expect(err.Error()).To(ContainSubstring("restore it from version control (git checkout -- " + path + ")"))
 		Expect(err.Error()).NotTo(ContainSubstring("the model changed"))
 		Expect(judge.RecordMends(dir, err)).To(BeFalse())
+	})
+})
+
+// A runtime that is not agentsnap.Named records no name; the recording's
+// by (recorder.ByTests) still tells that a user's test made it.
+var _ = Describe("a fixture a user's test recorded with a runtime without a name", func() {
+	unnamed := func() (string, *fixture.Fixture) {
+		GinkgoHelper()
+		dir := filepath.Join(GinkgoT().TempDir(), "spawn", "one-child")
+		Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "spawn", "one-child")))).To(Succeed())
+		sc, err := scenario.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		sc.Recorded.Runtime, sc.Recorded.By = "", recorder.ByTests
+		Expect(sc.Save(dir)).To(Succeed())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		return dir, fx
+	}
+
+	It("is not replayed with the reference runtime, which did not record it", func() {
+		_, fx := unnamed()
+		_, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: agent.Reference,
+			Hints: judge.Hints{Test: func(fx *fixture.Fixture, args string) string { return "go test ./mine " + args }}})
+		Expect(err).To(MatchError(fixture.ErrFixture))
+		Expect(err.Error()).To(ContainSubstring("by a runtime without a name, not by agentsnap's reference runtime, which this replay runs; pass the runtime that recorded it in harness.Options{Runtime: ...}, or re-record with: go test ./mine -record='^spawn/one-child$'"))
+	})
+
+	It("is replayed by the user's unnamed runtime, whose re-recording is the test's, not agentsnap record", func() {
+		dir, fx := unnamed()
+		var mine agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error { return agent.Reference.Run(ctx, env) }
+		test := judge.Hints{Test: func(fx *fixture.Fixture, args string) string { return "go test ./mine " + args }}
+		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: mine, Hints: test})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(judge.RecordCommand(o)).To(Equal("go test ./mine -record='^spawn/one-child$'"))
+
+		By("and the CLI's command for it names no empty runtime")
+		cmd := judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})
+		Expect(cmd).To(Equal("go test ./... -record='^spawn/one-child$' (from the test that recorded it, with a runtime without a name: the CLI runs only agentsnap's reference runtime)"))
 	})
 })

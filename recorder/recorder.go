@@ -26,9 +26,10 @@ import (
 )
 
 // ByTests is Options.By of a recording made from a user's tests
-// (harness, -record): the CLI tells such a fixture by it when its runtime
-// has no name, so agentsnap record does not redo it with the reference
-// agent.
+// (harness, -record): the CLI and judge tell such a fixture by it when its
+// runtime has no name, so agentsnap record does not redo it with the
+// reference agent, nor check replay it with that agent (judge mirrors it
+// as byTests: this package imports judge).
 const ByTests = "agentsnap (go test)"
 
 // Options configures a recording. PlaybookOptions and LiveOptions fill the

@@ -39,8 +39,9 @@ its category requires (see the README's category rules). Prints a table
 them, result), the replay driver's notes, and for each failure what
 differs and the command that fixes it. DIR may be a scenario folder, a
 category folder, a fixtures folder, or any of them followed by /... . A
-scenario recorded with another runtime (a team's own) is replayed by that
-team's tests, not here.
+scenario recorded with another runtime (a team's own: scenario.json names
+it, or says a test recorded it with a runtime without a name) is replayed
+by that team's tests, not here: it is an ERROR that names them.
 
 --update rewrites transcript.golden from the replay, for scenarios whose
 replay matched its recording — only goldens, never session logs, and not

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -262,5 +263,30 @@ var _ = Describe("firstDifference for a session the replay no longer has", func(
 		o.Transcript, golden = golden, "== root ==\n  user: a\n"
 		Expect(firstDifference(o, g, &golden)).To(Equal("the transcript differs from " + fx.Golden +
 			" at golden line 3, replay line 4: +== session 1: spawn of root via call_a, depth 1 =="))
+	})
+})
+
+var _ = Describe("check of a scenario a user's test recorded with an unnamed runtime", func() {
+	It("does not replay it with the reference agent, and names the test that does instead of a record command record refuses", func() {
+		root := fixtureCopy("spawn/one-child")
+		dir := filepath.Join(root, "fixtures/spawn/one-child")
+		sc, err := scenario.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		// What -record writes for a RuntimeFunc: no runtime name, the tests' by.
+		sc.Recorded.Runtime, sc.Recorded.By = "", recorder.ByTests
+		Expect(sc.Save(dir)).To(Succeed())
+
+		r := cli(root, nil, "check", dir, "--format", "json")
+		Expect(r.code).To(Equal(exitFail), r.stderr)
+		var got checkJSON
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed())
+		s := got.Scenarios[0]
+		Expect(s.Status).To(Equal("error"))
+		Expect(s.Fix).To(BeEmpty(), "agentsnap record refuses it")
+		Expect(s.Problems).To(HaveLen(1))
+		Expect(s.Problems[0]).To(ContainSubstring(`it was recorded from a test (` + filepath.Join(dir, scenario.File) + ` recorded.by "agentsnap (go test)") by a runtime without a name, not by agentsnap's reference runtime, the only runtime the agentsnap CLI replays; ` +
+			`replay it with the test that recorded it, which replays ` + dir + `: go test ./... from the module root`))
+		Expect(s.Problems[0]).NotTo(ContainSubstring("agentsnap record"))
+		Expect(s.Problems[0]).NotTo(ContainSubstring(`runtime ""`))
 	})
 })
