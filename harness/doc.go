@@ -39,5 +39,7 @@
 // schedule of a failed schedule search; goldie's -update (or
 // GOLDIE_UPDATE, AGENTSNAP_UPDATE) rewrites goldens — only goldens, never
 // session logs, only from a replay that matched its recording, atomically,
-// and under CI only with AGENTSNAP_FORCE_UPDATE=1.
+// and under CI only with AGENTSNAP_FORCE_UPDATE=1; a session of the golden
+// the replay no longer has goes with it, and the test's log warns of it
+// (go test -v shows it).
 package harness

@@ -38,6 +38,17 @@ func checkGolden(t testing.TB, o *Outcome) judge.GoldenResult {
 	return judge.SettleGolden(o, false, len(shim.errs) > 0, diff)
 }
 
+// logUpdate logs a golden that -update rewrote, and its warnings: the
+// sessions the update removed (see judge.GoldenResult.Warnings).
+func logUpdate(t testing.TB, res judge.GoldenResult) {
+	if res.Updated {
+		t.Logf("harness: updated %s", res.Path)
+	}
+	for _, w := range res.Warnings {
+		t.Logf("harness: warning: %s", w)
+	}
+}
+
 // captureTB lets goldie report into a message instead of failing the test
 // directly, so the harness can add the fixing command. Everything else goes
 // to the real TB.

@@ -52,9 +52,7 @@ func (m *goldenMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.res = checkGolden(m.t, o)
-	if m.res.Updated {
-		m.t.Logf("harness: updated %s", m.res.Path)
-	}
+	logUpdate(m.t, m.res)
 	return m.res.Message == "", nil
 }
 

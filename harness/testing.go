@@ -87,9 +87,7 @@ func AssertGolden(t testing.TB, o *Outcome) {
 	if res.Message != "" {
 		t.Errorf("%s", res.Message)
 	}
-	if res.Updated {
-		t.Logf("harness: updated %s", res.Path)
-	}
+	logUpdate(t, res)
 }
 
 // Check replays dir and asserts both comparisons: the one call a plain

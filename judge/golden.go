@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/sessiontext"
 	"github.com/agentsnap/agentsnap/internal/textdiff"
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -54,6 +55,10 @@ type GoldenResult struct {
 	// Pending is the golden proposal (Path + ProposalSuffix) this
 	// comparison wrote or kept, for "agentsnap review"; "" when none.
 	Pending string
+	// Warnings say what an update did that is likely a mistake: it
+	// removed a session of the golden that the replay no longer has,
+	// which "agentsnap review --accept" does only with --force.
+	Warnings []string
 }
 
 // UpdateGolden rewrites o's transcript.golden from its replay, atomically —
@@ -84,6 +89,9 @@ func UpdateGolden(o *Outcome) GoldenResult {
 		}
 		goldens.wrote(fx.Golden, !exists)
 		res.Updated = true
+		for _, name := range sessiontext.Dropped(string(old), o.Transcript) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the session is in the golden but not in the replay: the agent no longer starts it, and the update removed it from %s (agentsnap review --accept does that only with --force); if the agent should still start it, restore the golden from version control and fix the agent", name, fx.Golden))
+		}
 	}
 	if err := withdrawProposal(fx.Golden); err != nil {
 		res.Message = err.Error()

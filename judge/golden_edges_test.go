@@ -129,3 +129,32 @@ var _ = Describe("comparing with a golden that differs only invisibly", func() {
 		Expect(msg).NotTo(ContainSubstring("cannot show"))
 	})
 })
+
+// An update writes what the replay rendered; a session of the golden the
+// replay lacks goes with it, which review --accept refuses without
+// --force: the update says so.
+var _ = Describe("an update that removes a session of the golden", func() {
+	It("warns, naming the session and the golden", func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, fixture.GoldenFile)
+		root := "== root ==\nturn 1 (user)\n  user: hi\n"
+		Expect(os.WriteFile(path, []byte(root+"\n== session 1: spawn of root via call_a, depth 1 ==\nturn 1 (subagent)\n  user: a\n"), 0o644)).To(Succeed())
+		o := &judge.Outcome{
+			Fixture:    &fixture.Fixture{Name: "spawn/x", Dir: dir, Golden: path, Scenario: &scenario.Scenario{}},
+			Transcript: root,
+		}
+		res := judge.UpdateGolden(o)
+		Expect(res.Message).To(BeEmpty())
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(Equal([]string{"session 1: spawn of root via call_a, depth 1: the session is in the golden but not in the replay: the agent no longer starts it, and the update removed it from " + path +
+			" (agentsnap review --accept does that only with --force); if the agent should still start it, restore the golden from version control and fix the agent"}))
+
+		By("and says nothing when every session stays")
+		Expect(os.WriteFile(path, []byte("== root ==\nturn 1 (user)\n  user: hello\n"), 0o644)).To(Succeed())
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(BeEmpty())
+	})
+})

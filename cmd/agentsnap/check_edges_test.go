@@ -290,3 +290,24 @@ var _ = Describe("check of a scenario a user's test recorded with an unnamed run
 		Expect(s.Problems[0]).NotTo(ContainSubstring(`runtime ""`))
 	})
 })
+
+var _ = Describe("check --update of a golden with a session the replay no longer has", func() {
+	It("updates it with the warning review --accept gives", func() {
+		root := fixtureCopy("spawn/one-child")
+		dir := filepath.Join(root, "fixtures/spawn/one-child")
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		b, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		extra := "\n== session 2: spawn of root via call_gone, depth 1 ==\nturn 1 (subagent)\n  user: gone\n"
+		Expect(os.WriteFile(golden, append(b, extra...), 0o644)).To(Succeed())
+		// What agentsnap record leaves when the agent no longer starts a
+		// session: its log removed, the golden kept beside the proposal.
+		Expect(os.WriteFile(golden+judge.ProposalSuffix, b, 0o644)).To(Succeed())
+
+		r := cli(root, map[string]string{"CI": ""}, "check", dir, "--update")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(r.stdout).To(ContainSubstring("note: spawn/one-child: session 2: spawn of root via call_gone, depth 1: the session is in the golden but not in the replay: the agent no longer starts it, and the update removed it from " + golden))
+		Expect(os.ReadFile(golden)).To(Equal(b))
+		Expect(golden + judge.ProposalSuffix).NotTo(BeAnExistingFile())
+	})
+})

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/sessiontext"
 	"github.com/agentsnap/agentsnap/internal/textdiff"
 )
 
@@ -27,103 +27,42 @@ type sessionDiff struct {
 	Diff    string `json:"diff"`    // [diff -golden +proposal], lines numbered as in the files
 }
 
-// section is one session of a transcript: its header line and the lines
-// up to the next header (see transcript.Render).
-type section struct {
-	key    string // its place in the tree by creating calls: root, root/call_a, root/call_a/call_b
-	header string // "== session 1: fork of root via call_a, depth 1 =="
-	mode   string // spawn, fork, ... ; "" for the root
-	seed   string // the "(inherits N events ...)" line, "" when none
-	text   string
-	start  int // line of the header in its file, from 1
-}
-
-// sessionHeader matches a session line of transcript.Render.
-var sessionHeader = regexp.MustCompile(`^== (root|session \d+)(?:: (\S+) of (root|session \d+) via (.+), depth \d+)? ==$`)
-
-// splitSessions cuts a transcript at its session lines. Sessions are keyed
-// by the chain of calls that created them rather than by their number, so
-// a child added early in lineage order does not make every later one look
-// changed; a call id seen twice gets "#2", "#3".
-func splitSessions(text string) []section {
-	var out []section
-	keyOf := map[string]string{} // label -> key
-	used := map[string]int{}
-	for i, l := range strings.SplitAfter(text, "\n") {
-		if l == "" {
-			continue
-		}
-		line := strings.TrimSuffix(l, "\n")
-		if m := sessionHeader.FindStringSubmatch(line); m != nil {
-			key := m[1]
-			if m[3] != "" {
-				parent, ok := keyOf[m[3]]
-				if !ok {
-					parent = m[3]
-				}
-				key = parent + "/" + m[4]
-			}
-			if used[key]++; used[key] > 1 {
-				key += "#" + strconv.Itoa(used[key])
-			}
-			keyOf[m[1]] = key
-			out = append(out, section{key: key, header: line, mode: m[2], start: i + 1})
-		} else if len(out) == 0 {
-			out = append(out, section{header: "(before the first session)", start: 1})
-		}
-		s := &out[len(out)-1]
-		if i == s.start && strings.HasPrefix(line, "(inherits ") {
-			s.seed = line
-		}
-		s.text += l
-	}
-	for i := range out {
-		// Render puts an empty line between sessions; it is not the session's.
-		if strings.HasSuffix(out[i].text, "\n\n") {
-			out[i].text = out[i].text[:len(out[i].text)-1]
-		}
-	}
-	return out
-}
-
-// name is the session line without its "==" marks.
-func (s *section) name() string {
-	return strings.TrimSuffix(strings.TrimPrefix(s.header, "== "), " ==")
-}
+// section is one session of a transcript (see sessiontext.Split).
+type section = sessiontext.Section
 
 // diffSessions compares a golden and a proposal session by session, in the
 // proposal's order with removed sessions last, and warns about what is
 // likely a mistake: a session that disappeared, a child whose mode
 // changed, or a changed fork seed.
 func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []string) {
-	gs, ps := splitSessions(golden), splitSessions(proposal)
+	gs, ps := sessiontext.Split(golden), sessiontext.Split(proposal)
 	byKey := map[string]*section{}
 	for i := range gs {
-		byKey[gs[i].key] = &gs[i]
+		byKey[gs[i].Key] = &gs[i]
 	}
 	seen := map[string]bool{}
 	for i := range ps {
 		p := &ps[i]
-		g, ok := byKey[p.key]
-		seen[p.key] = true
+		g, ok := byKey[p.Key]
+		seen[p.Key] = true
 		switch {
 		case !ok:
-			diffs = append(diffs, sessionDiff{p.name(), sessionAdded, wholeDiff(p, '+', "proposal")})
+			diffs = append(diffs, sessionDiff{p.Name(), sessionAdded, wholeDiff(p, '+', "proposal")})
 			continue
-		case g.text != p.text:
-			diffs = append(diffs, sessionDiff{p.name(), sessionChanged, changedDiff(g, p)})
+		case g.Text != p.Text:
+			diffs = append(diffs, sessionDiff{p.Name(), sessionChanged, changedDiff(g, p)})
 		}
-		if g.mode != p.mode {
-			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.name(), modeOrRoot(g.mode), modeOrRoot(p.mode), p.header))
+		if g.Mode != p.Mode {
+			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.Name(), modeOrRoot(g.Mode), modeOrRoot(p.Mode), p.Header))
 		}
-		if g.seed != p.seed {
-			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.name(), orNoSeed(g.seed), orNoSeed(p.seed)))
+		if g.Seed != p.Seed {
+			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.Name(), orNoSeed(g.Seed), orNoSeed(p.Seed)))
 		}
 	}
 	for i := range gs {
-		if g := &gs[i]; !seen[g.key] {
-			diffs = append(diffs, sessionDiff{g.name(), sessionRemoved, wholeDiff(g, '-', "golden")})
-			warnings = append(warnings, fmt.Sprintf("%s: the session is in the golden but not in the proposal: the agent no longer starts it", g.name()))
+		if g := &gs[i]; !seen[g.Key] {
+			diffs = append(diffs, sessionDiff{g.Name(), sessionRemoved, wholeDiff(g, '-', "golden")})
+			warnings = append(warnings, fmt.Sprintf("%s: the session is in the golden but not in the proposal: the agent no longer starts it", g.Name()))
 		}
 	}
 	return diffs, warnings
@@ -147,7 +86,7 @@ func orNoSeed(seed string) string {
 // changedDiff is the diff of one session present on both sides, its hunk
 // lines numbered as in the two files.
 func changedDiff(g, p *section) string {
-	lines := strings.Split(strings.TrimSuffix(textdiff.Unified(g.text, p.text, 3), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(textdiff.Unified(g.Text, p.Text, 3), "\n"), "\n")
 	for i, l := range lines {
 		var a, b int
 		switch {
@@ -155,7 +94,7 @@ func changedDiff(g, p *section) string {
 			lines[i] = proposalHeader
 		case strings.HasPrefix(l, "@@ "):
 			if _, err := fmt.Sscanf(l, "@@ golden line %d, replay line %d @@", &a, &b); err == nil {
-				lines[i] = fmt.Sprintf("@@ golden line %d, proposal line %d @@", a+g.start-1, b+p.start-1)
+				lines[i] = fmt.Sprintf("@@ golden line %d, proposal line %d @@", a+g.Start-1, b+p.Start-1)
 			}
 		case strings.HasPrefix(l, "... "):
 			lines[i] = strings.Replace(l, "diff -u GOLDEN REPLAY", "diff -u transcript.golden transcript.golden.new", 1)
@@ -167,9 +106,9 @@ func changedDiff(g, p *section) string {
 // wholeDiff shows a session only one side has, every line marked with
 // sign.
 func wholeDiff(s *section, sign byte, side string) string {
-	lines := strings.Split(strings.TrimSuffix(s.text, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(s.Text, "\n"), "\n")
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n@@ %s lines %d-%d @@\n", proposalHeader, side, s.start, s.start+len(lines)-1)
+	fmt.Fprintf(&b, "%s\n@@ %s lines %d-%d @@\n", proposalHeader, side, s.Start, s.Start+len(lines)-1)
 	for i, l := range lines {
 		if i == textdiff.MaxLines {
 			fmt.Fprintf(&b, "... %d more lines not shown; see the file\n", len(lines)-i)

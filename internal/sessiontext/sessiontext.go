@@ -1,0 +1,91 @@
+// Package sessiontext cuts a rendered transcript (package transcript) into
+// its sessions, keyed by their place in the agent tree, so that a golden
+// and a new transcript compare session by session: agentsnap review shows
+// a proposal that way, and an update says which sessions it removed.
+package sessiontext
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Section is one session of a transcript: its header line and the lines
+// up to the next header (see transcript.Render).
+type Section struct {
+	Key    string // its place in the tree by creating calls: root, root/call_a, root/call_a/call_b
+	Header string // "== session 1: fork of root via call_a, depth 1 =="
+	Mode   string // spawn, fork, ... ; "" for the root
+	Seed   string // the "(inherits N events ...)" line, "" when none
+	Text   string
+	Start  int // line of the header in its file, from 1
+}
+
+// header matches a session line of transcript.Render.
+var header = regexp.MustCompile(`^== (root|session \d+)(?:: (\S+) of (root|session \d+) via (.+), depth \d+)? ==$`)
+
+// Split cuts a transcript at its session lines. Sessions are keyed by the
+// chain of calls that created them rather than by their number, so a
+// child added early in lineage order does not make every later one look
+// changed; a call id seen twice gets "#2", "#3".
+func Split(text string) []Section {
+	var out []Section
+	keyOf := map[string]string{} // label -> key
+	used := map[string]int{}
+	for i, l := range strings.SplitAfter(text, "\n") {
+		if l == "" {
+			continue
+		}
+		line := strings.TrimSuffix(l, "\n")
+		if m := header.FindStringSubmatch(line); m != nil {
+			key := m[1]
+			if m[3] != "" {
+				parent, ok := keyOf[m[3]]
+				if !ok {
+					parent = m[3]
+				}
+				key = parent + "/" + m[4]
+			}
+			if used[key]++; used[key] > 1 {
+				key += "#" + strconv.Itoa(used[key])
+			}
+			keyOf[m[1]] = key
+			out = append(out, Section{Key: key, Header: line, Mode: m[2], Start: i + 1})
+		} else if len(out) == 0 {
+			out = append(out, Section{Header: "(before the first session)", Start: 1})
+		}
+		s := &out[len(out)-1]
+		if i == s.Start && strings.HasPrefix(line, "(inherits ") {
+			s.Seed = line
+		}
+		s.Text += l
+	}
+	for i := range out {
+		// Render puts an empty line between sessions; it is not the session's.
+		if strings.HasSuffix(out[i].Text, "\n\n") {
+			out[i].Text = out[i].Text[:len(out[i].Text)-1]
+		}
+	}
+	return out
+}
+
+// Name is the session line without its "==" marks.
+func (s *Section) Name() string {
+	return strings.TrimSuffix(strings.TrimPrefix(s.Header, "== "), " ==")
+}
+
+// Dropped returns the names of the sessions of golden that next does not
+// have, in golden's order: sessions the agent no longer starts.
+func Dropped(golden, next string) []string {
+	now := map[string]bool{}
+	for _, s := range Split(next) {
+		now[s.Key] = true
+	}
+	var out []string
+	for _, s := range Split(golden) {
+		if !now[s.Key] {
+			out = append(out, s.Name())
+		}
+	}
+	return out
+}
