@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/onsi/gomega/types"
 )
@@ -27,7 +28,7 @@ func (recordingMatcher) Match(actual any) (bool, error) {
 
 func (recordingMatcher) FailureMessage(actual any) string {
 	o, _ := outcomeOf(actual, "MatchRecording")
-	return o.Report()
+	return termtext.Lines(o.Report())
 }
 
 func (recordingMatcher) NegatedFailureMessage(actual any) string {
@@ -56,7 +57,7 @@ func (m *goldenMatcher) Match(actual any) (bool, error) {
 	return m.res.Message == "", nil
 }
 
-func (m *goldenMatcher) FailureMessage(any) string { return m.res.Message }
+func (m *goldenMatcher) FailureMessage(any) string { return termtext.Lines(m.res.Message) }
 
 func (m *goldenMatcher) NegatedFailureMessage(any) string {
 	return fmt.Sprintf("expected the transcript to differ from %s, but it matches", m.res.Path)

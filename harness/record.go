@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -90,13 +91,17 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	}
 	t.Logf("harness: %s %s: %d sessions, %d model calls", what, Name(dir), res.Sessions, res.Calls)
 	if res.Reuse != nil {
-		t.Logf("harness: %s: %s", Name(dir), strings.Join(res.Reuse.Lines(), "\n  "))
+		lines := res.Reuse.Lines()
+		for i, l := range lines {
+			lines[i] = termtext.String(l) // session keys and drift came from a model
+		}
+		t.Logf("harness: %s: %s", Name(dir), strings.Join(lines, "\n  "))
 	}
 	if res.Proposal != "" {
 		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, "go tool agentsnap review "+dir)
 	}
 	for _, e := range res.ToolErrors {
-		t.Logf("harness: %s: %s", Name(dir), e)
+		t.Logf("harness: %s: %s", Name(dir), termtext.String(e))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/judge"
 )
 
@@ -58,7 +59,7 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 		// The consumption check runs at teardown whatever the test did; an
 		// outcome already judged (AssertReplay, MatchRecording) reported it.
 		if _, ok := judged.Load(out); !ok && out.Consumption != nil {
-			t.Errorf("%v", out.Consumption)
+			t.Errorf("%s", termtext.Lines(out.Consumption.Error()))
 		}
 	})
 	return out
@@ -73,7 +74,7 @@ func AssertReplay(t testing.TB, o *Outcome) {
 	t.Helper()
 	judged.Store(o, struct{}{})
 	if !o.Passed() {
-		t.Errorf("%s", o.Report())
+		t.Errorf("%s", termtext.Lines(o.Report()))
 	}
 }
 
@@ -85,7 +86,7 @@ func AssertGolden(t testing.TB, o *Outcome) {
 	t.Helper()
 	res := checkGolden(t, o)
 	if res.Message != "" {
-		t.Errorf("%s", res.Message)
+		t.Errorf("%s", termtext.Lines(res.Message))
 	}
 	logUpdate(t, res)
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
@@ -171,11 +172,13 @@ func (p *progress) Append(ctx context.Context, id string, events []session.Event
 		case session.TypeTurnStart:
 			var d session.TurnStartData
 			_ = events[i].Decode(&d)
-			fmt.Fprintf(p.w, "record %s: %s turn %d\n", p.name, p.who[id], d.Turn)
+			fmt.Fprintf(p.w, "record %s: %s turn %d\n", termtext.String(p.name), termtext.String(p.who[id]), d.Turn)
 		case session.TypeTurnEnd:
 			var d session.TurnEndData
 			_ = events[i].Decode(&d)
-			fmt.Fprintf(p.w, "record %s: %s turn %d ended %s\n", p.name, p.who[id], d.Turn, d.Reason.Kind)
+			// The runtime wrote the reason and the child's header, and a
+			// model named the call: none of them may drive the terminal.
+			fmt.Fprintf(p.w, "record %s: %s turn %d ended %s\n", termtext.String(p.name), termtext.String(p.who[id]), d.Turn, termtext.String(d.Reason.Kind))
 		}
 	}
 	return nil

@@ -322,7 +322,9 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 	}
 	if res.Reuse != nil {
 		for _, line := range res.Reuse.Lines() {
-			fmt.Fprintf(e.stdout, "  %s\n", line)
+			// Sessions are named by their creating calls' ids, and a
+			// drift quotes what the agent sent: both came from a model.
+			fmt.Fprintf(e.stdout, "  %s\n", printable(line))
 		}
 	}
 	if res.Proposal != "" {
@@ -331,7 +333,7 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 	if len(res.ToolErrors) > 0 {
 		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", count(len(res.ToolErrors), "tool call"))
 		for _, t := range res.ToolErrors {
-			fmt.Fprintf(e.stdout, "    %s\n", t)
+			fmt.Fprintf(e.stdout, "    %s\n", printable(t))
 		}
 	}
 }
