@@ -84,7 +84,7 @@ var Epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // Env is what a runtime is handed for one run of one scenario: the model,
 // where the session logs go, the run's time, and the scenario itself.
 // Every field is set but WithTimeout, which may be nil, and ToolReplay,
-// which is nil while recording.
+// which is nil while recording (but for an only-changed recording).
 type Env struct {
 	// Scenario is the scenario.json of the fixture: its prompts, the
 	// agent settings as raw JSON (Scenario.Agent) and the shared settings.
@@ -104,8 +104,12 @@ type Env struct {
 	// ToolReplay serves recorded tools in a replay — the replay driver,
 	// which answers each from the calling session's recorded events — and
 	// is nil while recording, when the tools run and their results are
-	// recorded. Hand it on to journal.Config.ToolReplay (Journal.Tool) and
-	// to package wire's MCP support.
+	// recorded. An only-changed recording sets it too: a session that
+	// still replays its recorded model calls gets its recorded tool
+	// outputs and MCP answers, and for a session recorded anew it answers
+	// llm.ErrRunTool, so the tool runs; tell a recording by Recording,
+	// not by a nil ToolReplay. Hand it on to journal.Config.ToolReplay
+	// (Journal.Tool) and to package wire's MCP support, which do both.
 	ToolReplay llm.ToolReplay
 
 	// Store receives every session log. Do not close it.

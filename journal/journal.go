@@ -28,7 +28,8 @@ type Config struct {
 	Cwd    string
 	Preset string
 	// ToolReplay serves recorded tools (Journal.Tool) in a replay: the
-	// Env's ToolReplay under agentsnap. Nil while recording: the tools run.
+	// Env's ToolReplay under agentsnap. Nil while recording: the tools run
+	// (as they do for a call it answers llm.ErrRunTool).
 	ToolReplay llm.ToolReplay
 	// FlushAfterAnswers leaves what BeginCall and EndStep write to the next
 	// flush that follows an answer (ToolCalls, EndTurn) or to Flush, rather
@@ -117,6 +118,9 @@ type Journal struct {
 	// not yet written; see Tool and RecordMCP.
 	toolRecords map[string]session.ToolRecordedData
 	mcpRecords  []session.MCPCallData
+	// toRun holds the calls Replayed found are to run (by call id): their
+	// Tool runs run without asking Config.ToolReplay again.
+	toRun map[string]bool
 }
 
 // NewRoot creates a root session. Nothing is written until its first event

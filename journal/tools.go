@@ -3,9 +3,11 @@ package journal
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -14,8 +16,9 @@ import (
 // not run in CI. call names it: ID (the model's tool call id), Name, and
 // Arguments as passed to the tool.
 //
-// While recording (Config.ToolReplay nil) Tool calls run and returns its
-// output; in a replay it returns the output recorded for this session's
+// While recording (Config.ToolReplay nil, or one that answers
+// llm.ErrRunTool: an only-changed recording's session recorded anew) Tool
+// calls run and returns its output; in a replay it returns the output recorded for this session's
 // call with the same ID — the n-th call with an ID gets the n-th record
 // of the session's own events, never one its fork seed inherited — and
 // does not call run. A call never recorded, or recorded with another name
@@ -32,30 +35,62 @@ import (
 // order of its ToolResult calls, so the log's bytes do not depend on which
 // tool finished first.
 func (j *Journal) Tool(ctx context.Context, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
+	out, _, err := j.tool(ctx, call, run)
+	return out, err
+}
+
+// Replayed asks Config.ToolReplay for the recorded output of call as Tool
+// does, for an agent that runs its tools elsewhere (package wire's
+// Handler.ToolReplayed): served is true when it serves one — recorded,
+// and returned with its error, as by Tool — and false when the tool is to
+// run (no ToolReplay, or one that answers llm.ErrRunTool). Nothing is
+// recorded then: Tool of the same call, once the tool ran, records its
+// output without asking Config.ToolReplay again.
+func (j *Journal) Replayed(ctx context.Context, call session.Part) (out session.ToolOutput, served bool, err error) {
+	return j.tool(ctx, call, nil)
+}
+
+// tool is Tool, and with run nil Replayed.
+func (j *Journal) tool(ctx context.Context, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, bool, error) {
 	if call.ID == "" {
-		return session.ToolOutput{}, fmt.Errorf("journal: session %s: Tool(%s) has no call id; pass the tool call the model made (its ID names the recorded result)", j.header.ID, call.Name)
+		return session.ToolOutput{}, false, fmt.Errorf("journal: session %s: Tool(%s) has no call id; pass the tool call the model made (its ID names the recorded result)", j.header.ID, call.Name)
 	}
 	// The session's goroutine waits for its tools: turn and step hold.
 	d := session.ToolRecordedData{Turn: j.turn, Step: j.step, CallID: call.ID, Name: call.Name, Arguments: call.Arguments}
+	j.mu.Lock()
+	toRun := j.toRun[call.ID]
+	j.mu.Unlock()
 	var err error
-	if r := j.cfg.ToolReplay; r != nil {
+	served := false
+	if r := j.cfg.ToolReplay; r != nil && !toRun {
 		d.Result, err = r.ReplayTool(ctx, j.Ref(), d)
-		if err != nil {
-			d.Result = session.ToolOutput{Text: err.Error(), IsError: true}
+		served = !errors.Is(err, llm.ErrRunTool)
+	}
+	switch {
+	case !served && run == nil:
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.toRun == nil {
+			j.toRun = map[string]bool{}
 		}
-	} else {
-		d.Result = run(ctx)
+		j.toRun[call.ID] = true
+		return session.ToolOutput{}, false, nil
+	case !served:
+		d.Result, err = run(ctx), nil
+	case err != nil:
+		d.Result = session.ToolOutput{Text: err.Error(), IsError: true}
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	delete(j.toRun, call.ID)
 	if j.toolRecords == nil {
 		j.toolRecords = map[string]session.ToolRecordedData{}
 	}
 	if _, dup := j.toolRecords[call.ID]; dup {
-		return d.Result, fmt.Errorf("journal: session %s: Tool called twice for call %s (%s) before its ToolResult; call ids of one step are distinct", j.header.ID, call.ID, call.Name)
+		return d.Result, true, fmt.Errorf("journal: session %s: Tool called twice for call %s (%s) before its ToolResult; call ids of one step are distinct", j.header.ID, call.ID, call.Name)
 	}
 	j.toolRecords[call.ID] = d
-	return d.Result, err
+	return d.Result, true, err
 }
 
 // RecordMCP keeps one MCP request the session made and its answer, to be

@@ -156,6 +156,20 @@ var _ = Describe("Journal.Tool", func() {
 		Expect(recordsOf(logOf(j))[0].Result).To(Equal(out))
 	})
 
+	It("runs the tool and records its output when the replay answers llm.ErrRunTool (an only-changed recording's session recorded anew)", func() {
+		cfg := config(memory.New())
+		cfg.ToolReplay = &tape{refuse: fmt.Errorf("%w (the session went to the model)", llm.ErrRunTool)}
+		j, err := journal.NewRoot(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		j.StartTurn(journal.TriggerUser, journal.UserText("look it up"))
+		calls := lookups(j, "call_a")
+		out, err := j.Tool(ctx, calls[0], func(context.Context) session.ToolOutput { return session.ToolOutput{Text: "live"} })
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(Equal(session.ToolOutput{Text: "live"}))
+		j.ToolResult(calls[0].ID, calls[0].Name, out.Text, out.IsError)
+		Expect(recordsOf(logOf(j))[0].Result).To(Equal(out))
+	})
+
 	It("refuses a call without an id and a second call of one id before its result", func() {
 		j := newRoot(memory.New())
 		j.StartTurn(journal.TriggerUser, journal.UserText("look it up"))

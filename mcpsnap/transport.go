@@ -23,7 +23,10 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // answered through env.MCP for the session its context names (wire.Spawn,
 // wire.Fork; the root's when it names none) and recorded in that
 // session's log: while recording live carries it to the real server; in a
-// replay the recording answers it and live is never connected.
+// replay the recording answers it and live is never connected. An
+// only-changed recording (record --only-changed) answers a session that
+// still replays its recorded model calls from the recording too, and
+// carries the requests of a session recorded anew to live.
 //
 // A credential in the URL of a live *mcp.StreamableClientTransport or
 // *mcp.SSEClientTransport (a token=, user info) is a secret of the

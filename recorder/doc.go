@@ -15,7 +15,8 @@
 //
 // With Options.OnlyChanged a recording re-records only what changed: every
 // session replays its recorded calls while the agent's requests match them
-// and asks the model from its first call that does not (reuse.go), and a
-// session that comes out as recorded keeps its file byte for byte
-// (keep.go).
+// and asks the model from its first call that does not (reuse.go) — it
+// gets its recorded tool outputs and MCP answers while it replays, and
+// runs its tools once it asks the model — and a session that comes out as
+// recorded keeps its file byte for byte (keep.go).
 package recorder

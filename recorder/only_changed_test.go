@@ -30,6 +30,7 @@ var (
 	treeAnswers = map[string]reply{
 		"The codeword is MARMALADE. Reply OK.":                          {text: "OK"},
 		"Spawn a helper to look up the release.":                        {call: "call_rel", name: "subagent_spawn", args: `{"description":"release","prompt":"Look up the release."}`},
+		"Spawn a helper to look up the release now.":                    {call: "call_rel", name: "subagent_spawn", args: `{"description":"release","prompt":"Look up the release."}`},
 		"Look up the release.":                                          {call: "call_l", name: "lookup", args: `{"key":"release"}`},
 		"Fork a child to recall the codeword.":                          {call: "call_cw", name: "subagent_fork", args: `{"description":"recall","prompt":"What is the codeword?"}`},
 		"Fork a child to recall the codeword, please.":                  {call: "call_cw", name: "subagent_fork", args: `{"description":"recall","prompt":"What is the codeword?"}`},
@@ -210,18 +211,54 @@ var _ = Describe("record --only-changed against a live endpoint", func() {
 		replayPasses(dir)
 	})
 
-	It("re-records a child whose tool result changed, and its parent from the call that receives the child's new answer", func() {
+	It("serves a session that still replays its recorded tool output, so a tool whose answer changed sends nothing and writes nothing", func() {
 		dir, s := recordedTree()
+		// lookup is a recorded tool: its answer changes, as a clock's would.
 		editScenario(dir, func(sc *scenario.Scenario) { sc.Data["release"] = "v2.5.0" })
+		before := tree(dir)
 		res, err := recordScripted(context.Background(), dir, s, onlyChanged)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(s.requests()).To(BeEmpty())
+		Expect(res.Unchanged).To(BeTrue())
+		Expect(res.Reuse.Replayed).To(Equal(8))
+		Expect(res.Reuse.Changed).To(BeEmpty())
+		Expect(tree(dir)).To(Equal(before))
+		Expect(readFile(dir, fixture.ChildLog(1))).To(ContainSubstring(`"text":"v2.4.1"`))
+		s.Close()
+		replayPasses(dir)
+	})
+
+	It("runs the tool in a session re-recorded with --session, records its new output, and re-records the parent from the call that receives it", func() {
+		dir, s := recordedTree()
+		editScenario(dir, func(sc *scenario.Scenario) { sc.Data["release"] = "v2.5.0" })
+		res, err := recordScripted(context.Background(), dir, s, func(o *recorder.Options) { o.Session = "root/call_rel" })
+		Expect(err).NotTo(HaveOccurred())
 		Expect(s.requests()).To(Equal([]string{
-			"tool: v2.5.0",         // the helper's 2nd call
+			"user: Look up the release.", "tool: v2.5.0", // the helper, its lookup run again
 			"tool: Result: v2.5.0", // the root's 3rd call, receiving the helper's answer
 			"user: Fork a child to recall the codeword.", "user: What is the codeword?", "tool: MARMALADE",
 		}))
 		Expect(res.Reuse.Changed[0]).To(MatchFields(IgnoreExtras, Fields{"Session": Equal("root"), "From": Equal(3), "Turn": Equal(2), "Step": Equal(2)}))
-		Expect(res.Reuse.Changed[1]).To(MatchFields(IgnoreExtras, Fields{"Session": Equal("root/call_rel"), "From": Equal(2), "Replayed": Equal(1), "Live": Equal(1)}))
+		Expect(res.Reuse.Changed[1]).To(MatchFields(IgnoreExtras, Fields{"Session": Equal("root/call_rel"), "From": Equal(1), "Replayed": Equal(0), "Live": Equal(2)}))
+		Expect(readFile(dir, fixture.ChildLog(1))).To(ContainSubstring(`"text":"v2.5.0"`))
+		s.Close()
+		replayPasses(dir)
+	})
+
+	It("runs the tool in a child created after its parent went to the model, and records its new output", func() {
+		dir, s := recordedTree()
+		editScenario(dir, func(sc *scenario.Scenario) {
+			sc.Data["release"] = "v2.5.0"
+			sc.Prompts[1] = "Spawn a helper to look up the release now."
+		})
+		res, err := recordScripted(context.Background(), dir, s, onlyChanged)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.requests()).To(Equal([]string{
+			"user: Spawn a helper to look up the release now.", "user: Look up the release.", "tool: v2.5.0", "tool: Result: v2.5.0",
+			"user: Fork a child to recall the codeword.", "user: What is the codeword?", "tool: MARMALADE",
+		}))
+		Expect(res.Reuse.Changed[1]).To(MatchFields(IgnoreExtras, Fields{"Session": Equal("root/call_rel"), "From": Equal(1), "Why": Equal("created after its parent went to the model")}))
+		Expect(readFile(dir, fixture.ChildLog(1))).To(ContainSubstring(`"text":"v2.5.0"`))
 		s.Close()
 		replayPasses(dir)
 	})

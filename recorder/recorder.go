@@ -113,7 +113,10 @@ type Options struct {
 	// system prompt, the tools, the conversation, the settings) and asks
 	// Driver from its first call that does not; a session the recording
 	// lacks, or created after its parent went to Driver, asks it from its
-	// first call. A session that replays to its recorded events keeps its
+	// first call. While a session replays, its recorded tools and MCP
+	// requests get their recorded answers (Env.ToolReplay) and do not run;
+	// from its first call to Driver on they run, and their new answers
+	// are recorded. A session that replays to its recorded events keeps its
 	// log byte for byte (event times included); a changed one keeps the
 	// times up to its first difference. Result.Reuse says what was kept,
 	// what was re-recorded and what the calls to Driver cost. A scenario
@@ -358,8 +361,12 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, 
 		watch = &liveWatch{inner: opts.Driver, failure: opts.LiveFailure, set: secret.FromContext(ctx)}
 		driver = watch
 	}
+	var tools llm.ToolReplay
 	if re != nil { // replays what still matches, asks driver for the rest
 		re.model, driver = driver, re
+		if re.replay != nil { // and serves the recorded tools of what replays
+			tools = re
+		}
 	}
 	cwd, _ := os.Getwd()
 	logf := opts.Logf
@@ -367,17 +374,18 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, 
 		logf = func(string, ...any) {}
 	}
 	env := &agentsnap.Env{
-		Scenario:  sc,
-		Dir:       dir,
-		Driver:    driver,
-		Provider:  opts.Provider,
-		Model:     opts.Model,
-		Store:     progressStore(store, opts.Progress, dir),
-		Clock:     opts.Clock,
-		Cwd:       cwd,
-		Recording: true,
-		Live:      opts.Live,
-		Logf:      logf,
+		Scenario:   sc,
+		Dir:        dir,
+		Driver:     driver,
+		ToolReplay: tools,
+		Provider:   opts.Provider,
+		Model:      opts.Model,
+		Store:      progressStore(store, opts.Progress, dir),
+		Clock:      opts.Clock,
+		Cwd:        cwd,
+		Recording:  true,
+		Live:       opts.Live,
+		Logf:       logf,
 	}
 	runErr := opts.Runtime.Run(ctx, env)
 	// A secret on its way to the side store explains whatever else went

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -35,10 +36,12 @@ type reuse struct {
 
 	mu       sync.Mutex
 	sessions map[string]*reused // by live session id
+	children map[string]int     // by parent path and call id: children seen
 }
 
 // reused is what one live session of the recording did.
 type reused struct {
+	lineage  string // its lineage path as its parent's and its call make it
 	calls    int    // model calls made
 	liveFrom int    // the 1-based call it asked the model from; 0 while it replays
 	why      string // why it went to the model
@@ -100,7 +103,7 @@ func samePlaybook(dir, now, recorded string) bool {
 
 // newReuse builds the model of an only-changed recording of old.
 func newReuse(dir string, old []*session.Log, opts *Options) (*reuse, error) {
-	r := &reuse{old: old, session: opts.Session, replayed: opts.Replayed, sessions: map[string]*reused{}}
+	r := &reuse{old: old, session: opts.Session, replayed: opts.Replayed, sessions: map[string]*reused{}, children: map[string]int{}}
 	if old == nil {
 		return r, nil
 	}
@@ -124,7 +127,7 @@ func (r *reuse) keeper() func(map[string][]byte, []*session.Log) {
 // check refuses the replay of a call Options.Session names, or whose
 // request differs from the recorded one.
 func (r *reuse) check(c fakellm.RecordedCall, req *llm.Request) error {
-	if r.session != "" && (c.Lineage == r.session || strings.HasPrefix(c.Lineage, r.session+"/")) {
+	if r.forced(c.Lineage) {
 		return errForced
 	}
 	if c.Request == nil {
@@ -169,21 +172,93 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 func (r *reuse) start(req *llm.Request) (*reused, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ref := req.Session
-	s, ok := r.sessions[ref.ID]
-	if !ok {
-		s = &reused{}
-		r.sessions[ref.ID] = s
-		switch p := r.sessions[ref.ParentID]; {
-		case r.replay == nil:
-			s.liveFrom, s.why = 1, "the scenario was never recorded"
-		case !ref.IsRoot() && p != nil && p.liveFrom > 0:
-			s.liveFrom, s.why = 1, "created after its parent went to the model"
-		}
+	s := r.sessionOf(req.Session)
+	if s.calls == 0 {
 		s.turn, s.step = req.Turn, req.Step
 	}
 	s.calls++
 	return s, s.liveFrom > 0
+}
+
+// sessionOf returns what the live session ref did, noting it on its first
+// call or recorded tool: a session the recording lacks, or created after
+// its parent went to the model, goes there from its first call. The
+// caller holds r.mu.
+func (r *reuse) sessionOf(ref llm.SessionRef) *reused {
+	s, ok := r.sessions[ref.ID]
+	if !ok {
+		s = &reused{lineage: "root"}
+		r.sessions[ref.ID] = s
+		p := r.sessions[ref.ParentID]
+		if !ref.IsRoot() && p != nil {
+			// As session.LineageKeys names it: "#n" for the n-th child of
+			// a repeated call id, created one step after another.
+			base := p.lineage + "/" + ref.ParentCallID
+			r.children[base]++
+			s.lineage = session.ChildID(p.lineage, ref.ParentCallID, r.children[base])
+			if ref.ParentCallID == "" {
+				s.lineage = p.lineage + "/#" + strconv.Itoa(r.children[base])
+			}
+		}
+		switch {
+		case r.replay == nil:
+			s.liveFrom, s.why = 1, "the scenario was never recorded"
+		case !ref.IsRoot() && p != nil && p.liveFrom > 0:
+			s.liveFrom, s.why = 1, "created after its parent went to the model"
+		case r.forced(s.lineage):
+			// From the start: its recorded tools and MCP requests, even
+			// those before its first model call, are recorded anew too.
+			s.liveFrom, s.why = 1, errForced.Error()
+		}
+	}
+	return s
+}
+
+// forced reports whether the session at lineage path is one
+// Options.Session re-records, or in its subtree.
+func (r *reuse) forced(lineage string) bool {
+	return r.session != "" && (lineage == r.session || strings.HasPrefix(lineage, r.session+"/"))
+}
+
+// replays reports whether session ref still replays its recorded calls,
+// so its recorded tools and MCP requests get their recorded answers.
+func (r *reuse) replays(ref llm.SessionRef) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sessionOf(ref).liveFrom == 0
+}
+
+// ReplayTool implements llm.ToolReplay: a session that still replays its
+// recorded model calls gets the recorded output of its call, as in a
+// replay — the tool's answer may have changed since (that is why it is
+// recorded), and running it would send a new result and re-record the
+// session for nothing. A session that went to the model, and a call the
+// recording holds no output for (or with other arguments), run the tool
+// (llm.ErrRunTool), and its output is recorded.
+func (r *reuse) ReplayTool(ctx context.Context, ref llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
+	if !r.replays(ref) {
+		return session.ToolOutput{}, llm.ErrRunTool
+	}
+	out, err := r.replay.ReplayTool(ctx, ref, call)
+	if err != nil {
+		return session.ToolOutput{}, fmt.Errorf("%w (%w)", llm.ErrRunTool, err)
+	}
+	return out, nil
+}
+
+// ReplayMCP implements llm.ToolReplay as ReplayTool does, for the MCP
+// requests of a session: the recorded answer while it replays, the
+// server's (llm.ErrRunTool) once it went to the model or for a request
+// the recording lacks.
+func (r *reuse) ReplayMCP(ctx context.Context, ref llm.SessionRef, call session.MCPCallData) (session.MCPCallData, error) {
+	if !r.replays(ref) {
+		return session.MCPCallData{}, llm.ErrRunTool
+	}
+	rec, err := r.replay.ReplayMCP(ctx, ref, call)
+	if err != nil {
+		return session.MCPCallData{}, fmt.Errorf("%w (%w)", llm.ErrRunTool, err)
+	}
+	return rec, nil
 }
 
 // goLive sends s to the model from its call req on.

@@ -36,7 +36,9 @@ type Config struct {
 	// or Infer.
 	Lineage Lineage
 	// ToolReplay answers the agent's MCP requests in a replay (Handler.MCP):
-	// the Env's ToolReplay. Nil while recording: the MCP server answers.
+	// the Env's ToolReplay. Nil while recording: the MCP server answers
+	// (as it does a request ToolReplay answers llm.ErrRunTool for: an
+	// only-changed recording's session recorded anew).
 	ToolReplay llm.ToolReplay
 	Logf       func(format string, args ...any)
 }

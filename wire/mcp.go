@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentsnap/agentsnap/journal"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -34,8 +35,10 @@ var errNoAnswer = errors.New("got no answer")
 // that names none is the root's (with InferLineage too: inference reads
 // model requests only).
 //
-// While recording (Config.ToolReplay nil) send answers the request. In a
-// replay Config.ToolReplay answers it from the recorded session's own
+// While recording (Config.ToolReplay nil, or one that answers
+// llm.ErrRunTool for the request: an only-changed recording's session
+// recorded anew) send answers the request. In a replay
+// Config.ToolReplay answers it from the recorded session's own
 // events and send is never called: no server runs. A request the
 // recording holds no answer to gets an error response (code ErrMCPReplay)
 // that says why, the replay fails naming it, and err is nil — what the
@@ -53,13 +56,17 @@ func (h *Handler) MCP(ctx context.Context, header http.Header, server, method st
 	call := session.MCPCallData{Turn: turn, Step: step, Server: server, Method: method, Params: params}
 	if r := h.cfg.ToolReplay; r != nil {
 		rec, err := r.ReplayMCP(ctx, j.Ref(), call)
-		if err != nil {
+		switch {
+		case errors.Is(err, llm.ErrRunTool): // recorded anew: the server answers
+		case err != nil:
 			call.Error = &session.MCPError{Code: ErrMCPReplay, Message: err.Error()}
-		} else {
+			j.RecordMCP(call)
+			return call, nil
+		default:
 			call.Result, call.Error = rec.Result, rec.Error
+			j.RecordMCP(call)
+			return call, nil
 		}
-		j.RecordMCP(call)
-		return call, nil
 	}
 	if send == nil {
 		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q: a recording needs the live server, and send is nil; pass Handler.MCP the function that sends the request to the live server", method, server)

@@ -15,7 +15,9 @@ import (
 // Tool runs one call of a recorded tool for the session whose answer made
 // it: a tool whose output changes from run to run (the clock, a search, an
 // HTTP API) or that must not run in CI. While recording (Config.ToolReplay
-// nil) it calls run and records the output in that session's log, as a
+// nil, or one that answers llm.ErrRunTool: an only-changed recording's
+// session recorded anew) it calls run and records the output in that
+// session's log, as a
 // tool/recorded event right before the call's tool/result; in a replay it
 // returns the output recorded for the call in the session's own events —
 // never one its fork seed inherited — and does not call run. See
@@ -147,6 +149,38 @@ func (s *wireSession) stillRunning(what, advice string) error {
 func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session.Part) (session.Part, error) {
 	_, made, err := h.claimTool(ctx, header, call, false, nil)
 	return made, err
+}
+
+// ToolReplayed is ToolCall for a handler whose Config.ToolReplay may
+// serve the call while recording — an only-changed recording
+// (recorder.Options.OnlyChanged), whose sessions that still replay their
+// recorded model calls get their recorded tool outputs: when it serves
+// the call's output, that output is recorded as Tool records it and
+// returned (served true), with its error as Tool returns it, and the tool
+// must not run. Otherwise (served false) the call is named to run as
+// ToolCall names it, and Tool with the returned call's ID records its
+// output once run.
+func (h *Handler) ToolReplayed(ctx context.Context, header http.Header, call session.Part) (made session.Part, out session.ToolOutput, served bool, err error) {
+	s, made, err := h.claimTool(ctx, header, call, true, nil)
+	if err != nil {
+		return session.Part{}, session.ToolOutput{}, false, err
+	}
+	out, served, err = s.j.Replayed(ctx, made)
+	if served {
+		s.toolReturned(made.ID)
+		return made, out, true, err
+	}
+	// To run elsewhere: counted as ToolCall counts it, its output to come.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[made.ID]--; s.running[made.ID] == 0 {
+		delete(s.running, made.ID)
+	}
+	if s.unsent == nil {
+		s.unsent = map[string]bool{}
+	}
+	s.unsent[made.ID] = true
+	return made, session.ToolOutput{}, false, err
 }
 
 // claimTool finds the session and the call of its last answer that call

@@ -75,9 +75,12 @@ recorded calls while the agent's requests match them (the model, the system
 prompt, the tools, the conversation, the settings) and asks the model from
 its first call that does not; a session created after its parent went to
 the model is recorded fresh, and a session that never changed keeps its
-log byte for byte. Recorded tools and MCP requests run again: one whose
-answer changed re-records its session from the call that sends it. The summary names every session re-recorded, from which
-call, why, and what the calls sent to the model cost (tokens, from their
+log byte for byte. A session that still replays gets its recorded tool
+outputs and MCP answers, and its tools do not run: a tool whose answer
+changed since (the reason it is recorded) re-records nothing. A session
+that goes to the model runs its tools and asks the MCP servers from then
+on, and records their new answers. The summary names every session
+re-recorded, from which call, why, and what the calls sent to the model cost (tokens, from their
 usage; money too with scenario.json's prices). --session PATH (a lineage
 path such as root/call_1; implies --only-changed) re-records that session
 and its subtree on purpose, a model upgraded behind the same name say, and

@@ -116,7 +116,10 @@ the agent has it>"}. In a replay the answer is {"output": {"text": "...",
 "isError": false}}, recorded, and the agent does not run the tool; while
 recording it is {"run": true, "id": "<the call's id>"}: the agent runs the
 tool and sends the call again with that id and "output" set, which is
-recorded in the session's log (tool/recorded) and answered back. A call
+recorded in the session's log (tool/recorded) and answered back (with
+--only-changed, a session that still replays its recorded model calls
+gets the recorded output at once, as in a replay, and its tools do not
+run; so do its MCP requests, which the live server is not asked). A call
 that is none of the session's last answer's gets 400 with a message
 naming them, and is not run; without an id, the call is the first of that
 answer with the same name and arguments not asked for yet — a call asked
@@ -407,8 +410,10 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	if err != nil {
 		return err
 	}
-	mcp := &mcpEndpoint{h: h, recording: env.ToolReplay == nil, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}}
-	tools := &toolEndpoint{h: h, recording: env.ToolReplay == nil}
+	// An only-changed recording has a ToolReplay too, for the sessions
+	// that still replay: Recording tells the two apart.
+	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}}
+	tools := &toolEndpoint{h: h, recording: env.Recording}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, mcpPath) {
 			r.asked.Add(1)

@@ -103,6 +103,11 @@ type mcpEndpoint struct {
 	// session id: ended when serve stops (endSessions), whichever agent
 	// session used it last.
 	opened map[[2]string]liveSession
+	// inits holds, by liveKey and by the server's name, the initialize an
+	// only-changed recording answered from the recording (its session
+	// still replayed), for the live session a later request recorded anew
+	// needs: it is sent first.
+	inits  map[string][]byte
 	failed []string // the requests no live server answered, while recording
 }
 
@@ -225,7 +230,7 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg.Method == "" || len(msg.ID) == 0 {
 		// A notification, or the agent's answer to the server: not
 		// recorded, passed on while recording.
-		if e.recording {
+		if e.recording && !e.initReplayed(name, r.Header) {
 			if _, err := e.forward(r, name, live, body, msg.Method, nil); err != nil {
 				mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
 				return
@@ -240,7 +245,13 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // call answers one request through the wire handler.
 func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live string, body []byte, msg *jsonrpcMessage) {
 	var sendErr error
+	sent := false
 	send := func(context.Context) (json.RawMessage, *session.MCPError, error) {
+		sent = true
+		if err := e.startLive(r, name, live, msg.Method); err != nil {
+			sendErr = err
+			return nil, nil, err
+		}
 		resp, err := e.forward(r, name, live, body, msg.Method, msg.ID)
 		if err != nil {
 			sendErr = err
@@ -252,6 +263,11 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 		send = nil // a replay asks no server
 	}
 	rec, err := e.h.MCP(r.Context(), r.Header, name, msg.Method, msg.Params, send)
+	if e.recording && !sent && err == nil && msg.Method == "initialize" {
+		e.mu.Lock()
+		e.inits[liveKey(name, r.Header)], e.inits[name] = body, body
+		e.mu.Unlock()
+	}
 	switch {
 	case sendErr != nil:
 		why := secret.FromContext(r.Context()).Redact(sendErr.Error())
@@ -276,6 +292,51 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 		return
 	}
 	writeMCP(w, r, http.StatusOK, b)
+}
+
+// initReplayed reports whether the live session of the agent session h
+// names on server name is yet to start: its initialize was answered from
+// the recording. Its notifications wait for it (they are not recorded).
+func (e *mcpEndpoint) initReplayed(name string, h http.Header) bool {
+	key := liveKey(name, h)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, own := e.inits[key]
+	return e.sessions[key] == "" && e.sessions[name] == "" && (own || e.inits[name] != nil)
+}
+
+// startLive starts the live session a request recorded anew needs when
+// its agent session's initialize was answered from the recording (an
+// only-changed recording): it sends that initialize, then the
+// notification that ends the handshake.
+func (e *mcpEndpoint) startLive(r *http.Request, name, live, method string) error {
+	if method == "initialize" || !e.initReplayed(name, r.Header) {
+		return nil
+	}
+	key := liveKey(name, r.Header)
+	e.mu.Lock()
+	init := e.inits[key]
+	if init == nil {
+		init = e.inits[name]
+	}
+	e.mu.Unlock()
+	msg, err := decodeMCP(init)
+	if err != nil {
+		return err
+	}
+	// The request's MCP headers that say what its body does are not the
+	// handshake's.
+	r = r.Clone(r.Context())
+	for k := range r.Header {
+		if k == "Mcp-Method" || k == "Mcp-Name" || strings.HasPrefix(k, "Mcp-Param-") {
+			r.Header.Del(k)
+		}
+	}
+	if _, err := e.forward(r, name, live, init, "initialize", msg.ID); err != nil {
+		return err
+	}
+	_, err = e.forward(r, name, live, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized", nil)
+	return err
 }
 
 // decodeMCP reads one JSON-RPC message.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -181,5 +183,74 @@ var _ = Describe("serve --record when the agent stops at the live MCP server's f
 		Expect(stderr).To(ContainSubstring(`1 MCP request(s) got no answer from the live server, so the recording would lack them:` + "\n" +
 			`  initialize to server "clock" (session root): the live MCP server clock (` + u.URL + `): answered 503 Service Unavailable`))
 		Expect(stderr).NotTo(ContainSubstring("no model call reached serve"), "the agent reached serve: its MCP request failed")
+	})
+})
+
+var _ = Describe("serve --record --only-changed and the agent's MCP requests", func() {
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
+	var (
+		dir   string
+		u     *upstream
+		calls atomic.Int64
+	)
+	// session runs the go-agent's prompts between the root's MCP
+	// handshake and a tools/call after its last turn.
+	session := func(args ...string) (int, string) {
+		GinkgoHelper()
+		s := startServe(nil, append([]string{"serve", dir, "--runtime", "go-agent", "--mcp", "clock=" + u.URL}, args...)...)
+		status, _, _ := mcpPost(s.url, "clock", initialize, nil)
+		Expect(status).To(Equal(http.StatusOK))
+		status, _, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+		Expect(status).To(Equal(http.StatusAccepted))
+		Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+		status, body, _ := mcpPost(s.url, "clock", toolsCall, func(r *http.Request) { r.Header.Set("Mcp-Method", "tools/call") })
+		Expect(status).To(Equal(http.StatusOK))
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		return code, body
+	}
+	BeforeEach(func() {
+		calls.Store(0)
+		u = newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			switch method {
+			case "initialize":
+				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", calls.Add(1)))
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+			case "notifications/initialized":
+				w.WriteHeader(http.StatusAccepted)
+			case "tools/call": // the time: another answer each call
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"12:0%d"}]}}`, id, calls.Add(1))
+			}
+		})
+		dir = copyFixture(scenario.File, fixture.PlaybookFile)
+		_, body := session("--record")
+		Expect(body).To(ContainSubstring("12:02"))
+	})
+
+	It("answers a session that still replays from the recording, and asks the live server nothing", func() {
+		before := fixtureFiles(dir)
+		_, sent := u.requests()
+		_, body := session("--record", "--only-changed")
+		Expect(body).To(ContainSubstring("12:02"), "the recorded answer")
+		_, now := u.requests()
+		Expect(now).To(Equal(sent), "the live server was asked")
+		Expect(fixtureFiles(dir)).To(Equal(before))
+	})
+
+	It("asks the live server for a session recorded anew, starting the live session its replayed handshake did not", func() {
+		path := filepath.Join(dir, scenario.File)
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, bytes.Replace(b, []byte("all at once."), []byte("all at once, please."), 1), 0o644)).To(Succeed())
+		_, sent := u.requests()
+		_, body := session("--record", "--only-changed", "--replace-golden")
+		Expect(body).To(ContainSubstring("12:04"), "the live server's new answer")
+		got, now := u.requests()
+		Expect(now[len(sent):]).To(Equal([]string{initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, toolsCall}))
+		Expect(got[len(got)-1].Header.Get("Mcp-Session-Id")).To(Equal("live-3"))
+		Expect(got[len(got)-3].Header.Get("Mcp-Method")).To(BeEmpty(), "the handshake is sent as the handshake")
+		Expect(readFile(filepath.Join(dir, fixture.RootLog))).To(ContainSubstring("12:04"))
 	})
 })

@@ -19,7 +19,8 @@ const toolPath = "/agentsnap/tool"
 // (wire.Handler.Tool) for an agent in another process: the agent asks
 // before it runs a tool; in a replay the answer is the recorded output,
 // and the tool does not run; while recording the answer is "run" and the
-// call's id, once the call is found among the session's last answer's:
+// call's id (or, in an only-changed recording, the recorded output for a
+// session that still replays), once the call is found among the session's last answer's:
 // the agent runs the tool and sends its output with that id, which is
 // recorded.
 // The session is the one the request's Agentsnap-* headers name.
@@ -78,13 +79,18 @@ func (e *toolEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's recorded tool")
 	call := session.Part{Type: session.PartToolCall, ID: req.ID, Name: req.Name, Arguments: *req.Arguments}
 	if e.recording && req.Output == nil {
-		// The call is checked, and named, before the agent runs the tool.
-		made, err := e.h.ToolCall(r.Context(), r.Header, call)
-		if err != nil {
+		// The call is checked, and named, before the agent runs the tool;
+		// a session of an only-changed recording that still replays gets
+		// its recorded output instead.
+		made, out, served, err := e.h.ToolReplayed(r.Context(), r.Header, call)
+		switch {
+		case served:
+			answerJSON(w, http.StatusOK, toolAnswer{Output: &out})
+		case err != nil:
 			toolRefuse(w, http.StatusBadRequest, err.Error())
-			return
+		default:
+			answerJSON(w, http.StatusOK, toolAnswer{Run: true, ID: made.ID})
 		}
-		answerJSON(w, http.StatusOK, toolAnswer{Run: true, ID: made.ID})
 		return
 	}
 	var out session.ToolOutput

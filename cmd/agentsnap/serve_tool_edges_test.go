@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
@@ -129,3 +133,59 @@ var _ = Describe("serve replaying a recorded tool the agent never asked for", fu
 		Expect(out).To(ContainSubstring("an agent under agentsnap serve asks for it with POST /agentsnap/tool (recordedTool in Node), and a call serve refused there (400, its message names why) is not served"))
 	})
 })
+
+var _ = Describe("serve --record --only-changed and the agent's recorded tools", func() {
+	var (
+		dir  string
+		runs *atomic.Int64
+	)
+	BeforeEach(func() {
+		dir = copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		a, prompts := goAgent(s.url, dir)
+		runs = &atomic.Int64{}
+		a.Tools = []sdkagent.Tool{recordedLookup(s.url, runs)}
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+	})
+
+	It("answers a session that still replays with its recorded output, and the tool does not run", func() {
+		before := fixtureFiles(dir)
+		s := startServe(nil, "serve", dir, "--record", "--only-changed", "--runtime", "go-agent")
+		a, prompts := goAgent(s.url, dir)
+		a.Tools = []sdkagent.Tool{recordedLookup(s.url, nil)} // told to run, it fails the spec
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		Expect(fixtureFiles(dir)).To(Equal(before))
+	})
+
+	It("tells a session re-recorded with --session to run the tool, and records its new output", func() {
+		s := startServe(nil, "serve", dir, "--record", "--session", "root/call_spawn", "--replace-golden", "--runtime", "go-agent")
+		a, prompts := goAgent(s.url, dir)
+		a.Tools = []sdkagent.Tool{recordedLookup(s.url, runs)}
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		Expect(runs.Load()).To(Equal(int64(3)), "the child's lookup ran, and only it")
+		Expect(recordedRuns(dir)).To(ConsistOf(
+			" call_owner: team-atlas (run 1)",
+			"call_spawn call_release: v2.4.1 (run 3)",
+		))
+	})
+})
+
+// fixtureFiles returns the files of the fixture dir with their bytes.
+func fixtureFiles(dir string) map[string]string {
+	GinkgoHelper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		Expect(err).NotTo(HaveOccurred())
+		out[e.Name()] = string(b)
+	}
+	return out
+}
