@@ -16,11 +16,13 @@ import (
 // Reuse is what an only-changed recording kept of the fixture and what it
 // recorded anew.
 type Reuse struct {
-	// Kept lists, by lineage path, the sessions whose logs came out as
-	// recorded: their files keep every byte.
+	// Kept lists, by lineage path, the sessions that replayed every call
+	// and whose logs came out as recorded: their files keep every byte.
 	Kept []string
 	// Changed lists, in lineage order, every session that asked the model
-	// or whose log changed.
+	// or whose log changed; one that asked the model and got its recorded
+	// answers back keeps its file too (Change.Kept), and is listed here
+	// only, so a summary says one thing of each session.
 	Changed []Change
 	// Gone lists the recorded sessions the new recording does not have.
 	Gone     []string
@@ -62,6 +64,10 @@ func (u *Reuse) Lines() []string {
 	for _, c := range u.Changed {
 		var line string
 		switch {
+		case c.Kept:
+			// Not "re-recorded": the log is the recorded one, byte for byte.
+			line = fmt.Sprintf("%s: kept as recorded, though %s went to the model again from model call %d (turn %d step %d) (%s): %s; the answers came back as recorded",
+				c.Session, count(c.Live, "call"), c.From, c.Turn, c.Step, c.Tokens, c.Why)
 		case c.Live == 0:
 			line = fmt.Sprintf("%s: changed though all %d of its calls replayed (its own events differ)", c.Session, c.Replayed)
 		case c.New:
@@ -69,9 +75,6 @@ func (u *Reuse) Lines() []string {
 		default:
 			line = fmt.Sprintf("%s: re-recorded from model call %d (turn %d step %d), %s sent to the model (%s) after %d replayed: %s",
 				c.Session, c.From, c.Turn, c.Step, count(c.Live, "call"), c.Tokens, c.Replayed, c.Why)
-		}
-		if c.Kept {
-			line += "; the answers came out as recorded, so its log keeps its bytes"
 		}
 		out = append(out, line)
 	}
@@ -203,8 +206,8 @@ func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model st
 		u.Live += c.Live
 		u.Tokens = u.Tokens.Plus(c.Tokens)
 		if kept[key] {
-			u.Kept = append(u.Kept, key)
 			if c.Live == 0 {
+				u.Kept = append(u.Kept, key)
 				continue
 			}
 			c.Kept = true

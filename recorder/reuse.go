@@ -52,7 +52,7 @@ type reused struct {
 }
 
 // errForced refuses the replay of a session Options.Session names.
-var errForced = errors.New("re-recorded on purpose (--session, or -record-session from a test)")
+var errForced = errors.New("named by --session (or -record-session from a test)")
 
 // driftError refuses the replay of a call whose request changed.
 type driftError struct{ changes []string }
