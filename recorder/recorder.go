@@ -83,8 +83,10 @@ type Options struct {
 
 	// Store, if set, opens a side store the recording also persists
 	// through as it runs (e.g. SQLite, to keep a long live recording's
-	// sessions even if the process dies). The fixture is written from the
-	// recording's own memory store either way. A batch holding a secret
+	// sessions even if the process dies). It must hold no session: one an
+	// earlier run filled is refused before the agent runs, since the
+	// recording would fail on the first session id it holds. The fixture
+	// is written from the recording's own memory store either way. A batch holding a secret
 	// never reaches the side store: the recording is refused at once and
 	// the sessions it created there are deleted (the store must be a
 	// persistence.Deleter, as the jsonl and sqlite stores are; with another
@@ -347,6 +349,24 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	if err != nil {
 		own.Close()
 		return nil, nil, fmt.Errorf("recorder: opening the store: %w", err)
+	}
+	// Checked before the agent runs: the recording creates its sessions
+	// there, every recording of a scenario the same ids, and would fail on
+	// the first one held only once the agent made its calls (live ones
+	// paid for).
+	held, err := store.List(ctx)
+	if err == nil && len(held) > 0 {
+		// A root names the earlier run best; a JSONL folder lists its
+		// sessions by file name.
+		if i := slices.IndexFunc(held, func(h session.Header) bool { return !h.IsChild() }); i > 0 {
+			held[0] = held[i]
+		}
+		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: the recording creates its sessions there; give it an empty one (a new path) or delete the old; nothing ran and the fixture is unchanged", len(held), plural(len(held), "session"), held[0].ID)
+	}
+	if err != nil {
+		own.Close()
+		store.Close()
+		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store): %w", err)
 	}
 	side := newSideStore(own, store, set)
 	return side, side, nil

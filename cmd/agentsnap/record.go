@@ -118,7 +118,7 @@ func (f *recordFlags) set() *flag.FlagSet {
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls that failed outside the model (network, key, server) in the fixture")
 	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
-	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file)")
+	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file), empty (one an earlier run filled is refused before the agent runs)")
 	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.onlyChangedFlags(fs, "")
 	return fs

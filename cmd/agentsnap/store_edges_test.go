@@ -10,17 +10,18 @@ var _ = Describe("record --store into a store an earlier recording filled", func
 	// second one into the same side store cannot create its root: the
 	// message must say why and what to do, not only "session already
 	// exists".
-	DescribeTable("says the store holds the session from an earlier run and what to do",
-		func(spec, where string) {
+	DescribeTable("says the store holds the session from an earlier run and what to do, before the agent runs",
+		func(spec string) {
 			root := fixtureCopy("spawn/one-child")
 			r := cli(root, nil, "record", "fixtures/spawn/one-child", "--store", spec)
 			Expect(r.code).To(Equal(exitOK), r.stderr)
+			Expect(r.stderr).To(ContainSubstring("root turn 1"), "the progress of a recording that runs")
 			r = cli(root, nil, "record", "fixtures/spawn/one-child", "--store", spec)
 			Expect(r.code).NotTo(Equal(exitOK))
-			Expect(r.stderr).To(ContainSubstring(where))
-			Expect(r.stderr).To(ContainSubstring("session already exists: the side store holds session root from an earlier run; give the recording an empty one (a new path) or delete the old; the fixture is unchanged"))
+			Expect(r.stderr).To(ContainSubstring("agentsnap record: recorder: the side store (Options.Store, record's --store): it already holds 2 sessions (such as root), an earlier run's: the recording creates its sessions there; give it an empty one (a new path) or delete the old; nothing ran and the fixture is unchanged"))
+			Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
 		},
-		Entry("SQLite", "sqlite:rec.db", "rec.db"),
-		Entry("JSONL", "jsonl:rec", "root.jsonl"),
+		Entry("SQLite", "sqlite:rec.db"),
+		Entry("JSONL", "jsonl:rec"),
 	)
 })
