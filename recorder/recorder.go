@@ -201,6 +201,13 @@ func Record(ctx context.Context, dir string, opts Options) (_ *Result, err error
 	if err != nil {
 		return nil, err
 	}
+	if w := re.warning(); w != "" {
+		w = set.Redact(w)
+		res.Warnings = append(res.Warnings, w)
+		if opts.Logf != nil {
+			opts.Logf("%s", w)
+		}
+	}
 	store, side, err := openStore(ctx, &opts, set)
 	if err != nil {
 		return nil, err

@@ -27,11 +27,16 @@ import (
 // recording lacks, one created after its parent went live, or one
 // Options.Session names — asks the model (live, or the playbook).
 type reuse struct {
-	old      []*session.Log  // the recording, in lineage order; nil when there is none
-	kept     map[string]bool // the lineage paths of the logs kept whole, once rendered
-	replay   *fakellm.Driver // nil when there is no recording
-	model    llm.Driver      // set by run: the live driver behind its watch, or the playbook
-	session  string          // Options.Session
+	old    []*session.Log  // the recording, in lineage order; nil when there is none
+	kept   map[string]bool // the lineage paths of the logs kept whole, once rendered
+	replay *fakellm.Driver // nil when there is no recording
+	// bare holds the lineage paths of the recorded logs whose
+	// request/header events name no turn or step and hold no digest of
+	// what was sent (dsh's): none of their calls can be told unchanged.
+	bare     map[string]bool
+	bareLogs []string   // their files, in lineage order
+	model    llm.Driver // set by run: the live driver behind its watch, or the playbook
+	session  string     // Options.Session
 	replayed func(*llm.Request)
 
 	mu       sync.Mutex
@@ -112,7 +117,51 @@ func newReuse(dir string, old []*session.Log, opts *Options) (*reuse, error) {
 		return nil, fmt.Errorf("recorder: --only-changed replays the recording of %s, which does not derive: %w; or record without --only-changed", dir, err)
 	}
 	r.replay = d
+	r.bare = map[string]bool{}
+	keys := session.LineageKeys(old)
+	for i, l := range old {
+		if bareHeaders(l) {
+			r.bare[keys[l.Header.ID]] = true
+			name := fixture.RootLog
+			if i > 0 {
+				name = fixture.ChildLog(i)
+			}
+			r.bareLogs = append(r.bareLogs, name)
+		}
+	}
 	return r, nil
+}
+
+// bareHeaders reports whether l's own request/header events, of which it
+// has some, all lack what tells a call's request unchanged: its turn and
+// step and the digests of what was sent, as dsh writes them
+// ({"header": {"config": ...}, "reason": ...}).
+func bareHeaders(l *session.Log) bool {
+	seen := false
+	for _, e := range l.Own() {
+		if e.Type != session.TypeRequestHeader {
+			continue
+		}
+		var h session.RequestHeaderData
+		if e.Decode(&h) == nil && (h.Turn > 0 || h.MessagesDigest != "") {
+			return false
+		}
+		seen = true
+	}
+	return seen
+}
+
+// warning says why every call of the recording's bare logs goes to the
+// model, or "".
+func (r *reuse) warning() string {
+	if r == nil || len(r.bareLogs) == 0 {
+		return ""
+	}
+	names := strings.Join(r.bareLogs, ", ")
+	if n := len(r.bareLogs); n > 1 {
+		names = strings.Join(r.bareLogs[:n-1], ", ") + " and " + r.bareLogs[n-1]
+	}
+	return fmt.Sprintf("--only-changed: the request/header events of %s name no turn or step and hold no digest of what was sent (as dsh writes them), so nothing tells whether a call's request changed: every call of those sessions is sent to the model; the logs this recording writes have them, so the next --only-changed keeps what still matches", names)
 }
 
 // keeper returns what render lets keep the recording's logs, or nil (also
@@ -131,6 +180,9 @@ func (r *reuse) check(c fakellm.RecordedCall, req *llm.Request) error {
 		return errForced
 	}
 	if c.Request == nil {
+		if r.bare[c.Lineage] {
+			return &driftError{[]string{"its recorded request/header names no turn or step and holds no digest of what was sent (a dsh log's), so nothing tells whether the request changed"}}
+		}
 		return &driftError{[]string{"the recording holds no request/header for the call, so it cannot tell whether the request changed"}}
 	}
 	now := llm.RequestHeader(c.Request.Provider, req)
