@@ -50,6 +50,12 @@ type Request struct {
 	// live driver of the same API sends them on as they are.
 	API      string
 	Settings json.RawMessage
+	// Forward is what that request carries beyond agentsnap's terms that
+	// a live driver of the same API sends on as the agent sent it, of a
+	// type the API's package defines (llm/anthropic.Forward: the prompt
+	// cache's breakpoints); nil for most calls. It is neither recorded nor
+	// compared: it changes what a call costs, not what the model answers.
+	Forward any
 }
 
 // Driver streams model responses.

@@ -73,6 +73,9 @@ func (anthropicMessages) decodeNext(_ *http.Request, body []byte, prev any) (*Re
 	ar := &anthropicRequest{state: anthropicState{d: d, settings: set}}
 	req := &ar.req
 	*req = Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set, state: &ar.state}
+	if call.Cache != nil {
+		req.Forward = &anthropic.Forward{Cache: call.Cache}
+	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused
 	}

@@ -41,6 +41,10 @@ type claudeAgent struct {
 	ForkAll bool
 	// Turns, when set, is how many of the scenario's prompts to run.
 	Turns int
+	// Cache sets prompt cache breakpoints as Anthropic's guide has an
+	// agent set them: on the system prompt, on the last tool and on the
+	// last block of the conversation, which moves on with every call.
+	Cache bool
 }
 
 // newClaudeAgent returns the agent configured by scenario.json's agent
@@ -132,6 +136,9 @@ func (s *claudeSession) complete(ctx context.Context) (sdk.Message, error) {
 		params.Thinking = sdk.ThinkingConfigParamOfEnabled(a.Thinking)
 	}
 	params.StopSequences = a.StopSequences
+	if a.Cache {
+		cacheBreakpoints(&params)
+	}
 	if a.Whole {
 		msg, err := a.client.Messages.New(ctx, params)
 		if err != nil {
@@ -202,6 +209,31 @@ func (s *claudeSession) child(ctx context.Context, callID string, fork bool) (*c
 	c.msgs = slices.Clone(s.msgs[:inherit])
 	c.completed = len(c.msgs)
 	return c, wire.Fork(ctx, callID)
+}
+
+// cacheBreakpoints marks params's system prompt, last tool and last
+// block with an ephemeral cache_control. The last block is marked on a
+// copy: the session's conversation keeps none, so the breakpoint of one
+// call is gone from the next.
+func cacheBreakpoints(params *sdk.MessageNewParams) {
+	cc := sdk.NewCacheControlEphemeralParam()
+	params.System[0].CacheControl = cc
+	params.Tools[len(params.Tools)-1].OfTool.CacheControl = cc
+	msgs := slices.Clone(params.Messages)
+	last := *msgs[len(msgs)-1].OfUser // a call ends with the user's message
+	last.Content = slices.Clone(last.Content)
+	msgs[len(msgs)-1].OfUser = &last
+	switch b := &last.Content[len(last.Content)-1]; {
+	case b.OfText != nil:
+		t := *b.OfText
+		t.CacheControl = cc
+		b.OfText = &t
+	case b.OfToolResult != nil:
+		r := *b.OfToolResult
+		r.CacheControl = cc
+		b.OfToolResult = &r
+	}
+	params.Messages = msgs
 }
 
 func claudeTools() []sdk.ToolUnionParam {

@@ -52,6 +52,10 @@ type Request struct {
 	// JSON (members in name order), or nil when there are none. They reach a live
 	// model of the same API as sent, and a change is drift.
 	Settings json.RawMessage
+	// Forward is what the request carries beyond these terms that a live
+	// model of the same API gets as sent (llm.Request.Forward): neither
+	// recorded nor drift.
+	Forward any
 	// Key names the model call, the same in the recording and in every
 	// replay: the session's lineage, turn, step and attempt. The handler
 	// sets it before the answer is written; a format derives the ids its

@@ -222,7 +222,7 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	// conversation but for what the agent does not send back (reasoning) —
 	// and request/header digests those.
 	lreq := &req.call
-	*lreq = llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings}
+	*lreq = llm.Request{Model: req.Model, System: req.System, Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings, Forward: req.Forward}
 	s.sent = len(s.j.Messages())
 	// The first known messages are those the last call gave the journal.
 	c, err := s.j.BeginCallRepeating(ctx, h.cfg.Provider, lreq, req.known)

@@ -19,7 +19,13 @@
 // goes out as a string; tool results go back as tool_result blocks of one
 // user message, after the assistant message whose tool_use blocks made
 // the calls, with is_error; reasoning goes back only as the thinking (or
-// redacted_thinking) block the API signed, from its Part.Meta.
+// redacted_thinking) block the API signed, from its Part.Meta. Such a call
+// also keeps the agent's prompt cache breakpoints (Forward): each
+// cache_control goes out on the system block, tool or content block the
+// agent put it on (the system prompt then as the agent's blocks), so a
+// recording pays, and records the cache's usage, as the agent does in
+// production. They are not recorded: a breakpoint changes what a call
+// costs, not what the model answers, so moving one is not drift.
 //
 // # Chunks
 //

@@ -18,29 +18,31 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // encodeRequest builds the JSON body of a streamed call of req to model.
 // A request decoded from this API keeps its settings, max_tokens among
+// them, and its cache breakpoints (Forward.Cache) where the agent put
 // them; any other gets maxTokens.
 func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error) {
 	set, err := ownSettings(req)
 	if err != nil {
 		return nil, err
 	}
-	body := Request{Model: model, Messages: EncodeMessages(req.Messages), Stream: true}
+	cache := cacheOf(req)
+	body := Request{Model: model, Messages: encodeMessages(req.Messages, cache.marks()), Stream: true}
 	body.MaxTokens = set["max_tokens"]
 	delete(set, "max_tokens")
 	if len(body.MaxTokens) == 0 {
 		body.MaxTokens = json.RawMessage(strconv.Itoa(maxTokens))
 	}
-	if req.System != "" {
+	if body.System = cache.system(req.System); body.System == nil && req.System != "" {
 		body.System = Content{{Type: TypeText, Text: req.System}}
 	}
-	for _, t := range req.Tools {
+	for i, t := range req.Tools {
 		params := bytes.TrimSpace(t.Parameters)
 		if len(params) == 0 || string(params) == "null" {
 			params = emptySchema
 		} else if !json.Valid(params) {
 			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
 		}
-		body.Tools = append(body.Tools, Tool{Name: t.Name, Description: t.Description, InputSchema: params})
+		body.Tools = append(body.Tools, Tool{Name: t.Name, Description: t.Description, InputSchema: params, CacheControl: cache.tool(i, len(req.Tools))})
 	}
 	out, err := session.MarshalData(&body)
 	if err != nil {
@@ -95,10 +97,19 @@ func appendMembers(obj []byte, members map[string]json.RawMessage) ([]byte, erro
 // block its meta says it was; one without (another API's reasoning, a
 // playbook's) is left out, since the API refuses a thinking block it did
 // not sign. Empty text and messages left empty are left out too.
-func EncodeMessages(msgs []session.Message) []Message {
+func EncodeMessages(msgs []session.Message) []Message { return encodeMessages(msgs, nil) }
+
+// encodeMessages is EncodeMessages, each block that marks carries its
+// cache_control.
+func encodeMessages(msgs []session.Message, marks []Mark) []Message {
 	var out []Message
 	for i := range msgs {
-		role, content := encodeMessage(&msgs[i])
+		n := 0 // marks are in message order: message i's come first
+		for n < len(marks) && marks[n].Message == i {
+			n++
+		}
+		role, content := encodeMessage(&msgs[i], marks[:n])
+		marks = marks[n:]
 		if len(content) == 0 {
 			continue
 		}
@@ -114,31 +125,42 @@ func EncodeMessages(msgs []session.Message) []Message {
 	return out
 }
 
-// encodeMessage returns the role and blocks of one message.
-func encodeMessage(m *session.Message) (string, Content) {
+// encodeMessage returns the role and blocks of one message, each block
+// of a part that marks names with its cache_control.
+func encodeMessage(m *session.Message, marks []Mark) (string, Content) {
 	role := m.Role
 	if role != session.RoleAssistant {
 		role = session.RoleUser // tool results are the user's
 	}
 	var results, rest Content
-	for _, p := range m.Content {
+	for j, p := range m.Content {
+		var cc, inner json.RawMessage
+		for _, mk := range marks {
+			switch {
+			case mk.Part != j:
+			case mk.Inner:
+				inner = mk.CacheControl
+			default:
+				cc = mk.CacheControl
+			}
+		}
 		switch p.Type {
 		case session.PartText:
 			if p.Text != "" {
-				rest = append(rest, Block{Type: TypeText, Text: p.Text})
+				rest = append(rest, Block{Type: TypeText, Text: p.Text, CacheControl: cc})
 			}
 		case session.PartReasoning:
 			switch meta := MetaOf(p.Meta); {
 			case meta.Data != "":
-				rest = append(rest, Block{Type: TypeRedactedThinking, Data: meta.Data})
+				rest = append(rest, Block{Type: TypeRedactedThinking, Data: meta.Data, CacheControl: cc})
 			case meta.Signature != "":
-				rest = append(rest, Block{Type: TypeThinking, Thinking: p.Text, Signature: meta.Signature})
+				rest = append(rest, Block{Type: TypeThinking, Thinking: p.Text, Signature: meta.Signature, CacheControl: cc})
 			}
 		case session.PartToolCall:
-			rest = append(rest, Block{Type: TypeToolUse, ID: p.ID, Name: p.Name, Input: toolInput(p.Arguments)})
+			rest = append(rest, Block{Type: TypeToolUse, ID: p.ID, Name: p.Name, Input: toolInput(p.Arguments), CacheControl: cc})
 		case session.PartToolResult:
 			results = append(results, Block{Type: TypeToolResult, ToolUseID: p.ToolCallID,
-				Content: Content{{Type: TypeText, Text: partsText(p.Content)}}, IsError: p.IsError})
+				Content: Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}, IsError: p.IsError, CacheControl: cc})
 		}
 	}
 	return role, append(results, rest...)

@@ -28,7 +28,7 @@ func fastMessage(b []byte, m *Message) bool {
 
 var (
 	messageNames = []string{"role", "content"}
-	blockNames   = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "content", "is_error"}
+	blockNames   = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "content", "is_error", "cache_control"}
 )
 
 // fastContent reads content as Content.UnmarshalJSON does: null, a string
@@ -89,6 +89,9 @@ func fastBlock(b []byte, blk *Block) bool {
 			return jsonscan.StringField(val, &blk.ToolUseID)
 		case 9:
 			content = val
+			return true
+		case 11:
+			blk.CacheControl = jsonscan.Window(val)
 			return true
 		}
 		return jsonscan.BoolField(val, &blk.IsError)

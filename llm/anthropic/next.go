@@ -34,6 +34,9 @@ type Decoded struct {
 	msgs  []session.Message // Call.Messages, with room to grow
 	grown atomic.Bool       // a request read against this one appended to msgs in place
 	spans [4][2]int         // room for the spans of the new messages: a local array would escape
+	// marks is Call.Cache.Marks with room to grow, as msgs is Call.Messages.
+	marks      []Mark
+	marksGrown atomic.Bool
 }
 
 // DecodeNext reads the body of an agent's POST /v1/messages as
@@ -54,6 +57,10 @@ func DecodeNext(prev *Decoded, body []byte) (*Decoded, error) {
 	}
 	d := &Decoded{Call: call, msgs: call.Messages}
 	call.Messages = slices.Clip(call.Messages)
+	if call.Cache != nil {
+		d.marks = call.Cache.Marks
+		call.Cache.Marks = slices.Clip(call.Cache.Marks)
+	}
 	if at, _, ok := jsonscan.ArrayMember(body, "messages", nil, jsonscan.Spans{}, nil); ok {
 		d.body, d.at = body, at
 	}
@@ -89,10 +96,21 @@ func (d *Decoded) next(body []byte) *Decoded {
 	// the space around them. A window, not a copy: the copy would cost as
 	// much as the conversation is long.
 	call.Members["messages"] = json.RawMessage(body[at.Arr:at.End:at.End])
-	add, ok := d.decodeTail(body, added)
+	add, marks, ok := d.decodeTail(body, added)
 	if !ok {
 		return nil
 	}
+	// The repeated messages are d's, byte for byte: their breakpoints too,
+	// after which the new ones go, in place as the messages do.
+	out.marks = d.marks
+	if len(marks) > 0 {
+		if d.marksGrown.CompareAndSwap(false, true) {
+			out.marks = append(d.marks, marks...)
+		} else {
+			out.marks = slices.Concat(d.marks, marks)
+		}
+	}
+	call.Cache = call.Cache.withMarks(slices.Clip(out.marks))
 	// The first request read against d appends to d's messages in place:
 	// a conversation grows by a message or two per call.
 	if d.grown.CompareAndSwap(false, true) {
@@ -108,15 +126,17 @@ func (d *Decoded) next(body []byte) *Decoded {
 // decodeTail reads the messages after d's, the elements of body at elems,
 // as DecodeRequest reads them after d's: a tool result takes the name of
 // the latest tool_use before it with its id, in these messages or in d's.
-// It returns false for anything DecodeRequest would refuse.
-func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bool) {
+// It returns them with their breakpoints, or false for anything
+// DecodeRequest would refuse.
+func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, []Mark, bool) {
 	var add []session.Message
+	var marks []Mark
 	names := map[string]string{} // DecodeRequest's names, for the ids these messages use
 	for _, e := range elems {
 		elem := body[e[0]:e[1]]
 		var m Message
 		if decodeElem(elem, &m) != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		if m.Role == session.RoleUser {
 			for _, b := range m.Content {
@@ -125,11 +145,11 @@ func (d *Decoded) decodeTail(body []byte, elems [][2]int) ([]session.Message, bo
 				}
 			}
 		}
-		msgs, err := decodeMessage(&m, names)
+		msgs, err := decodeMessage(&m, names, len(d.msgs)+len(add), &marks)
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		add = append(add, msgs...)
 	}
-	return add, true
+	return add, marks, true
 }

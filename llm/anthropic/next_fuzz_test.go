@@ -26,6 +26,7 @@ func FuzzDecodeNext(f *testing.F) {
 	f.Add(first, []byte(result+`],"Messages":[`), at)
 	f.Add(first, []byte(`,"temperature":0.5`), uint32(len(first)-1))
 	f.Add(first, []byte(head+result+`],"system":"other"}`), ^uint32(0))
+	f.Add(first, []byte(`,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"v","cache_control":{"type":"ephemeral"}}]},{"type":"text","text":"go","cache_control":{"type":"ephemeral"}}]}`), at)
 	f.Add([]byte(`{"messages":[]}`), []byte(` {"role":"user","content":[{"type":"text","text":"x"}]} `), uint32(13))
 	f.Fuzz(func(t *testing.T, first, add []byte, at uint32) {
 		prev, err := anthropic.DecodeNext(nil, first)

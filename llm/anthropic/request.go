@@ -24,6 +24,9 @@ type Call struct {
 	// Members is every member of the request object as sent; all but
 	// Known are its settings.
 	Members map[string]json.RawMessage
+	// Cache is where the request's cache_control members were, by what
+	// they mark in these terms; nil when it has none.
+	Cache *Cache
 }
 
 // DecodeRequest reads the body of an agent's POST /v1/messages.
@@ -69,24 +72,41 @@ func decodeStd(body []byte) (*Call, error) {
 		return nil, err
 	}
 	names := map[string]string{} // tool_use id -> tool name, for the results
+	var marks []Mark
 	for i, raw := range top.Messages {
 		var m Message
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
-		msgs, err := decodeMessage(&m, names)
+		msgs, err := decodeMessage(&m, names, len(call.Messages), &marks)
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d]%w", i, err)
 		}
 		call.Messages = append(call.Messages, msgs...)
 	}
+	var toolCache []json.RawMessage
 	for i, t := range top.Tools {
 		if t.Name == "" {
 			return nil, fmt.Errorf("tools[%d]: a tool needs a name", i)
 		}
 		call.Tools = append(call.Tools, llm.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+		toolCache = markTool(toolCache, i, len(top.Tools), t.CacheControl)
 	}
+	call.Cache = newCache(top.System, toolCache, marks)
 	return call, nil
+}
+
+// markTool returns the tools' cache_controls (nil until one has one) with
+// tool i of n's, cc.
+func markTool(tools []json.RawMessage, i, n int, cc json.RawMessage) []json.RawMessage {
+	if cc == nil {
+		return tools
+	}
+	if tools == nil {
+		tools = make([]json.RawMessage, n)
+	}
+	tools[i] = cc
+	return tools
 }
 
 // systemText is the system prompt's text: the API takes text blocks only.
@@ -104,29 +124,41 @@ func systemText(c Content) (string, error) {
 	return s, nil
 }
 
-// decodeMessage returns the messages m stands for. Errors start with the
+// decodeMessage returns the messages m stands for, the first of them
+// message at of the request's conversation, and adds to marks the
+// cache_control of each block that became a part. Errors start with the
 // path inside m (".content[2]: ...").
-func decodeMessage(m *Message, names map[string]string) ([]session.Message, error) {
+func decodeMessage(m *Message, names map[string]string, at int, marks *[]Mark) ([]session.Message, error) {
 	switch m.Role {
 	case session.RoleUser:
-		return decodeUser(m.Content, names)
+		return decodeUser(m.Content, names, at, marks)
 	case session.RoleAssistant:
-		msg, err := decodeAssistant(m.Content, names)
+		msg, err := decodeAssistant(m.Content, names, at, marks)
 		return []session.Message{msg}, err
 	}
 	return nil, fmt.Errorf(".role: %q; want user or assistant (the system prompt is the request's system member)", m.Role)
 }
 
-func decodeUser(c Content, names map[string]string) ([]session.Message, error) {
+func decodeUser(c Content, names map[string]string, at int, marks *[]Mark) ([]session.Message, error) {
 	var out []session.Message
 	user := session.Message{Role: session.RoleUser, Content: []session.Part{}}
+	var texts []Mark // the user message's, which comes after the results
 	for i, b := range c {
 		switch b.Type {
 		case TypeText:
+			if b.CacheControl != nil {
+				texts = append(texts, Mark{Part: len(user.Content), CacheControl: b.CacheControl})
+			}
 			user.Content = append(user.Content, session.TextPart(b.Text))
 		case TypeToolResult:
 			if b.ToolUseID == "" {
 				return nil, fmt.Errorf(".content[%d]: a tool_result block needs its tool_use_id", i)
+			}
+			if b.CacheControl != nil {
+				*marks = append(*marks, Mark{Message: at + len(out), CacheControl: b.CacheControl})
+			}
+			if cc := innerCache(b.Content); cc != nil {
+				*marks = append(*marks, Mark{Message: at + len(out), Inner: true, CacheControl: cc})
 			}
 			out = append(out, session.Message{Role: session.RoleTool, Content: []session.Part{{
 				Type: session.PartToolResult, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID],
@@ -135,12 +167,16 @@ func decodeUser(c Content, names map[string]string) ([]session.Message, error) {
 		}
 	}
 	if len(out) == 0 || len(user.Content) > 0 {
+		for _, t := range texts {
+			t.Message = at + len(out)
+			*marks = append(*marks, t)
+		}
 		out = append(out, user)
 	}
 	return out, nil
 }
 
-func decodeAssistant(c Content, names map[string]string) (session.Message, error) {
+func decodeAssistant(c Content, names map[string]string, at int, marks *[]Mark) (session.Message, error) {
 	msg := session.Message{Role: session.RoleAssistant, Content: []session.Part{}}
 	for i, b := range c {
 		switch b.Type {
@@ -157,6 +193,11 @@ func decodeAssistant(c Content, names map[string]string) (session.Message, error
 			}
 			names[b.ID] = b.Name
 			msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: b.ID, Name: b.Name, Arguments: args})
+		default:
+			continue // a block without a part: its breakpoint has nothing to mark
+		}
+		if b.CacheControl != nil {
+			*marks = append(*marks, Mark{Message: at, Part: len(msg.Content) - 1, CacheControl: b.CacheControl})
 		}
 	}
 	return msg, nil

@@ -72,9 +72,10 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes one text block as a string, anything else as an array.
+// MarshalJSON writes one text block as a string, anything else (a text
+// block with a cache_control among it) as an array.
 func (c Content) MarshalJSON() ([]byte, error) {
-	if len(c) == 1 && c[0].Type == TypeText {
+	if len(c) == 1 && c[0].Type == TypeText && c[0].CacheControl == nil {
 		return jsonscan.AppendString(nil, c[0].Text), nil
 	}
 	out := []byte{'['}
@@ -119,6 +120,9 @@ type Block struct {
 	ToolUseID string          `json:"tool_use_id"` // tool_result
 	Content   Content         `json:"content"`     // tool_result
 	IsError   bool            `json:"is_error"`    // tool_result
+	// CacheControl is the block's prompt cache breakpoint, as sent; any
+	// type but thinking may have one.
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
 // UnmarshalJSON reads a block of any type. Only a tool_result block's
@@ -143,7 +147,8 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 // emptyObject is a tool_use block's input when it has none.
 var emptyObject = json.RawMessage(`{}`)
 
-// MarshalJSON writes the members of the block's type, in the API's order.
+// MarshalJSON writes the members of the block's type, in the API's order,
+// then its cache_control.
 func (b Block) MarshalJSON() ([]byte, error) {
 	out := append([]byte(`{"type":`), jsonscan.AppendString(nil, b.Type)...)
 	str := func(name, v string) {
@@ -180,6 +185,12 @@ func (b Block) MarshalJSON() ([]byte, error) {
 			out = append(out, `,"is_error":true`...)
 		}
 	}
+	if b.CacheControl != nil {
+		var err error
+		if out, err = jsonscan.AppendCompact(append(out, `,"cache_control":`...), b.CacheControl); err != nil {
+			return nil, err
+		}
+	}
 	return append(out, '}'), nil
 }
 
@@ -188,6 +199,8 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl is the tool's prompt cache breakpoint, as sent.
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
 }
 
 // Response is a whole answer (a request without stream), and the message

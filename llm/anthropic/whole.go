@@ -84,13 +84,19 @@ func readKnown(call *Call, known *[len(requestNames)][]byte) bool {
 	if call.System, err = systemText(sys); err != nil {
 		return false
 	}
-	return (messages == nil || fastMessages(messages, call)) && (tools == nil || fastTools(tools, &call.Tools))
+	var marks []Mark
+	var toolCache []json.RawMessage
+	if messages != nil && !fastMessages(messages, call, &marks) || tools != nil && !fastTools(tools, &call.Tools, &toolCache) {
+		return false
+	}
+	call.Cache = newCache(sys, toolCache, marks)
+	return true
 }
 
 // fastMessages reads the messages array val into call, as decodeStd reads
 // them: each message as json.Unmarshal would (decodeElem), a tool result
 // named after the tool_use before it.
-func fastMessages(val []byte, call *Call) bool {
+func fastMessages(val []byte, call *Call, marks *[]Mark) bool {
 	if jsonscan.IsNull(val) {
 		return true
 	}
@@ -100,7 +106,7 @@ func fastMessages(val []byte, call *Call) bool {
 		if decodeElem(elem, &m) != nil {
 			return false
 		}
-		msgs, err := decodeMessage(&m, names)
+		msgs, err := decodeMessage(&m, names, len(call.Messages), marks)
 		if err != nil {
 			return false
 		}
@@ -110,19 +116,42 @@ func fastMessages(val []byte, call *Call) bool {
 }
 
 // fastTools reads the tools array val as decodeStd does: objects of a
-// name, a description and an input_schema, each named.
-func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
+// name, a description and an input_schema, each named, and a
+// cache_control, kept in cache (see markTool).
+func fastTools(val []byte, tools *[]llm.ToolSpec, cache *[]json.RawMessage) bool {
 	if jsonscan.IsNull(val) {
 		return true
 	}
-	return jsonscan.EachElement(val, func(elem []byte) bool {
+	var marked []int // the tools with a cache_control, and theirs
+	var ccs []json.RawMessage
+	ok := jsonscan.EachElement(val, func(elem []byte) bool {
 		var t llm.ToolSpec
-		if !jsonscan.NamedSchema(elem, toolNames, &t.Name, &t.Description, &t.Parameters) || t.Name == "" {
+		var cc json.RawMessage
+		if !jsonscan.Fields(elem, toolNames, func(k int, val []byte) bool {
+			switch k {
+			case 0:
+				return jsonscan.StringField(val, &t.Name)
+			case 1:
+				return jsonscan.StringField(val, &t.Description)
+			case 2:
+				t.Parameters = jsonscan.Window(val)
+			default:
+				cc = jsonscan.Window(val)
+			}
+			return true
+		}) || t.Name == "" {
 			return false
+		}
+		if cc != nil {
+			marked, ccs = append(marked, len(*tools)), append(ccs, cc)
 		}
 		*tools = append(*tools, t)
 		return true
 	})
+	for i, at := range marked {
+		*cache = markTool(*cache, at, len(*tools), ccs[i])
+	}
+	return ok
 }
 
-var toolNames = []string{"name", "description", "input_schema"}
+var toolNames = []string{"name", "description", "input_schema", "cache_control"}

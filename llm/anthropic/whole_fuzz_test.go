@@ -14,6 +14,9 @@ var fastRequestSeeds = []string{
 	`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"a"}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"ZA=="},{"type":"tool_use","id":"t1","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r"}],"is_error":true},{"type":"text","text":"and"}]}],"tools":[{"name":"f","input_schema":null}],"stream":false,"metadata":{"user_id":"u"}}`,
 	` { "model" : null , "stream" : null , "messages" : null , "tools" : null , "system" : null } `,
 	`{"model":"m","messages":[],"tools":[],"system":[]}`,
+	`{"model":"m","system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{},"cache_control":{"type":"ephemeral"}}]},` +
+		`{"role":"user","content":[{"type":"text","text":"a","cache_control":null},{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"r","cache_control":{"type":"ephemeral"}}],"cache_control":{"type":"ephemeral","ttl":"1h"}}]}],` +
+		`"tools":[{"name":"f","input_schema":{}},{"name":"g","input_schema":{},"cache_control":{"type":"ephemeral"}},{"name":"h","cache_control":null}]}`,
 	`{}`,
 	`{"x":1,"x":2,"model":"m"}`,
 	// Left to encoding/json from here on.
@@ -64,7 +67,7 @@ func FuzzFastRequest(f *testing.F) {
 // fastRequest that leaves everything to encoding/json, and checks it
 // leaves the other shapes.
 func TestFastRequestReadsTheUsualShapes(t *testing.T) {
-	const usual = 7
+	const usual = 8
 	for i, s := range fastRequestSeeds {
 		if _, ok := fastRequest([]byte(s)); ok != (i < usual) {
 			t.Errorf("fastRequest reads %s: %v, want %v", s, ok, i < usual)

@@ -1,0 +1,141 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+)
+
+// Forward is what an agent's Messages request carries beyond agentsnap's
+// terms that a live Messages model gets as the agent sent it: the wire
+// layer hands it over in llm.Request.Forward, and the driver sends it on
+// with the call. It is not recorded, so a change of it is not drift:
+// a cache breakpoint changes what a call costs, not what the model
+// answers (the cache's usage is recorded with the answer).
+type Forward struct {
+	// Cache is where the request's cache_control members were; nil when
+	// it had none.
+	Cache *Cache
+}
+
+// Cache is where a request's prompt cache breakpoints (its cache_control
+// members) were, in agentsnap's terms of the request (Call): the system
+// prompt's blocks, the tools and the parts of the conversation.
+type Cache struct {
+	// System is the system prompt's blocks as sent, when one of them has
+	// a cache_control: the prompt goes out as these blocks, not as one
+	// string.
+	System Content
+	// Tools holds each tool's cache_control by the tool's index (nil: it
+	// has none), or is nil when none has one.
+	Tools []json.RawMessage
+	// Marks are the conversation's breakpoints, in the order of the parts
+	// they mark.
+	Marks []Mark
+}
+
+// Mark is the cache_control of the block that became part Part of
+// message Message of Call.Messages; Inner marks the last marked block of
+// a tool result's content rather than the tool_result block (the result
+// goes back as one text block, which then carries it).
+type Mark struct {
+	Message, Part int
+	Inner         bool
+	CacheControl  json.RawMessage
+}
+
+// forwardOf returns the Forward of a call decoded from this API, or nil.
+func forwardOf(req *llm.Request) *Forward {
+	if req.API != API {
+		return nil
+	}
+	f, _ := req.Forward.(*Forward)
+	return f
+}
+
+// cacheOf returns the breakpoints a call decoded from this API carries,
+// or nil.
+func cacheOf(req *llm.Request) *Cache {
+	if f := forwardOf(req); f != nil {
+		return f.Cache
+	}
+	return nil
+}
+
+// newCache returns the breakpoints of a request's system blocks, tools
+// and conversation, or nil when it has none.
+func newCache(system Content, tools []json.RawMessage, marks []Mark) *Cache {
+	marked := false
+	for i := range system {
+		marked = marked || system[i].CacheControl != nil
+	}
+	if !marked {
+		system = nil
+	}
+	if system == nil && tools == nil && marks == nil {
+		return nil
+	}
+	return &Cache{System: system, Tools: tools, Marks: marks}
+}
+
+// withMarks returns c with marks for its conversation's marks, which
+// begin with c's own: c itself when they are c's.
+func (c *Cache) withMarks(marks []Mark) *Cache {
+	switch {
+	case len(marks) == len(c.marks()):
+		return c
+	case c == nil:
+		return &Cache{Marks: marks}
+	}
+	out := *c
+	out.Marks = marks
+	return &out
+}
+
+// marks returns c's conversation marks; none for a nil c.
+func (c *Cache) marks() []Mark {
+	if c == nil {
+		return nil
+	}
+	return c.Marks
+}
+
+// system returns the system prompt's blocks to send for prompt, the text
+// the request carries: c's, when they make that text, else nil.
+func (c *Cache) system(prompt string) Content {
+	if c == nil || c.System == nil {
+		return nil
+	}
+	var b strings.Builder
+	for i, blk := range c.System {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(blk.Text)
+	}
+	if b.String() != prompt {
+		return nil
+	}
+	return c.System
+}
+
+// tool returns the cache_control of tool i of n, or nil.
+func (c *Cache) tool(i, n int) json.RawMessage {
+	if c == nil || len(c.Tools) != n {
+		return nil
+	}
+	return c.Tools[i]
+}
+
+// innerCache is the cache_control of the last marked block of a tool
+// result's content, or nil.
+func innerCache(c Content) json.RawMessage {
+	var cc json.RawMessage
+	for i := range c {
+		if c[i].CacheControl != nil {
+			cc = c[i].CacheControl
+		}
+	}
+	return cc
+}
