@@ -53,8 +53,9 @@ type Request struct {
 	// Forward is what that request carries beyond agentsnap's terms that
 	// a live driver of the same API sends on as the agent sent it, of a
 	// type the API's package defines (llm/anthropic.Forward: the prompt
-	// cache's breakpoints); nil for most calls. It is neither recorded nor
-	// compared: it changes what a call costs, not what the model answers.
+	// cache's breakpoints, the anthropic-beta headers); nil for most
+	// calls. It is neither recorded nor compared (the API's package says
+	// why).
 	Forward any
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -51,7 +52,7 @@ type anthropicRequest struct {
 	state anthropicState
 }
 
-func (anthropicMessages) decodeNext(_ *http.Request, body []byte, prev any) (*Request, error) {
+func (anthropicMessages) decodeNext(r *http.Request, body []byte, prev any) (*Request, error) {
 	last, _ := prev.(*anthropicState)
 	var against *anthropic.Decoded
 	if last != nil {
@@ -73,8 +74,12 @@ func (anthropicMessages) decodeNext(_ *http.Request, body []byte, prev any) (*Re
 	ar := &anthropicRequest{state: anthropicState{d: d, settings: set}}
 	req := &ar.req
 	*req = Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set, state: &ar.state}
-	if call.Cache != nil {
-		req.Forward = &anthropic.Forward{Cache: call.Cache}
+	var betas []string
+	if r != nil {
+		betas = slices.Clone(r.Header.Values(anthropic.BetaHeader))
+	}
+	if call.Cache != nil || len(betas) > 0 {
+		req.Forward = &anthropic.Forward{Cache: call.Cache, Betas: betas}
 	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused

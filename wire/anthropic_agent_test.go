@@ -45,6 +45,9 @@ type claudeAgent struct {
 	// agent set them: on the system prompt, on the last tool and on the
 	// last block of the conversation, which moves on with every call.
 	Cache bool
+	// Betas, when set, are sent with every call, an anthropic-beta header
+	// each.
+	Betas []string
 }
 
 // newClaudeAgent returns the agent configured by scenario.json's agent
@@ -139,14 +142,18 @@ func (s *claudeSession) complete(ctx context.Context) (sdk.Message, error) {
 	if a.Cache {
 		cacheBreakpoints(&params)
 	}
+	var opts []sdkoption.RequestOption
+	for _, b := range a.Betas {
+		opts = append(opts, sdkoption.WithHeaderAdd("anthropic-beta", b))
+	}
 	if a.Whole {
-		msg, err := a.client.Messages.New(ctx, params)
+		msg, err := a.client.Messages.New(ctx, params, opts...)
 		if err != nil {
 			return sdk.Message{}, err
 		}
 		return *msg, nil
 	}
-	stream := a.client.Messages.NewStreaming(ctx, params)
+	stream := a.client.Messages.NewStreaming(ctx, params, opts...)
 	defer stream.Close()
 	var msg sdk.Message
 	for stream.Next() {

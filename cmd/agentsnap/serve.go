@@ -80,7 +80,9 @@ Anthropic and Google SDKs send, and lets it read the answers.
 
 --record records DIR instead: the answers come from DIR/playbook.json, or
 from a live model with --live (--base-url, --model and the key as for
-record; every call goes to --model, whatever model the agent names). On
+record; every call goes to --model, whatever model the agent names; an
+Anthropic agent's anthropic-beta headers and cache_control breakpoints go
+with it, and are not recorded, so they are no drift either). On
 SIGINT the fixture is written all or nothing, as record writes it: a
 request that did not fit its session, an unused playbook answer or a live
 failure leaves the fixture unchanged. With --only-changed (or --session

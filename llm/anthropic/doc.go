@@ -24,8 +24,8 @@
 // cache_control goes out on the system block, tool or content block the
 // agent put it on (the system prompt then as the agent's blocks), so a
 // recording pays, and records the cache's usage, as the agent does in
-// production. They are not recorded: a breakpoint changes what a call
-// costs, not what the model answers, so moving one is not drift.
+// production; and the agent's anthropic-beta headers go out with it,
+// besides Config.Header's. Neither is recorded, nor drift (see Forward).
 //
 // # Chunks
 //

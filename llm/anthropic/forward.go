@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -10,13 +11,21 @@ import (
 // Forward is what an agent's Messages request carries beyond agentsnap's
 // terms that a live Messages model gets as the agent sent it: the wire
 // layer hands it over in llm.Request.Forward, and the driver sends it on
-// with the call. It is not recorded, so a change of it is not drift:
-// a cache breakpoint changes what a call costs, not what the model
-// answers (the cache's usage is recorded with the answer).
+// with the call. It is not recorded. A cache breakpoint changes what a
+// call costs, not what the model answers (the cache's usage is recorded
+// with the answer), so moving one is not drift. A beta may change the
+// answer, but a request/header member for it would fail, at its first
+// call, every fixture recorded before from an agent that sends one, and
+// its absence could not tell such a fixture from one recorded without a
+// beta: so a beta the agent adds or drops is not drift either, and shows
+// only in a new recording.
 type Forward struct {
 	// Cache is where the request's cache_control members were; nil when
 	// it had none.
 	Cache *Cache
+	// Betas are the values of the agent's anthropic-beta headers, as
+	// sent.
+	Betas []string
 }
 
 // Cache is where a request's prompt cache breakpoints (its cache_control
@@ -52,6 +61,19 @@ func forwardOf(req *llm.Request) *Forward {
 	}
 	f, _ := req.Forward.(*Forward)
 	return f
+}
+
+// BetaHeader is the header that names the API's betas a call uses.
+const BetaHeader = "Anthropic-Beta"
+
+// CallHeader returns the anthropic-beta headers of the agent's request a
+// call decoded from this API carries (Forward.Betas), or nil: the live
+// driver sends them besides its own.
+func (Messages) CallHeader(req *llm.Request) http.Header {
+	if f := forwardOf(req); f != nil && len(f.Betas) > 0 {
+		return http.Header{BetaHeader: f.Betas}
+	}
+	return nil
 }
 
 // cacheOf returns the breakpoints a call decoded from this API carries,

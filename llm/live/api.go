@@ -37,6 +37,14 @@ type API interface {
 	Hint(status int, model string) string
 }
 
+// callHeader is an API whose calls may send headers of their own besides
+// the driver's: those of the agent's request that the API's live model
+// must get as the agent sent them (Anthropic's anthropic-beta).
+type callHeader interface {
+	// CallHeader returns req's headers, or nil.
+	CallHeader(req *llm.Request) http.Header
+}
+
 // Decoder turns the events of one answer's stream into chunks. It is used
 // by one goroutine.
 type Decoder interface {

@@ -184,13 +184,17 @@ func (d *Driver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 		return nil, fmt.Errorf("%s: %w for %s: %w", p, ErrBadRequest, where, err)
 	}
 	endpoint := d.api.Endpoint(d.base, model)
+	var header http.Header
+	if ch, ok := d.api.(callHeader); ok {
+		header = ch.CallHeader(req)
+	}
 	var used atomic.Bool
 	return func(yield func(llm.Chunk) bool) {
 		if used.Swap(true) {
 			yield(session.ErrorFinish(CodeConsumed, p+": this stream was already iterated; call Stream again for a new model call"))
 			return
 		}
-		d.run(ctx, endpoint, body, call{session: req.Session.ID, turn: req.Turn, step: req.Step, stepAttempt: req.Attempt, model: model}, yield)
+		d.run(ctx, endpoint, body, call{session: req.Session.ID, turn: req.Turn, step: req.Step, stepAttempt: req.Attempt, model: model, header: header}, yield)
 	}, nil
 }
 

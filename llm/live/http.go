@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -28,6 +29,7 @@ type call struct {
 	session                 string
 	turn, step, stepAttempt int
 	model                   string
+	header                  http.Header // the call's own (API.CallHeader), sent besides the driver's
 }
 
 // run performs one model call and yields its chunks, ending with exactly
@@ -63,7 +65,7 @@ type decoderAt interface {
 // response of a stream that can be read, or nil and the finish to yield.
 func (d *Driver) open(ctx context.Context, endpoint string, body []byte, c call, sc Scrubber) (*http.Response, session.Chunk) {
 	for attempt := 1; ; attempt++ {
-		resp, err := d.send(ctx, endpoint, body)
+		resp, err := d.send(ctx, endpoint, body, c.header)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, session.Finish(session.FinishAborted)
@@ -98,15 +100,26 @@ func (d *Driver) open(ctx context.Context, endpoint string, body []byte, c call,
 	}
 }
 
-// send makes one HTTP request. A transport error is returned without its
-// URL (url.Error), which could carry a token in a query string.
-func (d *Driver) send(ctx context.Context, endpoint string, body []byte) (*http.Response, error) {
+// send makes one HTTP request, with the driver's headers and the call's
+// own (a value the driver's already has is sent once). A transport error
+// is returned without its URL (url.Error), which could carry a token in a
+// query string.
+func (d *Driver) send(ctx context.Context, endpoint string, body []byte, own http.Header) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	for k, vs := range d.header {
 		req.Header[k] = vs
+	}
+	for k, vs := range own {
+		k = http.CanonicalHeaderKey(k)
+		for _, v := range vs {
+			if !slices.Contains(req.Header[k], v) {
+				// Clipped: the driver's values are shared by every call.
+				req.Header[k] = append(slices.Clip(req.Header[k]), v)
+			}
+		}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
