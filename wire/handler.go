@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -206,13 +207,21 @@ func (h *Handler) format(r *http.Request) Format {
 }
 
 // unknown answers a request on a path no format serves, naming the APIs
-// that are, and keeps it for Close: an SDK may hide the 404.
+// that are, and keeps it for Close: an SDK may hide the 404. A request on
+// an endpoint under one of their paths (count_tokens, a Responses
+// compaction) came from an SDK pointed the right way: it is answered in
+// its API's error shape, saying so.
 func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 	names := make([]string, len(h.cfg.Formats))
 	for i, f := range h.cfg.Formats {
 		names[i] = f.Name()
 	}
-	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); point the agent's SDK at one of those APIs", r.Method, r.URL.Path, strings.Join(names, ", "))
+	shape, advice := h.cfg.Formats[0], "point the agent's SDK at one of those APIs"
+	if f := h.beside(r); f != nil {
+		shape = f
+		advice = "it is an endpoint of " + f.Name() + " beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
+	}
+	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.Path, strings.Join(names, ", "), advice)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		// A call the agent needed: named first, it explains what follows.
 		// (A GET, such as a client listing models, asks for nothing a
@@ -221,7 +230,20 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		h.problems = append([]error{err}, h.problems...)
 		h.mu.Unlock()
 	}
-	h.cfg.Formats[0].WriteError(w, http.StatusNotFound, "NOT_FOUND", err.Error())
+	shape.WriteError(w, http.StatusNotFound, "NOT_FOUND", err.Error())
+}
+
+// beside returns the format whose model calls' path r's path is under
+// (POST /v1/messages/count_tokens: Anthropic Messages), or nil.
+func (h *Handler) beside(r *http.Request) Format {
+	parent := path.Dir(r.URL.Path)
+	if parent == r.URL.Path || parent == "/" {
+		return nil
+	}
+	u := *r.URL
+	u.Path, u.RawPath = parent, ""
+	call := &http.Request{Method: http.MethodPost, URL: &u, Header: r.Header}
+	return h.format(call)
 }
 
 // fail answers a request the handler cannot serve and keeps the reason for

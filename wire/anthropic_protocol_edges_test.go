@@ -1,0 +1,38 @@
+package wire_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("an endpoint of the Messages API beside its model calls", func() {
+	It("gets a 404 in the API's error shape saying the agent must not call it under agentsnap, not to point the SDK elsewhere", func(ctx SpecContext) {
+		h, _, url := serveWire(sayDriver)
+		want := "wire: POST /v1/messages/count_tokens is not a model call agentsnap serves (it serves "
+		advice := "); it is an endpoint of Anthropic Messages (POST /v1/messages) beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
+
+		client := sdk.NewClient(sdkoption.WithBaseURL(url), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(0))
+		_, err := client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel,
+			Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(apiErr.RawJSON()).To(And(HavePrefix(`{"type":"error","error":{"type":"not_found_error","message":"`+want), ContainSubstring(advice)))
+
+		resp, err := http.Post(url+"/v1/embeddings", "application/json", strings.NewReader(`{}`))
+		Expect(err).NotTo(HaveOccurred())
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(string(b)).To(ContainSubstring("; point the agent's SDK at one of those APIs"), "a path of no API served")
+
+		Expect(h.Close(context.Background())).To(MatchError(And(ContainSubstring(want), ContainSubstring(advice))))
+	})
+})
