@@ -25,12 +25,15 @@ var _ = Describe("mcpsnap.Transport to a live server whose URL carries a credent
 	// Each live transport the SDK connects by URL: the credential in its
 	// Endpoint is a secret whichever one the agent uses.
 	DescribeTable("makes the credential a secret of the recording, so the fixture cannot hold it",
-		func(ctx SpecContext, handler func() http.Handler, transport func(endpoint string) mcp.Transport) {
+		func(ctx SpecContext, handler func() http.Handler, transport func(endpoint string) mcp.Transport, own bool) {
 			ts := httptest.NewServer(handler())
 			DeferCleanup(ts.Close)
 			live := transport(ts.URL + "/mcp?token=" + token)
 			set := secret.New()
 			Expect(run(secret.NewContext(ctx, set), memory.New(), nil, func(ctx context.Context, env *wire.Env) error {
+				if own { // the agent's client runs on a context of its own, not Run's
+					ctx = context.Background()
+				}
 				_, err := readTwice(mcpsnap.Transport(env, "resources", live))(ctx, env)
 				return err
 			})).To(Succeed())
@@ -40,12 +43,17 @@ var _ = Describe("mcpsnap.Transport to a live server whose URL carries a credent
 			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
 		}, func(endpoint string) mcp.Transport {
 			return &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}
-		}, NodeTimeout(time.Minute)),
+		}, false, NodeTimeout(time.Minute)),
+		Entry("streamable HTTP, the client on a context of its own", func() http.Handler {
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
+		}, func(endpoint string) mcp.Transport {
+			return &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}
+		}, true, NodeTimeout(time.Minute)),
 		Entry("SSE", func() http.Handler {
 			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
 		}, func(endpoint string) mcp.Transport {
 			return &mcp.SSEClientTransport{Endpoint: endpoint}
-		}, NodeTimeout(time.Minute)),
+		}, false, NodeTimeout(time.Minute)),
 	)
 })
 

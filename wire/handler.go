@@ -92,6 +92,10 @@ type Handler struct {
 	// inProcess: the handler is served through Transport, so its agent
 	// runs in this process, not behind agentsnap serve (stopAdvice).
 	inProcess atomic.Bool
+	// secrets is the set of the recording the handler runs in (Runtime
+	// takes it from Run's context): an agent in process may make its
+	// calls on a context of its own, which carries none.
+	secrets *secret.Set
 }
 
 // NewHandler returns a handler for cfg. Driver and Store are required.
@@ -135,8 +139,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// puts its own key into a message must not leave it in a fixture.
 	// A replay without a set in its context (the tests') adds nothing;
 	// serve's replay has one, so its verdict shows the agent's key as
-	// [REDACTED].
+	// [REDACTED]. In process the request's context is the agent's, which
+	// need not come from Run's: the run's set takes it too.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
+	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
+		s.AddRequest(r, "the agent's request")
+	}
 	body, err := readBody(r)
 	if err != nil {
 		var tooBig *http.MaxBytesError

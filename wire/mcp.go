@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
@@ -70,6 +71,12 @@ func (h *Handler) MCP(ctx context.Context, header http.Header, server, method st
 	}
 	if send == nil {
 		return session.MCPCallData{}, fmt.Errorf("wire: MCP request %s to server %q: a recording needs the live server, and send is nil; pass Handler.MCP the function that sends the request to the live server", method, server)
+	}
+	if secret.FromContext(ctx) == nil && h.secrets != nil {
+		// The agent's MCP client may run on a context of its own, not
+		// Run's: what send connects with (a token in the live server's
+		// URL, mcpsnap) is still a secret of the recording.
+		ctx = secret.NewContext(ctx, h.secrets)
 	}
 	call.Result, call.Error, err = send(ctx)
 	if err != nil {

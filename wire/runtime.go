@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -107,6 +108,7 @@ func (r *runtime) Run(ctx context.Context, env *agentsnap.Env) error {
 	if err != nil {
 		return err
 	}
+	h.secrets = secret.FromContext(ctx)
 	client := &http.Client{Transport: Transport(h)}
 	runErr := r.run(ctx, &Env{Env: env, HTTPClient: client, BaseURL: BaseURL, h: h})
 	client.CloseIdleConnections() // the run's handler goroutines end with it
