@@ -44,7 +44,7 @@ type Set struct {
 	names  map[string]string // raw value -> source
 	order  []string          // raw values, in the order added
 	forms  []form            // every encoding of every value, longest first
-	short  []string          // sources whose value was too short
+	short  [][2]string       // source and value of each value too short
 	maxLen int               // the longest raw value
 	repl   *strings.Replacer // built on first use after a change
 }
@@ -71,8 +71,8 @@ func (s *Set) Add(source, value string) bool {
 		return false
 	}
 	if len(value) < MinLen {
-		if !slices.Contains(s.short, source) {
-			s.short = append(s.short, source)
+		if !slices.ContainsFunc(s.short, func(kv [2]string) bool { return kv[0] == source }) {
+			s.short = append(s.short, [2]string{source, value})
 		}
 		return false
 	}
@@ -143,10 +143,12 @@ func (s *Set) pairs() [][2]string {
 
 // Values returns the set as a map from source to value, for handing the
 // set to an API that takes a map: every value, the second and later of a
-// source that names several under "SOURCE (2)", "SOURCE (3)", ...
+// source that names several under "SOURCE (2)", "SOURCE (3)", ... The
+// values too short to be secrets are in it too, so a set the map is added
+// to (a recording's) remembers them in Short and can say so.
 func (s *Set) Values() map[string]string {
 	out := map[string]string{}
-	for _, kv := range s.pairs() {
+	for _, kv := range append(s.pairs(), s.shortPairs()...) {
 		name := kv[0]
 		for n := 2; ; n++ {
 			if _, taken := out[name]; !taken {
@@ -184,6 +186,14 @@ func (s *Set) MaxLen() int {
 // Short returns the sources whose value was not added for being shorter
 // than MinLen, in the order they came.
 func (s *Set) Short() []string {
+	var out []string
+	for _, kv := range s.shortPairs() {
+		out = append(out, kv[0])
+	}
+	return out
+}
+
+func (s *Set) shortPairs() [][2]string {
 	if s == nil {
 		return nil
 	}

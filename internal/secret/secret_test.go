@@ -27,7 +27,7 @@ var _ = Describe("a secret set", func() {
 		Expect(s.Add("GEMINI_API_KEY", "")).To(BeFalse())
 		Expect(s.Len()).To(Equal(1))
 		Expect(s.Short()).To(Equal([]string{"DEEPSEEK_API_KEY"}))
-		Expect(s.Values()).To(Equal(map[string]string{"OPENAI_API_KEY": "sk-12345"}))
+		Expect(s.Values()).To(Equal(map[string]string{"OPENAI_API_KEY": "sk-12345", "DEEPSEEK_API_KEY": "sk-1234"}), "the short one too, for a set it is handed to to remember")
 		src, at, ok := s.FindString("echo: sk-12345")
 		Expect([]any{src, at, ok}).To(Equal([]any{"OPENAI_API_KEY", 6, true}))
 		Expect(s.Redact("sk-1234 sk-12345")).To(Equal("sk-1234 [REDACTED]"), "the short value is no secret")
@@ -201,6 +201,7 @@ var _ = Describe("gathering secrets", func() {
 			"the x-api-key header":                                            "sk-ant-x-api-0123",
 			"the api-key header":                                              "azure-api-key-0123",
 			"the x-goog-api-key header":                                       "AIza-goog-0123",
+			"the basic user name in the Proxy-Authorization header":           "user", // short: remembered, not a secret
 		}))
 	})
 
@@ -217,6 +218,7 @@ var _ = Describe("gathering secrets", func() {
 			"the Authorization header of the request":                     "Bearer sk-agent-req-0123",
 			"the bearer token in the Authorization header of the request": "sk-agent-req-0123",
 			"the key= query parameter of the request":                     "AIza-request-0123",
+			"the x-api-key header of the request":                         "unused", // short: remembered, not a secret
 		}))
 		Expect(s.Short()).To(ConsistOf("the x-api-key header of the request"))
 	})

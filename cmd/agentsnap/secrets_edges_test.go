@@ -1,0 +1,15 @@
+package main
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("agentsnap record and the secrets it cannot check", Label("secrets"), func() {
+	It("warns that a key variable's value too short to tell from text is not checked, as README says", func() {
+		root := fixtureCopy("fork/codeword")
+		r := cli(root, map[string]string{"OPENAI_API_KEY": "dummy"}, "record", "fixtures/fork/codeword")
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stderr).To(ContainSubstring("agentsnap record: warning: the value of OPENAI_API_KEY is shorter than 8 bytes, too short to tell from ordinary text: the recording is not checked for it"))
+	})
+})
