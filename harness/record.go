@@ -27,9 +27,10 @@ import (
 // CATEGORY/NAME matches. The answers come from the scenario's
 // playbook.json, or from a live model (any API agentsnap speaks) when
 // AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable are all set. The
-// guarantees are the CLI's: all or nothing, the key tripwire, live
-// failures refuse, and no recording under CI unless
-// AGENTSNAP_FORCE_UPDATE=1. -record-only-changed (or -record-session=PATH)
+// guarantees are the CLI's: all or nothing, the key tripwire (the key
+// variables, the agent's credential headers, and the variables
+// AGENTSNAP_SECRET_VARS names), live failures refuse, and no recording
+// under CI unless AGENTSNAP_FORCE_UPDATE=1. -record-only-changed (or -record-session=PATH)
 // re-records only what changed, as record --only-changed (--session) does.
 
 // recordPattern returns the -record (or AGENTSNAP_RECORD) pattern, or nil.

@@ -32,8 +32,9 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // *mcp.SSEClientTransport (a token=, user info) is a secret of the
 // recording: the recording is refused when a log would hold it, and
 // messages show it redacted. One
-// sent otherwise (a header its HTTPClient adds) is not seen here; pass it
-// in recorder.Options.Secrets.
+// sent otherwise (a header its HTTPClient adds, a transport of another
+// kind) is not seen here: name the variable that holds it in
+// AGENTSNAP_SECRET_VARS (or pass it in recorder.Options.Secrets).
 //
 // While recording, what the server sends of its own (notifications, and
 // requests such as sampling, which the client answers) passes through but

@@ -76,7 +76,8 @@ type Options struct {
 	// method (llm/openai's) adds what it sends, and a live driver adds what
 	// it sends as it sends it (internal/secret's context). Values shorter
 	// than 8 bytes are not secrets: they would match ordinary text; the
-	// recording warns about each. The recording is refused when a file
+	// recording warns about each, and about a source given with an empty
+	// value (a variable not set). The recording is refused when a file
 	// would contain a secret, also cut across the chunks of a stream, and
 	// every error, warning and progress line is redacted.
 	Secrets map[string]string
@@ -304,6 +305,9 @@ func prepare(dir string, opts *Options, set *secret.Set) (*scenario.Scenario, *R
 	res.Warnings = append(res.Warnings, warnings...)
 	for _, src := range set.Short() {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the value of %s is shorter than %d bytes, too short to tell from ordinary text: the recording is not checked for it", src, secret.MinLen))
+	}
+	for _, src := range set.Empty() {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the value of %s is empty (is it set?): the recording is not checked for it", src))
 	}
 	for i, w := range res.Warnings {
 		res.Warnings[i] = set.Redact(w)

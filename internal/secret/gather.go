@@ -3,11 +3,13 @@ package secret
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // KeyVars are the environment variables that hold API keys: the ones the
@@ -26,14 +28,38 @@ var URLVars = []string{"AGENTSNAP_BASE_URL"}
 // in. [IsCredentialHeader] also takes other names that say they carry one.
 var CredentialHeaders = []string{"Authorization", "Proxy-Authorization", "X-Api-Key", "Api-Key", "X-Goog-Api-Key"}
 
+// NamesVar is the environment variable that names more variables whose
+// values are secrets — what no key variable holds and agentsnap cannot see
+// sent: a token an agent's own HTTP client adds in a header of its own, one
+// in the URL of an MCP transport mcpsnap does not unwrap. It holds their
+// names, separated by commas or spaces, never their values.
+const NamesVar = "AGENTSNAP_SECRET_VARS"
+
 // AddEnv adds the value of every key variable that is set (trimmed, as a
-// key is sent) and the credentials of every base URL variable.
+// key is sent), the credentials of every base URL variable, and the value
+// of every variable NamesVar names. An entry of NamesVar that names no
+// variable that is set is remembered in Empty, named by its place, not its
+// text — which may be a value given by mistake, so that text is a secret
+// too.
 func (s *Set) AddEnv(getenv func(string) string) {
 	for _, v := range KeyVars {
 		s.Add(v, strings.TrimSpace(getenv(v)))
 	}
 	for _, v := range URLVars {
 		s.AddURL(v, strings.TrimSpace(getenv(v)))
+	}
+	names := strings.FieldsFunc(getenv(NamesVar), func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
+	for i, name := range names {
+		if v := getenv(name); strings.TrimSpace(v) != "" {
+			s.Add(name, v)
+			s.Add(name, strings.TrimSpace(v)) // as a header sends it
+			continue
+		}
+		entry := fmt.Sprintf("entry %d of %s", i+1, NamesVar)
+		if len(name) >= MinLen {
+			s.Add(entry, name)
+		}
+		s.AddAll(map[string]string{"the variable named by " + entry: ""})
 	}
 }
 

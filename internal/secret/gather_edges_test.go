@@ -47,3 +47,28 @@ var _ = Describe("the credentials of a base URL's user info", func() {
 		Expect(s.Redact("Basic " + basic)).To(Equal("Basic [REDACTED]"))
 	})
 })
+
+var _ = Describe("the variables AGENTSNAP_SECRET_VARS names", func() {
+	It("are secrets under their names, separated by commas or spaces, as set and trimmed", func() {
+		env := map[string]string{secret.NamesVar: " TENANT_TOKEN,MCP_TOKEN\tSHORT_ONE ", "TENANT_TOKEN": "tnt-0123456789\n", "MCP_TOKEN": "mcp-0123456789", "SHORT_ONE": "abc"}
+		s := secret.FromEnv(func(k string) string { return env[k] })
+		Expect(s.Values()).To(Equal(map[string]string{"TENANT_TOKEN": "tnt-0123456789\n", "TENANT_TOKEN (2)": "tnt-0123456789", "MCP_TOKEN": "mcp-0123456789", "SHORT_ONE": "abc"}))
+		Expect(s.Short()).To(Equal([]string{"SHORT_ONE"}))
+		Expect(s.Empty()).To(BeEmpty())
+	})
+
+	It("name an entry that names no variable that is set by its place: its text a secret (a value given by mistake), its variable empty", func() {
+		env := map[string]string{secret.NamesVar: "UNSET_VAR,sk-given-by-mistake-0123"}
+		s := secret.FromEnv(func(k string) string { return env[k] })
+		Expect(s.Values()).To(Equal(map[string]string{
+			"entry 1 of AGENTSNAP_SECRET_VARS":                       "UNSET_VAR",
+			"entry 2 of AGENTSNAP_SECRET_VARS":                       "sk-given-by-mistake-0123",
+			"the variable named by entry 1 of AGENTSNAP_SECRET_VARS": "",
+			"the variable named by entry 2 of AGENTSNAP_SECRET_VARS": "",
+		}))
+		Expect(s.Empty()).To(Equal([]string{"the variable named by entry 1 of AGENTSNAP_SECRET_VARS", "the variable named by entry 2 of AGENTSNAP_SECRET_VARS"}))
+		c := secret.New()
+		c.AddAll(s.Values())
+		Expect(c.Empty()).To(Equal(s.Empty()), "a set the map is handed to remembers them")
+	})
+})

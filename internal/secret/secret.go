@@ -45,6 +45,7 @@ type Set struct {
 	order  []string          // raw values, in the order added
 	forms  []form            // every encoding of every value, longest first
 	short  [][2]string       // source and value of each value too short
+	empty  []string          // sources given with no value (AddAll)
 	maxLen int               // the longest raw value
 	repl   *strings.Replacer // built on first use after a change
 }
@@ -111,9 +112,19 @@ func encodings(value string) []string {
 	return append(out, url.QueryEscape(value), url.PathEscape(value))
 }
 
-// AddAll adds every value of m under its key, in the order of the keys.
+// AddAll adds every value of m under its key, in the order of the keys. A
+// key with an empty value names a secret its caller expected and did not
+// get (a variable not set): it is remembered in Empty.
 func (s *Set) AddAll(m map[string]string) {
 	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] == "" && s != nil {
+			s.mu.Lock()
+			if !slices.Contains(s.empty, k) {
+				s.empty = append(s.empty, k)
+			}
+			s.mu.Unlock()
+			continue
+		}
 		s.Add(k, m[k])
 	}
 }
@@ -144,8 +155,9 @@ func (s *Set) pairs() [][2]string {
 // Values returns the set as a map from source to value, for handing the
 // set to an API that takes a map: every value, the second and later of a
 // source that names several under "SOURCE (2)", "SOURCE (3)", ... The
-// values too short to be secrets are in it too, so a set the map is added
-// to (a recording's) remembers them in Short and can say so.
+// values too short to be secrets are in it too, and the sources of Empty
+// with "", so a set the map is added to (a recording's) remembers them in
+// Short and Empty and can say so.
 func (s *Set) Values() map[string]string {
 	out := map[string]string{}
 	for _, kv := range append(s.pairs(), s.shortPairs()...) {
@@ -186,20 +198,42 @@ func (s *Set) MaxLen() int {
 // Short returns the sources whose value was not added for being shorter
 // than MinLen, in the order they came.
 func (s *Set) Short() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []string
-	for _, kv := range s.shortPairs() {
+	for _, kv := range s.short {
 		out = append(out, kv[0])
 	}
 	return out
 }
 
+// shortPairs returns the sources of Short with their values, then those of
+// Empty with "": what Values hands on besides the secrets.
 func (s *Set) shortPairs() [][2]string {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.short)
+	out := slices.Clone(s.short)
+	for _, src := range s.empty {
+		out = append(out, [2]string{src, ""})
+	}
+	return out
+}
+
+// Empty returns the sources AddAll was given with no value, in the order
+// they came.
+func (s *Set) Empty() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.empty)
 }
 
 // snapshot returns the forms and the replacer for them.
