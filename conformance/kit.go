@@ -41,7 +41,9 @@ type Config struct {
 	Skip []string
 	// Dir, if set, is where the fixtures are written and kept, to look at
 	// (agentsnap inspect DIR/fork/fork-later-turn). Default: a temporary
-	// folder, removed unless a rule is broken (Result.Dir).
+	// folder, removed unless a rule is broken (Result.Dir), and then named
+	// in the failure. A test that breaks rules on purpose gives it
+	// t.TempDir(), so no run leaves one behind.
 	Dir string
 }
 

@@ -41,6 +41,7 @@ var _ = Describe("the conformance kit", func() {
 			Agent:        kitConfig.Agent,
 			Tool:         kitConfig.Tool,
 			DelegateArgs: kitConfig.DelegateArgs,
+			Dir:          GinkgoT().TempDir(), // the kit keeps its own folder when a rule breaks, as it does here
 		})
 		Expect(err).NotTo(HaveOccurred())
 		var rules []string
