@@ -88,6 +88,11 @@ type Session struct {
 	Depth  int
 	Calls  []Call
 	Tokens Tokens // the sum over Calls
+	// Unread names the events that may hold usage or a call's model and
+	// could not be read ("assistant/chunk seq 7: ..."), in log order: what
+	// they hold is not counted, so Tokens may be short of what the calls
+	// used. Empty when every one was read.
+	Unread []string
 }
 
 // Unreported returns how many of the session's calls record no usage.
@@ -160,12 +165,18 @@ func (s *Session) event(e *session.Event, k int, opens bool) {
 	switch e.Type {
 	case session.TypeRequestHeader:
 		var d session.RequestHeaderData
-		if opens && e.Decode(&d) == nil {
-			s.Calls[k].Model = d.Model
+		if !opens {
+			return
 		}
+		if err := e.Decode(&d); err != nil {
+			s.unread(e, err)
+			return
+		}
+		s.Calls[k].Model = d.Model
 	case session.TypeAssistantChunk:
 		d, err := session.DecodeChunkData(e.Data)
 		if err != nil {
+			s.unread(e, err)
 			return
 		}
 		c := &s.Calls[k]
@@ -177,7 +188,11 @@ func (s *Session) event(e *session.Event, k int, opens bool) {
 		}
 	case session.TypeAssistantMessage:
 		var d session.AssistantMessageData
-		if e.Decode(&d) != nil || d.Usage == nil {
+		if err := e.Decode(&d); err != nil {
+			s.unread(e, err)
+			return
+		}
+		if d.Usage == nil {
 			return
 		}
 		// The message closes the latest attempt of its turn and step.
@@ -188,6 +203,23 @@ func (s *Session) event(e *session.Event, k int, opens bool) {
 			}
 		}
 	}
+}
+
+// unread notes an event that could not be read.
+func (s *Session) unread(e *session.Event, err error) {
+	s.Unread = append(s.Unread, fmt.Sprintf("%s seq %d: %v", e.Type, e.Seq, err))
+}
+
+// Unread returns the Unread of every session, each after its path
+// ("root/call_f: assistant/chunk seq 7: ..."), in lineage order.
+func (u *Usage) Unread() []string {
+	var out []string
+	for _, s := range u.Sessions {
+		for _, m := range s.Unread {
+			out = append(out, s.Path+": "+m)
+		}
+	}
+	return out
 }
 
 // Session returns the session at a lineage path, or nil.

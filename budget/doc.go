@@ -7,7 +7,9 @@
 // when the call ended with one (stop, tool-calls, max-tokens), else the last
 // usage chunk of its stream (a call that failed or was aborted after the
 // provider reported usage), else none: the call is unreported and counts
-// zero tokens ([Session.Unreported] says how many). Only a session's own
+// zero tokens ([Session.Unreported] says how many). An event that may hold
+// usage and does not decode is named in [Session.Unread] and not counted;
+// [Usage.Check] then fails, as the counts may be short. Only a session's own
 // events count: a fork child's inherited seed holds its parent's calls,
 // which the parent already counts.
 //

@@ -141,8 +141,14 @@ type Limit struct {
 
 // Check returns nil when u is within l, else one error listing every
 // bound exceeded.
+//
+// Usage that could not be read (Usage.Unread) is a problem too: the counts
+// may be short, so no bound can be said to hold.
 func (u *Usage) Check(l Limit) error {
 	var problems []string
+	if un := u.Unread(); len(un) > 0 {
+		problems = append(problems, fmt.Sprintf("%d event(s) that may hold usage could not be read, so the counts may be short: %s; repair the log or re-record the scenario", len(un), strings.Join(un, "; ")))
+	}
 	if l.Tokens > 0 && u.Tokens.Total() > l.Tokens {
 		problems = append(problems, fmt.Sprintf("the tree used %d tokens, over the limit of %d", u.Tokens.Total(), l.Tokens))
 	}

@@ -51,6 +51,9 @@ func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, note str
 	if _, err := u.Cost(prices); prices != nil && err != nil {
 		fmt.Fprintf(w, "  cost: %s\n", strings.TrimPrefix(err.Error(), "budget: "))
 	}
+	for _, m := range u.Unread() {
+		fmt.Fprintf(w, "  warning: not counted, as it could not be read: %s\n", printable(m))
+	}
 	if note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}

@@ -55,7 +55,8 @@ each session:
             database also gets a table of every session and the tree.
             inspect warns when a replay could not read the log (a usage
             the contract refuses, a member of the wrong type): the
-            counts skip what it cannot read
+            counts skip what it cannot read, and the table names each
+            event it did not count
 
 A model call is one attempt, counted by its request/header (CONTRACT.md):
 a call that failed, was aborted, was cut short by a cancel or could not

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap/fixture"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -23,4 +26,15 @@ var _ = Describe("inspect of the store check --store keeps", func() {
 		Entry("a SQLite database", "sqlite:replays.db", "replays.db"),
 		Entry("a folder of JSONL logs", "jsonl:replays", "replays"),
 	)
+})
+
+var _ = Describe("inspect of a folder whose usage it cannot read", func() {
+	It("warns under the usage table, naming the session and the event not counted", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		replaceIn(filepath.Join(dir, fixture.RootLog), `"inputTokens":68,`, `"inputTokens":99999999999999999999999,`)
+		r := cli(root, nil, "inspect", dir)
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("\n  warning: not counted, as it could not be read: root: assistant/chunk seq 7: "))
+	})
 })
