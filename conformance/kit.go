@@ -336,9 +336,10 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 
 // refusedFix is the fix of a recording the replay refuses: when the
 // scenario already broke a rule, the recording is what is wrong, not the
-// runtime's replay.
+// runtime's replay. Usage is no such rule: a replay takes a call without
+// its usage, so a refusal after it alone is the replay's.
 func (r *report) refusedFix() string {
-	if len(r.out) > 0 {
+	if slices.ContainsFunc(r.out, func(v Violation) bool { return v.Rule != ruleUsage }) {
 		return "the recording breaks the rule(s) named before this one in " + r.scenario + ", and the replay refuses such a recording: fix those first"
 	}
 	return fixReplay
