@@ -89,3 +89,36 @@ var _ = Describe("LineageOrder of several trees", func() {
 		Expect(err).To(MatchError("logs do not form one session tree: found 5 root sessions (without parentSession): fork/a/root, fork/b/root, spawn/c/root and 2 more; want 1"))
 	})
 })
+
+var _ = Describe("LineageOrder of a reused call id's children whose ids only look like ChildID's", func() {
+	// Two children of call_0 (called in turn 1, then again in turn 2), at
+	// the same createdAt, listed second-created first. Only ids ChildID
+	// writes ("root/call_0", then "#2", "#3", ...) say which call made
+	// which child; one that does not (ChildID never writes "#1", nor a
+	// number with a leading 0) says nothing, and the family keeps the
+	// order given, as for ids of another scheme.
+	DescribeTable("keeps the order given",
+		func(first, second string) {
+			events := turnEvents(0, 1, "call_0")
+			events = append(events, turnEvents(len(events), 2, "call_0")...)
+			root := &session.Log{Header: session.Header{ID: "root"}, Events: events}
+			ordered, err := session.LineageOrder([]*session.Log{root, treeLog(first, "root", "call_0", 0), treeLog(second, "root", "call_0", 0)})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ids(ordered)).To(Equal([]string{"root", first, second}))
+		},
+		Entry("#1, which ChildID never writes (its first child has no #)", "root/call_0#2", "root/call_0#1"),
+		Entry("#02, a number with a leading 0", "root/call_0#02", "root/call_0"),
+		Entry("#0", "root/call_0#2", "root/call_0#0"),
+		Entry("# alone", "root/call_0#2", "root/call_0#"),
+		Entry("#x, no number", "root/call_0#2", "root/call_0#x"),
+	)
+
+	It("orders them by their ids when both are ChildID's (the premise of the table above)", func() {
+		events := turnEvents(0, 1, "call_0")
+		events = append(events, turnEvents(len(events), 2, "call_0")...)
+		root := &session.Log{Header: session.Header{ID: "root"}, Events: events}
+		ordered, err := session.LineageOrder([]*session.Log{root, treeLog("root/call_0#2", "root", "call_0", 0), treeLog("root/call_0", "root", "call_0", 0)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ids(ordered)).To(Equal([]string{"root", "root/call_0", "root/call_0#2"}))
+	})
+})
