@@ -95,7 +95,7 @@ var _ = Describe("LineageOrder of a reused call id's children whose ids only loo
 	// the same createdAt, listed second-created first. Only ids ChildID
 	// writes ("root/call_0", then "#2", "#3", ...) say which call made
 	// which child; one that does not (ChildID never writes "#1", nor a
-	// number with a leading 0) says nothing, and the family keeps the
+	// number with a leading 0 or a sign) says nothing, and the family keeps the
 	// order given, as for ids of another scheme.
 	DescribeTable("keeps the order given",
 		func(first, second string) {
@@ -111,6 +111,7 @@ var _ = Describe("LineageOrder of a reused call id's children whose ids only loo
 		Entry("#0", "root/call_0#2", "root/call_0#0"),
 		Entry("# alone", "root/call_0#2", "root/call_0#"),
 		Entry("#x, no number", "root/call_0#2", "root/call_0#x"),
+		Entry("#+3, a number with a sign (strconv.Atoi reads it)", "root/call_0#+3", "root/call_0"),
 	)
 
 	It("orders them by their ids when both are ChildID's (the premise of the table above)", func() {

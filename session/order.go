@@ -237,7 +237,9 @@ func nth(h *Header) int {
 		return 1
 	}
 	digits, ok := strings.CutPrefix(rest, "#")
-	if !ok || digits == "" || digits[0] == '0' {
+	// Only what ChildID writes: digits alone (strconv.Atoi also takes a
+	// sign), without a leading 0.
+	if !ok || digits == "" || digits[0] == '0' || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
 		return 0
 	}
 	n, err := strconv.Atoi(digits)
