@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -161,5 +162,46 @@ var _ = Describe("showing the start of a long text of wide runes", func() {
 		d := judge.CompareSessionPair(golden, replay)
 		Expect(d).NotTo(BeNil())
 		Expect(d.Golden).To(Equal(`"` + strings.Repeat("日", 159) + "…"))
+	})
+})
+
+// A fixture recorded before request/header held a digest per tool
+// (toolDigests) compares with a replay that writes them.
+var _ = Describe("comparing a request/header recorded before it held each tool's digest", func() {
+	tool := func(name, description string) llm.ToolSpec {
+		return llm.ToolSpec{Name: name, Description: description, Parameters: json.RawMessage(`{"type":"object"}`)}
+	}
+	recorded := []llm.ToolSpec{tool("search", "Search the web."), tool("lookup", "Look a key up."), tool("add", "Add a and b.")}
+	header := func(tools ...llm.ToolSpec) session.RequestHeaderData {
+		return llm.RequestHeader("p", &llm.Request{Model: "m", Tools: tools})
+	}
+	older := func(h session.RequestHeaderData) session.RequestHeaderData {
+		h.ToolDigests = nil
+		return h
+	}
+
+	It("finds no difference in a replayed header but the digests per tool a recording made before never held", func() {
+		log := func(h session.RequestHeaderData) *session.Log {
+			GinkgoHelper()
+			e, err := session.NewEvent(session.TypeRequestHeader, h)
+			Expect(err).NotTo(HaveOccurred())
+			return &session.Log{Header: session.Header{ID: "root"}, Events: []session.Event{e}}
+		}
+		Expect(judge.CompareSessionPair(log(older(header(recorded...))), log(header(recorded...)))).To(BeNil())
+
+		d := judge.CompareSessionPair(log(older(header(recorded...))), log(header(recorded[0], tool("lookup", "Look a key up, fast."), recorded[2])))
+		Expect(d).NotTo(BeNil(), "another tool is still a difference")
+		Expect(d.Field).To(Equal("data.toolsDigest"))
+
+		odd := header(recorded...)
+		odd.ToolDigests = []string{"A]\"", "b", "c"} // not as the encoder writes them: decoded instead
+		Expect(judge.CompareSessionPair(log(older(odd)), log(odd))).To(BeNil(), "digests of a runtime's own")
+
+		withAPI := func(h session.RequestHeaderData) session.RequestHeaderData {
+			h.API = "openai-chat"
+			return h
+		}
+		Expect(judge.CompareSessionPair(log(older(withAPI(header(recorded...)))), log(withAPI(header(recorded...))))).To(BeNil(), "a header with the API")
+		Expect(judge.CompareSessionPair(log(older(header(recorded...))), log(withAPI(header(recorded...))))).To(BeNil(), "a header recorded before the API was kept too")
 	})
 })

@@ -24,6 +24,7 @@ type Digester struct {
 	tools        []ToolSpec // copies of the last call's tools
 	toolsDigest  string
 	toolNames    []string
+	toolDigests  []string
 	sent         []Message // copies of the last conversation given in full
 	sentDigests  []string
 	chain        DigestChain // of sentDigests
@@ -34,7 +35,7 @@ type Digester struct {
 // usually sends too, and no conversation.
 func (d *Digester) Fork() Digester {
 	return Digester{system: d.system, systemDigest: d.systemDigest, systemChars: d.systemChars,
-		tools: d.tools, toolsDigest: d.toolsDigest, toolNames: d.toolNames}
+		tools: d.tools, toolsDigest: d.toolsDigest, toolNames: d.toolNames, toolDigests: d.toolDigests}
 }
 
 // Header returns RequestHeader(provider, req).
@@ -57,13 +58,14 @@ func (d *Digester) HeaderChain(provider string, req *Request, digests []string, 
 		d.system, d.systemDigest, d.systemChars = req.System, Digest([]byte(req.System)), utf8.RuneCountInString(req.System)
 	}
 	if d.toolsDigest == "" || !sameTools(req.Tools, d.tools) {
-		d.tools, d.toolsDigest = cloneTools(req.Tools), Digest(marshalTools(req.Tools))
+		d.tools = cloneTools(req.Tools)
+		d.toolsDigest, d.toolDigests = toolsDigests(req.Tools)
 		d.toolNames = nil
 		for _, t := range req.Tools {
 			d.toolNames = append(d.toolNames, t.Name)
 		}
 	}
-	return header(provider, req, d.systemDigest, d.systemChars, d.toolsDigest, slices.Clip(d.toolNames), digests, chain)
+	return header(provider, req, d.systemDigest, d.systemChars, d.toolsDigest, slices.Clip(d.toolNames), slices.Clip(d.toolDigests), digests, chain)
 }
 
 // conversation brings sent, sentDigests and chain to msgs, hashing the
@@ -88,6 +90,9 @@ func (d *Digester) conversation(msgs []Message, known int) {
 		d.chain.Add(s)
 	}
 }
+
+// toolsDigests is digestTools; the tests count its calls.
+var toolsDigests = digestTools
 
 // messageDigest is MessageDigest; the tests count its calls.
 var messageDigest = MessageDigest

@@ -15,3 +15,17 @@ func CountMessageDigests() (stop func() int) {
 		return int(n.Load())
 	}
 }
+
+// CountToolDigests counts the tool lists Digester hashes from now on,
+// until the returned function is called, which says how many.
+func CountToolDigests() (stop func() int) {
+	var n atomic.Int64
+	toolsDigests = func(tools []ToolSpec) (string, []string) {
+		n.Add(1)
+		return digestTools(tools)
+	}
+	return func() int {
+		toolsDigests = digestTools
+		return int(n.Load())
+	}
+}

@@ -46,13 +46,14 @@ func RequestHeaderChain(provider string, req *Request, digests []string, chain *
 	for _, t := range req.Tools {
 		names = append(names, t.Name)
 	}
+	toolsDigest, each := digestTools(req.Tools)
 	return header(provider, req, Digest([]byte(req.System)), utf8.RuneCountInString(req.System), // as len([]rune(s)), without the copy
-		Digest(marshalTools(req.Tools)), names, digests, chain)
+		toolsDigest, names, each, digests, chain)
 }
 
 // header is the request/header payload of req with the digests of its
 // system prompt and tools given.
-func header(provider string, req *Request, systemDigest string, systemChars int, toolsDigest string, toolNames, digests []string, chain *DigestChain) session.RequestHeaderData {
+func header(provider string, req *Request, systemDigest string, systemChars int, toolsDigest string, toolNames, toolDigests, digests []string, chain *DigestChain) session.RequestHeaderData {
 	h := session.RequestHeaderData{
 		Turn:         req.Turn,
 		Step:         req.Step,
@@ -64,6 +65,7 @@ func header(provider string, req *Request, systemDigest string, systemChars int,
 		ToolsDigest:  toolsDigest,
 		ToolCount:    len(req.Tools),
 		ToolNames:    toolNames,
+		ToolDigests:  toolDigests,
 		MessageCount: len(req.Messages),
 		API:          req.API,
 		Settings:     req.Settings,
@@ -137,17 +139,52 @@ func hexDigest(sum *[sha256.Size]byte) string {
 	return string(buf[:])
 }
 
+// digestTools returns the toolsDigest of tools and each tool's digest as
+// toolDigests lists it (its first 12 characters): the digest of the tool's
+// element of the array toolsDigest hashes, so the tools are encoded once.
+func digestTools(tools []ToolSpec) (all string, each []string) {
+	b, ends := marshalTools(tools)
+	all = Digest(b)
+	if len(tools) == 0 {
+		return all, nil
+	}
+	each = make([]string, len(tools))
+	if len(ends) != len(tools) { // MarshalData wrote the array: encode each tool apart
+		for i := range tools {
+			t, _ := session.MarshalData(&tools[i])
+			each[i] = shortSum(t)
+		}
+		return all, each
+	}
+	start := 1 // past '['
+	for i, end := range ends {
+		each[i] = shortSum(b[start:end])
+		start = end + 1 // past ','
+	}
+	return all, each
+}
+
+// shortSum is shortDigest(Digest(b)) without the whole hex string.
+func shortSum(b []byte) string {
+	sum := sha256.Sum256(b)
+	var buf [12]byte
+	hex.Encode(buf[:], sum[:6])
+	return string(buf[:])
+}
+
 // marshalTools is session.MarshalData(tools) written out for the tool
 // specs every model call digests: encoding/json's bytes (names and
 // descriptions escaped as it escapes them, parameters compacted as it
-// compacts a json.RawMessage) without its reflection. A parameters value
-// encoding/json refuses goes to MarshalData, as before; so does a nil list.
-func marshalTools(tools []ToolSpec) []byte {
+// compacts a json.RawMessage) without its reflection, with the offset
+// where each tool's object ends. A parameters value encoding/json refuses
+// goes to MarshalData, as before; so does a nil list: then ends is nil.
+func marshalTools(tools []ToolSpec) (out []byte, ends []int) {
 	if tools == nil {
 		b, _ := session.MarshalData(tools)
-		return b
+		return b, nil
 	}
-	out := []byte{'['}
+	out = []byte{'['}
+	ends = make([]int, 0, len(tools))
 	for i := range tools {
 		t := &tools[i]
 		if i > 0 {
@@ -162,10 +199,11 @@ func marshalTools(tools []ToolSpec) []byte {
 			var err error
 			if out, err = jsonscan.AppendCompact(out, t.Parameters); err != nil {
 				b, _ := session.MarshalData(tools)
-				return b
+				return b, nil
 			}
 		}
 		out = append(out, '}')
+		ends = append(ends, len(out))
 	}
-	return append(out, ']')
+	return append(out, ']'), ends
 }

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -32,6 +33,53 @@ var _ = Describe("RequestHeader's tools digest", func() {
 		Entry("empty parameters, which do not encode", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage{}}}),
 		Entry("broken parameters, which do not encode", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage(`{"a":`)}}),
 	)
+})
+
+var _ = Describe("RequestHeader's tool digests", func() {
+	DescribeTable("are, per tool in the order of toolNames, the digest of the tool as MarshalData encodes it, cut to 12 characters",
+		func(tools []llm.ToolSpec) {
+			h := llm.RequestHeader("p", &llm.Request{Tools: tools})
+			Expect(h.ToolDigests).To(HaveLen(len(tools)))
+			for i := range tools {
+				b, _ := session.MarshalData(&tools[i]) // nil when the tool does not encode
+				Expect(h.ToolDigests[i]).To(Equal(llm.Digest(b)[:12]), "tool %d", i)
+			}
+			var d llm.Digester
+			Expect(d.Header("p", &llm.Request{Tools: tools})).To(Equal(h), "the Digester's are the same")
+		},
+		Entry("no tools", []llm.ToolSpec(nil)),
+		Entry("an empty list", []llm.ToolSpec{}),
+		Entry("tools", []llm.ToolSpec{
+			{Name: "add", Description: "Adds a and b.", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "lookup", Description: "Looks <key> up & returns it.", Parameters: json.RawMessage(`{"properties":{"key":{"type":"string"}}}`)},
+			{Name: "last", Description: "The third.", Parameters: json.RawMessage(`{}`)},
+		}),
+		Entry("spaced parameters, compacted", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage(" {\n  \"type\" : \"object\" }\n")}, {Name: "b"}}),
+		Entry("broken parameters of one tool, which do not encode", []llm.ToolSpec{{Name: "a", Parameters: json.RawMessage(`{}`)}, {Name: "b", Parameters: json.RawMessage(`{"a":`)}}),
+	)
+
+	It("tells apart a tool whose description changed, and only it", func() {
+		tools := []llm.ToolSpec{{Name: "a", Description: "A.", Parameters: json.RawMessage(`{}`)}, {Name: "b", Description: "B.", Parameters: json.RawMessage(`{}`)}}
+		before := llm.RequestHeader("p", &llm.Request{Tools: tools})
+		tools[1].Description = "B, better."
+		after := llm.RequestHeader("p", &llm.Request{Tools: tools})
+		Expect(after.ToolDigests[0]).To(Equal(before.ToolDigests[0]))
+		Expect(after.ToolDigests[1]).NotTo(Equal(before.ToolDigests[1]))
+	})
+
+	It("are hashed once per session while the tools do not change, a child's included", func() {
+		tools := []llm.ToolSpec{{Name: "a", Description: "A.", Parameters: json.RawMessage(`{}`)}}
+		var d llm.Digester
+		stop := llm.CountToolDigests()
+		for range 10 {
+			d.Header("p", &llm.Request{Tools: slices.Clone(tools)})
+		}
+		child := d.Fork()
+		child.Header("p", &llm.Request{Tools: tools})
+		tools[0].Description = "A, better."
+		d.Header("p", &llm.Request{Tools: tools})
+		Expect(stop()).To(Equal(2), "the first call's tools, then the changed ones")
+	})
 })
 
 var _ = Describe("RequestHeader's message digests", func() {

@@ -170,6 +170,9 @@ func appendRequestHeader(dst []byte, d *RequestHeaderData) []byte {
 	if len(d.ToolNames) > 0 {
 		dst = appendStrings(appendMember(dst, false, "toolNames"), d.ToolNames)
 	}
+	if len(d.ToolDigests) > 0 {
+		dst = appendStrings(appendMember(dst, false, "toolDigests"), d.ToolDigests)
+	}
 	dst = appendStringMember(dst, "messagesDigest", d.MessagesDigest)
 	dst = appendIntMember(dst, false, "messageCount", d.MessageCount)
 	if len(d.MessageDigests) > 0 {

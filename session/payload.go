@@ -198,16 +198,20 @@ type StepData struct {
 // model for one call, as digests and counts, so a changed prompt, tool set or
 // conversation shows up at the exact call where it happens.
 type RequestHeaderData struct {
-	Turn           int      `json:"turn"`
-	Step           int      `json:"step"`
-	Attempt        int      `json:"attempt,omitempty"`
-	Provider       string   `json:"provider"`
-	Model          string   `json:"model"`
-	SystemDigest   string   `json:"systemDigest"`
-	SystemChars    int      `json:"systemChars"`
-	ToolsDigest    string   `json:"toolsDigest"`
-	ToolCount      int      `json:"toolCount"`
-	ToolNames      []string `json:"toolNames,omitempty"`
+	Turn         int      `json:"turn"`
+	Step         int      `json:"step"`
+	Attempt      int      `json:"attempt,omitempty"`
+	Provider     string   `json:"provider"`
+	Model        string   `json:"model"`
+	SystemDigest string   `json:"systemDigest"`
+	SystemChars  int      `json:"systemChars"`
+	ToolsDigest  string   `json:"toolsDigest"`
+	ToolCount    int      `json:"toolCount"`
+	ToolNames    []string `json:"toolNames,omitempty"`
+	// ToolDigests holds a short digest per tool, in the order of
+	// ToolNames, so drift names the tool that changed. A log recorded
+	// before headers held it has none.
+	ToolDigests    []string `json:"toolDigests,omitempty"`
 	MessagesDigest string   `json:"messagesDigest"`
 	MessageCount   int      `json:"messageCount"`
 	// MessageDigests holds a short digest per message sent, so drift names
