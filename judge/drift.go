@@ -197,10 +197,16 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 	}
 	if g.ToolsDigest != r.ToolsDigest {
 		added, removed := setDiff(r.ToolNames, g.ToolNames), setDiff(g.ToolNames, r.ToolNames)
-		switch {
-		case len(added) > 0 || len(removed) > 0:
+		if len(added) > 0 || len(removed) > 0 {
 			out = append(out, fmt.Sprintf("the tools changed (added: %s; removed: %s)", list(added), list(removed)))
-		default:
+		}
+		switch changed := changedTools(g, r); {
+		case len(changed) > 0:
+			out = append(out, changed...)
+		case len(added) > 0 || len(removed) > 0: // said above
+		case namedTools(g) && namedTools(r) && !slices.Equal(g.ToolNames, r.ToolNames):
+			out = append(out, fmt.Sprintf("the tools are offered in another order (recorded: %s; now: %s)", list(g.ToolNames), list(r.ToolNames)))
+		default: // no digest per tool tells which: a header recorded before they were
 			out = append(out, "a tool's description or parameters changed")
 		}
 	}
@@ -220,6 +226,35 @@ func requestChanges(g, r *session.RequestHeaderData) []string {
 			out = append(out, fmt.Sprintf("the conversation sent differs from message %d on (%d messages recorded, %d now)", first+1, g.MessageCount, r.MessageCount))
 		default:
 			out = append(out, fmt.Sprintf("the conversation sent has %d messages, the recording %d", r.MessageCount, g.MessageCount))
+		}
+	}
+	return out
+}
+
+// namedTools reports whether h has a digest per tool, each tool named once:
+// a header recorded before headers held them has none.
+func namedTools(h *session.RequestHeaderData) bool {
+	if len(h.ToolNames) != h.ToolCount || len(h.ToolDigests) != h.ToolCount {
+		return false
+	}
+	for i, name := range h.ToolNames {
+		if slices.Contains(h.ToolNames[:i], name) {
+			return false
+		}
+	}
+	return true
+}
+
+// changedTools names each tool both requests offer whose description or
+// parameters changed, when both headers have each tool's digest.
+func changedTools(g, r *session.RequestHeaderData) []string {
+	if !namedTools(g) || !namedTools(r) {
+		return nil
+	}
+	var out []string
+	for i, name := range r.ToolNames {
+		if k := slices.Index(g.ToolNames, name); k >= 0 && g.ToolDigests[k] != r.ToolDigests[i] {
+			out = append(out, fmt.Sprintf("tool %q changed (its description or parameters)", name))
 		}
 	}
 	return out
