@@ -26,7 +26,9 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // replay the recording answers it and live is never connected. An
 // only-changed recording (record --only-changed) answers a session that
 // still replays its recorded model calls from the recording too, and
-// carries the requests of a session recorded anew to live.
+// carries the requests of a session recorded anew to live — after the
+// client's initialize and notifications/initialized, when the recording
+// answered that initialize, so live sees the handshake a session needs.
 //
 // A credential in the URL of a live *mcp.StreamableClientTransport or
 // *mcp.SSEClientTransport (a token=, user info) is a secret of the
@@ -70,6 +72,14 @@ type conn struct {
 
 	mu      sync.Mutex
 	pending map[any]chan *jsonrpc.Response // by request id: live answers awaited
+	// live is liveConn once it may take the client's notifications: in
+	// an only-changed recording, after the handshake connectLive replays.
+	live mcp.Connection
+	// init is the client's initialize an only-changed recording answered
+	// from the recording, and initialized the notification that followed
+	// it: the live server gets both before the first request recorded
+	// anew, as it would have at the start of a live session.
+	init, initialized *jsonrpc.Request
 }
 
 // Read implements mcp.Connection.
@@ -108,8 +118,17 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // answer answers one request through the session's recording.
 func (c *conn) answer(ctx context.Context, m *jsonrpc.Request) *jsonrpc.Response {
-	send := func(ctx context.Context) (json.RawMessage, *session.MCPError, error) { return c.send(ctx, m) }
+	sent := false
+	send := func(ctx context.Context) (json.RawMessage, *session.MCPError, error) {
+		sent = true
+		return c.send(ctx, m)
+	}
 	rec, err := c.t.env.MCP(ctx, c.t.server, m.Method, m.Params, send)
+	if err == nil && !sent && m.Method == "initialize" && c.t.env.Recording {
+		c.mu.Lock()
+		c.init = m
+		c.mu.Unlock()
+	}
 	if err != nil {
 		return &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}}
 	}
@@ -132,6 +151,12 @@ func (c *conn) send(ctx context.Context, m *jsonrpc.Request) (json.RawMessage, *
 	if err != nil {
 		return nil, nil, err
 	}
+	return c.roundTrip(ctx, lc, m)
+}
+
+// roundTrip writes the request m to the live connection lc and waits for
+// its answer, which readLive hands over.
+func (c *conn) roundTrip(ctx context.Context, lc mcp.Connection, m *jsonrpc.Request) (json.RawMessage, *session.MCPError, error) {
 	ch := make(chan *jsonrpc.Response, 1)
 	c.mu.Lock()
 	c.pending[m.ID.Raw()] = ch
@@ -182,14 +207,55 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 			endpoint = lt.Endpoint
 		}
 		secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), endpoint)
-		c.liveConn, c.liveErr = c.t.live.Connect(context.WithoutCancel(ctx))
-		if c.liveErr != nil {
-			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, c.liveErr)
+		lc, err := c.t.live.Connect(context.WithoutCancel(ctx))
+		if err != nil {
+			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, err)
 			return
 		}
-		go c.readLive(c.liveConn)
+		go c.readLive(lc)
+		if err := c.handshake(ctx, lc); err != nil {
+			lc.Close()
+			c.liveErr = err
+			return
+		}
+		c.liveConn = lc
+		c.mu.Lock()
+		c.live = lc
+		c.mu.Unlock()
 	})
 	return c.liveConn, c.liveErr
+}
+
+// handshake starts the live session of an only-changed recording whose
+// initialize the recording answered: the server gets that initialize and
+// notifications/initialized before the request recorded anew, or an SDK
+// that holds a session to its handshake refuses the request. A client
+// that discovered the server instead (protocol 2026-07-28) needs none:
+// each request says its protocol version.
+func (c *conn) handshake(ctx context.Context, lc mcp.Connection) error {
+	c.mu.Lock()
+	init, initialized := c.init, c.initialized
+	c.mu.Unlock()
+	if init == nil {
+		return nil
+	}
+	fail := func(err error) error {
+		return fmt.Errorf("mcpsnap: server %s: starting the live session for a request recorded anew, whose initialize the recording answered: %w; check that the server runs and takes the recorded initialize, or record the whole fixture again", c.t.server, err)
+	}
+	_, rpcErr, err := c.roundTrip(ctx, lc, init)
+	switch {
+	case err != nil:
+		return fail(err)
+	case rpcErr != nil:
+		return fail(fmt.Errorf("the server answered initialize with error %d: %s", rpcErr.Code, rpcErr.Message))
+	}
+	if initialized == nil { // the client wrote it before any request; this is a guard
+		initialized = &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}
+	}
+	if err := lc.Write(ctx, initialized); err != nil {
+		return fail(fmt.Errorf("sending notifications/initialized: %w", err))
+	}
+	return nil
 }
 
 func (c *conn) readLive(lc mcp.Connection) {
@@ -212,16 +278,30 @@ func (c *conn) readLive(lc mcp.Connection) {
 	}
 }
 
-// forward passes a message to the live server when one is connected; in
-// a replay (or before the first request) there is none, and it is dropped.
+// forward passes a notification, or the client's answer to a request of
+// the server, to the live server. A recording connects it; an only-changed
+// one (a ToolReplay too) only for a request recorded anew, and until then
+// drops what the client sends, but for the notifications/initialized of an
+// initialize the recording answered, kept for handshake. A replay has no
+// live server.
 func (c *conn) forward(ctx context.Context, m jsonrpc.Message) error {
-	var lc mcp.Connection
+	if !c.t.env.Recording {
+		return nil
+	}
 	if c.t.env.ToolReplay == nil {
-		var err error
-		if lc, err = c.connectLive(ctx); err != nil {
+		lc, err := c.connectLive(ctx)
+		if err != nil {
 			return err
 		}
+		return lc.Write(ctx, m)
 	}
+	c.mu.Lock()
+	lc := c.live
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/initialized" && c.init != nil {
+		// The handshake sends it, once, after the initialize.
+		c.initialized, lc = r, nil
+	}
+	c.mu.Unlock()
 	if lc == nil {
 		return nil
 	}

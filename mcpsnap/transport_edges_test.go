@@ -2,8 +2,11 @@ package mcpsnap_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -124,4 +127,91 @@ var _ = Describe("mcpsnap.Transport in an only-changed recording whose session i
 		}
 		Expect(answers).To(ContainElement(ContainSubstring(`"text":"b: 1"`)))
 	}, NodeTimeout(time.Minute))
+})
+
+// strict is an MCP server that, like an SDK holding a session to the
+// handshake, refuses a tool call before notifications/initialized;
+// its tool "next" answers "live".
+func strict() *mcp.Server {
+	var initialized atomic.Bool
+	s := mcp.NewServer(&mcp.Implementation{Name: "strict", Version: "v1"}, &mcp.ServerOptions{
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) { initialized.Store(true) },
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "next", Description: "Answer live."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		if !initialized.Load() {
+			return nil, nil, errors.New("tools/call before notifications/initialized")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "live"}}}, nil, nil
+	})
+	return s
+}
+
+// only is an only-changed recording's ToolReplay: the methods in anew are
+// recorded anew (llm.ErrRunTool), the others replay from the recording.
+type only struct {
+	*fakellm.Driver
+	anew []string
+}
+
+func (o only) ReplayMCP(ctx context.Context, ref llm.SessionRef, call session.MCPCallData) (session.MCPCallData, error) {
+	if slices.Contains(o.anew, call.Method) {
+		return session.MCPCallData{}, llm.ErrRunTool
+	}
+	return o.Driver.ReplayMCP(ctx, ref, call)
+}
+
+var _ = Describe("mcpsnap.Transport in an only-changed recording of a client that initializes (protocol before 2026-07-28)", func() {
+	// call connects a client of the initialize handshake and calls next.
+	call := func(ctx context.Context, env *wire.Env, live mcp.Transport) (string, error) {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v1"}, nil).Connect(ctx, mcpsnap.Transport(env, "strict", live), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			return "", err
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "next", Arguments: map[string]any{}})
+		if err != nil {
+			return "", err
+		}
+		if res.IsError {
+			return "", errors.New(res.Content[0].(*mcp.TextContent).Text)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, nil
+	}
+	liveServer := func() mcp.Transport {
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := strict().Connect(context.Background(), server, nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ss.Close)
+		return client
+	}
+	var drv *fakellm.Driver
+	BeforeEach(func(ctx SpecContext) {
+		store := memory.New()
+		Expect(run(ctx, store, nil, func(ctx context.Context, env *wire.Env) error {
+			_, err := call(ctx, env, liveServer())
+			return err
+		})).To(Succeed())
+		var err error
+		drv, err = fakellm.New(logsOf(store))
+		Expect(err).NotTo(HaveOccurred())
+	}, NodeTimeout(time.Minute))
+
+	DescribeTable("gives the live server the whole handshake before the session's first request recorded anew",
+		func(ctx SpecContext, anew []string) {
+			env := &agentsnap.Env{
+				Scenario: &scenario.Scenario{}, Driver: noModel, ToolReplay: only{drv, anew}, Store: memory.New(),
+				Clock: func() time.Time { return agentsnap.Epoch }, Recording: true, Logf: func(string, ...any) {},
+			}
+			live := liveServer()
+			var text string
+			Expect(wire.Runtime("mcpsnap-test", func(ctx context.Context, env *wire.Env) error {
+				var err error
+				text, err = call(ctx, env, live)
+				return err
+			}).Run(ctx, env)).To(Succeed())
+			Expect(text).To(Equal("live"))
+		},
+		Entry("its initialize answered from the recording: sent again, then notifications/initialized", []string{"tools/call"}, NodeTimeout(time.Minute)),
+		Entry("its initialize recorded anew too (record --session): notifications/initialized passed on", []string{"initialize", "tools/call"}, NodeTimeout(time.Minute)),
+	)
 })
