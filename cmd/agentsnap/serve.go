@@ -103,15 +103,17 @@ recorded in the log of the session its Agentsnap-* headers name (the
 root's without them), tools/call and resources/read among them. With
 --record, --mcp NAME=URL names the live server's endpoint, and serve
 forwards each request there (with its Mcp-* and Authorization headers,
-on the live session its session's last initialize opened — the latest of
-any session for one that never initialized — so a subagent may connect
-an MCP client of its own; when serve stops it ends the live sessions it
+on the live session its MCP client's initialize opened — serve answers
+each initialize with an Mcp-Session-Id of its own, which MCP clients send
+back, so a subagent may connect an MCP client of its own or share its
+parent's, with or without lineage headers; a client that does not send it
+back is routed by its session's last initialize, or the latest of any
+session for one that never initialized; when serve stops it ends the live sessions it
 opened, a DELETE with each Mcp-Session-Id, waiting at most 100ms; a credential in the URL, a token= or user
 info, is a secret of the recording as the base URL's is; a request it
 does not answer fails the recording, as a live model's failure does); in
 a replay the recording answers and no server is asked, so none needs to
-run. serve speaks to the agent without an MCP session and answers each
-POST in its response; what a server sends of its own (notifications,
+run. serve answers each POST in its response; what a server sends of its own (notifications,
 requests to the client) is not relayed. The endpoint is guarded as the
 model's is.
 

@@ -83,8 +83,9 @@ func (m mcpFlag) secrets() map[string]string {
 // endpoints through the wire handler, which records each in the log of
 // the session its Agentsnap-* headers name: while recording it forwards
 // them to the live server (--mcp); in a replay the recording answers and
-// no server is asked. It speaks to the agent without an MCP session of its
-// own (no Mcp-Session-Id): every POST is answered in its response.
+// no server is asked. Every POST is answered in its response; each
+// initialize gets an Mcp-Session-Id of serve's, which names the agent's
+// MCP client, and so its live session, whatever lineage headers it sends.
 type mcpEndpoint struct {
 	h         *wire.Handler
 	recording bool              // no replay: the live servers answer
@@ -93,17 +94,19 @@ type mcpEndpoint struct {
 	maxBody   int64 // the largest answer read from a live server
 
 	mu sync.Mutex
-	// sessions holds the live servers' Mcp-Session-Ids: by liveKey, one
-	// per server and agent session — a subagent that connects a client of
-	// its own initializes again, which a live session refuses — and by
-	// the server's name alone the latest, for a session that never
-	// initialized (it shares its parent's client).
+	// sessions holds the live servers' Mcp-Session-Ids: by key, one per
+	// server and agent MCP client — a subagent that connects a client of
+	// its own initializes again, which a live session refuses; a child
+	// that shares its parent's client sends that client's id — and by
+	// the server's name alone the latest, for a request with neither.
 	sessions map[string]string
+	// clients holds the Mcp-Session-Ids serve gave the agent's clients.
+	clients map[string]bool
 	// opened holds every live session serve opened, by server name and
 	// session id: ended when serve stops (endSessions), whichever agent
 	// session used it last.
 	opened map[[2]string]liveSession
-	// inits holds, by liveKey and by the server's name, the initialize an
+	// inits holds, by key and by the server's name, the initialize an
 	// only-changed recording answered from the recording (its session
 	// still replayed), for the live session a later request recorded anew
 	// needs: it is sent first.
@@ -227,6 +230,13 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A credential sent for the live server is a secret of the recording.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's MCP request")
+	if msg.Method == "initialize" && len(msg.ID) > 0 {
+		// A client of its own: its requests come with this id from here
+		// on, as a Streamable HTTP client sends a server's session id.
+		id := e.newClient()
+		w.Header().Set("Mcp-Session-Id", id)
+		r.Header.Set("Mcp-Session-Id", id)
+	}
 	if msg.Method == "" || len(msg.ID) == 0 {
 		// A notification, or the agent's answer to the server: not
 		// recorded, passed on while recording.
@@ -264,8 +274,9 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 	}
 	rec, err := e.h.MCP(r.Context(), r.Header, name, msg.Method, msg.Params, send)
 	if e.recording && !sent && err == nil && msg.Method == "initialize" {
+		key := e.key(name, r.Header)
 		e.mu.Lock()
-		e.inits[liveKey(name, r.Header)], e.inits[name] = body, body
+		e.inits[key], e.inits[liveKey(name, r.Header)], e.inits[name] = body, body, body
 		e.mu.Unlock()
 	}
 	switch {
@@ -298,11 +309,13 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 // names on server name is yet to start: its initialize was answered from
 // the recording. Its notifications wait for it (they are not recorded).
 func (e *mcpEndpoint) initReplayed(name string, h http.Header) bool {
-	key := liveKey(name, h)
+	key := e.key(name, h)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, own := e.inits[key]
-	return e.sessions[key] == "" && e.sessions[name] == "" && (own || e.inits[name] != nil)
+	if _, own := e.inits[key]; own {
+		return e.sessions[key] == "" // another client's live session is not its own
+	}
+	return e.sessions[key] == "" && e.sessions[name] == "" && e.inits[name] != nil
 }
 
 // startLive starts the live session a request recorded anew needs when
@@ -313,7 +326,7 @@ func (e *mcpEndpoint) startLive(r *http.Request, name, live, method string) erro
 	if method == "initialize" || !e.initReplayed(name, r.Header) {
 		return nil
 	}
-	key := liveKey(name, r.Header)
+	key := e.key(name, r.Header)
 	e.mu.Lock()
 	init := e.inits[key]
 	if init == nil {
@@ -384,7 +397,7 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 			req.Header[k] = v
 		}
 	}
-	key := liveKey(name, r.Header)
+	key := e.key(name, r.Header)
 	e.mu.Lock()
 	sid, own := e.sessions[key]
 	if !own {
@@ -403,6 +416,9 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
 		e.mu.Lock()
 		e.sessions[key], e.sessions[name] = sid, sid
+		if method == "initialize" { // for a client that does not send serve's id back
+			e.sessions[liveKey(name, r.Header)] = sid
+		}
 		e.keep(name, live, sid, req.Header)
 		e.mu.Unlock()
 	}
@@ -528,6 +544,32 @@ func serverNames(servers map[string]string) string {
 		return "none"
 	}
 	return strings.Join(slices.Sorted(maps.Keys(servers)), ", ")
+}
+
+// newClient returns a new Mcp-Session-Id for an agent's MCP client.
+func (e *mcpEndpoint) newClient() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.clients == nil {
+		e.clients = map[string]bool{}
+	}
+	id := fmt.Sprintf("agentsnap-%d", len(e.clients)+1)
+	e.clients[id] = true
+	return id
+}
+
+// key keys the live session of server name for a request with headers h:
+// its MCP client's, by the Mcp-Session-Id serve gave it; else, for a
+// client that does not send it back, its agent session's (liveKey).
+func (e *mcpEndpoint) key(name string, h http.Header) string {
+	id := h.Get("Mcp-Session-Id")
+	e.mu.Lock()
+	ours := e.clients[id]
+	e.mu.Unlock()
+	if ours {
+		return name + "\x00client\x00" + id
+	}
+	return liveKey(name, h)
 }
 
 // liveKey keys the live session of server name for the agent session h

@@ -256,4 +256,75 @@ var _ = Describe("serve --record --only-changed and the agent's MCP requests", f
 		Expect(got[len(got)-4].Header.Get("Mcp-Method")).To(BeEmpty(), "the handshake is sent as the handshake")
 		Expect(readFile(filepath.Join(dir, fixture.RootLog))).To(ContainSubstring("12:04"))
 	})
+
+	It("starts the live session of a client whose handshake replayed, not sending its request on the one another client opened live since", func() {
+		path := filepath.Join(dir, scenario.File)
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, bytes.Replace(b, []byte("all at once."), []byte("all at once, please."), 1), 0o644)).To(Succeed())
+		_, sent := u.requests()
+		s := startServe(nil, "serve", dir, "--runtime", "go-agent", "--mcp", "clock="+u.URL, "--record", "--only-changed", "--replace-golden")
+		status, _, hdr := mcpPost(s.url, "clock", initialize, nil) // answered from the recording
+		Expect(status).To(Equal(http.StatusOK))
+		first := func(r *http.Request) { r.Header.Set("Mcp-Session-Id", hdr.Get("Mcp-Session-Id")) }
+		status, _, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, first)
+		Expect(status).To(Equal(http.StatusAccepted))
+		Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+		status, _, _ = mcpPost(s.url, "clock", initialize, nil) // a second client, its session recorded anew: live-3
+		Expect(status).To(Equal(http.StatusOK))
+		status, body, _ := mcpPost(s.url, "clock", toolsCall, first)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		got, now := u.requests()
+		// The two DELETEs last: serve ends both live sessions when it stops.
+		Expect(now[len(sent):]).To(Equal([]string{initialize, initialize, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, toolsCall, "", ""}))
+		Expect(got[len(sent)+3].Header.Get("Mcp-Session-Id")).To(Equal("live-4"), "the first client's request on the live session its own handshake opened, not on live-3")
+	})
+})
+
+var _ = Describe("serve --record when MCP clients send no lineage headers (--lineage infer)", func() {
+	It("gives each client that initializes a session id of its own, and sends its requests, and those of a child sharing it, on its live session", func() {
+		var opened atomic.Int32
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			switch method {
+			case "initialize":
+				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+			default:
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
+			}
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--lineage", "infer", "--mcp", "clock="+u.URL)
+		// initialize connects a client as the MCP SDKs do, and returns
+		// the session id serve gave it, which it sends from then on.
+		initialize := func() func(*http.Request) {
+			status, body, hdr := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+			sid := hdr.Get("Mcp-Session-Id")
+			Expect(sid).NotTo(BeEmpty(), "serve gives the client a session of its own")
+			return func(r *http.Request) { r.Header.Set("Mcp-Session-Id", sid) }
+		}
+		parent := initialize()
+		helper := initialize() // a subagent's client of its own: the latest live session
+		for _, client := range []func(*http.Request){parent, helper, parent} {
+			status, body, _ := mcpPost(s.url, "clock", toolsCall, client)
+			Expect(status).To(Equal(http.StatusOK), body)
+		}
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+
+		got, _ := u.requests()
+		Expect(got).To(HaveLen(7))
+		var on []string
+		for _, r := range got[2:5] {
+			on = append(on, r.Header.Get("Mcp-Session-Id"))
+		}
+		Expect(on).To(Equal([]string{"live-1", "live-2", "live-1"}), "each client's requests on its own live session, whichever initialized last")
+		Expect(ended(got[5:])).To(ConsistOf("live-1", "live-2"))
+	})
 })
