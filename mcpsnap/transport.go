@@ -41,7 +41,10 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // While recording, what the server sends of its own (notifications, and
 // requests such as sampling, which the client answers) passes through but
 // is not recorded, so a replay does not send it: an agent whose path
-// depends on it does not replay.
+// depends on it does not replay. A client's subscriptions/listen (protocol
+// 2026-07-28: the SDK's with a list-changed handler) is answered with an
+// error, neither sent nor recorded, so it gets no notifications while
+// recording either.
 func Transport(env *wire.Env, server string, live mcp.Transport) mcp.Transport {
 	return &transport{env: env, server: server, live: live}
 }
@@ -108,12 +111,30 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if !m.IsCall() {
 			return c.forward(ctx, m) // a notification: the live server's, if any
 		}
+		if m.Method == methodListen {
+			go c.deliver(c.notRelayed(m))
+			return nil
+		}
 		go func() { c.deliver(c.answer(ctx, m)) }()
 		return nil
 	case *jsonrpc.Response:
 		return c.forward(ctx, m) // the client's answer to the live server's request
 	}
 	return fmt.Errorf("mcpsnap: Write: a %T is no JSON-RPC message", msg)
+}
+
+// methodListen is the request of a client that listens for the server's
+// notifications (protocol 2026-07-28): the server answers it only when
+// the client cancels it.
+const methodListen = "subscriptions/listen"
+
+// notRelayed answers a listen, recording or replaying alike, with an error
+// the client's SDK takes as "no notifications": the recording holds none of
+// the server's own messages, so a replay could send none, and the request,
+// unanswered, would keep its session's log from being complete.
+func (c *conn) notRelayed(m *jsonrpc.Request) *jsonrpc.Response {
+	return &jsonrpc.Response{ID: m.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("mcpsnap: server %s: %s is not relayed: a recording holds no messages of the server's own, so a replay could send none; the client gets no list-changed notifications, recording or replaying", c.t.server, methodListen)}}
 }
 
 // answer answers one request through the session's recording.

@@ -2,6 +2,7 @@ package mcpsnap_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -215,3 +217,62 @@ var _ = Describe("mcpsnap.Transport in an only-changed recording of a client tha
 		Entry("its initialize recorded anew too (record --session): notifications/initialized passed on", []string{"initialize", "tools/call"}, NodeTimeout(time.Minute)),
 	)
 })
+
+var _ = Describe("mcpsnap.Transport and a client that listens for list changes (subscriptions/listen, protocol 2026-07-28)", func() {
+	It("tells the client no server messages are relayed, recording and replaying alike, so the replay passes", func(ctx SpecContext) {
+		var listenErr error
+		none := &absent{}
+		agent := func(live mcp.Transport) func(ctx context.Context, env *wire.Env) error {
+			return func(ctx context.Context, env *wire.Env) error {
+				c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v1"}, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}})
+				// The SDK opens its listen without waiting for it; this one
+				// is the spec's own, to see the answer, on a connection
+				// whose live server is never connected.
+				conn, err := mcpsnap.Transport(env, "counter", none).Connect(ctx)
+				if err != nil {
+					return err
+				}
+				Expect(conn.Write(ctx, &jsonrpc.Request{ID: mustID(99), Method: "subscriptions/listen", Params: json.RawMessage(`{"notifications":{"toolsListChanged":true}}`)})).To(Succeed())
+				m, err := conn.Read(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				listenErr = m.(*jsonrpc.Response).Error
+				Expect(conn.Close()).To(Succeed())
+				cs, err := c.Connect(ctx, mcpsnap.Transport(env, "counter", live), nil)
+				if err != nil {
+					return err
+				}
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "next", Arguments: map[string]any{"who": "a", "wait": false}}); err != nil {
+					return err
+				}
+				return cs.Close()
+			}
+		}
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := counter(nil, nil).Connect(context.Background(), server, nil)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ss.Close)
+		store := memory.New()
+		Expect(run(ctx, store, nil, agent(client))).To(Succeed())
+		Expect(listenErr).To(MatchError(ContainSubstring("mcpsnap: server counter: subscriptions/listen is not relayed")))
+		logs := logsOf(store)
+		for _, e := range logs[0].Events {
+			var d session.MCPCallData
+			Expect(e.Decode(&d)).To(Succeed())
+			Expect(d.Method).NotTo(Equal("subscriptions/listen"), "not recorded: a replay could send nothing on it")
+		}
+
+		drv, err := fakellm.New(logs)
+		Expect(err).NotTo(HaveOccurred())
+		listenErr = nil
+		Expect(run(ctx, memory.New(), drv, agent(&absent{}))).To(Succeed())
+		Expect(listenErr).To(MatchError(ContainSubstring("is not relayed")), "the same answer in the replay")
+		Expect(drv.Check()).To(Succeed())
+		Expect(none.connects.Load()).To(BeZero(), "the listen was sent to a live server")
+	}, NodeTimeout(time.Minute))
+})
+
+func mustID(n int64) jsonrpc.ID {
+	id, err := jsonrpc.MakeID(float64(n))
+	Expect(err).NotTo(HaveOccurred())
+	return id
+}
