@@ -108,14 +108,16 @@ each initialize with an Mcp-Session-Id of its own, which MCP clients send
 back, so a subagent may connect an MCP client of its own or share its
 parent's, with or without lineage headers; a client that does not send it
 back is routed by its session's last initialize, or the latest of any
-session for one that never initialized; when serve stops it ends the live sessions it
-opened, a DELETE with each Mcp-Session-Id, waiting at most 100ms; a credential in the URL, a token= or user
-info, is a secret of the recording as the base URL's is; a request it
-does not answer fails the recording, as a live model's failure does); in
-a replay the recording answers and no server is asked, so none needs to
-run. serve answers each POST in its response; what a server sends of its own (notifications,
-requests to the client) is not relayed. The endpoint is guarded as the
-model's is.
+session for one that never initialized; when serve stops it ends the
+live sessions it opened, a DELETE with each Mcp-Session-Id, waiting at
+most 100ms; a credential in the URL, a token= or user info, is a secret
+of the recording as the base URL's is; a request it does not answer
+fails the recording, as a live model's failure does); in a replay the
+recording answers and no server is asked, so none needs to run. serve
+answers each POST in its response; what a server sends of its own
+(notifications, requests to the client) is not relayed: a GET for its
+stream gets 405, and a subscriptions/listen an error saying so, neither
+sent nor recorded. The endpoint is guarded as the model's is.
 
 A recorded tool — one whose answer changes from run to run, or that must
 not run in CI — goes through POST /agentsnap/tool on serve's address, with

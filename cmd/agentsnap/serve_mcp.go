@@ -190,6 +190,11 @@ func (e *mcpEndpoint) err() error {
 		len(e.failed), strings.Join(e.failed, "\n  "))
 }
 
+// methodListen is the request of an MCP client that listens for the
+// server's notifications (protocol 2026-07-28; the Go SDK's with a
+// list-changed handler).
+const methodListen = "subscriptions/listen"
+
 // jsonrpcMessage is one JSON-RPC 2.0 message as the agent sent it.
 type jsonrpcMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -230,6 +235,16 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// A credential sent for the live server is a secret of the recording.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's MCP request")
+	if msg.Method == methodListen && len(msg.ID) > 0 {
+		// A live server holds a listen open, answering only when the
+		// client cancels it, and sends on it what a recording does not
+		// hold: told it is not relayed, recording or replaying alike,
+		// the agent goes on without the notifications in both.
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601,
+			"message": fmt.Sprintf("agentsnap serve: %s to server %s is not relayed: a recording holds no messages of the server's own, so a replay could send none; the agent gets no list-changed notifications, recording or replaying", methodListen, name)}})
+		writeMCP(w, r, http.StatusOK, b)
+		return
+	}
 	if msg.Method == "initialize" && len(msg.ID) > 0 {
 		// A client of its own: its requests come with this id from here
 		// on, as a Streamable HTTP client sends a server's session id.

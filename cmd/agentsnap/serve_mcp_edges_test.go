@@ -328,3 +328,43 @@ var _ = Describe("serve --record when MCP clients send no lineage headers (--lin
 		Expect(ended(got[5:])).To(ConsistOf("live-1", "live-2"))
 	})
 })
+
+var _ = Describe("serve and an MCP client that listens for list changes (subscriptions/listen, protocol 2026-07-28)", func() {
+	const listen = `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`
+	expectRefused := func(status int, body string) {
+		GinkgoHelper()
+		Expect(status).To(Equal(http.StatusOK), body)
+		Expect(body).To(ContainSubstring(`"code":-32601`))
+		Expect(rpcMessage(body)).To(ContainSubstring("agentsnap serve: subscriptions/listen to server clock is not relayed: a recording holds no messages of the server's own, so a replay could send none"))
+	}
+
+	It("answers it at once with an error while recording, never sending it to the live server, which would hold it open", func() {
+		// A live server's listen: the acknowledgement, then nothing until
+		// the client cancels (here the stream ends, so a serve that waits
+		// fails instead of hanging).
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{}}\n\n")
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		status, body, _ := mcpPost(s.url, "clock", listen, nil)
+		expectRefused(status, body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+		got, _ := u.requests()
+		Expect(got).To(BeEmpty())
+		Expect(readFile(filepath.Join(dir, fixture.RootLog))).NotTo(ContainSubstring("subscriptions/listen"), "not recorded: a replay could send nothing on it")
+	})
+
+	It("answers it the same in a replay, which it does not fail", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		status, body, _ := mcpPost(s.url, "clock", listen, nil)
+		expectRefused(status, body)
+		Expect(runGoAgent(context.Background(), s.url, serveFixture)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+	})
+})
