@@ -110,8 +110,12 @@ type mcpEndpoint struct {
 	// only-changed recording answered from the recording (its session
 	// still replayed), for the live session a later request recorded anew
 	// needs: it is sent first.
-	inits  map[string][]byte
-	failed []string // the requests no live server answered, while recording
+	inits map[string][]byte
+	// started holds, by key, the live sessions startLive started: a
+	// server without sessions (no Mcp-Session-Id) has no other trace of
+	// them, and its handshake is not sent again.
+	started map[string]bool
+	failed  []string // the requests no live server answered, while recording
 }
 
 // liveSession is a live server's session serve opened, and the headers of
@@ -327,6 +331,9 @@ func (e *mcpEndpoint) initReplayed(name string, h http.Header) bool {
 	key := e.key(name, h)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.started[key] {
+		return false
+	}
 	if _, own := e.inits[key]; own {
 		return e.sessions[key] == "" // another client's live session is not its own
 	}
@@ -363,8 +370,16 @@ func (e *mcpEndpoint) startLive(r *http.Request, name, live, method string) erro
 	if _, err := e.forward(r, name, live, init, "initialize", msg.ID); err != nil {
 		return err
 	}
-	_, err = e.forward(r, name, live, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized", nil)
-	return err
+	if _, err := e.forward(r, name, live, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized", nil); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	if e.started == nil {
+		e.started = map[string]bool{}
+	}
+	e.started[key] = true
+	e.mu.Unlock()
+	return nil
 }
 
 // decodeMCP reads one JSON-RPC message.

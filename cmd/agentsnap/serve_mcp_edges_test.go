@@ -283,6 +283,45 @@ var _ = Describe("serve --record --only-changed and the agent's MCP requests", f
 	})
 })
 
+var _ = Describe("serve --record --only-changed and a live MCP server without sessions", func() {
+	It("sends the replayed handshake once, before the first request recorded anew, not before each", func() {
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			if len(id) == 0 {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json") // and no Mcp-Session-Id: stateless
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"12:00"}]}}`, id)
+		})
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		session := func(args ...string) {
+			GinkgoHelper()
+			s := startServe(nil, append([]string{"serve", dir, "--runtime", "go-agent", "--mcp", "clock=" + u.URL}, args...)...)
+			status, _, hdr := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil)
+			Expect(status).To(Equal(http.StatusOK))
+			client := func(r *http.Request) { r.Header.Set("Mcp-Session-Id", hdr.Get("Mcp-Session-Id")) }
+			status, _, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, client)
+			Expect(status).To(Equal(http.StatusAccepted))
+			Expect(runGoAgent(context.Background(), s.url, dir)).To(Succeed())
+			for range 2 {
+				status, body, _ := mcpPost(s.url, "clock", toolsCall, client)
+				Expect(status).To(Equal(http.StatusOK), body)
+			}
+			code, out, stderr := s.stop()
+			Expect(code).To(Equal(0), out+stderr)
+		}
+		session("--record")
+		path := filepath.Join(dir, scenario.File)
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, bytes.Replace(b, []byte("all at once."), []byte("all at once, please."), 1), 0o644)).To(Succeed())
+		_, sent := u.requests()
+		session("--record", "--only-changed", "--replace-golden")
+		_, now := u.requests()
+		Expect(now[len(sent):]).To(Equal([]string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, toolsCall, toolsCall}))
+	})
+})
+
 var _ = Describe("serve --record when MCP clients send no lineage headers (--lineage infer)", func() {
 	It("gives each client that initializes a session id of its own, and sends its requests, and those of a child sharing it, on its live session", func() {
 		var opened atomic.Int32
