@@ -108,7 +108,8 @@ each initialize with an Mcp-Session-Id of its own, which MCP clients send
 back, so a subagent may connect an MCP client of its own or share its
 parent's, with or without lineage headers; a client that does not send it
 back is routed by its session's last initialize, or the latest of any
-session for one that never initialized; when serve stops it ends the
+session for one that never initialized, with a note when that may be
+another client's live session; when serve stops it ends the
 live sessions it opened, a DELETE with each Mcp-Session-Id, waiting at
 most 100ms; a credential in the URL, a token= or user info, is a secret
 of the recording as the base URL's is; a request it does not answer
@@ -423,7 +424,7 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	}
 	// An only-changed recording has a ToolReplay too, for the sessions
 	// that still replay: Recording tells the two apart.
-	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}}
+	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}, logf: r.guard.Logf}
 	tools := &toolEndpoint{h: h, recording: env.Recording}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, mcpPath) {

@@ -102,6 +102,12 @@ type mcpEndpoint struct {
 	sessions map[string]string
 	// clients holds the Mcp-Session-Ids serve gave the agent's clients.
 	clients map[string]bool
+	// opens counts the live sessions opened by an initialize, by
+	// liveKey and by server name: a request routed there without serve's
+	// id, with more than one, may go on another client's.
+	opens map[string]int
+	noted map[string]bool // servers whose such request logf noted
+	logf  func(format string, args ...any)
 	// opened holds every live session serve opened, by server name and
 	// session id: ended when serve stops (endSessions), whichever agent
 	// session used it last.
@@ -428,16 +434,28 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 		}
 	}
 	key := e.key(name, r.Header)
+	ours := key != liveKey(name, r.Header)
 	e.mu.Lock()
 	sid, own := e.sessions[key]
+	opened := e.opens[key]
 	if !own {
-		sid = e.sessions[name]
+		sid, opened = e.sessions[name], e.opens[name]
 	}
+	note := false
 	if sid != "" && method != "initialize" { // an initialize starts a live session
 		req.Header.Set("Mcp-Session-Id", sid)
 		e.keep(name, live, sid, req.Header)
+		if note = !ours && opened > 1 && !e.noted[name]; note {
+			if e.noted == nil {
+				e.noted = map[string]bool{}
+			}
+			e.noted[name] = true
+		}
 	}
 	e.mu.Unlock()
+	if note && e.logf != nil {
+		e.logf("%s to MCP server %s (session %s) came without the Mcp-Session-Id serve gave its client at initialize, and %d live sessions were opened there: it went on the latest, %s, which may be another client's; an MCP client sends that id back on every request (Streamable HTTP), which keeps each client's requests on its own live session", method, name, mcpSessionName(r.Header), opened, sid)
+	}
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return fail("%v", err)
@@ -447,7 +465,13 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 		e.mu.Lock()
 		e.sessions[key], e.sessions[name] = sid, sid
 		if method == "initialize" { // for a client that does not send serve's id back
-			e.sessions[liveKey(name, r.Header)] = sid
+			hk := liveKey(name, r.Header)
+			e.sessions[hk] = sid
+			if e.opens == nil {
+				e.opens = map[string]int{}
+			}
+			e.opens[hk]++
+			e.opens[name]++
 		}
 		e.keep(name, live, sid, req.Header)
 		e.mu.Unlock()

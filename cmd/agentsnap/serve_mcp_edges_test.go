@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -365,6 +366,32 @@ var _ = Describe("serve --record when MCP clients send no lineage headers (--lin
 		}
 		Expect(on).To(Equal([]string{"live-1", "live-2", "live-1"}), "each client's requests on its own live session, whichever initialized last")
 		Expect(ended(got[5:])).To(ConsistOf("live-1", "live-2"))
+	})
+
+	It("notes, once, a request of a client that does not send its id back, sent on the latest of several live sessions", func() {
+		var opened atomic.Int32
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			if method == "initialize" {
+				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+			}
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
+		})
+		s := startServe(nil, "serve", playbookScenario(`{"text": "OK"}`), "--record", "--runtime", "own-agent", "--lineage", "infer", "--mcp", "clock="+u.URL)
+		for range 2 { // two clients, neither of which sends its id back
+			status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+		}
+		for range 2 {
+			status, body, _ := mcpPost(s.url, "clock", toolsCall, nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+		}
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+		const note = "agentsnap serve: note: tools/call to MCP server clock (session root) came without the Mcp-Session-Id serve gave its client at initialize, and 2 live sessions were opened there: it went on the latest, live-2, which may be another client's; an MCP client sends that id back on every request"
+		Expect(strings.Count(stderr, note)).To(Equal(1), stderr)
 	})
 })
 
