@@ -458,6 +458,10 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 		// The logs replay as recorded: what fails is the playbook edited
 		// since, which only a re-recording brings into the fixture.
 		r.verdict = "FAIL playbook changed"
+	case onlyRules(o):
+		// The logs replay as recorded: what fails is what the recording
+		// holds against what its category requires.
+		r.verdict = "FAIL category"
 	default:
 		r.verdict = "FAIL replay"
 	}
@@ -481,6 +485,12 @@ func (r *checkResult) judge(o *judge.Outcome, g judge.GoldenResult, growth strin
 // changed since the recording (Outcome.Stale).
 func onlyStale(o *judge.Outcome) bool {
 	return o.Stale != "" && o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && len(o.RuleViolations) == 0
+}
+
+// onlyRules reports whether the replay fails only on its category's
+// rules (Outcome.RuleViolations).
+func onlyRules(o *judge.Outcome) bool {
+	return len(o.RuleViolations) > 0 && o.Stale == "" && o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil
 }
 
 // setError records a scenario that could not be loaded or replayed; fx is

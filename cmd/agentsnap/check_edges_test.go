@@ -250,6 +250,26 @@ var _ = Describe("check of a scenario whose playbook changed since the recording
 	})
 })
 
+var _ = Describe("check of a scenario that fails only on its category's rules", func() {
+	It("names it in the table and in JUnit as the category's failure, not a failing replay", func() {
+		root := fixtureCopy("spawn/codeword=fork/codeword")
+		dir := filepath.Join(root, "fixtures/spawn/codeword")
+		r := cli(root, nil, "check", dir)
+		Expect(r.code).To(Equal(exitFail), r.stdout)
+		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL category$`))
+		Expect(r.stdout).To(ContainSubstring("category spawn:\n  a spawn/ scenario needs"))
+
+		By("JUnit types the failure the same way")
+		r = cli(root, nil, "check", dir, "--format", "junit")
+		Expect(r.stdout).To(ContainSubstring(`type="category"`))
+
+		By("a replay that also fails otherwise is a failing replay")
+		replaceIn(filepath.Join(dir, "session.jsonl"), `"OK"`, `"Okay"`)
+		r = cli(root, nil, "check", dir)
+		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL replay$`))
+	})
+})
+
 var _ = Describe("firstDifference for a session the replay no longer has", func() {
 	It("points at the session's line, not at the blank line before it", func() {
 		fx := &fixture.Fixture{Dir: "fixtures/spawn/x", Name: "spawn/x", Golden: "fixtures/spawn/x/" + fixture.GoldenFile}

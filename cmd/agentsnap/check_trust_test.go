@@ -22,7 +22,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 		root := fixtureCopy("spawn/codeword=fork/codeword", "spawn/one-child")
 		r := cli(root, nil, "check", "fixtures")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL replay$`))
+		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL category$`))
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/one-child\s+2\s+3\s+ok$`))
 		var rule string
 		for _, cr := range judge.CategoryRules {
