@@ -40,6 +40,6 @@
 // GOLDIE_UPDATE, AGENTSNAP_UPDATE) rewrites goldens — only goldens, never
 // session logs, only from a replay that matched its recording, atomically,
 // and under CI only with AGENTSNAP_FORCE_UPDATE=1; a session of the golden
-// the replay no longer has goes with it, and the test's log warns of it
-// (go test -v shows it).
+// the replay no longer has goes with it, and the test's log warns of it,
+// as of a child whose mode or fork seed changed (go test -v shows it).
 package harness

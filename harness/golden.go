@@ -39,7 +39,8 @@ func checkGolden(t testing.TB, o *Outcome) judge.GoldenResult {
 }
 
 // logUpdate logs a golden that -update rewrote, and its warnings: the
-// sessions the update removed (see judge.GoldenResult.Warnings).
+// sessions the update removed, the children whose mode or fork seed it
+// changed (see judge.GoldenResult.Warnings).
 func logUpdate(t testing.TB, res judge.GoldenResult) {
 	if res.Updated {
 		t.Logf("harness: updated %s", res.Path)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -57,7 +58,8 @@ type GoldenResult struct {
 	Pending string
 	// Warnings say what an update did that is likely a mistake: it
 	// removed a session of the golden that the replay no longer has,
-	// which "agentsnap review --accept" does only with --force.
+	// changed a child's mode (spawn, fork) or a fork's seed, which
+	// "agentsnap review --accept" does only with --force.
 	Warnings []string
 }
 
@@ -92,11 +94,35 @@ func UpdateGolden(o *Outcome) GoldenResult {
 		for _, name := range sessiontext.Dropped(string(old), o.Transcript) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the session is in the golden but not in the replay: the agent no longer starts it, and the update removed it from %s (agentsnap review --accept does that only with --force); if the agent should still start it, restore the golden from version control and fix the agent", name, fx.Golden))
 		}
+		for _, p := range sessiontext.Recreated(string(old), o.Transcript) {
+			g, r := &p[0], &p[1]
+			if g.Mode != r.Mode {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the child was a %s and the replay makes it a %s (%q); the update wrote that to %s (agentsnap review --accept does that only with --force); if it should still be a %s, restore the golden from version control and fix the agent", g.Name(), modeOrRoot(g.Mode), modeOrRoot(r.Mode), r.Header, fx.Golden, modeOrRoot(g.Mode)))
+			}
+			if g.Seed != r.Seed {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s; the update wrote that to %s (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent", g.Name(), orNoSeed(g.Seed), orNoSeed(r.Seed), fx.Golden))
+			}
+		}
 	}
 	if err := withdrawProposal(fx.Golden); err != nil {
 		res.Message = err.Error()
 	}
 	return res
+}
+
+// modeOrRoot names how a session was created: its mode, or root.
+func modeOrRoot(mode string) string {
+	if mode == "" {
+		return "root"
+	}
+	return mode
+}
+
+func orNoSeed(seed string) string {
+	if seed == "" {
+		return "no inherited prefix"
+	}
+	return strconv.Quote(seed)
 }
 
 // goldenTracker records which goldens a run checked and wrote.

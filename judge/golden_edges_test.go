@@ -3,6 +3,7 @@ package judge_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
@@ -153,6 +154,46 @@ var _ = Describe("an update that removes a session of the golden", func() {
 
 		By("and says nothing when every session stays")
 		Expect(os.WriteFile(path, []byte("== root ==\nturn 1 (user)\n  user: hello\n"), 0o644)).To(Succeed())
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(BeEmpty())
+	})
+})
+
+// review --accept refuses without --force a proposal that changes how a
+// child is created; an update writes it, and says so as review does.
+var _ = Describe("an update that changes a child's mode or its fork seed", func() {
+	It("warns of each, naming the session, both values and the golden", func() {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, fixture.GoldenFile)
+		root := "== root ==\nturn 1 (user)\n  user: hi\n\n"
+		fork := "== session 1: fork of root via call_a, depth 1 ==\n(inherits 12 events from root: turn 1)\nturn 1 (subagent)\n  user: a\n"
+		Expect(os.WriteFile(path, []byte(root+fork), 0o644)).To(Succeed())
+		o := &judge.Outcome{
+			Fixture:    &fixture.Fixture{Name: "fork/x", Dir: dir, Golden: path, Scenario: &scenario.Scenario{}},
+			Transcript: root + "== session 1: spawn of root via call_a, depth 1 ==\nturn 1 (subagent)\n  user: a\n",
+		}
+		res := judge.UpdateGolden(o)
+		Expect(res.Message).To(BeEmpty())
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(Equal([]string{
+			`session 1: fork of root via call_a, depth 1: the child was a fork and the replay makes it a spawn ("== session 1: spawn of root via call_a, depth 1 =="); the update wrote that to ` + path +
+				" (agentsnap review --accept does that only with --force); if it should still be a fork, restore the golden from version control and fix the agent",
+			`session 1: fork of root via call_a, depth 1: the fork seed changed from "(inherits 12 events from root: turn 1)" to no inherited prefix; the update wrote that to ` + path +
+				" (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent",
+		}))
+
+		By("a fork seed alone")
+		Expect(os.WriteFile(path, []byte(root+fork), 0o644)).To(Succeed())
+		o.Transcript = root + strings.Replace(fork, "12 events", "14 events", 1)
+		res = judge.UpdateGolden(o)
+		Expect(res.Warnings).To(Equal([]string{`session 1: fork of root via call_a, depth 1: the fork seed changed from "(inherits 12 events from root: turn 1)" to "(inherits 14 events from root: turn 1)"; the update wrote that to ` + path +
+			" (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent"}))
+
+		By("and nothing when only what a child says changes")
+		o.Transcript = root + strings.Replace(fork, "12 events", "14 events", 1) + "  assistant: done\n"
 		res = judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeTrue())
 		Expect(res.Warnings).To(BeEmpty())

@@ -46,8 +46,9 @@ by that team's tests, not here: it is an ERROR that names them.
 --update rewrites transcript.golden from the replay, for scenarios whose
 replay matched its recording — only goldens, never session logs, and not
 under CI unless AGENTSNAP_FORCE_UPDATE=1. A session of the golden that the
-replay no longer has goes with it, and a note warns of each, as "agentsnap
-review" does (its --accept asks for --force there). Without it check never writes a
+replay no longer has goes with it, and a note warns of each, as of a child
+whose mode (spawn, fork) or fork seed changed, as "agentsnap review" does
+(its --accept asks for --force there). Without it check never writes a
 fixture: a scenario whose replay matches but whose transcript differs from
 its golden gets the transcript as a proposal beside it,
 transcript.golden.new (listed after the table), for "agentsnap review" to
@@ -415,7 +416,7 @@ func checkOne(ctx context.Context, dir string, store func() (persistence.Store, 
 		g = judge.CompareGolden(o)
 	}
 	r.pending = g.Pending
-	r.notes = append(r.notes, g.Warnings...) // --update removed a session
+	r.notes = append(r.notes, g.Warnings...) // --update removed a session, changed a mode or seed
 	growth, note := opts.growth.check(fx)
 	if note != "" {
 		r.notes = append(r.notes, note)

@@ -89,3 +89,21 @@ func Dropped(golden, next string) []string {
 	}
 	return out
 }
+
+// Recreated returns the sessions golden and next both have that next
+// creates otherwise — another mode (spawn, fork) or another fork seed —
+// as (golden's, next's) pairs in next's order: likely a mistake, which
+// review warns of.
+func Recreated(golden, next string) [][2]Section {
+	was := map[string]Section{}
+	for _, s := range Split(golden) {
+		was[s.Key] = s
+	}
+	var out [][2]Section
+	for _, s := range Split(next) {
+		if g, ok := was[s.Key]; ok && (g.Mode != s.Mode || g.Seed != s.Seed) {
+			out = append(out, [2]Section{g, s})
+		}
+	}
+	return out
+}
