@@ -34,6 +34,7 @@ type wireSession struct {
 	unsent   map[string]bool               // those ToolCall named to run whose output no Tool recorded yet (outputsUnsent)
 	recorded map[string]bool               // those whose output Tool recorded: each runs once
 	outputs  map[string]session.ToolOutput // those whose output ToolOutput sent, by id: a retry sends the same
+	given    map[string]session.ToolOutput // those the recording answered (a replay), by id: asked again, answered the same
 	sent     int                           // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason         // the last call failed: a retry, or the end of the turn
 	turns    int                           // turns this session started
@@ -264,7 +265,7 @@ func (s *wireSession) answered(ctx context.Context, msg session.Message, finish 
 		return nil
 	}
 	if calls := msg.ToolCalls(); len(calls) > 0 {
-		s.awaiting, s.ran, s.unsent, s.recorded, s.outputs = calls, nil, nil, nil, nil
+		s.awaiting, s.ran, s.unsent, s.recorded, s.outputs, s.given = calls, nil, nil, nil, nil, nil
 		return s.j.ToolCalls(ctx, calls)
 	}
 	s.inStep = false

@@ -45,17 +45,30 @@ import (
 // replay, a call the recording lacks, or recorded with other arguments
 // (drift), is an error naming the session and the call; the output is
 // then that error as an error result, which the agent may hand the model
-// and go on — the replay fails either way.
+// and go on — the replay fails either way. Over HTTP (header set), a call
+// the recording answered, asked for again with its ID (a client that
+// retries after its connection dropped), gets the same output, and
+// nothing more is recorded; otherwise a call whose output is recorded
+// runs once, and asked for again is an error.
 func (h *Handler) Tool(ctx context.Context, header http.Header, call session.Part, run func(context.Context) session.ToolOutput) (session.ToolOutput, error) {
 	s, made, err := h.claimTool(ctx, header, call, true, nil)
+	if errors.Is(err, errAskedAgain) && header != nil {
+		return s.givenOutput(made.ID), nil
+	}
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
-	defer s.toolReturned(made.ID)
+	ran := false
+	if run != nil {
+		do := run
+		run = func(ctx context.Context) session.ToolOutput { ran = true; return do(ctx) }
+	}
 	// Not under s.mu: the tools of one answer run at once, and a tool may
 	// make MCP requests of its own. The session's requests are refused
 	// until it returns (running), so the turn and step it reads hold.
-	return s.j.Tool(ctx, made, run)
+	out, err := s.j.Tool(ctx, made, run)
+	s.toolReturned(made.ID, out, err == nil && !ran)
+	return out, err
 }
 
 // ToolOutput records out as the output of a call the agent ran elsewhere
@@ -74,16 +87,35 @@ func (h *Handler) ToolOutput(ctx context.Context, header http.Header, call sessi
 	if err != nil {
 		return session.ToolOutput{}, err
 	}
-	defer s.toolReturned(made.ID)
-	return s.j.Tool(ctx, made, func(context.Context) session.ToolOutput { return out })
+	ran := false
+	got, err := s.j.Tool(ctx, made, func(context.Context) session.ToolOutput { ran = true; return out })
+	s.toolReturned(made.ID, got, err == nil && !ran)
+	return got, err
 }
 
 // errSentAgain is toolCall's answer to an output sent again, the same.
 var errSentAgain = errors.New("wire: the call's output, sent again")
 
-// toolReturned ends what claimTool's running began: the call's output is
-// recorded.
-func (s *wireSession) toolReturned(id string) {
+// errAskedAgain is toolCall's answer (askedAgain) to a call asked for
+// again, with its id, once the recording answered it: over HTTP, a client
+// that retries after its connection dropped. It gets the same output
+// (givenOutput), and nothing more is recorded. A retry cannot be told
+// from the agent running the call again, but the id names the one call
+// either way, and a call has one output; nothing runs in a replay. In
+// process, where nothing retries, it is the agent running the call again:
+// refused, as while recording a call asked for again once its output is
+// recorded is (the tool would run again).
+var errAskedAgain = errors.New("wire: the call, asked for again")
+
+// askedAgain is errAskedAgain, saying why the call is refused where it is
+// not answered again.
+type askedAgain struct{ error }
+
+func (askedAgain) Is(target error) bool { return target == errAskedAgain }
+
+// toolReturned ends what claimTool's running began: the call's output,
+// out, is recorded — given by the recording (a replay) when given.
+func (s *wireSession) toolReturned(id string, out session.ToolOutput, given bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.running[id]--; s.running[id] == 0 {
@@ -94,6 +126,19 @@ func (s *wireSession) toolReturned(id string) {
 		s.recorded = map[string]bool{}
 	}
 	s.recorded[id] = true
+	if given {
+		if s.given == nil {
+			s.given = map[string]session.ToolOutput{}
+		}
+		s.given[id] = out
+	}
+}
+
+// givenOutput returns the output the recording gave call id.
+func (s *wireSession) givenOutput(id string) session.ToolOutput {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.given[id]
 }
 
 // unsentCalls names the calls of s's last answer that ToolCall named to
@@ -162,12 +207,15 @@ func (h *Handler) ToolCall(ctx context.Context, header http.Header, call session
 // output once run.
 func (h *Handler) ToolReplayed(ctx context.Context, header http.Header, call session.Part) (made session.Part, out session.ToolOutput, served bool, err error) {
 	s, made, err := h.claimTool(ctx, header, call, true, nil)
+	if errors.Is(err, errAskedAgain) && header != nil {
+		return made, s.givenOutput(made.ID), true, nil
+	}
 	if err != nil {
 		return session.Part{}, session.ToolOutput{}, false, err
 	}
 	out, served, err = s.j.Replayed(ctx, made)
 	if served {
-		s.toolReturned(made.ID)
+		s.toolReturned(made.ID, out, err == nil)
 		return made, out, true, err
 	}
 	// To run elsewhere: counted as ToolCall counts it, its output to come.
@@ -363,7 +411,11 @@ func (s *wireSession) toolCall(call session.Part, out *session.ToolOutput) (sess
 					return session.Part{}, fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already, %s, and this sends another, %s; a call has one output: send it once (a retry sends the same output again), and to record another, record the scenario again", call.Name, call.ID, s.name, c.ID, outputNote(sent), outputNote(*out))
 				}
 				// Before the tool runs again: a call has one output.
-				return session.Part{}, fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already (or being recorded); a call runs once: send each call's output once, and give a call of the next answer its own id", call.Name, call.ID, s.name, c.ID)
+				once := fmt.Errorf("wire: tool %s (call %s): session %s's call %s has its output recorded already (or being recorded); a call runs once: send each call's output once, and give a call of the next answer its own id", call.Name, call.ID, s.name, c.ID)
+				if _, ok := s.given[c.ID]; ok && out == nil && s.running[c.ID] == 0 {
+					return c, askedAgain{once} // over HTTP, a retry: answered as the first time
+				}
+				return session.Part{}, once
 			}
 		case call.ID == "" && c.Name == call.Name && sameJSON(c.Arguments, call.Arguments) && !s.ran[c.ID]:
 		default:

@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -285,5 +286,51 @@ var _ = Describe("Handler.ToolOutput sent again for a call whose output is recor
 		ok(url, chat(user("hi"), call1, result("call_1", "v2.4.1")), nil)
 		Expect(h.Close(ctx)).To(Succeed())
 		Expect(storedToolRecords(ctx, store)).To(Equal([]string{`root call_1 lookup {"key":"release"}: v2.4.1, then tool/result`}))
+	})
+})
+
+// recordedOutputs is a replay's ToolReplay of one answer per call id.
+type recordedOutputs map[string]string
+
+func (r recordedOutputs) ReplayTool(_ context.Context, _ llm.SessionRef, call session.ToolRecordedData) (session.ToolOutput, error) {
+	return session.ToolOutput{Text: r[call.CallID]}, nil
+}
+
+func (recordedOutputs) ReplayMCP(context.Context, llm.SessionRef, session.MCPCallData) (session.MCPCallData, error) {
+	return session.MCPCallData{}, errors.New("no MCP in this replay")
+}
+
+var _ = Describe("Handler.Tool in a replay, asked again with the id of a call the recording answered", func() {
+	lookup := session.Part{ID: "call_1", Name: "lookup", Arguments: `{"key":"release"}`}
+	never := func(context.Context) session.ToolOutput {
+		defer GinkgoRecover()
+		Fail("a replay ran the tool")
+		return session.ToolOutput{}
+	}
+	replay := func() (*wire.Handler, persistence.Store, string) {
+		return serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_1", "lookup", `{"key":"release"}`)}, "done"}}),
+			func(c *wire.Config) { c.ToolReplay = recordedOutputs{"call_1": "v2.4.1"} })
+	}
+
+	It("over HTTP (a client retrying after its connection dropped), answers the recorded output again and records it once", func(ctx SpecContext) {
+		h, store, url := replay()
+		ok(url, chat(user("hi")), nil)
+		for range 2 {
+			out, err := h.Tool(ctx, http.Header{}, lookup, never)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(out).To(Equal(session.ToolOutput{Text: "v2.4.1"}))
+		}
+		ok(url, chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"release"}`}), result("call_1", "v2.4.1")), nil)
+		Expect(h.Close(ctx)).To(Succeed())
+		Expect(storedToolRecords(ctx, store)).To(Equal([]string{`root call_1 lookup {"key":"release"}: v2.4.1, then tool/result`}))
+	})
+
+	It("in process, where nothing retries, refuses it as the agent running the call again", func(ctx SpecContext) {
+		h, _, url := replay()
+		ok(url, chat(user("hi")), nil)
+		_, err := h.Tool(ctx, nil, lookup, never)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = h.Tool(ctx, nil, lookup, never)
+		Expect(err).To(MatchError("wire: tool lookup (call call_1): session root's call call_1 has its output recorded already (or being recorded); a call runs once: send each call's output once, and give a call of the next answer its own id"))
 	})
 })

@@ -143,7 +143,10 @@ would have no output to give): send the output, an error output
 output is recorded gets 400 when asked again: it runs once. Its output
 sent again, the same (a client that retries after its connection
 dropped), is answered as the first time and recorded once; another
-output for it gets 400. Node agents: recordedTool of js/agentsnap-lineage.
+output for it gets 400. A call the recording answered (a replay, or a
+session that still replays under --only-changed), asked again with its
+id (a retry), gets the same output again and is recorded once; without
+its id it would be the next alike call, so a retry sends the id. Node agents: recordedTool of js/agentsnap-lineage.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -189,3 +191,51 @@ func fixtureFiles(dir string) map[string]string {
 	}
 	return out
 }
+
+// In a replay the ask is the whole exchange: its answer is the recorded
+// output. A client that retries it after its connection dropped sends
+// the call's id, and gets that output again.
+var _ = Describe("serve replaying a recorded tool the agent asks for again with the call's id", func() {
+	It("answers the recorded output again, records it once, and the replay passes", func() {
+		dir := copyFixture(scenario.File, fixture.PlaybookFile)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "go-agent")
+		a, prompts := goAgent(s.url, dir)
+		a.Tools = []sdkagent.Tool{recordedLookup(s.url, &atomic.Int64{})}
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+
+		s = startServe(nil, "serve", dir, "--runtime", "go-agent")
+		a, prompts = goAgent(s.url, dir)
+		retried := lookup
+		retried.Run = func(ctx context.Context, args string) (string, error) {
+			var in struct{ Key string }
+			if err := json.Unmarshal([]byte(args), &in); err != nil {
+				return "", err
+			}
+			// The fixture's calls: call_owner, call_release.
+			body := fmt.Sprintf(`{"id":"call_%s","name":"lookup","arguments":%q}`, in.Key, args)
+			var answers []string
+			for range 2 { // the first answer lost on the way: asked again
+				status, got := toolPost(ctx, s.url, body)
+				if status != http.StatusOK {
+					return "", fmt.Errorf("asked again: %d %s", status, got)
+				}
+				answers = append(answers, got)
+			}
+			if answers[0] != answers[1] {
+				return "", fmt.Errorf("asked again, another answer: %s, then %s", answers[0], answers[1])
+			}
+			var a toolAnswer
+			if err := json.Unmarshal([]byte(answers[1]), &a); err != nil || a.Output == nil {
+				return "", fmt.Errorf("no output: %s", answers[1])
+			}
+			return a.Output.Text, nil
+		}
+		a.Tools = []sdkagent.Tool{retried}
+		Expect(a.Run(context.Background(), prompts)).To(Succeed())
+		code, out, stderr = s.stop()
+		Expect(code).To(Equal(0), out+stderr)
+		Expect(out + stderr).NotTo(ContainSubstring("a call runs once"))
+	})
+})
