@@ -53,6 +53,13 @@ type replay struct {
 
 	live   string // the live session bound to it; "" until its first call
 	cursor int    // entries replayed so far
+	// The system prompt and the first message of the live session's last
+	// call (the root's only): a call that does not go on from them is
+	// likely a subagent's that named no session (strayNote).
+	lastSystem string
+	lastFirst  session.Message // a copy: not read through the caller's slice later
+	asked      bool
+	sentFirst  bool // it sent a message
 
 	// created is the parent's recorded tool call that created this child
 	// (nil when unknown), so children of a call id the parent reused in
@@ -272,6 +279,12 @@ func (d *Driver) claim(ctx context.Context, req *llm.Request) (Entry, *timing, *
 		return Entry{}, nil, nil, err
 	}
 	e, err := d.next(r, req)
+	if r.parent == nil {
+		r.lastSystem, r.lastFirst, r.asked, r.sentFirst = req.System, session.Message{}, true, len(req.Messages) > 0
+		if r.sentFirst {
+			r.lastFirst = req.Messages[0]
+		}
+	}
 	if err != nil {
 		r.diverged = true
 		d.failures = append(d.failures, failure{order: r.index, err: err})
@@ -306,14 +319,14 @@ func (d *Driver) unboundFailure(req *llm.Request, err error) failure {
 func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	entries := r.script.Entries
 	if r.cursor >= len(entries) {
-		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — the agent made more model calls than the recording; re-record with: %s",
-			ErrScriptExhausted, r.describe(), r.cursor+1, len(entries), req.Turn, req.Step, d.record)
+		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — %sthe agent made more model calls than the recording; re-record with: %s",
+			ErrScriptExhausted, r.describe(), r.cursor+1, len(entries), req.Turn, req.Step, r.strayNote(req), d.record)
 	}
 	e := entries[r.cursor]
 	// Each of turn and step is checked unless it is 0 (authored: not checked).
 	if e.Turn != 0 && e.Turn != req.Turn || e.Step != 0 && e.Step != req.Step {
-		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — the agent took another path; re-record with: %s",
-			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, d.record)
+		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — %sthe agent took another path; re-record with: %s",
+			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, r.strayNote(req), d.record)
 	}
 	if err := d.checkCall(r, e, req); err != nil {
 		return Entry{}, err
@@ -323,6 +336,46 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	}
 	r.cursor++
 	return e, nil
+}
+
+// strayNote says, for a call of the root's script that does not go on
+// from the root's last call — another system prompt, or another first
+// message — that it looks like a subagent's call that named no session
+// (an SDK agent's child whose HTTP client or context was not given its
+// session: a runtime serves a call that names none as the root's), and
+// how to name it; "" for any other call. It ends with "else ", for the
+// message's own reason to follow. The caller holds d.mu.
+func (r *replay) strayNote(req *llm.Request) string {
+	if r.parent != nil || !r.asked {
+		return ""
+	}
+	var first, last *session.Message
+	if len(req.Messages) > 0 {
+		first = &req.Messages[0]
+	}
+	if r.sentFirst {
+		last = &r.lastFirst
+	}
+	var how string
+	switch {
+	case req.System != r.lastSystem:
+		how = fmt.Sprintf("its system prompt is %q, the root's last call's %q", abbrev(req.System), abbrev(r.lastSystem))
+	case (first == nil) != (last == nil) || first != nil && (first.Role != last.Role || first.Text() != last.Text()):
+		how = fmt.Sprintf("its first message is %s, the root's last call's %s", showMessage(first), showMessage(last))
+	default:
+		return ""
+	}
+	return "this call does not go on from the root's conversation (" + how + "): it looks like a subagent's call made without the child's lineage, served from the root's script, which a re-recording does not mend; " +
+		`name the child's session on its calls (README, "An agent on an SDK: swap its HTTP client": wire.Spawn or wire.Fork on the child's context; behind agentsnap serve, the Agentsnap-* headers); else `
+}
+
+// showMessage shows a call's first message for strayNote: its role and
+// text.
+func showMessage(m *session.Message) string {
+	if m == nil {
+		return "(none)"
+	}
+	return fmt.Sprintf("%s %q", m.Role, abbrev(m.Text()))
 }
 
 // describe names a recorded session for messages:
