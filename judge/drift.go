@@ -113,7 +113,37 @@ func driftAt(p pair, seq int64) *Drift {
 			changes = append(changes, m)
 		}
 	}
+	if strayRoot(p, call, &g, &r) {
+		changes = append(changes, fmt.Sprintf("this call does not go on from the root's conversation (another system prompt or first message than its call %d), as the recorded one did: it looks like a subagent's call made without the child's lineage, served from the root's script; "+
+			`name the child's session on its calls (README, "An agent on an SDK: swap its HTTP client": wire.Spawn or wire.Fork on the child's context; behind agentsnap serve, the Agentsnap-* headers)`, call-1))
+	}
 	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: r.Turn, Step: r.Step, Changes: changes}
+}
+
+// strayRoot reports whether the root's model call number call (its
+// requests g recorded, r replayed) does not go on from the root's call
+// before it, while the recorded one did: a subagent's call that named no
+// session, which a runtime serves as the root's.
+func strayRoot(p pair, call int, g, r *session.RequestHeaderData) bool {
+	if p.replay.Header.IsChild() || call < 2 {
+		return false
+	}
+	var gp, rp session.RequestHeaderData
+	gi, ri := nthCall(p.golden.Events, call-1), nthCall(p.replay.Events, call-1)
+	if gi < 0 || ri < 0 || p.golden.Events[gi].Decode(&gp) != nil || p.replay.Events[ri].Decode(&rp) != nil {
+		return false
+	}
+	return goesOn(&gp, g) && !goesOn(&rp, r)
+}
+
+// goesOn reports whether request next goes on from the conversation of
+// request prev: the same system prompt and the same first message (when
+// the log has message digests to tell).
+func goesOn(prev, next *session.RequestHeaderData) bool {
+	if prev.SystemDigest != next.SystemDigest {
+		return false
+	}
+	return len(prev.MessageDigests) == 0 || len(next.MessageDigests) == 0 || prev.MessageDigests[0] == next.MessageDigests[0]
 }
 
 // nextCall returns the number (1-based) and index of the first

@@ -17,8 +17,9 @@ import (
 
 // backgroundChild is an agent whose tool starts a subagent in the
 // background: the tool answers at once, and the child calls the model
-// after its parent's turn ended — with wire.Spawn when named, else on
-// the root's context, its calls naming no session.
+// after its parent's first turn ended — with wire.Spawn when named, else
+// on the root's context, its calls naming no session. A second prompt is
+// a turn without tools.
 func backgroundChild(named bool) agentsnap.Runtime {
 	return wire.Runtime("background-child", func(ctx context.Context, env *wire.Env) error {
 		post := func(ctx context.Context, body string) error {
@@ -38,7 +39,11 @@ func backgroundChild(named bool) agentsnap.Runtime {
 			return json.Unmarshal(b, new(map[string]any))
 		}
 		system := `{"role":"system","content":"You plan trips."}`
-		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+		var first []string // the first turn's conversation
+		return env.EachPrompt(ctx, func(ctx context.Context, i int, prompt string) error {
+			if i > 0 {
+				return post(ctx, chat(append(first, user(prompt))...))
+			}
 			if err := post(ctx, chat(system, user(prompt))); err != nil {
 				return err
 			}
@@ -46,6 +51,7 @@ func backgroundChild(named bool) agentsnap.Runtime {
 			if err := post(ctx, chat(system, user(prompt), start, result("call_1", "started"))); err != nil {
 				return err
 			}
+			first = []string{system, user(prompt), start, result("call_1", "started"), assistant("The hotels are being looked up.")}
 			child := ctx
 			if named {
 				child = wire.Spawn(ctx, "call_1")
@@ -69,5 +75,23 @@ var _ = Describe("a replayed subagent's call that names no session", func() {
 		Expect(o.Report()).To(ContainSubstring(`fakellm: script exhausted: session root (session.jsonl): asked for call 3, recorded 2 (live call at turn 2 step 1) — ` +
 			`this call does not go on from the root's conversation (its system prompt is "You find hotels.", the root's last call's "You plan trips."): it looks like a subagent's call made without the child's lineage, served from the root's script, which a re-recording does not mend; ` +
 			`name the child's session on its calls (README, "An agent on an SDK: swap its HTTP client": wire.Spawn or wire.Fork on the child's context; behind agentsnap serve, the Agentsnap-* headers); else the agent made more model calls than the recording`))
+	})
+})
+
+var _ = Describe("a replayed subagent's call that names no session and takes the root's next answer", func() {
+	It("is named in the root's drift as a call that does not go on from the root's conversation", func() {
+		dir := newFixture("spawn/background", `{"prompts": ["Plan a trip to Lisbon.", "And Porto?"]}`, `{"sessions": {
+  "root": [{"toolCalls": [{"id": "call_1", "name": "subagent", "arguments": {"prompt": "Find hotels in Lisbon."}}]}, {"text": "The hotels are being looked up."}, {"text": "Porto too."}],
+  "call_1": [{"text": "Hotel Lisboa."}]
+}}`)
+		_, err := recordWith(dir, backgroundChild(true))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(replayWith(loadFixture(dir), harness.Options{Runtime: backgroundChild(true)})).To(harness.MatchRecording())
+
+		o := replayWith(loadFixture(dir), harness.Options{Runtime: backgroundChild(false)})
+		Expect(o.Drift).NotTo(BeNil(), o.Report())
+		Expect(o.Drift.String()).To(HavePrefix("root (root session), model call 3 (turn 2 step 1): the system prompt changed"))
+		Expect(o.Drift.String()).To(HaveSuffix(`; this call does not go on from the root's conversation (another system prompt or first message than its call 2), as the recorded one did: it looks like a subagent's call made without the child's lineage, served from the root's script; ` +
+			`name the child's session on its calls (README, "An agent on an SDK: swap its HTTP client": wire.Spawn or wire.Fork on the child's context; behind agentsnap serve, the Agentsnap-* headers)`))
 	})
 })
