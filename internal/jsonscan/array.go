@@ -132,6 +132,10 @@ func ArrayNext(body []byte, name string, prev []byte, prevAt Spans, added *[][2]
 		if added != nil {
 			*added = (*added)[:start]
 		}
+	} else if bytes.HasPrefix(body, prev[:prevAt.Arr]) {
+		// The array is where prev's is and does not begin with its
+		// elements: ArrayMember would scan it all to say so.
+		return at, false, false
 	}
 	at, repeats, ok := ArrayMember(body, name, prev, prevAt, added)
 	if !ok || !repeats {
@@ -167,4 +171,72 @@ func arrayElements(body []byte, j int, at Spans, added *[][2]int) (Spans, bool) 
 		}
 		at.Last, at.Count, j = e, at.Count+1, e
 	}
+}
+
+// ArrayFrom is ArrayNext for a body whose array repeats prev's bytes only
+// up to one of prev's last elements: an agent that changed those in place
+// (Anthropic's cache breakpoints, moved to the newest message). starts
+// are the offsets in prev of its array's last len(starts) elements, in
+// order. ArrayFrom takes the latest of them up to which body is prev,
+// byte for byte, and scans body's array from there: the span of that
+// element and of each after it is appended to *added, and from is its
+// index in starts. It reports false when body does not repeat prev up to
+// the first of starts, holds fewer elements than prev, or has a shape
+// ArrayMember refuses: a caller then reads the body whole.
+func ArrayFrom(body []byte, name string, prev []byte, prevAt Spans, starts []int, added *[][2]int) (at Spans, from int, sameRest, ok bool) {
+	n := commonPrefix(body, prev[:prevAt.Last])
+	from = len(starts) - 1
+	for from >= 0 && starts[from] > n {
+		from--
+	}
+	if from < 0 {
+		return at, 0, false, false
+	}
+	// body is prev up to the element's start, so up to its array and
+	// past the comma before the element: the scan starts there as at the
+	// array's first element.
+	k := len(*added)
+	at, ok = arrayElements(body, starts[from], Spans{Arr: prevAt.Arr}, added)
+	if !ok || len(*added)-k < len(starts)-from {
+		return at, 0, false, false
+	}
+	at.Count += prevAt.Count - len(starts) + from
+	sameRest = bytes.Equal(body[at.End:], prev[prevAt.End:])
+	if !sameRest && !membersAfter(body, at.End, name) {
+		return at, 0, false, false
+	}
+	return at, from, sameRest, true
+}
+
+// membersAfter checks the rest of the object body is, from i past the
+// value of one of its members, as ArrayMember does: none of the members
+// after is name, in any case or escaped, and nothing follows the object.
+func membersAfter(body []byte, i int, name string) bool {
+	i, ok := nextMember(body, i)
+	for ok && i < len(body) && body[i] != '}' {
+		end, esc, err := SkipString(body, i)
+		if err != nil || esc || bytes.EqualFold(body[i+1:end-1], []byte(name)) {
+			return false
+		}
+		if i = SkipSpace(body, end); i >= len(body) || body[i] != ':' {
+			return false
+		}
+		if i, err = SkipMember(body, SkipSpace(body, i+1)); err != nil {
+			return false
+		}
+		i, ok = nextMember(body, i)
+	}
+	return ok && i < len(body) && SkipSpace(body, i+1) == len(body)
+}
+
+// commonPrefix returns how many leading bytes a and b share: a long
+// prefix compared a block at a time.
+func commonPrefix(a, b []byte) int {
+	n, i := min(len(a), len(b)), 0
+	for _, step := range [...]int{4096, 64, 1} {
+		for i+step <= n && bytes.Equal(a[i:i+step], b[i:i+step]) {
+			i += step
+		}
+	}
+	return i
 }

@@ -57,6 +57,38 @@ var _ = Describe("ArrayMember and ArrayNext", func() {
 		Expect(ok).To(BeFalse(), "a body that drops the first's elements is not read against it")
 	})
 
+	It("read, with ArrayFrom, a body that changed some of the last elements in place from the first of them changed", func() {
+		starts := []int{strings.Index(string(first), `{"a"`), strings.Index(string(first), `{"b"`)}
+		next := []byte(`{"model":"m","messages":[{"a":1}, {"b":2,"x":0},{"c":3}],"stream":true}`)
+		var added [][2]int
+		got, from, same, ok := jsonscan.ArrayFrom(next, "messages", first, at, starts, &added)
+		Expect(ok && same).To(BeTrue())
+		Expect(from).To(Equal(1), "the second element changed")
+		Expect(got.Count).To(Equal(3))
+		Expect(string(next[got.Arr:got.End])).To(Equal(`[{"a":1}, {"b":2,"x":0},{"c":3}]`))
+		Expect([]string{string(next[added[0][0]:added[0][1]]), string(next[added[1][0]:added[1][1]])}).To(Equal([]string{`{"b":2,"x":0}`, `{"c":3}`}))
+
+		added = nil
+		_, from, same, ok = jsonscan.ArrayFrom([]byte(`{"model":"m","messages":[{"a":0}, {"b":2}],"stream":false}`), "messages", first, at, starts, &added)
+		Expect(ok && !same).To(BeTrue())
+		Expect(from).To(BeZero())
+		Expect(added).To(HaveLen(2))
+
+		for _, body := range []string{
+			`{"model":"m","messages":[{"a":1}],"stream":true}`,                        // fewer elements
+			`{"model":"n","messages":[{"a":1}, {"b":3}],"stream":true}`,               // changed before the array
+			`{"model":"m","messages":[{"a":1}, {"b":3}],"stream":true,"Messages":[]}`, // the member again after
+			`{"model":"m","messages":[{"a":1}, {"b":3}],"stream":true} {}`,            // text after the object
+			`{"model":"m","messages":[{"a":1}, {"b":3},],"stream":true}`,              // a trailing comma
+		} {
+			added = nil
+			_, _, _, ok = jsonscan.ArrayFrom([]byte(body), "messages", first, at, starts, &added)
+			Expect(ok).To(BeFalse(), body)
+		}
+		_, _, _, ok = jsonscan.ArrayFrom([]byte(`{"model":"m","messages":[{"a":0}, {"b":2}],"stream":true}`), "messages", first, at, starts[1:], &added)
+		Expect(ok).To(BeFalse(), "an element changed before the first of starts")
+	})
+
 	DescribeTable("refuse a body encoding/json would read otherwise",
 		func(body string) {
 			_, _, ok := jsonscan.ArrayMember([]byte(body), "messages", nil, jsonscan.Spans{}, nil)

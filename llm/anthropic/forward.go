@@ -101,18 +101,20 @@ func newCache(system Content, tools []json.RawMessage, marks []Mark) *Cache {
 	return &Cache{System: system, Tools: tools, Marks: marks}
 }
 
-// withMarks returns c with marks for its conversation's marks, which
-// begin with c's own: c itself when they are c's.
+// withMarks returns c with marks for its conversation's marks: c itself
+// when they are c's, the same slice (a request that moved a breakpoint
+// has as many as the last one, in other places).
 func (c *Cache) withMarks(marks []Mark) *Cache {
-	switch {
-	case len(marks) == len(c.marks()):
+	if len(marks) == 0 {
+		marks = nil // as DecodeRequest reads a conversation without any
+	}
+	if old := c.marks(); len(marks) == len(old) && (len(marks) == 0 || &marks[0] == &old[0]) {
 		return c
-	case c == nil:
+	}
+	if c == nil {
 		return &Cache{Marks: marks}
 	}
-	out := *c
-	out.Marks = marks
-	return &out
+	return newCache(c.System, c.Tools, marks)
 }
 
 // marks returns c's conversation marks; none for a nil c.

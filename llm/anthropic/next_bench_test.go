@@ -33,7 +33,8 @@ func benchBody(msgs []string) []byte {
 // BenchmarkDecodeNext measures the cost per call of reading an agent's
 // conversation that grows by two messages a call, at 41, 161 and 641
 // messages: read whole (DecodeRequest), and against the last request
-// (DecodeNext), in runs of 8 calls from the same request read whole
+// (DecodeNext; moving: an agent that moves its breakpoint to the newest
+// message on each call), in runs of 8 calls from the same request read whole
 // (once, not measured), so 2 to 16 messages longer. The incremental cost should not
 // grow with the length but for comparing the body's bytes with the last
 // one's.
@@ -49,30 +50,58 @@ func BenchmarkDecodeNext(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("next/%d", n), func(b *testing.B) {
-			msgs := benchMessages(n + 2*steps)
-			bodies := make([][]byte, steps+1)
-			for k := range bodies {
-				bodies[k] = benchBody(msgs[:n+2*k])
-			}
-			first := mustDecodeNext(b, nil, bodies[0])
-			var prev *Decoded
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				if i%steps == 0 {
-					// The first request again, as read whole: a copy, its
-					// messages not yet grown in place.
-					prev = &Decoded{Call: first.Call, body: first.body, at: first.at, msgs: first.msgs}
+		for _, run := range []struct {
+			name string
+			msgs func(msgs []string) []string
+		}{
+			{"next", func(msgs []string) []string { return msgs }},
+			// The agent marks only its newest message, so each call's
+			// repeated messages differ from the last call's in the
+			// breakpoint moved off its newest.
+			{"moving", movingBreakpoint},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", run.name, n), func(b *testing.B) {
+				msgs := benchMessages(n + 2*steps)
+				bodies := make([][]byte, steps+1)
+				for k := range bodies {
+					bodies[k] = benchBody(run.msgs(msgs[:n+2*k]))
 				}
-				prev = mustDecodeNext(b, prev, bodies[i%steps+1])
-			}
-			b.StopTimer()
-			if prev.Reused == 0 {
-				b.Fatal("the last request was read whole")
-			}
-		})
+				first := mustDecodeNext(b, nil, bodies[0])
+				var prev *Decoded
+				whole := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := range b.N {
+					if i%steps == 0 {
+						// The first request again, as read whole: a copy, its
+						// messages not yet grown in place.
+						prev = &Decoded{Call: first.Call, body: first.body, at: first.at, msgs: first.msgs, marks: first.marks, tail: first.tail, ntail: first.ntail}
+					}
+					if prev = mustDecodeNext(b, prev, bodies[i%steps+1]); prev.Reused == 0 {
+						whole++
+					}
+				}
+				b.StopTimer()
+				if whole > 0 {
+					b.Fatalf("%d of %d calls were read whole", whole, b.N)
+				}
+			})
+		}
 	}
+}
+
+// movingBreakpoint returns msgs, the cache_control of every message but
+// the last taken out: an agent that moves its one breakpoint to the
+// newest message on each call.
+func movingBreakpoint(msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		if i < len(msgs)-1 {
+			m = strings.Replace(m, `,"cache_control":{"type":"ephemeral"}`, "", 1)
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func mustDecodeNext(b *testing.B, prev *Decoded, body []byte) *Decoded {

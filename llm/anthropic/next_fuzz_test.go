@@ -3,6 +3,7 @@ package anthropic_test
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/llm/anthropic"
@@ -27,6 +28,9 @@ func FuzzDecodeNext(f *testing.F) {
 	f.Add(first, []byte(`,"temperature":0.5`), uint32(len(first)-1))
 	f.Add(first, []byte(head+result+`],"system":"other"}`), ^uint32(0))
 	f.Add(first, []byte(`,{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"v","cache_control":{"type":"ephemeral"}}]},{"type":"text","text":"go","cache_control":{"type":"ephemeral"}}]}`), at)
+	// The breakpoint moved off the last message, onto the new one.
+	moved := strings.Replace(head, `"input":{}}`, `"input":{},"cache_control":{"type":"ephemeral"}}`, 1)
+	f.Add([]byte(moved+tail), []byte(head+strings.Replace(result, `"is_error":true}`, `"is_error":true,"cache_control":{"type":"ephemeral"}}`, 1)+tail), ^uint32(0))
 	f.Add([]byte(`{"messages":[]}`), []byte(` {"role":"user","content":[{"type":"text","text":"x"}]} `), uint32(13))
 	f.Fuzz(func(t *testing.T, first, add []byte, at uint32) {
 		prev, err := anthropic.DecodeNext(nil, first)
