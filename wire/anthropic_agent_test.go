@@ -48,6 +48,9 @@ type claudeAgent struct {
 	// Betas, when set, are sent with every call, an anthropic-beta header
 	// each.
 	Betas []string
+	// Version, when set, is the anthropic-version header sent with every
+	// call instead of the SDK's.
+	Version string
 }
 
 // newClaudeAgent returns the agent configured by scenario.json's agent
@@ -143,6 +146,9 @@ func (s *claudeSession) complete(ctx context.Context) (sdk.Message, error) {
 		cacheBreakpoints(&params)
 	}
 	var opts []sdkoption.RequestOption
+	if a.Version != "" {
+		opts = append(opts, sdkoption.WithHeader("anthropic-version", a.Version))
+	}
 	for _, b := range a.Betas {
 		opts = append(opts, sdkoption.WithHeaderAdd("anthropic-beta", b))
 	}

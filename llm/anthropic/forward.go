@@ -18,7 +18,11 @@ import (
 // call, every fixture recorded before from an agent that sends one, and
 // its absence could not tell such a fixture from one recorded without a
 // beta: so a beta the agent adds or drops is not drift either, and shows
-// only in a new recording.
+// only in a new recording. The agent's anthropic-version is not forwarded:
+// it would change the shape of the live answer, which the driver reads in
+// its own version (Config.Version), not the shape of the answer the agent
+// gets, which the wire layer writes (ServeStream) the same way recording
+// or replaying.
 type Forward struct {
 	// Cache is where the request's cache_control members were; nil when
 	// it had none.
