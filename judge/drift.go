@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/journal"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -185,10 +186,66 @@ func firstMessage(golden, replay []session.Event) string {
 			return fmt.Sprintf("message %d is gone (recorded: %s)", i+1, summary(&g[i]))
 		}
 		if a, b := summary(&g[i]), summary(&r[i]); a != b {
+			if ga, ra := attachments(&g[i]), attachments(&r[i]); !slices.Equal(ga, ra) {
+				// Said first: a long text would cut them off the summaries.
+				return fmt.Sprintf("message %d's %s changed: %s recorded, %s now", i+1, attachmentNoun(ga, ra), orNothing(ga), orNothing(ra))
+			}
 			return fmt.Sprintf("message %d was %s, now %s", i+1, a, b)
 		}
 	}
 	return ""
+}
+
+// attachments shows each image and file part of m, those in its tool
+// results too, in order.
+func attachments(m *session.Message) []string {
+	var out []string
+	for i := range m.Content {
+		p := &m.Content[i]
+		switch p.Type {
+		case session.PartImage, session.PartFile:
+			out = append(out, media(p))
+		case session.PartToolResult:
+			for j := range p.Content {
+				if in := &p.Content[j]; in.Type == session.PartImage || in.Type == session.PartFile {
+					out = append(out, media(in))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// attachmentNoun names what two lists of attachments hold: "image",
+// "images", "file", "files", or "images and files".
+func attachmentNoun(a, b []string) string {
+	all := append(slices.Clip(a), b...)
+	images := 0
+	for _, s := range all {
+		if strings.HasPrefix(s, "["+session.PartImage+" ") {
+			images++
+		}
+	}
+	noun := "image"
+	switch images {
+	case len(all):
+	case 0:
+		noun = "file"
+	default:
+		return "images and files"
+	}
+	if len(a) > 1 || len(b) > 1 {
+		noun += "s"
+	}
+	return noun
+}
+
+// orNothing joins list, or says it is empty.
+func orNothing(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, " ")
 }
 
 // summary shows a message in one line: its role and what it says.
@@ -203,9 +260,16 @@ func summary(m *session.Message) string {
 		case session.PartToolResult:
 			text := session.Message{Content: p.Content}
 			parts = append(parts, fmt.Sprintf("result %s %q", p.ToolCallID, text.Text()))
+		case session.PartImage, session.PartFile:
+			parts = append(parts, media(&p))
 		}
 	}
 	return abbrev(m.Role + " " + strings.Join(parts, " "))
+}
+
+// media shows an image or file part: "[image image/png 5 bytes sha256:2cf24dba5fb0…]".
+func media(p *session.Part) string {
+	return "[" + p.Type + " " + llm.Describe(p.Attachment) + "]"
 }
 
 // requestChanges says in sentences what differs between two requests.

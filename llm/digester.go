@@ -111,7 +111,8 @@ func sameParts(a, b []session.Part) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Type != y.Type || x.Text != y.Text || x.ID != y.ID || x.Name != y.Name || x.Arguments != y.Arguments ||
-			x.ToolCallID != y.ToolCallID || x.IsError != y.IsError || !sameRaw(x.Meta, y.Meta) || !sameParts(x.Content, y.Content) {
+			x.ToolCallID != y.ToolCallID || x.IsError != y.IsError || !sameAttachment(x.Attachment, y.Attachment) ||
+			!sameRaw(x.Meta, y.Meta) || !sameParts(x.Content, y.Content) {
 			return false
 		}
 	}
@@ -119,6 +120,12 @@ func sameParts(a, b []session.Part) bool {
 }
 
 func sameRaw(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+// sameAttachment compares what a and b point to: an image changed in
+// place is another image.
+func sameAttachment(a, b *session.Attachment) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
 
 // cloneMessage copies m's slices (its strings cannot change).
 func cloneMessage(m *Message) Message {
@@ -152,6 +159,10 @@ func clonePartsInto(parts, buf []session.Part) (out, rest []session.Part) {
 	for i := range parts {
 		out[i] = parts[i]
 		out[i].Meta = bytes.Clone(parts[i].Meta)
+		if a := parts[i].Attachment; a != nil {
+			c := *a
+			out[i].Attachment = &c
+		}
 		if parts[i].Content != nil {
 			out[i].Content, rest = clonePartsInto(parts[i].Content, rest)
 		}

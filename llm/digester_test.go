@@ -100,6 +100,10 @@ var _ = Describe("Digester", func() {
 		same(&d, &llm.Request{Messages: conv})
 		conv[1].Content[0].Meta = json.RawMessage(`{"x":1}`)
 		same(&d, &llm.Request{Messages: conv})
+		conv[0].Content = append(conv[0].Content, session.Part{Type: session.PartImage, Attachment: &session.Attachment{ID: "sha256:a"}})
+		same(&d, &llm.Request{Messages: conv})
+		conv[0].Content[1].Attachment.ID = "sha256:b" // another image, in place
+		same(&d, &llm.Request{Messages: conv})
 	})
 
 	It("is not fooled by a caller that changes only the text inside a tool result after a call", func() {
@@ -116,14 +120,16 @@ var _ = Describe("Digester", func() {
 	It("tells apart every member of a part, so no change goes unhashed", func() {
 		// SameMessage compares fields one by one: a field added to
 		// session.Part must be added to it.
-		Expect(reflect.TypeFor[session.Part]().NumField()).To(Equal(9))
+		Expect(reflect.TypeFor[session.Part]().NumField()).To(Equal(10))
 		Expect(reflect.TypeFor[session.Message]().NumField()).To(Equal(3))
-		base := session.Part{Type: "t", Text: "x", ID: "i", Name: "n", Arguments: "{}", ToolCallID: "c", Content: []session.Part{}, Meta: json.RawMessage(`{}`)}
+		base := session.Part{Type: "t", Text: "x", ID: "i", Name: "n", Arguments: "{}", ToolCallID: "c", Content: []session.Part{}, Meta: json.RawMessage(`{}`),
+			Attachment: &session.Attachment{ID: "sha256:a"}}
 		for _, change := range []func(p *session.Part){
 			func(p *session.Part) { p.Type = "u" }, func(p *session.Part) { p.Text = "y" }, func(p *session.Part) { p.ID = "j" },
 			func(p *session.Part) { p.Name = "m" }, func(p *session.Part) { p.Arguments = "[]" }, func(p *session.Part) { p.ToolCallID = "d" },
 			func(p *session.Part) { p.Content = nil }, func(p *session.Part) { p.Content = []session.Part{{}} }, func(p *session.Part) { p.IsError = true },
 			func(p *session.Part) { p.Meta = nil }, func(p *session.Part) { p.Meta = json.RawMessage(`{"a":1}`) },
+			func(p *session.Part) { p.Attachment = nil }, func(p *session.Part) { p.Attachment = &session.Attachment{ID: "sha256:b"} },
 		} {
 			p := base
 			change(&p)

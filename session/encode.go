@@ -131,6 +131,8 @@ func appendPart(dst []byte, p *Part) []byte {
 		} else {
 			dst = append(dst, `,"isError":false`...)
 		}
+	case PartImage, PartFile:
+		dst = appendAttachment(append(dst, `,"attachment":`...), p.Attachment)
 	default:
 		dst = jsonscan.AppendString(append(dst, `,"text":`...), p.Text)
 	}
@@ -138,6 +140,39 @@ func appendPart(dst []byte, p *Part) []byte {
 		if out, err := jsonscan.AppendCompact(append(dst, `,"meta":`...), p.Meta); err == nil {
 			dst = out
 		}
+	}
+	return append(dst, '}')
+}
+
+// appendAttachment writes a's members in Attachment's order, each only
+// when set; nil is {}.
+func appendAttachment(dst []byte, a *Attachment) []byte {
+	if a == nil {
+		return append(dst, `{}`...)
+	}
+	first := true
+	str := func(key, v string) {
+		if v != "" {
+			dst = jsonscan.AppendString(appendMember(dst, first, key), v)
+			first = false
+		}
+	}
+	num := func(key string, n int) {
+		if n != 0 {
+			dst = appendIntMember(dst, first, key, n)
+			first = false
+		}
+	}
+	str("attachmentId", a.ID)
+	str("url", a.URL)
+	str("fileId", a.FileID)
+	str("mediaType", a.MediaType)
+	num("bytes", a.Bytes)
+	num("width", a.Width)
+	num("height", a.Height)
+	str("name", a.Name)
+	if first {
+		return append(dst, `{}`...)
 	}
 	return append(dst, '}')
 }

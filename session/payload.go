@@ -84,7 +84,45 @@ const (
 	PartReasoning  = "reasoning"
 	PartToolCall   = "tool-call"
 	PartToolResult = "tool-result"
+	// PartImage and PartFile are what the agent attached: an image, or a
+	// document, audio or other file. Their Attachment says which (a
+	// digest of the bytes, never the bytes), dsh's image part's shape.
+	PartImage = "image"
+	PartFile  = "file"
 )
+
+// Attachment is the image or file of a part: the digest of its bytes
+// and what a reader needs to tell one from another, never the bytes
+// themselves. Bytes sent by reference have the reference instead of a
+// digest (URL, FileID). Members are written in the order below, each
+// only when set.
+type Attachment struct {
+	// ID is "sha256:" and the lower-case hex digest of the bytes.
+	ID string `json:"attachmentId,omitempty"`
+	// URL is where the agent said the model finds it (not a data: URL,
+	// whose bytes are digested); FileID a file the API holds.
+	URL       string `json:"url,omitempty"`
+	FileID    string `json:"fileId,omitempty"`
+	MediaType string `json:"mediaType,omitempty"`
+	Bytes     int    `json:"bytes,omitempty"`
+	// Width and Height are dsh's, kept when read; agentsnap writes none.
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	Name   string `json:"name,omitempty"`
+}
+
+// Key is what tells this attachment from others in a request: its
+// digest, else its URL or file id (with its name: two names of one file
+// are two attachments).
+func (a *Attachment) Key() string {
+	switch {
+	case a.ID != "":
+		return a.ID + "|" + a.Name
+	case a.URL != "":
+		return "url:" + a.URL + "|" + a.Name
+	}
+	return "file:" + a.FileID + "|" + a.Name
+}
 
 // Message is one conversation message, as recorded in user/message,
 // assistant/message and tool/result events and as sent to a model.
@@ -137,14 +175,15 @@ func LatestCallName(msgs []Message, id string) (string, bool) {
 
 // Part is one piece of message content.
 type Part struct {
-	Type       string // text, reasoning, tool-call, tool-result
-	Text       string // text, reasoning
-	ID         string // tool-call
-	Name       string // tool-call; tool-result: the tool called (optional)
-	Arguments  string // tool-call: the arguments as a JSON text
-	ToolCallID string // tool-result
-	Content    []Part // tool-result
-	IsError    bool   // tool-result
+	Type       string      // text, reasoning, tool-call, tool-result
+	Text       string      // text, reasoning
+	ID         string      // tool-call
+	Name       string      // tool-call; tool-result: the tool called (optional)
+	Arguments  string      // tool-call: the arguments as a JSON text
+	ToolCallID string      // tool-result
+	Content    []Part      // tool-result
+	IsError    bool        // tool-result
+	Attachment *Attachment // image, file
 	// Meta is what a model API hands out with the part and wants back
 	// verbatim in the next request — a thinking block's signature, an
 	// encrypted reasoning item, an output item's id — as a JSON object
@@ -167,6 +206,7 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 		ToolCallID string          `json:"toolCallId"`
 		Content    []Part          `json:"content"`
 		IsError    bool            `json:"isError"`
+		Attachment *Attachment     `json:"attachment"`
 		Meta       json.RawMessage `json:"meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/par"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -216,6 +217,7 @@ func (w *writer) event(e *session.Event) {
 		var m session.Message
 		_ = e.Decode(&m)
 		w.line(1, "user: ", m.Text())
+		w.attachments(2, m.Content)
 	case session.TypeStepStart:
 		var d session.StepData
 		_ = e.Decode(&d)
@@ -345,6 +347,7 @@ func (w *writer) history(d *session.HistoryReplaceData) {
 		switch m.Role {
 		case session.RoleUser:
 			w.line(2, "user: ", m.Text())
+			w.attachments(3, m.Content)
 		case session.RoleTool:
 			w.results(m)
 		default:
@@ -375,6 +378,17 @@ func (w *writer) results(m *session.Message) {
 			text = append(text, c.Text)
 		}
 		w.line(2, label, strings.Join(text, ""))
+		w.attachments(3, p.Content)
+	}
+}
+
+// attachments shows each image and file of parts on a line of its own,
+// at depth: what it is, its size and digest (llm.Describe).
+func (w *writer) attachments(depth int, parts []session.Part) {
+	for i := range parts {
+		if p := &parts[i]; p.Type == session.PartImage || p.Type == session.PartFile {
+			w.line(depth, p.Type+": ", llm.Describe(p.Attachment))
+		}
 	}
 }
 

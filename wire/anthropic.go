@@ -78,8 +78,8 @@ func (anthropicMessages) decodeNext(r *http.Request, body []byte, prev any) (*Re
 	if r != nil {
 		betas = slices.Clone(r.Header.Values(anthropic.BetaHeader))
 	}
-	if call.Cache != nil || len(betas) > 0 {
-		req.Forward = &anthropic.Forward{Cache: call.Cache, Betas: betas}
+	if call.Cache != nil || len(betas) > 0 || call.Media != nil {
+		req.Forward = &anthropic.Forward{Cache: call.Cache, Betas: betas, Media: call.Media}
 	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused

@@ -135,7 +135,9 @@ var _ = Describe("what the Messages API hands out and wants back", func() {
 			Expect(back.Content[0].Text).To(Equal("I should look it up."))
 			Expect(back.Content[0].Meta).To(MatchJSON(`{"anthropic-messages":{"signature":"EqQBCgIYAhIMsig"}}`))
 			Expect(back.Content[1].Meta).To(MatchJSON(`{"anthropic-messages":{"data":"EmwKAhgBEgyredacted"}}`))
-			b, err := json.Marshal(anthropic.EncodeMessages(drv.requests[1].Messages))
+			msgs, err := anthropic.EncodeMessages(drv.requests[1].Messages)
+			Expect(err).NotTo(HaveOccurred())
+			b, err := json.Marshal(msgs)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(b)).To(ContainSubstring(`{"type":"thinking","thinking":"I should look it up.","signature":"EqQBCgIYAhIMsig"},{"type":"redacted_thinking","data":"EmwKAhgBEgyredacted"}`),
 				"a live model gets them as it handed them out")

@@ -78,6 +78,9 @@ func (geminiFormat) decodeNext(r *http.Request, body []byte, prev any) (*Request
 	gr := &geminiRequest{state: geminiState{d: d, settings: set}}
 	req := &gr.req
 	*req = Request{Model: model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: stream, Settings: set, state: &gr.state}
+	if call.Media != nil {
+		req.Forward = &gemini.Forward{Media: call.Media}
+	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused
 	}

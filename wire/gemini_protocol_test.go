@@ -165,7 +165,7 @@ var _ = Describe("the Gemini format on the wire", func() {
 			Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
 		},
 		Entry("a stream without alt=sse", "/v1beta/models/m:streamGenerateContent", `{"contents":[]}`, "ask for server-sent events with ?alt=sse"),
-		Entry("an image", streamPath, `{"contents":[{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, "contents[0].parts[0]: a inlineData part, which agentsnap cannot record"),
+		Entry("an image the model sent", streamPath, `{"contents":[{"role":"user","parts":[{"text":"Draw."}]},{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, `contents[1].parts[0]: a "inlineData" part: agentsnap does not record it yet`),
 	)
 
 	It("pairs function responses that name no id with the calls of the answer before them, by name and in order", func() {

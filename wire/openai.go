@@ -69,6 +69,9 @@ func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Requ
 	cr := &chatRequest{state: chatState{d: d, settings: set}}
 	req := &cr.req
 	*req = Request{Model: call.Model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: call.Stream, Settings: set, state: &cr.state}
+	if call.Media != nil {
+		req.Forward = &openai.Forward{Media: call.Media}
+	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused
 	}

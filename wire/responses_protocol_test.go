@@ -197,7 +197,7 @@ var _ = Describe("what a Responses request says", func() {
 	It("makes the system prompt of instructions and the input's system and developer messages", func() {
 		drv := &capture{next: sayDriver}
 		_, _, url := serveWire(drv)
-		okResp(url, respReq(`"instructions":"Be brief."`, `"input":[{"role":"developer","content":"Use metric units."},{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"},{"type":"input_image","image_url":"data:,"}]}]`))
+		okResp(url, respReq(`"instructions":"Be brief."`, `"input":[{"role":"developer","content":"Use metric units."},{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}]`))
 		req := drv.last()
 		Expect(req.System).To(Equal("Be brief.\n\nUse metric units."))
 		Expect(req.Messages).To(Equal([]session.Message{{Role: session.RoleUser, Content: []session.Part{session.TextPart("hi")}}}))

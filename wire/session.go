@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -520,7 +521,8 @@ func same(want, got *session.Message) bool {
 		}
 		w, g := &want.Content[i], &got.Content[k]
 		if w.Type != g.Type || w.ID != g.ID || w.Name != g.Name || w.Arguments != g.Arguments ||
-			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) {
+			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) ||
+			!slices.Equal(attachments(w), attachments(g)) {
 			return false
 		}
 		i, k = i+1, k+1
@@ -528,9 +530,35 @@ func same(want, got *session.Message) bool {
 }
 
 // comparedPart reports whether differsHow compares p besides the text:
-// tool calls and tool results.
+// tool calls, tool results, images and files.
 func comparedPart(p *session.Part) bool {
-	return p.Type == session.PartToolCall || p.Type == session.PartToolResult
+	switch p.Type {
+	case session.PartToolCall, session.PartToolResult, session.PartImage, session.PartFile:
+		return true
+	}
+	return false
+}
+
+// attachments is what p attaches: its own, or a tool result's images and
+// files; nil for none.
+func attachments(p *session.Part) []session.Attachment {
+	var out []session.Attachment
+	if p.Attachment != nil {
+		out = append(out, *p.Attachment)
+	}
+	for i := range p.Content {
+		out = append(out, attachments(&p.Content[i])...)
+	}
+	return out
+}
+
+// messageAttachments is attachments of each part of m, in order.
+func messageAttachments(m *session.Message) []session.Attachment {
+	var out []session.Attachment
+	for i := range m.Content {
+		out = append(out, attachments(&m.Content[i])...)
+	}
+	return out
 }
 
 // differsHow is differs, naming the difference.
@@ -554,7 +582,22 @@ func differsHow(want, got *session.Message) string {
 	if wr != gr {
 		return fmt.Sprintf("tool result %q, want %q", abbrev(gr), abbrev(wr))
 	}
+	if wa, ga := messageAttachments(want), messageAttachments(got); !slices.Equal(wa, ga) {
+		return fmt.Sprintf("images and files %s, want %s", describeAll(ga), describeAll(wa))
+	}
 	return ""
+}
+
+// describeAll shows attachments in a few words each.
+func describeAll(list []session.Attachment) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	out := make([]string, len(list))
+	for i := range list {
+		out[i] = "[" + llm.Describe(&list[i]) + "]"
+	}
+	return strings.Join(out, " ")
 }
 
 // toolResults is the tool results of m in one string, to compare.

@@ -82,7 +82,9 @@ Anthropic and Google SDKs send, and lets it read the answers.
 from a live model with --live (--base-url, --model and the key as for
 record; every call goes to --model, whatever model the agent names; an
 Anthropic agent's anthropic-beta headers and cache_control breakpoints go
-with it, and are not recorded, so they are no drift either). On
+with it, and are not recorded, so they are no drift either; the images
+and files an agent sends go as sent, and are recorded as digests, so
+another image is drift). On
 SIGINT the fixture is written all or nothing, as record writes it: a
 request that did not fit its session, an unused playbook answer or a live
 failure leaves the fixture unchanged. With --only-changed (or --session

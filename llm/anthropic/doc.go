@@ -26,6 +26,10 @@
 // recording pays, and records the cache's usage, as the agent does in
 // production; and the agent's anthropic-beta headers go out with it,
 // besides Config.Header's. Neither is recorded, nor drift (see Forward).
+// Its image and document blocks go out as the agent sent them
+// (Forward.Media): the log holds their digests, which are drift; a call
+// with an image or file part and no block for it (another API's, a
+// runtime's own) is refused, the log having no bytes to send.
 //
 // # Chunks
 //

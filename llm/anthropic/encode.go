@@ -26,7 +26,11 @@ func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error
 		return nil, err
 	}
 	cache := cacheOf(req)
-	body := Request{Model: model, Messages: encodeMessages(req.Messages, cache.marks()), Stream: true}
+	msgs, err := encodeMessages(req.Messages, cache.marks(), mediaOf(req))
+	if err != nil {
+		return nil, err
+	}
+	body := Request{Model: model, Messages: msgs, Stream: true}
 	body.MaxTokens = set["max_tokens"]
 	delete(set, "max_tokens")
 	if len(body.MaxTokens) == 0 {
@@ -96,19 +100,25 @@ func appendMembers(obj []byte, members map[string]json.RawMessage) ([]byte, erro
 // first. A reasoning part goes back as the thinking or redacted_thinking
 // block its meta says it was; one without (another API's reasoning, a
 // playbook's) is left out, since the API refuses a thinking block it did
-// not sign. Empty text and messages left empty are left out too.
-func EncodeMessages(msgs []session.Message) []Message { return encodeMessages(msgs, nil) }
+// not sign. Empty text and messages left empty are left out too. An
+// image or file part is an error: the log holds its digest, not the
+// block a model needs.
+func EncodeMessages(msgs []session.Message) ([]Message, error) { return encodeMessages(msgs, nil, nil) }
 
 // encodeMessages is EncodeMessages, each block that marks carries its
-// cache_control.
-func encodeMessages(msgs []session.Message, marks []Mark) []Message {
+// cache_control, and each image or file part goes out as the agent's
+// block in media.
+func encodeMessages(msgs []session.Message, marks []Mark, media llm.Media) ([]Message, error) {
 	var out []Message
 	for i := range msgs {
 		n := 0 // marks are in message order: message i's come first
 		for n < len(marks) && marks[n].Message == i {
 			n++
 		}
-		role, content := encodeMessage(&msgs[i], marks[:n])
+		role, content, err := encodeMessage(&msgs[i], marks[:n], media)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d]: %w", i, err)
+		}
 		marks = marks[n:]
 		if len(content) == 0 {
 			continue
@@ -122,12 +132,12 @@ func encodeMessages(msgs []session.Message, marks []Mark) []Message {
 	if out == nil {
 		out = []Message{}
 	}
-	return out
+	return out, nil
 }
 
 // encodeMessage returns the role and blocks of one message, each block
 // of a part that marks names with its cache_control.
-func encodeMessage(m *session.Message, marks []Mark) (string, Content) {
+func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, Content, error) {
 	role := m.Role
 	if role != session.RoleAssistant {
 		role = session.RoleUser // tool results are the user's
@@ -158,12 +168,67 @@ func encodeMessage(m *session.Message, marks []Mark) (string, Content) {
 			}
 		case session.PartToolCall:
 			rest = append(rest, Block{Type: TypeToolUse, ID: p.ID, Name: p.Name, Input: toolInput(p.Arguments), CacheControl: cc})
+		case session.PartImage, session.PartFile:
+			b, err := mediaBlock(&p, media)
+			if err != nil {
+				return "", nil, fmt.Errorf("content[%d]: %w", j, err)
+			}
+			rest = append(rest, b)
 		case session.PartToolResult:
+			content := Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}
+			if hasMedia(p.Content) {
+				var err error
+				if content, err = mediaContent(p.Content, media, inner); err != nil {
+					return "", nil, fmt.Errorf("content[%d].content%w", j, err)
+				}
+			}
 			results = append(results, Block{Type: TypeToolResult, ToolUseID: p.ToolCallID,
-				Content: Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}, IsError: p.IsError, CacheControl: cc})
+				Content: content, IsError: p.IsError, CacheControl: cc})
 		}
 	}
-	return role, append(results, rest...)
+	return role, append(results, rest...), nil
+}
+
+// mediaBlock is the agent's block in media for p, an image or file part:
+// as sent, its cache_control too (no Mark notes one on such a block).
+func mediaBlock(p *session.Part, media llm.Media) (Block, error) {
+	raw, err := media.Block(p)
+	return Block{raw: raw}, err
+}
+
+// hasMedia reports whether parts hold an image or file part.
+func hasMedia(parts []session.Part) bool {
+	for _, p := range parts {
+		if p.Type == session.PartImage || p.Type == session.PartFile {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaContent is a tool result's content with images or files: a text
+// block per text part and the agent's block per image or file; the last
+// text block carries inner, the result content's breakpoint.
+func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage) (Content, error) {
+	out := make(Content, 0, len(parts))
+	last := -1
+	for k := range parts {
+		switch p := &parts[k]; p.Type {
+		case session.PartText:
+			last = len(out)
+			out = append(out, Block{Type: TypeText, Text: p.Text})
+		case session.PartImage, session.PartFile:
+			b, err := mediaBlock(p, media)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", k, err)
+			}
+			out = append(out, b)
+		}
+	}
+	if last >= 0 {
+		out[last].CacheControl = inner
+	}
+	return out, nil
 }
 
 // toolInput is a tool call's arguments as the input object the API

@@ -96,6 +96,9 @@ func fastBlock(b []byte, blk *Block) bool {
 		}
 		return jsonscan.BoolField(val, &blk.IsError)
 	})
+	if ok && !readsOwn(blk.Type) {
+		blk.raw = jsonscan.Window(b)
+	}
 	if !ok || blk.Type != TypeToolResult || content == nil {
 		return ok
 	}

@@ -30,6 +30,10 @@ type Forward struct {
 	// Betas are the values of the agent's anthropic-beta headers, as
 	// sent.
 	Betas []string
+	// Media is the agent's own block for each image and file part of the
+	// request (Call.Media): the log holds only their digests, which are
+	// recorded, so unlike the above a changed image is drift.
+	Media llm.Media
 }
 
 // Cache is where a request's prompt cache breakpoints (its cache_control
@@ -56,6 +60,15 @@ type Mark struct {
 	Message, Part int
 	Inner         bool
 	CacheControl  json.RawMessage
+}
+
+// mediaOf returns the agent's blocks of a call decoded from this API, or
+// nil.
+func mediaOf(req *llm.Request) llm.Media {
+	if f := forwardOf(req); f != nil {
+		return f.Media
+	}
+	return nil
 }
 
 // forwardOf returns the Forward of a call decoded from this API, or nil.

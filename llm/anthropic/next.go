@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/agentsnap/agentsnap/session"
-
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // Decoded is a request read by DecodeNext, kept to read the same agent's
@@ -141,15 +141,18 @@ func (d *Decoded) next(body []byte) *Decoded {
 	// much as the conversation is long.
 	call.Members["messages"] = json.RawMessage(body[at.Arr:at.End:at.End])
 	// Messages sent again with their breakpoints moved are d's, but for
-	// the breakpoints: those are read again, and d's on them dropped.
-	redone, moved, ok := d.decodeTail(body, added[:again], 0)
+	// the breakpoints: those are read again, and d's on them dropped —
+	// their images' and files' blocks too, which hold their own.
+	var media llm.Media // the blocks of the messages read here, which win over d's
+	redone, moved, ok := d.decodeTail(body, added[:again], 0, &media)
 	if !ok || len(redone) > len(d.msgs) {
 		return nil
 	}
-	add, marks, ok := d.decodeTail(body, added[again:], len(d.msgs))
+	add, marks, ok := d.decodeTail(body, added[again:], len(d.msgs), &media)
 	if !ok {
 		return nil
 	}
+	call.Media = llm.Merge(d.Call.Media, media)
 	// The repeated messages are d's, byte for byte: their breakpoints too,
 	// after which the new ones go, in place as the messages do.
 	out.marks = d.marks
@@ -187,8 +190,9 @@ func (d *Decoded) next(body []byte) *Decoded {
 // as DecodeRequest reads them after d's: a tool result takes the name of
 // the latest tool_use before it with its id, in these messages or in d's.
 // It returns them with their breakpoints (the first message numbered at),
-// or false for anything DecodeRequest would refuse.
-func (d *Decoded) decodeTail(body []byte, elems [][2]int, at int) ([]session.Message, []Mark, bool) {
+// or false for anything DecodeRequest would refuse; their images' and
+// files' blocks go into media.
+func (d *Decoded) decodeTail(body []byte, elems [][2]int, at int, media *llm.Media) ([]session.Message, []Mark, bool) {
 	var add []session.Message
 	var marks []Mark
 	names := map[string]string{} // DecodeRequest's names, for the ids these messages use
@@ -205,7 +209,7 @@ func (d *Decoded) decodeTail(body []byte, elems [][2]int, at int) ([]session.Mes
 				}
 			}
 		}
-		msgs, err := decodeMessage(&m, names, at+len(add), &marks)
+		msgs, err := decodeMessage(&m, names, at+len(add), &marks, media)
 		if err != nil {
 			return nil, nil, false
 		}

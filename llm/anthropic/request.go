@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
@@ -27,6 +28,9 @@ type Call struct {
 	// Cache is where the request's cache_control members were, by what
 	// they mark in these terms; nil when it has none.
 	Cache *Cache
+	// Media is the agent's own block for each image and file part of
+	// Messages (Forward.Media); nil when there are none.
+	Media llm.Media
 }
 
 // DecodeRequest reads the body of an agent's POST /v1/messages.
@@ -37,8 +41,12 @@ type Call struct {
 // the call, its is_error kept), and the message's other text, if any,
 // a user message after them. A thinking block becomes a reasoning part
 // and a redacted_thinking block an empty one, each with its signature or
-// data in Part.Meta, so it goes back to a live model as it came. Blocks
-// without text in them (images, documents, server tools) are left out.
+// data in Part.Meta, so it goes back to a live model as it came. An image
+// or document block, in a user message or a tool result's content, is an
+// image or file part (see session.Attachment), its block kept in Media
+// for a live model; a tool result's text around them is a text part
+// each. Any other block (a server tool's, a search result) is an error:
+// agentsnap does not record it yet, and does not drop it.
 func DecodeRequest(body []byte) (*Call, error) {
 	if call, ok := fastRequest(body); ok {
 		return call, nil
@@ -78,7 +86,7 @@ func decodeStd(body []byte) (*Call, error) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
-		msgs, err := decodeMessage(&m, names, len(call.Messages), &marks)
+		msgs, err := decodeMessage(&m, names, len(call.Messages), &marks, &call.Media)
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d]%w", i, err)
 		}
@@ -128,10 +136,10 @@ func systemText(c Content) (string, error) {
 // message at of the request's conversation, and adds to marks the
 // cache_control of each block that became a part. Errors start with the
 // path inside m (".content[2]: ...").
-func decodeMessage(m *Message, names map[string]string, at int, marks *[]Mark) ([]session.Message, error) {
+func decodeMessage(m *Message, names map[string]string, at int, marks *[]Mark, media *llm.Media) ([]session.Message, error) {
 	switch m.Role {
 	case session.RoleUser:
-		return decodeUser(m.Content, names, at, marks)
+		return decodeUser(m.Content, names, at, marks, media)
 	case session.RoleAssistant:
 		msg, err := decodeAssistant(m.Content, names, at, marks)
 		return []session.Message{msg}, err
@@ -139,7 +147,7 @@ func decodeMessage(m *Message, names map[string]string, at int, marks *[]Mark) (
 	return nil, fmt.Errorf(".role: %q; want user or assistant (the system prompt is the request's system member)", m.Role)
 }
 
-func decodeUser(c Content, names map[string]string, at int, marks *[]Mark) ([]session.Message, error) {
+func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media *llm.Media) ([]session.Message, error) {
 	var out []session.Message
 	user := session.Message{Role: session.RoleUser, Content: []session.Part{}}
 	var texts []Mark // the user message's, which comes after the results
@@ -150,6 +158,12 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark) ([]se
 				texts = append(texts, Mark{Part: len(user.Content), CacheControl: b.CacheControl})
 			}
 			user.Content = append(user.Content, session.TextPart(b.Text))
+		case TypeImage, TypeDocument:
+			p, err := mediaPart(&c[i], fmt.Sprintf(".content[%d]", i), media)
+			if err != nil {
+				return nil, err
+			}
+			user.Content = append(user.Content, p)
 		case TypeToolResult:
 			if b.ToolUseID == "" {
 				return nil, fmt.Errorf(".content[%d]: a tool_result block needs its tool_use_id", i)
@@ -160,10 +174,16 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark) ([]se
 			if cc := innerCache(b.Content); cc != nil {
 				*marks = append(*marks, Mark{Message: at + len(out), Inner: true, CacheControl: cc})
 			}
+			content, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), media)
+			if err != nil {
+				return nil, err
+			}
 			out = append(out, session.Message{Role: session.RoleTool, Content: []session.Part{{
 				Type: session.PartToolResult, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID],
-				Content: []session.Part{session.TextPart(b.Content.Text())}, IsError: b.IsError,
+				Content: content, IsError: b.IsError,
 			}}})
+		default:
+			return nil, llm.NotRecorded(fmt.Sprintf(".content[%d]", i), b.Type)
 		}
 	}
 	if len(out) == 0 || len(user.Content) > 0 {
@@ -194,13 +214,89 @@ func decodeAssistant(c Content, names map[string]string, at int, marks *[]Mark) 
 			names[b.ID] = b.Name
 			msg.Content = append(msg.Content, session.Part{Type: session.PartToolCall, ID: b.ID, Name: b.Name, Arguments: args})
 		default:
-			continue // a block without a part: its breakpoint has nothing to mark
+			return msg, llm.NotRecorded(fmt.Sprintf(".content[%d] (in an assistant message)", i), b.Type)
 		}
 		if b.CacheControl != nil {
 			*marks = append(*marks, Mark{Message: at, Part: len(msg.Content) - 1, CacheControl: b.CacheControl})
 		}
 	}
 	return msg, nil
+}
+
+// resultContent is a tool result's content as parts: its text in one
+// part, or, when it holds images or documents, the text between them a
+// part each and an image or file part for each of them. Any other block
+// is an error; where is the content's place in the message.
+func resultContent(c Content, where string, media *llm.Media) ([]session.Part, error) {
+	var parts []session.Part
+	var run strings.Builder
+	for k := range c {
+		switch b := &c[k]; b.Type {
+		case TypeText:
+			run.WriteString(b.Text)
+		case TypeImage, TypeDocument:
+			p, err := mediaPart(b, fmt.Sprintf("%s[%d]", where, k), media)
+			if err != nil {
+				return nil, err
+			}
+			if run.Len() > 0 {
+				parts = append(parts, session.TextPart(run.String()))
+				run.Reset()
+			}
+			parts = append(parts, p)
+		default:
+			return nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), b.Type)
+		}
+	}
+	if parts == nil {
+		return []session.Part{session.TextPart(c.Text())}, nil
+	}
+	if run.Len() > 0 {
+		parts = append(parts, session.TextPart(run.String()))
+	}
+	return parts, nil
+}
+
+// mediaPart is the image or file part of b, an image or document block,
+// its block added to media; where is b's place, for the error.
+func mediaPart(b *Block, where string, media *llm.Media) (session.Part, error) {
+	var w struct {
+		Source struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+			URL       string `json:"url"`
+			FileID    string `json:"file_id"`
+		} `json:"source"`
+		Title string `json:"title"`
+	}
+	if err := json.Unmarshal(b.raw, &w); err != nil {
+		return session.Part{}, fmt.Errorf("%s: %w", where, err)
+	}
+	kind := session.PartImage
+	if b.Type == TypeDocument {
+		kind = session.PartFile
+	}
+	src := &w.Source
+	var p session.Part
+	var err error
+	switch src.Type {
+	case "base64":
+		p, err = llm.AttachBase64(kind, src.MediaType, w.Title, src.Data)
+	case "text":
+		p = llm.Attach(kind, src.MediaType, w.Title, []byte(src.Data))
+	case "url":
+		p, err = llm.AttachURL(kind, "", w.Title, src.URL)
+	case "file":
+		p = llm.AttachFile(kind, "", w.Title, src.FileID)
+	default:
+		return session.Part{}, llm.NotRecorded(where, fmt.Sprintf("%s with a %q source", b.Type, src.Type))
+	}
+	if err != nil {
+		return session.Part{}, fmt.Errorf("%s: %w", where, err)
+	}
+	*media = media.Add(&p, b.raw)
+	return p, nil
 }
 
 // inputArguments is a tool_use input as the call's arguments: compact JSON.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -19,6 +20,8 @@ const (
 	TypeRedactedThinking = "redacted_thinking"
 	TypeToolUse          = "tool_use"
 	TypeToolResult       = "tool_result"
+	TypeImage            = "image"
+	TypeDocument         = "document"
 )
 
 // Request is the body of POST /v1/messages: the members agentsnap reads
@@ -123,6 +126,19 @@ type Block struct {
 	// CacheControl is the block's prompt cache breakpoint, as sent; any
 	// type but thinking may have one.
 	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+	// raw is a block of a type but these (an image, a document) as sent,
+	// and written as it is.
+	raw json.RawMessage
+}
+
+// readsOwn reports whether Block holds every member of a block of typ;
+// any other block keeps its bytes (raw).
+func readsOwn(typ string) bool {
+	switch typ {
+	case TypeText, TypeThinking, TypeRedactedThinking, TypeToolUse, TypeToolResult:
+		return true
+	}
+	return false
 }
 
 // UnmarshalJSON reads a block of any type. Only a tool_result block's
@@ -138,6 +154,9 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = Block(w.plain)
+	if !readsOwn(b.Type) {
+		b.raw = slices.Clone(json.RawMessage(bytes.TrimSpace(data)))
+	}
 	if b.Type != TypeToolResult {
 		return nil
 	}
@@ -150,6 +169,9 @@ var emptyObject = json.RawMessage(`{}`)
 // MarshalJSON writes the members of the block's type, in the API's order,
 // then its cache_control.
 func (b Block) MarshalJSON() ([]byte, error) {
+	if b.raw != nil {
+		return b.raw, nil
+	}
 	out := append([]byte(`{"type":`), jsonscan.AppendString(nil, b.Type)...)
 	str := func(name, v string) {
 		out = append(out, `,"`+name+`":`...)

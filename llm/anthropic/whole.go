@@ -106,7 +106,7 @@ func fastMessages(val []byte, call *Call, marks *[]Mark) bool {
 		if decodeElem(elem, &m) != nil {
 			return false
 		}
-		msgs, err := decodeMessage(&m, names, len(call.Messages), marks)
+		msgs, err := decodeMessage(&m, names, len(call.Messages), marks, &call.Media)
 		if err != nil {
 			return false
 		}

@@ -18,7 +18,11 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("nil request")
 	}
-	contents, err := toContents(req.Messages)
+	var media llm.Media
+	if f, ok := req.Forward.(*Forward); ok && req.API == API {
+		media = f.Media
+	}
+	contents, err := toContents(req.Messages, media)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 // functionResponse parts of a user content ({"output": text}, or
 // {"error": text} for a result that is an error), and what one role says
 // in a row one content, as the API wants a call's responses together.
-func toContents(msgs []session.Message) ([]Content, error) {
+func toContents(msgs []session.Message, media llm.Media) ([]Content, error) {
 	names := map[string]string{} // tool call id -> name, for results without one
 	var out []Content
 	add := func(role string, p Part) {
@@ -111,6 +115,16 @@ func toContents(msgs []session.Message) ([]Content, error) {
 					name = names[p.ToolCallID]
 				}
 				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resultResponse(p)}})
+			case session.PartImage, session.PartFile:
+				block, err := media.Block(&p)
+				if err != nil {
+					return nil, fmt.Errorf("message %d: %w", i+1, err)
+				}
+				var part Part
+				if err := json.Unmarshal(block, &part); err != nil {
+					return nil, fmt.Errorf("message %d: the agent's part: %w", i+1, err)
+				}
+				add(role, part)
 			}
 		}
 	}
@@ -134,4 +148,13 @@ func resultResponse(p session.Part) json.RawMessage {
 	}
 	s, _ := session.MarshalData(map[string]string{key: b.String()})
 	return s
+}
+
+// Forward is what an agent's generateContent request carries beyond
+// agentsnap's terms that a live model of this API gets as sent: the wire
+// layer hands it over in llm.Request.Forward.
+type Forward struct {
+	// Media is the agent's own part for each image and file part of the
+	// request (Call.Media): the log holds only their digests.
+	Media llm.Media
 }

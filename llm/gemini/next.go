@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -92,6 +93,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 	}
 	out.msgs, out.lastModel, out.paired = c.messages(), c.lastModel, c.paired
 	call.Messages = slices.Clip(out.msgs)
+	call.Media = llm.Merge(d.Call.Media, c.media)
 	out.Call = call
 	return out
 }

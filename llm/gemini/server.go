@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -26,6 +27,9 @@ type Call struct {
 	// object says nothing and is left out: the official Go SDK sends
 	// generationConfig: {} whenever a config is given.
 	Settings map[string]json.RawMessage
+	// Media is the agent's own part for each image and file part of
+	// Messages (Forward.Media); nil when there are none.
+	Media llm.Media
 }
 
 // DecodeRequest reads an agent's request body. The conversation is read
@@ -34,7 +38,11 @@ type Call struct {
 // event), adjacent text parts one text up to the part that carries a
 // thought signature, thought parts reasoning, and each functionResponse a
 // tool result of its own — paired with its call by id, or, when it names
-// none, with the first call of that name in the answer before it.
+// none, with the first call of that name in the answer before it. A user
+// content's inlineData and fileData parts are image parts (an image/
+// mimeType) or file parts (see session.Attachment), the text between them
+// a part each; anywhere else they are refused, as are the parts agentsnap
+// does not record yet (executableCode, …).
 func DecodeRequest(body []byte) (*Call, error) {
 	call, _, err := decodeWhole(body)
 	return call, err
@@ -62,7 +70,7 @@ func decodeStd(body []byte) (*Call, *conversation, error) {
 	if err := c.addAll(0, in.Contents); err != nil {
 		return nil, nil, err
 	}
-	out.Messages = c.messages()
+	out.Messages, out.Media = c.messages(), c.media
 	var extra []json.RawMessage
 	var err error
 	if out.Tools, extra, err = tools(members["tools"]); err != nil {
@@ -103,6 +111,7 @@ func emptyObject(v json.RawMessage) bool {
 
 // conversation builds the messages of a request.
 type conversation struct {
+	media     llm.Media // of out's images and files, a map of its own
 	out       []session.Message
 	lastModel int   // index in out of the model message the last content added to, or -1
 	paired    calls // of that message's calls, those a result was paired with by name
@@ -183,7 +192,7 @@ func (c *conversation) model(i int, content *Content) error {
 		p := &content.Parts[k]
 		where := partAt{i, k}
 		if kind := p.unsupported(); kind != "" {
-			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
+			return llm.NotRecorded(where.String(), kind)
 		}
 		switch {
 		case p.FunctionResponse != nil:
@@ -236,8 +245,20 @@ func (c *conversation) user(i int, content *Content) error {
 	for k := range content.Parts {
 		p := &content.Parts[k]
 		where := partAt{i, k}
+		if isSet(p.InlineData) || isSet(p.FileData) {
+			part, err := c.attach(where, p)
+			if err != nil {
+				return err
+			}
+			if text == nil {
+				c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{}})
+				text = &c.out[len(c.out)-1]
+			}
+			text.Content = append(text.Content, part)
+			continue
+		}
 		if kind := p.unsupported(); kind != "" {
-			return fmt.Errorf("%s: a %s part, which agentsnap cannot record", where, kind)
+			return llm.NotRecorded(where.String(), kind)
 		}
 		switch {
 		case p.FunctionCall != nil:
@@ -254,13 +275,57 @@ func (c *conversation) user(i int, content *Content) error {
 				c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("")}})
 				text = &c.out[len(c.out)-1]
 			}
-			text.Content[0].Text += *p.Text
+			if last := &text.Content[len(text.Content)-1]; last.Type == session.PartText {
+				last.Text += *p.Text
+			} else {
+				text.Content = append(text.Content, session.TextPart(*p.Text))
+			}
 		}
 	}
 	if len(content.Parts) == 0 {
 		c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart("")}})
 	}
 	return nil
+}
+
+// isSet reports whether a member was sent, and not as null.
+func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// attach returns the image or file part of p, an inlineData or fileData
+// part at where, and keeps p as sent in c.media.
+func (c *conversation) attach(where partAt, p *Part) (session.Part, error) {
+	var d struct {
+		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
+		FileURI  string `json:"fileUri"`
+	}
+	member, raw := "inlineData", p.InlineData
+	if !isSet(raw) {
+		member, raw = "fileData", p.FileData
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return session.Part{}, fmt.Errorf("%s.%s: %w", where, member, err)
+	}
+	if member == "fileData" && d.FileURI == "" || member == "inlineData" && d.MimeType == "" {
+		return session.Part{}, fmt.Errorf("%s.%s: want its mimeType and data (inlineData) or fileUri (fileData)", where, member)
+	}
+	kind := session.PartFile
+	if strings.HasPrefix(d.MimeType, "image/") {
+		kind = session.PartImage
+	}
+	var part session.Part
+	var err error
+	if member == "inlineData" {
+		part, err = llm.AttachBase64(kind, d.MimeType, "", d.Data)
+	} else {
+		part, err = llm.AttachURL(kind, d.MimeType, "", d.FileURI)
+	}
+	if err != nil {
+		return session.Part{}, fmt.Errorf("%s.%s: %w", where, member, err)
+	}
+	block := slices.Concat([]byte(`{"`+member+`":`), bytes.TrimSpace(raw), []byte(`}`))
+	c.media = c.media.Add(&part, block)
+	return part, nil
 }
 
 // partAt names contents[i].parts[k] in an error, formatted only then: a

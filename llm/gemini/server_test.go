@@ -129,7 +129,7 @@ var _ = Describe("an agent's request", func() {
 		},
 		Entry("not JSON", `{"contents":`, "the body is not a JSON object"),
 		Entry("an unknown role", `{"contents":[{"role":"system","parts":[{"text":"x"}]}]}`, `contents[0]: unknown role "system"; want user or model`),
-		Entry("inline data", `{"contents":[{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, "contents[0].parts[0]: a inlineData part, which agentsnap cannot record"),
+		Entry("inline data in a model content", `{"contents":[{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, `contents[0].parts[0]: a "inlineData" part: agentsnap does not record it yet`),
 		Entry("a function call from the user", `{"contents":[{"role":"user","parts":[{"functionCall":{"name":"f"}}]}]}`, "contents[0].parts[0]: a functionCall in a user content"),
 		Entry("a function response from the model", `{"contents":[{"role":"model","parts":[{"functionResponse":{"name":"f","response":{}}}]}]}`, "contents[0].parts[0]: a functionResponse in a model content"),
 		Entry("args that are not an object", `{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]}]}`, "contents[0].parts[0]: functionCall.args is not a JSON object"),

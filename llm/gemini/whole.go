@@ -57,7 +57,7 @@ func fastWhole(body []byte) (*Call, *conversation, bool) {
 			return nil, nil, false
 		}
 	}
-	out.Messages = c.messages()
+	out.Messages, out.Media = c.messages(), c.media
 	if w.tools != nil && !jsonscan.IsNull(w.tools) {
 		var extra []json.RawMessage
 		var ok bool

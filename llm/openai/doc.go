@@ -10,7 +10,11 @@
 // # The live driver
 //
 // It POSTs to {BaseURL}/chat/completions with stream:true and turns the
-// server-sent events into agentsnap stream chunks.
+// server-sent events into agentsnap stream chunks. A user message with
+// image or file parts goes out as a content array, each of them the
+// content part the agent sent (Forward.Media, for a call the wire layer
+// decoded from this API); a call with one and no such part is refused,
+// the log holding a digest and no bytes.
 //
 // # Chunks
 //

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -112,6 +113,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 		out.msgs = slices.Concat(d.msgs, r.msgs)
 	}
 	call.Messages = slices.Clip(out.msgs)
+	call.Media = llm.Merge(d.Call.Media, r.media)
 	out.Call = call
 	return out
 }

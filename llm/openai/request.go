@@ -25,8 +25,15 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 	if req.System != "" {
 		body.Messages = append(body.Messages, Message{Role: session.RoleSystem, Content: TextContent(req.System)})
 	}
+	var media llm.Media
+	if f, ok := req.Forward.(*Forward); ok && req.API == API {
+		media = f.Media
+	}
 	for i := range req.Messages {
-		body.Messages = appendMessage(body.Messages, &req.Messages[i], sendReasoning)
+		var err error
+		if body.Messages, err = appendMessage(body.Messages, &req.Messages[i], sendReasoning, media); err != nil {
+			return nil, fmt.Errorf("messages[%d]: %w", i, err)
+		}
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -81,7 +88,13 @@ func withSettings(body []byte, req *llm.Request) ([]byte, error) {
 // that called the tools. Reasoning parts are dropped unless sendReasoning.
 // A message left with nothing to say is dropped when it is an assistant
 // message or when it carried tool results; other empty messages are kept.
-func appendMessage(out []Message, m *session.Message, sendReasoning bool) []Message {
+// A message with images or files goes out as a content array, each of
+// them the agent's own part from media.
+func appendMessage(out []Message, m *session.Message, sendReasoning bool, media llm.Media) ([]Message, error) {
+	if hasMedia(m.Content) {
+		content, err := mediaContent(m.Content, media)
+		return append(out, Message{Role: m.Role, Content: content}), err
+	}
 	var text, reasoning strings.Builder
 	var calls []ToolCall
 	hadResults := false
@@ -107,9 +120,43 @@ func appendMessage(out []Message, m *session.Message, sendReasoning bool) []Mess
 	}
 	empty := text.Len() == 0 && len(calls) == 0 && msg.ReasoningContent == ""
 	if empty && (hadResults || m.Role == session.RoleAssistant || m.Role == session.RoleTool) {
-		return out
+		return out, nil
 	}
-	return append(out, msg)
+	return append(out, msg), nil
+}
+
+// hasMedia reports whether parts hold an image or file part.
+func hasMedia(parts []session.Part) bool {
+	for _, p := range parts {
+		if p.Type == session.PartImage || p.Type == session.PartFile {
+			return true
+		}
+	}
+	return false
+}
+
+// mediaContent is the content array of a user message with images or
+// files: its text parts, and for each image or file the agent's part.
+func mediaContent(parts []session.Part, media llm.Media) (json.RawMessage, error) {
+	out := []byte{'['}
+	for j := range parts {
+		if j > 0 {
+			out = append(out, ',')
+		}
+		switch p := &parts[j]; p.Type {
+		case session.PartImage, session.PartFile:
+			block, err := media.Block(p)
+			if err != nil {
+				return nil, fmt.Errorf("content[%d]: %w", j, err)
+			}
+			out = append(out, block...)
+		case session.PartText:
+			out = append(append(append(out, `{"type":"text","text":`...), TextContent(p.Text)...), '}')
+		default:
+			return nil, fmt.Errorf("content[%d]: a %s part beside an image or file; the API takes text there", j, p.Type)
+		}
+	}
+	return append(out, ']'), nil
 }
 
 // toolCall maps a tool-call part. Empty arguments are sent as "{}": the
@@ -131,4 +178,13 @@ func partsText(parts []session.Part) string {
 		}
 	}
 	return b.String()
+}
+
+// Forward is what an agent's Chat Completions request carries beyond
+// agentsnap's terms that a live model of this API gets as sent: the wire
+// layer hands it over in llm.Request.Forward.
+type Forward struct {
+	// Media is the agent's own content part for each image and file part
+	// of the request (Call.Media): the log holds only their digests.
+	Media llm.Media
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // API is the name of the Chat Completions API in llm.Request.API and
@@ -83,6 +86,86 @@ func ContentText(raw json.RawMessage) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// contentPart is one element of a content array, as agentsnap reads it.
+type contentPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url"`
+	InputAudio *struct {
+		Data   string `json:"data"`
+		Format string `json:"format"`
+	} `json:"input_audio"`
+	File *struct {
+		FileData string `json:"file_data"`
+		FileID   string `json:"file_id"`
+		Filename string `json:"filename"`
+	} `json:"file"`
+}
+
+// readContent reads a message's content as ContentText does, and when it
+// holds images, audio or files, also its parts: the text between two of
+// them one text part, each of them an image or file part (its block, as
+// sent, in media). Any other part is an error, and so is one of these in
+// a message of another role than user (role); where is the content's
+// place in the request, for it.
+func readContent(raw json.RawMessage, where, role string, media *llm.Media) (string, []session.Part, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		text, err := ContentText(raw)
+		return text, nil, err
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return "", nil, errors.New("want a string or an array of content parts")
+	}
+	var all, run strings.Builder
+	var parts []session.Part
+	for k, elem := range elems {
+		var c contentPart
+		if err := json.Unmarshal(elem, &c); err != nil {
+			return "", nil, errors.New("want a string or an array of content parts")
+		}
+		var p session.Part
+		var err error
+		switch {
+		case c.Type == "text":
+			all.WriteString(c.Text)
+			run.WriteString(c.Text)
+			continue
+		case c.Type == "image_url" && c.ImageURL != nil && c.ImageURL.URL != "":
+			p, err = llm.AttachURL(session.PartImage, "", "", c.ImageURL.URL)
+		case c.Type == "input_audio" && c.InputAudio != nil:
+			p, err = llm.AttachBase64(session.PartFile, "audio/"+c.InputAudio.Format, "", c.InputAudio.Data)
+		case c.Type == "file" && c.File != nil && c.File.FileID != "":
+			p = llm.AttachFile(session.PartFile, "", c.File.Filename, c.File.FileID)
+		case c.Type == "file" && c.File != nil && strings.HasPrefix(c.File.FileData, "data:"):
+			p, err = llm.AttachURL(session.PartFile, "", c.File.Filename, c.File.FileData)
+		case c.Type == "file" && c.File != nil && c.File.FileData != "":
+			p, err = llm.AttachBase64(session.PartFile, "", c.File.Filename, c.File.FileData)
+		default:
+			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), c.Type)
+		}
+		if role != session.RoleUser {
+			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d] (in a %s message)", where, k, role), c.Type)
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("%s[%d]: %w", where, k, err)
+		}
+		if run.Len() > 0 {
+			parts = append(parts, session.TextPart(run.String()))
+			run.Reset()
+		}
+		parts = append(parts, p)
+		*media = media.Add(&p, elem)
+	}
+	if parts != nil && run.Len() > 0 {
+		parts = append(parts, session.TextPart(run.String()))
+	}
+	return all.String(), parts, nil
 }
 
 // ToolCall is a tool call of an assistant message.

@@ -28,6 +28,9 @@ type Call struct {
 	// Members is every member of the request object as sent but messages
 	// (which System and Messages hold); all but Known are its settings.
 	Members map[string]json.RawMessage
+	// Media is the agent's own content part for each image and file part
+	// of Messages (Forward.Media); nil when there are none.
+	Media llm.Media
 }
 
 // DecodeRequest reads the body of an agent's POST /chat/completions.
@@ -36,8 +39,12 @@ type Call struct {
 // stand. A tool message becomes a message of role tool with one
 // tool-result part, named after the tool call of an earlier assistant
 // message it answers; an assistant message's reasoning_content a
-// reasoning part before its text and tool calls. Of a content array only
-// the text parts count.
+// reasoning part before its text and tool calls. A user message's
+// content array is its text, in one part, or, when it holds images
+// (image_url), audio (input_audio) or files (file), its text between
+// them and an image or file part for each (see session.Attachment); any
+// other part, or one of these in another message, is an error: agentsnap
+// does not record it yet, and does not drop it.
 func DecodeRequest(body []byte) (*Call, error) {
 	call, _, err := decodeWhole(body)
 	return call, err
@@ -71,7 +78,7 @@ func decodeStd(body []byte) (*Call, []string, error) {
 			return nil, nil, err
 		}
 	}
-	out.Messages, out.System = r.msgs, strings.Join(r.system, "\n\n")
+	out.Messages, out.System, out.Media = r.msgs, strings.Join(r.system, "\n\n"), r.media
 	for _, t := range in.Tools {
 		out.Tools = append(out.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
@@ -85,19 +92,27 @@ type reader struct {
 	before []session.Message
 	msgs   []session.Message
 	system []string
+	media  llm.Media // of msgs, a map of its own
 }
 
 // add reads m, the request's messages[i].
 func (r *reader) add(i int, m *Message) error {
-	text, err := ContentText(m.Content)
+	where := fmt.Sprintf("messages[%d].content", i)
+	text, parts, err := readContent(m.Content, where, m.Role, &r.media)
 	if err != nil {
-		return fmt.Errorf("messages[%d].content: %w", i, err)
+		if strings.HasPrefix(err.Error(), where) {
+			return err
+		}
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	switch m.Role {
 	case "system", "developer":
 		r.system = append(r.system, text)
 	case session.RoleUser:
-		r.msgs = append(r.msgs, session.Message{Role: session.RoleUser, Content: []session.Part{session.TextPart(text)}})
+		if parts == nil {
+			parts = []session.Part{session.TextPart(text)}
+		}
+		r.msgs = append(r.msgs, session.Message{Role: session.RoleUser, Content: parts})
 	case session.RoleAssistant:
 		r.msgs = append(r.msgs, r.assistant(m, text))
 	case session.RoleTool:

@@ -160,7 +160,7 @@ var _ = Describe("reading an agent's request", func() {
 		Expect(mapKeys(call.Members)).To(Equal([]string{"model", "stream", "stream_options", "tools"}), "messages are Messages and System")
 	})
 
-	It("joins system and developer messages wherever they stand, takes the text parts of content arrays and names results after their calls", func() {
+	It("joins system and developer messages wherever they stand, keeps the text and images of content arrays and names results after their calls", func() {
 		call, err := openai.DecodeRequest([]byte(`{"model":"m","temperature":0.2,"messages":[
 			{"role":"developer","content":"Be kind."},
 			{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"b"}]},
@@ -172,7 +172,8 @@ var _ = Describe("reading an agent's request", func() {
 		Expect(call.System).To(Equal("Be kind.\n\nBe brief."))
 		Expect(call.Stream).To(BeFalse())
 		Expect(call.Messages).To(Equal([]session.Message{
-			{Role: session.RoleUser, Content: []session.Part{session.TextPart("ab")}},
+			{Role: session.RoleUser, Content: []session.Part{session.TextPart("a"),
+				{Type: session.PartImage, Attachment: &session.Attachment{URL: "x"}}, session.TextPart("b")}},
 			assistant(callPart("c1", "lookup", `{}`)),
 			{Role: session.RoleTool, Content: []session.Part{{Type: session.PartToolResult, ToolCallID: "c1", Name: "lookup", Content: []session.Part{session.TextPart("v")}}}},
 			{Role: session.RoleTool, Content: []session.Part{{Type: session.PartToolResult, ToolCallID: "c9", Content: []session.Part{session.TextPart("")}}}},

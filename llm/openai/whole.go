@@ -56,7 +56,7 @@ func fastWhole(body []byte) (*Call, []string, bool) {
 	if w.messages != nil && !jsonscan.IsNull(w.messages) && !r.addAll(w.messages, &w.m) {
 		return nil, nil, false
 	}
-	out.Messages, out.System = r.msgs, strings.Join(r.system, "\n\n")
+	out.Messages, out.System, out.Media = r.msgs, strings.Join(r.system, "\n\n"), r.media
 	// The tools read from the copy: their parameters are windows of it.
 	if tools != nil && !jsonscan.IsNull(tools) && !fastTools(tools, &out.Tools) {
 		return nil, nil, false

@@ -144,8 +144,8 @@ func fastText(raw []byte) (string, bool) {
 		return s, err == nil
 	case '[':
 		parts, ok := handParts(raw)
-		if !ok {
-			return "", false
+		if k, _ := notText(parts); !ok || k >= 0 {
+			return "", false // what is not text: contentText's error
 		}
 		return partsText(parts), true
 	}

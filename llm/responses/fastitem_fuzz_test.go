@@ -116,8 +116,9 @@ func TestFastItemReadsTheUsualShapes(t *testing.T) {
 		}
 		for _, raw := range []json.RawMessage{it.Content, it.Output} {
 			if len(raw) > 0 && raw[0] != 'n' {
-				if _, ok := fastText(raw); !ok {
-					t.Errorf("fastText leaves %s to encoding/json", raw)
+				// An image is contentText's error, which encoding/json reads.
+				if _, ok := fastText(raw); !ok != bytes.Contains(raw, []byte("input_image")) {
+					t.Errorf("fastText leaves %s to encoding/json: %v", raw, !ok)
 				}
 			}
 		}

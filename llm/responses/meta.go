@@ -55,8 +55,8 @@ func ReadMeta(raw json.RawMessage) Meta {
 }
 
 // partsText joins the text of content parts: input_text, output_text and
-// text parts, and refusals (a refusal is what the model said). Images,
-// files and audio carry no text and are left out.
+// text parts, and refusals (a refusal is what the model said). A request
+// with images, files or audio is refused before (contentText).
 func partsText(parts []Part) string {
 	var b strings.Builder
 	for _, p := range parts {

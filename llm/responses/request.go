@@ -211,7 +211,7 @@ func (b *builder) item(it *Item) error {
 		}
 		text, err := contentText(it.Output)
 		if err != nil {
-			return fmt.Errorf("output: %w", err)
+			return inContent("output", err)
 		}
 		b.add(session.Message{Role: session.RoleTool, Content: []session.Part{{
 			Type: session.PartToolResult, ToolCallID: it.CallID, Name: b.name(it.CallID),
@@ -238,7 +238,7 @@ func (b *builder) item(it *Item) error {
 func (b *builder) message(it *Item) error {
 	text, err := contentText(it.Content)
 	if err != nil {
-		return fmt.Errorf("content: %w", err)
+		return inContent("content", err)
 	}
 	switch it.Role {
 	case session.RoleUser:
@@ -283,8 +283,43 @@ func (b *builder) assistant(p session.Part) {
 	last.Content = append(last.Content, p)
 }
 
+// notTextError is a content part that is not text (an image, a file,
+// audio): agentsnap does not record it in this API yet.
+type notTextError struct {
+	index int
+	typ   string
+}
+
+func (e *notTextError) Error() string {
+	return llm.NotRecorded(fmt.Sprintf("[%d]", e.index), e.typ).Error()
+}
+
+// inContent is err, of reading member (content, output), said where.
+func inContent(member string, err error) error {
+	var nt *notTextError
+	if errors.As(err, &nt) {
+		return llm.NotRecorded(fmt.Sprintf("%s[%d]", member, nt.index), nt.typ)
+	}
+	return fmt.Errorf("%s: %w", member, err)
+}
+
+// notText returns the index and type of the first part that is neither
+// text nor a refusal (nor null), or -1.
+func notText(parts []Part) (int, string) {
+	for k, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal", "":
+		default:
+			return k, p.Type
+		}
+	}
+	return -1, ""
+}
+
 // contentText reads a content or output member: a string, or an array of
-// parts whose text counts (see partsText).
+// parts whose text counts (see partsText). A part that is no text (an
+// image, a file, audio) is a *notTextError: dropped, the model would get
+// another request than the agent sent.
 func contentText(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
@@ -307,6 +342,9 @@ func stdText(raw []byte) (string, error) {
 	var parts []Part
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return "", errors.New("want a string or an array of content parts")
+	}
+	if k, typ := notText(parts); k >= 0 {
+		return "", &notTextError{k, typ}
 	}
 	return partsText(parts), nil
 }
