@@ -22,6 +22,7 @@ import (
 	"github.com/agentsnap/agentsnap/llm/anthropic"
 	"github.com/agentsnap/agentsnap/llm/gemini"
 	llmopenai "github.com/agentsnap/agentsnap/llm/openai"
+	rs "github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -30,6 +31,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 )
 
@@ -116,6 +119,35 @@ func visionGenai(image []byte) agentsnap.Runtime {
 			_, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", []*genai.Content{genai.NewContentFromParts(
 				[]*genai.Part{genai.NewPartFromBytes(image, "image/png"), genai.NewPartFromText(prompt)}, genai.RoleUser)}, nil)
 			return err
+		})
+	})
+}
+
+// visionResponses is an agent on openai-go's Responses API that sends its
+// first prompt with image and chains each later prompt to the answer
+// before by previous_response_id, sending the prompt alone.
+func visionResponses(image []byte) agentsnap.Runtime {
+	return wire.Runtime("vision-responses", func(ctx context.Context, env *wire.Env) error {
+		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient),
+			option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		prev := ""
+		return env.EachPrompt(ctx, func(ctx context.Context, i int, prompt string) error {
+			params := responses.ResponseNewParams{Model: "gpt-4o"}
+			if i == 0 {
+				img := responses.ResponseInputContentParamOfInputImage(responses.ResponseInputImageDetailHigh)
+				img.OfInputImage.ImageURL = param.NewOpt("data:image/png;base64," + base64.StdEncoding.EncodeToString(image))
+				params.Input.OfInputItemList = responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(
+					responses.ResponseInputMessageContentListParam{img, responses.ResponseInputContentParamOfInputText(prompt)}, responses.EasyInputMessageRoleUser)}
+			} else {
+				params.Input.OfString = param.NewOpt(prompt)
+				params.PreviousResponseID = param.NewOpt(prev)
+			}
+			r, err := client.Responses.New(ctx, params)
+			if err != nil {
+				return err
+			}
+			prev = r.ID
+			return nil
 		})
 	})
 }
@@ -246,6 +278,34 @@ var _ = Describe("an image an agent sends", func() {
 		Expect(o.Drift.String()).To(ContainSubstring("message 1's image changed: [image image/png 14 bytes sha256:"))
 	})
 
+	It("reaches the live model through the wire as openai-go's Responses sent it, in every call of a previous_response_id chain, and a replay with another image is drift", NodeTimeout(time.Minute), func(ctx SpecContext) {
+		model := &respModel{}
+		srv := httptest.NewServer(model)
+		DeferCleanup(srv.Close)
+		dir := newFixture("custom/vision", `{"description": "a vision agent", "prompts": ["What is in the picture?", "And its color?"], "agent": {}}`,
+			`{"sessions":{"root":[{"text":"x"},{"text":"y"}]}}`)
+		drv, err := rs.New(rs.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
+		Expect(err).NotTo(HaveOccurred())
+		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
+		opts.Runtime = visionResponses(redPixel)
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		image := `{"type":"input_image","detail":"high","image_url":"data:image/png;base64,` + base64.StdEncoding.EncodeToString(redPixel) + `"}`
+		bodies := model.requests()
+		Expect(bodies).To(HaveLen(2))
+		for _, body := range bodies {
+			var input []map[string]json.RawMessage
+			Expect(json.Unmarshal(body["input"], &input)).To(Succeed())
+			Expect(string(input[0]["content"])).To(MatchJSON(`[` + image + `,{"type":"input_text","text":"What is in the picture?"}]`))
+		}
+		expectDigestOnly(dir, redPixel)
+
+		Expect(mediaReplay(ctx, dir, visionResponses(redPixel))).To(harness.MatchRecording())
+		o := mediaReplay(ctx, dir, visionResponses(bluePixel))
+		Expect(o.Drift).NotTo(BeNil(), o.Report())
+		Expect(o.Drift.String()).To(ContainSubstring("model call 1 (turn 1 step 1): the conversation sent differs from message 1 on (1 messages recorded, 1 now); message 1's image changed: [image image/png 14 bytes sha256:"))
+	})
+
 	It("swapped in an earlier message is recorded where it was swapped, as the history the agent rewrote", func(ctx SpecContext) {
 		dir := newFixture("custom/vision", `{"description": "a vision agent", "prompts": ["What is in the picture?", "And now?"], "agent": {}}`,
 			`{"sessions":{"root":[{"text":"Red."},{"text":"Blue."}]}}`)
@@ -273,13 +333,9 @@ var _ = Describe("an image an agent sends", func() {
 			defer drv.mu.Unlock()
 			Expect(drv.reqs).To(BeEmpty(), "no model call")
 		},
-		Entry("Responses: an image in a user message", func(url string) (int, string) {
-			return postResp(url, respReq(`"input":[{"role":"user","content":[{"type":"input_text","text":"hi"},{"type":"input_image","image_url":"data:image/png;base64,aGk="}]}]`), nil)
-		}, `wire: POST /v1/responses: input[0]: content[1]: a \"input_image\" part`),
-		Entry("Responses: a file in a function's output", func(url string) (int, string) {
-			return postResp(url, respReq(`"input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},`+
-				`{"type":"function_call_output","call_id":"c","output":[{"type":"input_file","file_id":"file-1"}]}]`), nil)
-		}, `wire: POST /v1/responses: input[2]: output[0]: a \"input_file\" part`),
+		Entry("Responses: an image in the system prompt", func(url string) (int, string) {
+			return postResp(url, respReq(`"input":[{"role":"developer","content":[{"type":"input_image","image_url":"https://example.com/a.png"}]},{"role":"user","content":"hi"}]`), nil)
+		}, `wire: POST /v1/responses: input[0]: content[0]: a \"input_image\" part`),
 		Entry("Chat Completions: audio in a tool's result", func(url string) (int, string) {
 			return post(url, `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c","content":[{"type":"input_audio","input_audio":{"data":"aGk=","format":"wav"}}]}]}`, nil)
 		}, `wire: POST /v1/chat/completions: messages[1].content[0] (in a tool message): a \"input_audio\" part`),

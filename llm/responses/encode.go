@@ -18,9 +18,16 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // whole conversation as input with store false (agentsnap holds the
 // chain), then the request's settings (see the package doc).
 func encodeRequest(req *llm.Request, model string) ([]byte, error) {
+	var media llm.Media
+	if f, ok := req.Forward.(*Forward); ok && req.API == API {
+		media = f.Media
+	}
 	items := []Item{}
 	for i := range req.Messages {
-		items = appendItems(items, &req.Messages[i])
+		var err error
+		if items, err = appendItems(items, &req.Messages[i], media); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i+1, err)
+		}
 	}
 	input, err := session.MarshalData(items)
 	if err != nil {
@@ -67,11 +74,17 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 // tool call a function_call, each tool result a function_call_output, and
 // each reasoning part that carries its encrypted content a reasoning item
 // (one without cannot go back: with store false the API keeps none).
-// Output items go without their ids, which the API would look up.
-func appendItems(out []Item, m *session.Message) []Item {
+// Output items go without their ids, which the API would look up. A user
+// message with images or files is one message of input parts, each image
+// or file the agent's part in media; a tool result's, its output.
+func appendItems(out []Item, m *session.Message, media llm.Media) ([]Item, error) {
 	role := m.Role
 	if role == session.RoleTool {
 		role = session.RoleUser
+	}
+	if m.Role == session.RoleUser && hasMedia(m.Content) {
+		content, err := inputParts(m.Content, media)
+		return append(out, Item{Type: ItemMessage, Role: role, Content: content}), err
 	}
 	for _, p := range m.Content {
 		switch p.Type {
@@ -91,6 +104,12 @@ func appendItems(out []Item, m *session.Message) []Item {
 			out = append(out, Item{Type: ItemFunctionCall, CallID: p.ID, Name: p.Name, Arguments: &args})
 		case session.PartToolResult:
 			text, _ := json.Marshal(resultText(p.Content))
+			if hasMedia(p.Content) {
+				var err error
+				if text, err = inputParts(p.Content, media); err != nil {
+					return nil, err
+				}
+			}
 			out = append(out, Item{Type: ItemFunctionCallOutput, CallID: p.ToolCallID, Output: text})
 		case session.PartReasoning:
 			mt := ReadMeta(p.Meta)
@@ -104,7 +123,52 @@ func appendItems(out []Item, m *session.Message) []Item {
 			out = append(out, it)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// hasMedia reports whether parts hold an image or file part.
+func hasMedia(parts []session.Part) bool {
+	for _, p := range parts {
+		if p.Type == session.PartImage || p.Type == session.PartFile {
+			return true
+		}
+	}
+	return false
+}
+
+// inputParts is an array of input parts: an input_text per text part,
+// and the agent's part in media per image or file.
+func inputParts(parts []session.Part, media llm.Media) (json.RawMessage, error) {
+	out := []byte{'['}
+	for k := range parts {
+		if k > 0 {
+			out = append(out, ',')
+		}
+		switch p := &parts[k]; p.Type {
+		case session.PartImage, session.PartFile:
+			block, err := media.Block(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, block...)
+		default:
+			b, err := session.MarshalData(Part{Type: "input_text", Text: p.Text})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b...)
+		}
+	}
+	return append(out, ']'), nil
+}
+
+// Forward is what an agent's Responses request carries beyond agentsnap's
+// terms that a live model of this API gets as sent: the wire layer hands
+// it over in llm.Request.Forward.
+type Forward struct {
+	// Media is the agent's own part for each image and file of the run's
+	// requests (Served.Media): the log holds only their digests.
+	Media llm.Media
 }
 
 // resultText is the text a tool result sends back: its text parts, joined.

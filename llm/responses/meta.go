@@ -55,8 +55,8 @@ func ReadMeta(raw json.RawMessage) Meta {
 }
 
 // partsText joins the text of content parts: input_text, output_text and
-// text parts, and refusals (a refusal is what the model said). A request
-// with images, files or audio is refused before (contentText).
+// text parts, and refusals (a refusal is what the model said). Images,
+// files and audio are read before (builder.mediaParts).
 func partsText(parts []Part) string {
 	var b strings.Builder
 	for _, p := range parts {

@@ -210,12 +210,15 @@ func (b *builder) item(it *Item) error {
 			return errors.New("a function_call_output needs its call_id")
 		}
 		text, err := contentText(it.Output)
+		content := []session.Part{session.TextPart(text)}
 		if err != nil {
-			return inContent("output", err)
+			if content, err = b.mediaParts(it.Output, err); err != nil {
+				return inContent("output", err)
+			}
 		}
 		b.add(session.Message{Role: session.RoleTool, Content: []session.Part{{
 			Type: session.PartToolResult, ToolCallID: it.CallID, Name: b.name(it.CallID),
-			Content: []session.Part{session.TextPart(text)},
+			Content: content,
 		}}})
 	case ItemReasoning:
 		m := Meta{ID: it.ID}
@@ -238,7 +241,15 @@ func (b *builder) item(it *Item) error {
 func (b *builder) message(it *Item) error {
 	text, err := contentText(it.Content)
 	if err != nil {
-		return inContent("content", err)
+		if it.Role != session.RoleUser {
+			return inContent("content", err)
+		}
+		parts, err := b.mediaParts(it.Content, err)
+		if err != nil {
+			return inContent("content", err)
+		}
+		b.add(session.Message{Role: session.RoleUser, Content: parts})
+		return nil
 	}
 	switch it.Role {
 	case session.RoleUser:
@@ -294,6 +305,85 @@ func (e *notTextError) Error() string {
 	return llm.NotRecorded(fmt.Sprintf("[%d]", e.index), e.typ).Error()
 }
 
+// mediaParts reads raw, content or output that contentText refused with
+// err, as parts: its text between images, files and audio a text part
+// each, and an image or file part for each of them, whose part as sent
+// the run keeps (Served.Media). Any other part is err, or the error of
+// the first that says too little.
+func (b *builder) mediaParts(raw json.RawMessage, err error) ([]session.Part, error) {
+	var nt *notTextError
+	if !errors.As(err, &nt) {
+		return nil, err
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return nil, err
+	}
+	var parts []session.Part
+	var run strings.Builder
+	for k, elem := range elems {
+		var c struct {
+			Type       string `json:"type"`
+			Text       string `json:"text"`
+			Refusal    string `json:"refusal"`
+			ImageURL   string `json:"image_url"`
+			FileID     string `json:"file_id"`
+			FileData   string `json:"file_data"`
+			FileURL    string `json:"file_url"`
+			Filename   string `json:"filename"`
+			InputAudio *struct {
+				Data   string `json:"data"`
+				Format string `json:"format"`
+			} `json:"input_audio"`
+		}
+		if json.Unmarshal(elem, &c) != nil {
+			return nil, err
+		}
+		var p session.Part
+		var perr error
+		switch {
+		case c.Type == "refusal":
+			run.WriteString(c.Refusal)
+			continue
+		case c.Type == "input_image" && c.ImageURL != "":
+			p, perr = llm.AttachURL(session.PartImage, "", "", c.ImageURL)
+		case c.Type == "input_image" && c.FileID != "":
+			p = llm.AttachFile(session.PartImage, "", "", c.FileID)
+		case c.Type == "input_file" && c.FileData != "":
+			if strings.HasPrefix(c.FileData, "data:") {
+				p, perr = llm.AttachURL(session.PartFile, "", c.Filename, c.FileData)
+			} else {
+				p, perr = llm.AttachBase64(session.PartFile, "", c.Filename, c.FileData)
+			}
+		case c.Type == "input_file" && c.FileURL != "":
+			p, perr = llm.AttachURL(session.PartFile, "", c.Filename, c.FileURL)
+		case c.Type == "input_file" && c.FileID != "":
+			p = llm.AttachFile(session.PartFile, "", c.Filename, c.FileID)
+		case c.Type == "input_audio" && c.InputAudio != nil:
+			p, perr = llm.AttachBase64(session.PartFile, "audio/"+c.InputAudio.Format, "", c.InputAudio.Data)
+		default:
+			if k, _ := notText([]Part{{Type: c.Type}}); k < 0 {
+				run.WriteString(c.Text)
+				continue
+			}
+			return nil, &notTextError{k, c.Type}
+		}
+		if perr != nil {
+			return nil, fmt.Errorf("[%d]: %w", k, perr)
+		}
+		if run.Len() > 0 {
+			parts = append(parts, session.TextPart(run.String()))
+			run.Reset()
+		}
+		parts = append(parts, p)
+		b.served.addMedia(&p, elem)
+	}
+	if run.Len() > 0 {
+		parts = append(parts, session.TextPart(run.String()))
+	}
+	return parts, nil
+}
+
 // inContent is err, of reading member (content, output), said where.
 func inContent(member string, err error) error {
 	var nt *notTextError
@@ -318,8 +408,8 @@ func notText(parts []Part) (int, string) {
 
 // contentText reads a content or output member: a string, or an array of
 // parts whose text counts (see partsText). A part that is no text (an
-// image, a file, audio) is a *notTextError: dropped, the model would get
-// another request than the agent sent.
+// image, a file, audio) is a *notTextError, never dropped: a user
+// message's and a function output's are read by builder.mediaParts.
 func contentText(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {

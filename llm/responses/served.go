@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -26,6 +27,30 @@ type Served struct {
 	// still hold. missed holds the ids they found no item for.
 	epoch  uint64
 	missed map[string]bool
+	// media is the agent's own part for each image and file any request
+	// sent in this run, by attachment (see Media); replaced, not changed,
+	// when one is added.
+	media llm.Media
+}
+
+// addMedia keeps block, the agent's part for the image or file p.
+func (s *Served) addMedia(p *session.Part, block json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.media[p.Attachment.Key()]; ok && string(b) == string(block) {
+		return
+	}
+	s.media = llm.Merge(s.media, llm.Media{p.Attachment.Key(): block})
+}
+
+// Media returns the agent's own part for each image and file the requests
+// of this run sent (Forward.Media): those of a conversation continued by
+// previous_response_id too, which its request does not repeat. Nil when
+// there are none; the Media returned is not changed.
+func (s *Served) Media() llm.Media {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.media
 }
 
 type served struct {
