@@ -225,6 +225,33 @@ var _ = Describe("an image an agent sends", func() {
 			`message 1's image changed: \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] recorded, \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] now$`))
 	})
 
+	It("reaches aimock, an independent server, as openai-go sent it: its journal holds the image", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		// aimock's journal keeps a Chat Completions body as sent; an
+		// Anthropic one it keeps converted to chat messages, without the
+		// image, so the Messages specs capture the body themselves.
+		srv := startAimock(ctx, `{"fixtures": [{"match": {"userMessage": "What is in the picture?"}, "response": {"content": "A red pixel."}}]}`)
+		dir := newFixture("custom/vision", visionScenario, `{"sessions":{"root":[{"text":"x"}]}}`)
+		drv, err := llmopenai.New(llmopenai.Config{BaseURL: srv.URL + "/v1", APIKey: "aimock-test-key"})
+		Expect(err).NotTo(HaveOccurred())
+		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
+		opts.Runtime = visionChat(redPixel)
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := http.Get(srv.URL + "/__aimock/journal")
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		var journal []struct {
+			Body struct{ Messages []map[string]any }
+		}
+		Expect(json.NewDecoder(resp.Body).Decode(&journal)).To(Succeed())
+		Expect(journal).To(HaveLen(1))
+		Expect(journal[0].Body.Messages).To(HaveLen(1))
+		Expect(journal[0].Body.Messages[0]["content"]).To(ContainElement(HaveKeyWithValue("image_url",
+			HaveKeyWithValue("url", "data:image/png;base64,"+base64.StdEncoding.EncodeToString(redPixel)))))
+		expectDigestOnly(dir, redPixel)
+		Expect(mediaReplay(ctx, dir, visionChat(redPixel))).To(harness.MatchRecording())
+	})
+
 	It("reaches the live model through the wire as anthropic-sdk-go sent it, is recorded as a digest, and a replay with another image is drift", NodeTimeout(time.Minute), func(ctx SpecContext) {
 		model := &messagesModel{say: func(map[string]any) string { return "A red pixel." }}
 		srv := httptest.NewServer(model)
