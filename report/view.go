@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
 )
@@ -288,6 +289,7 @@ func (b *builder) event(e *session.Event) {
 		var m session.Message
 		_ = e.Decode(&m)
 		b.add("user", "", "", m.Text())
+		b.attachments(m.Content)
 	case session.TypeStepStart:
 		var d session.StepData
 		_ = e.Decode(&d)
@@ -436,6 +438,17 @@ func (b *builder) result(m *session.Message) {
 			kind = "error"
 		}
 		b.add(kind, "", p.ToolCallID, strings.Join(text, ""))
+		b.attachments(p.Content)
+	}
+}
+
+// attachments shows each image and file of parts as an item of its own:
+// what it is, its size and digest.
+func (b *builder) attachments(parts []session.Part) {
+	for i := range parts {
+		if p := &parts[i]; p.Type == session.PartImage || p.Type == session.PartFile {
+			b.add(p.Type, "", "", llm.Describe(p.Attachment))
+		}
 	}
 }
 
