@@ -145,12 +145,14 @@ func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, C
 	var results, rest Content
 	for j, p := range m.Content {
 		var cc, inner json.RawMessage
+		innerAt := 0 // the text part of a tool result's content inner marks
 		for _, mk := range marks {
 			switch {
-			case mk.Part != j:
 			case mk.Inner:
-				inner = mk.CacheControl
-			default:
+				if p.Type == session.PartToolResult { // a tool message's one part
+					inner, innerAt = mk.CacheControl, mk.Part
+				}
+			case mk.Part == j:
 				cc = mk.CacheControl
 			}
 		}
@@ -178,7 +180,7 @@ func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, C
 			content := Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}
 			if hasMedia(p.Content) {
 				var err error
-				if content, err = mediaContent(p.Content, media, inner); err != nil {
+				if content, err = mediaContent(p.Content, media, inner, innerAt); err != nil {
 					return "", nil, fmt.Errorf("content[%d].content%w", j, err)
 				}
 			}
@@ -207,16 +209,18 @@ func hasMedia(parts []session.Part) bool {
 }
 
 // mediaContent is a tool result's content with images or files: a text
-// block per text part and the agent's block per image or file; the last
-// text block carries inner, the result content's breakpoint.
-func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage) (Content, error) {
+// block per text part, text part innerAt carrying inner (the breakpoint
+// of the content's text), and the agent's block per image or file.
+func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage, innerAt int) (Content, error) {
 	out := make(Content, 0, len(parts))
-	last := -1
 	for k := range parts {
 		switch p := &parts[k]; p.Type {
 		case session.PartText:
-			last = len(out)
-			out = append(out, Block{Type: TypeText, Text: p.Text})
+			b := Block{Type: TypeText, Text: p.Text}
+			if k == innerAt {
+				b.CacheControl = inner
+			}
+			out = append(out, b)
 		case session.PartImage, session.PartFile:
 			b, err := mediaBlock(p, media)
 			if err != nil {
@@ -224,9 +228,6 @@ func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage) 
 			}
 			out = append(out, b)
 		}
-	}
-	if last >= 0 {
-		out[last].CacheControl = inner
 	}
 	return out, nil
 }

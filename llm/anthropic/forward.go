@@ -53,9 +53,12 @@ type Cache struct {
 }
 
 // Mark is the cache_control of the block that became part Part of
-// message Message of Call.Messages; Inner marks the last marked block of
-// a tool result's content rather than the tool_result block (the result
-// goes back as one text block, which then carries it).
+// message Message of Call.Messages; Inner marks the last marked text
+// block of a tool result's content rather than the tool_result block,
+// Part then being the text part of the result's content it became (the
+// result's text goes back as one text block, or one between each two of
+// its images, which then carries it; an image or document keeps its own
+// cache_control in its block, Media).
 type Mark struct {
 	Message, Part int
 	Inner         bool
@@ -167,16 +170,4 @@ func (c *Cache) tool(i, n int) json.RawMessage {
 		return nil
 	}
 	return c.Tools[i]
-}
-
-// innerCache is the cache_control of the last marked block of a tool
-// result's content, or nil.
-func innerCache(c Content) json.RawMessage {
-	var cc json.RawMessage
-	for i := range c {
-		if c[i].CacheControl != nil {
-			cc = c[i].CacheControl
-		}
-	}
-	return cc
 }

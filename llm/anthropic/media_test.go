@@ -11,14 +11,14 @@ import (
 )
 
 // mediaRequest has an image and a document in the user's first message,
-// and an image (with a cache breakpoint) in a tool's result, between
-// texts.
+// and an image in a tool's result, between texts, the first text and the
+// image each with a cache breakpoint.
 const mediaRequest = `{"model":"claude-x","max_tokens":1024,"stream":true,"messages":[
 	{"role":"user","content":[{"type":"text","text":"What is this?"},
 		{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGVsbG8="}},
 		{"type":"document","source":{"type":"text","media_type":"text/plain","data":"hi"},"title":"notes"}]},
 	{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"shot","input":{}}]},
-	{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"the screen:"},
+	{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"the screen:","cache_control":{"type":"ephemeral","ttl":"1h"}},
 		{"type":"image","source":{"type":"url","url":"https://example.com/s.png"},"cache_control":{"type":"ephemeral"}},{"type":"text","text":"done"}]}]}]}`
 
 var _ = Describe("images and documents in a request", func() {
@@ -33,11 +33,11 @@ var _ = Describe("images and documents in a request", func() {
 			{Type: session.PartImage, Attachment: &session.Attachment{URL: "https://example.com/s.png"}}, session.TextPart("done")}))
 	})
 
-	It("reach a live model of the same API as the agent sent them, and no other", func() {
+	It("reach a live model of the same API as the agent sent them, and no other, each breakpoint where it was", func() {
 		call, err := anthropic.DecodeRequest([]byte(mediaRequest))
 		Expect(err).NotTo(HaveOccurred())
 		req := &llm.Request{Model: call.Model, Messages: call.Messages, API: anthropic.API, Settings: json.RawMessage(`{"max_tokens":1024}`),
-			Forward: &anthropic.Forward{Media: call.Media}}
+			Forward: &anthropic.Forward{Media: call.Media, Cache: call.Cache}}
 		b, err := anthropic.Messages{}.Encode(req, call.Model)
 		Expect(err).NotTo(HaveOccurred())
 		var sent, got struct{ Messages json.RawMessage }

@@ -171,12 +171,13 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 			if b.CacheControl != nil {
 				*marks = append(*marks, Mark{Message: at + len(out), CacheControl: b.CacheControl})
 			}
-			if cc := innerCache(b.Content); cc != nil {
-				*marks = append(*marks, Mark{Message: at + len(out), Inner: true, CacheControl: cc})
-			}
-			content, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), media)
+			content, inner, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), media)
 			if err != nil {
 				return nil, err
+			}
+			if inner.CacheControl != nil {
+				inner.Message = at + len(out)
+				*marks = append(*marks, inner)
 			}
 			out = append(out, session.Message{Role: session.RoleTool, Content: []session.Part{{
 				Type: session.PartToolResult, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID],
@@ -225,19 +226,25 @@ func decodeAssistant(c Content, names map[string]string, at int, marks *[]Mark) 
 
 // resultContent is a tool result's content as parts: its text in one
 // part, or, when it holds images or documents, the text between them a
-// part each and an image or file part for each of them. Any other block
-// is an error; where is the content's place in the message.
-func resultContent(c Content, where string, media *llm.Media) ([]session.Part, error) {
+// part each and an image or file part for each of them; and the Inner
+// mark of its last text block with a cache_control (its Message to be
+// set), or none. Any other block is an error; where is the content's
+// place in the message.
+func resultContent(c Content, where string, media *llm.Media) ([]session.Part, Mark, error) {
 	var parts []session.Part
 	var run strings.Builder
+	inner := Mark{Inner: true}
 	for k := range c {
 		switch b := &c[k]; b.Type {
 		case TypeText:
 			run.WriteString(b.Text)
+			if b.CacheControl != nil {
+				inner.Part, inner.CacheControl = len(parts), b.CacheControl // the part this run becomes
+			}
 		case TypeImage, TypeDocument:
 			p, err := mediaPart(b, fmt.Sprintf("%s[%d]", where, k), media)
 			if err != nil {
-				return nil, err
+				return nil, inner, err
 			}
 			if run.Len() > 0 {
 				parts = append(parts, session.TextPart(run.String()))
@@ -245,16 +252,16 @@ func resultContent(c Content, where string, media *llm.Media) ([]session.Part, e
 			}
 			parts = append(parts, p)
 		default:
-			return nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), b.Type)
+			return nil, inner, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), b.Type)
 		}
 	}
 	if parts == nil {
-		return []session.Part{session.TextPart(c.Text())}, nil
+		return []session.Part{session.TextPart(c.Text())}, inner, nil
 	}
 	if run.Len() > 0 {
 		parts = append(parts, session.TextPart(run.String()))
 	}
-	return parts, nil
+	return parts, inner, nil
 }
 
 // mediaPart is the image or file part of b, an image or document block,
