@@ -231,7 +231,21 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 	// The result part and its text part in one allocation, each capped.
 	parts := []session.Part{{Type: session.PartToolResult, ToolCallID: callID, Name: name, IsError: isError}, session.TextPart(text)}
 	parts[0].Content = parts[1:2:2]
-	msg := session.Message{Role: session.RoleTool, Content: parts[0:1:1]}
+	j.toolResult(parts[0:1:1])
+}
+
+// ToolResultContent is ToolResult for a result that says more than text:
+// content is its parts, text and the images and files it returned
+// (session.PartImage, PartFile), in order. The journal keeps content; do
+// not change it after.
+func (j *Journal) ToolResultContent(callID, name string, content []session.Part, isError bool) {
+	j.writeRecords(callID, false)
+	j.toolResult([]session.Part{{Type: session.PartToolResult, ToolCallID: callID, Name: name, IsError: isError, Content: content}})
+}
+
+// toolResult records the tool/result of part, a tool-result part.
+func (j *Journal) toolResult(part []session.Part) {
+	msg := session.Message{Role: session.RoleTool, Content: part}
 	j.emitOwn(session.TypeToolResult, session.ToolResultData{Turn: j.turn, Step: j.step, Message: msg})
 	j.addMessage(msg)
 }

@@ -175,7 +175,7 @@ func LatestCallName(msgs []Message, id string) (string, bool) {
 
 // Part is one piece of message content.
 type Part struct {
-	Type       string      // text, reasoning, tool-call, tool-result
+	Type       string      // text, reasoning, tool-call, tool-result, image, file
 	Text       string      // text, reasoning
 	ID         string      // tool-call
 	Name       string      // tool-call; tool-result: the tool called (optional)

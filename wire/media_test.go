@@ -152,6 +152,39 @@ func visionResponses(image []byte) agentsnap.Runtime {
 	})
 }
 
+// screenshotClaude is an agent on anthropic-sdk-go with a screenshot
+// tool: it answers each call of it with a text and image, a PNG.
+func screenshotClaude(image []byte) agentsnap.Runtime {
+	return wire.Runtime("screenshot-claude", func(ctx context.Context, env *wire.Env) error {
+		client := sdk.NewClient(sdkoption.WithBaseURL(strings.TrimSuffix(env.BaseURL, "/v1")), sdkoption.WithHTTPClient(env.HTTPClient),
+			sdkoption.WithAPIKey("unused"), sdkoption.WithMaxRetries(0))
+		tool := sdk.ToolUnionParamOfTool(sdk.ToolInputSchemaParam{Properties: map[string]any{}}, "screenshot")
+		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+			msgs := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(prompt))}
+			for {
+				msg, err := client.Messages.New(ctx, sdk.MessageNewParams{Model: claudeModel, MaxTokens: 256, Messages: msgs, Tools: []sdk.ToolUnionParam{tool}})
+				if err != nil {
+					return err
+				}
+				msgs = append(msgs, msg.ToParam())
+				var results []sdk.ContentBlockParamUnion
+				for _, b := range msg.Content {
+					if b.Type == "tool_use" {
+						results = append(results, sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{ToolUseID: b.ID,
+							Content: []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: "the screen:"}},
+								{OfImage: &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
+									MediaType: "image/png", Data: base64.StdEncoding.EncodeToString(image)}}}}}}})
+					}
+				}
+				if len(results) == 0 {
+					return nil
+				}
+				msgs = append(msgs, sdk.NewUserMessage(results...))
+			}
+		})
+	})
+}
+
 // chatModel is a live Chat Completions endpoint of this test: it keeps
 // every request body and says "A red pixel.".
 type chatModel struct {
@@ -331,6 +364,30 @@ var _ = Describe("an image an agent sends", func() {
 		o := mediaReplay(ctx, dir, visionResponses(bluePixel))
 		Expect(o.Drift).NotTo(BeNil(), o.Report())
 		Expect(o.Drift.String()).To(ContainSubstring("model call 1 (turn 1 step 1): the conversation sent differs from message 1 on (1 messages recorded, 1 now); message 1's image changed: [image image/png 14 bytes sha256:"))
+	})
+
+	It("in a tool's result is recorded in the tool/result where the agent sent it, not as a rewritten history, and another image is a difference there", func(ctx SpecContext) {
+		dir := newFixture("custom/vision", `{"description": "an agent that looks", "prompts": ["What is on the screen?"], "agent": {}}`,
+			`{"sessions":{"root":[{"toolCalls":[{"id":"toolu_s","name":"screenshot","arguments":{}}]},{"text":"A red pixel."}]}}`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = screenshotClaude(redPixel)
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		part, err := json.Marshal(llm.Attach("image", "image/png", "", redPixel))
+		Expect(err).NotTo(HaveOccurred())
+		log := string(mustRead(filepath.Join(dir, "session.jsonl")))
+		Expect(log).To(ContainSubstring(`"type":"tool/result"`))
+		Expect(log).To(ContainSubstring(`{"type":"tool-result","toolCallId":"toolu_s","name":"screenshot","content":[{"type":"text","text":"the screen:"},` + string(part) + `],"isError":false}`))
+		Expect(log).NotTo(ContainSubstring("history/replace"))
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring("result toolu_s: the screen:\n      image: image/png 14 bytes sha256:"))
+
+		Expect(mediaReplay(ctx, dir, screenshotClaude(redPixel))).To(harness.MatchRecording())
+		// The tool's output changed, before any request: the replay names
+		// the tool/result where it did.
+		o := mediaReplay(ctx, dir, screenshotClaude(bluePixel))
+		Expect(o).NotTo(harness.MatchRecording())
+		Expect(o.Report()).To(MatchRegexp(`seq \d+ \(tool/result, turn 1 step 1, screenshot call toolu_s\): data\.message\.content\[0\]\.content\[1\]\.attachment\.attachmentId: golden "sha256:[0-9a-f]{64}", replay "sha256:[0-9a-f]{64}"`))
 	})
 
 	It("swapped in an earlier message is recorded where it was swapped, as the history the agent rewrote", func(ctx SpecContext) {

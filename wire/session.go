@@ -194,9 +194,14 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 		return fmt.Errorf("%w; if it is another agent's that calls in this session beside the one that made them, with no tool call to name it by (an input guardrail that runs an agent, which the Agents SDK runs in parallel by default), run it before the agent it guards (runInParallel: false)", err)
 	}
 	for i, c := range s.awaiting {
-		if k := found[i]; k >= 0 {
+		switch k := found[i]; {
+		case k >= 0 && len(attachments(&parts[k])) > 0:
+			// An image the tool returned is in the log's conversation as
+			// the agent sent it, so the next request is not a rewrite.
+			s.j.ToolResultContent(c.ID, c.Name, slices.Clone(parts[k].Content), parts[k].IsError)
+		case k >= 0:
 			s.j.ToolResult(c.ID, c.Name, resultText(parts[k]), parts[k].IsError)
-		} else {
+		default:
 			s.j.ToolResult(c.ID, c.Name, "agentsnap: the agent's next request sent no result for this call", true)
 		}
 	}
