@@ -16,8 +16,10 @@ import (
 // Media is an agent's own content block for each image and file part of
 // its request, by the part's Attachment.Key: the log holds a digest of
 // the bytes, so a live driver of the request's API sends this block for
-// the part, and the model gets what the agent sent. A Media is not
-// changed once a request holds it; With copies.
+// the part, and the model gets what the agent sent. The same image or
+// file sent twice has one block, the last one read: a second copy with
+// another detail or cache_control goes out as the last. A Media is not
+// changed once a request holds it (Merge copies).
 type Media map[string]json.RawMessage
 
 // Add returns m with block for p's attachment, m itself when it is not
