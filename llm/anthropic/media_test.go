@@ -84,3 +84,29 @@ var _ = Describe("images and documents in a request", func() {
 			`messages[2].content[0].content[0]: a "search_result" part`),
 	)
 })
+
+var _ = Describe("an image whose cache breakpoint the agent moves to the newest message", func() {
+	It("is read against the last request, and the live model gets its block as the agent sent it this time", func() {
+		image := func(marked bool) string {
+			cc := ""
+			if marked {
+				cc = `,"cache_control":{"type":"ephemeral"}`
+			}
+			return `{"role":"user","content":[{"type":"text","text":"What is this?"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"aGVsbG8="}` + cc + `}]}`
+		}
+		answer := `{"role":"assistant","content":"A cat."}`
+		ask := `{"role":"user","content":[{"type":"text","text":"Sure?","cache_control":{"type":"ephemeral"}}]}`
+		prev := decodeBoth(nil, msgsBody(nextHead, []string{image(true)}, nextTail))
+		body := msgsBody(nextHead, []string{image(false), answer, ask}, nextTail)
+		d := decodeBoth(prev, body)
+		Expect(d.Reused).To(Equal(1), "read against the last request, though the image's block changed")
+		req := &llm.Request{Model: d.Call.Model, Messages: d.Call.Messages, API: anthropic.API, Settings: json.RawMessage(`{"max_tokens":1024}`),
+			Forward: &anthropic.Forward{Media: d.Call.Media, Cache: d.Call.Cache}}
+		b, err := anthropic.Messages{}.Encode(req, d.Call.Model)
+		Expect(err).NotTo(HaveOccurred())
+		var sent, got struct{ Messages json.RawMessage }
+		Expect(json.Unmarshal(body, &sent)).To(Succeed())
+		Expect(json.Unmarshal(b, &got)).To(Succeed())
+		Expect(string(got.Messages)).To(MatchJSON(sent.Messages), "the image without its old breakpoint")
+	})
+})
