@@ -32,7 +32,10 @@
 //	the recordings are kept in /tmp/agentsnap-conformance-1234; agentsnap inspect /tmp/agentsnap-conformance-1234/CATEGORY/NAME shows one scenario's session tree
 //
 // A broken rule usually breaks the replay too; replay-matches then follows
-// with the replay's own report. Fix the named rules first.
+// with the replay's own report. Fix the named rules first. The kit records
+// every scenario afresh, so a replay that fails is the runtime's doing, not
+// a stale recording's: its report says what to look at in the runtime and
+// names no command to re-record or update.
 //
 // The scenarios (Scenarios): spawn; fork-first-turn (a fork in turn 1
 // inherits nothing); fork-later-turn; fork-after-tool-call (the seed holds

@@ -309,7 +309,7 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 	var first [][]byte
 	var differ []string
 	for n := 1; n <= max(b.replays, 1); n++ {
-		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: cfg.New()})
+		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: cfg.New(), Hints: judge.Hints{Fresh: freshHint}})
 		if err != nil {
 			r.add(ruleReplay, r.refusedFix(), fmt.Sprintf("the replay could not run: %v", err))
 			return
@@ -344,6 +344,12 @@ func (r *report) refusedFix() string {
 	}
 	return fixReplay
 }
+
+// freshHint ends the replay's messages instead of a command that
+// re-records the scenario or updates its golden: the kit records every
+// scenario afresh, so a replay that fails is the runtime's bug, not a stale
+// fixture's.
+const freshHint = "the kit recorded this scenario moments before with a runtime from Config.New, so the runtime, not the recording, is at fault: look at what it does otherwise when replayed (see the fix below)"
 
 const fixReplay = "a replay must do what the recording did: the runtime may not depend on env.Recording, wall-clock time, randomness or state kept between runs, and must send each session's calls in the recorded order"
 

@@ -44,7 +44,7 @@ var _ = Describe("the conformance kit, a replay refused for a reason no broken r
 		Expect(rules(res.Violations)).To(ContainElement("usage"), "the spec's premise: usage is broken first")
 		Expect(res.Violations).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
 			"Rule":    Equal("replay-matches"),
-			"Problem": ContainSubstring(`it was recorded with the runtime "recording-agent"`),
+			"Problem": ContainSubstring(`it was recorded by a runtime named "recording-agent"`),
 			"Fix":     HavePrefix("a replay must do what the recording did: "),
 		})), "violations: %v", res.Violations)
 	})

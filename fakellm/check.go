@@ -47,7 +47,7 @@ func (d *Driver) Check() error {
 	if len(left) == 0 && len(d.failures) == 0 && len(d.toolFailures) == 0 {
 		return nil
 	}
-	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), record: d.record}
+	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), advice: d.advice}
 }
 
 // sortedErrors returns the errors of failures in lineage order.
@@ -69,14 +69,14 @@ type checkError struct {
 	sessions     int     // the sessions left names
 	failures     []error // model calls
 	toolFailures []error // recorded tools' calls and MCP requests
-	record       string
+	advice       string
 }
 
 func (e *checkError) Error() string {
 	var b strings.Builder
 	if len(e.left) > 0 {
-		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — re-record with: %s",
-			ErrNotConsumed, e.sessions, plural(e.sessions, "session"), e.record)
+		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — %s",
+			ErrNotConsumed, e.sessions, plural(e.sessions, "session"), e.advice)
 		for _, l := range e.left {
 			b.WriteString("\n  " + l)
 		}

@@ -19,6 +19,7 @@ type options struct {
 	virtual   bool // WithVirtualTime
 	release   bool // WithReleaseServed
 	record    string
+	advice    string // WithAdvice
 	logf      func(format string, args ...any)
 	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
 
@@ -76,6 +77,12 @@ func WithScheduleOf(s Schedule) Option {
 // re-record the scenario. The default is "go tool agentsnap record DIR" with the
 // folder of the logs.
 func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
+
+// WithAdvice sets what errors end with instead of "re-record with: " and
+// the record command: for a recording made afresh before every replay
+// (package conformance), which re-recording does not mend, text says what
+// to look at in the agent.
+func WithAdvice(text string) Option { return func(o *options) { o.advice = text } }
 
 // WithReleaseServed has the driver let go of each recorded answer once it
 // has handed it to a call, so a replay holds only the answers still to

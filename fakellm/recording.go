@@ -116,7 +116,7 @@ func (r *Recording) Scripts() []*Script { return r.scripts }
 
 // Driver returns a new driver that replays the recording from its start,
 // with the driver options among opts (WithSchedule, WithVirtualTime,
-// WithPace, WithLogf, WithRecordCommand). A derivation option is an error:
+// WithPace, WithLogf, WithRecordCommand, WithAdvice). A derivation option is an error:
 // the recording is derived already, and a driver that silently replayed
 // other scripts than asked would prove nothing.
 func (r *Recording) Driver(opts ...Option) (*Driver, error) {

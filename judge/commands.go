@@ -32,6 +32,12 @@ type Hints struct {
 	// runs in another process); a golden is then updated by accepting the
 	// proposal the replay writes (agentsnap review).
 	Record func(fx *fixture.Fixture) string
+	// Fresh, set where every fixture is recorded afresh with the runtime
+	// that then replays it (package conformance), says what to look at in
+	// that runtime. A failed replay is then the runtime's bug, not a stale
+	// fixture's: messages end with Fresh instead of a command that
+	// re-records the fixture, updates its golden or runs the CLI.
+	Fresh string
 }
 
 // commands builds the commands of one replay's messages from its Hints.
@@ -46,7 +52,25 @@ func (opts Options) commands() commands {
 }
 
 // cli reports whether the user runs the CLI.
-func (c commands) cli() bool { return c.Test == nil && c.Record == nil }
+func (c commands) cli() bool { return c.Test == nil && c.Record == nil && c.Fresh == "" }
+
+// redo is what a message about a recording the replay does not follow
+// ends with: the command that re-records fx, or Fresh.
+func (c commands) redo(fx *fixture.Fixture) string {
+	if c.Fresh != "" {
+		return c.Fresh
+	}
+	return "re-record with: " + c.record(fx)
+}
+
+// orRedo is redo as the end of a sentence that said what else to do:
+// ", or re-record with: CMD", or "; " and Fresh.
+func (c commands) orRedo(fx *fixture.Fixture) string {
+	if c.Fresh != "" {
+		return "; " + c.Fresh
+	}
+	return ", or " + c.redo(fx)
+}
 
 // byCLI reports whether the agentsnap CLI records fx: it runs the
 // reference runtime only.

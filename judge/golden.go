@@ -278,6 +278,10 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 			// No proposal: neither review nor an update could replace it.
 			// An update writes goldens only from a replay that matched its
 			// recording: else the re-recording makes it (see below).
+			if o.commands.Fresh != "" {
+				res.Message = fmt.Sprintf("%s: %s cannot be read, though it was written moments ago: %s; %s", fx.Name, fx.Golden, why, o.commands.Fresh)
+				return res
+			}
 			how := "create it from the replay with:\n  " + UpdateCommand(o)
 			if !o.Passed() {
 				how = "re-record the scenario (the replay itself does not match its recording, and an update writes goldens only from a replay that does):\n  " + RecordCommand(o)
@@ -299,6 +303,11 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 	}
 	res.Pending = pending
 	note := strings.TrimSuffix(proposalNote(o, pending, problem), "\n")
+	if o.commands.Fresh != "" && differs {
+		// Recorded moments ago, the golden is what the runtime wrote:
+		// neither an update nor a review of the proposal is the fix.
+		note = ""
+	}
 	if !differs {
 		res.Message = note
 	}
@@ -314,6 +323,10 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 		res.Message = fmt.Sprintf("%s(no golden proposal written: the replay itself does not match its recording, and an update writes goldens only from a replay that does)\n%s",
 			head, o.recordAdvice(RecordCommand(o)))
 		return res
+	case o.commands.Fresh != "" && missing:
+		res.Message = fmt.Sprintf("%s: %s is missing, though it was recorded moments ago; %s", fx.Name, fx.Golden, o.commands.Fresh)
+	case o.commands.Fresh != "" && differs:
+		res.Message = fmt.Sprintf("%s: the transcript differs from %s\n%s\n%s", fx.Name, fx.Golden, diff, o.commands.Fresh)
 	case missing:
 		res.Message = fmt.Sprintf("%s: %s is missing; create it from the replay with:\n  %s\nand review it before committing", fx.Name, fx.Golden, UpdateCommand(o))
 	case differs:

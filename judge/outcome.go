@@ -129,8 +129,12 @@ func (o *Outcome) Report() string {
 // recordAdvice is the advice a failed replay ends with: re-record with
 // cmd if the change is intended. When the logs depend on the schedule, the
 // search above already said that re-recording does not help, so the
-// advice says to fix the order first instead of contradicting it.
+// advice says to fix the order first instead of contradicting it. With
+// Hints.Fresh it is that: the recording was made moments ago.
 func (o *Outcome) recordAdvice(cmd string) string {
+	if o.commands.Fresh != "" {
+		return o.commands.Fresh
+	}
 	for _, e := range o.RunErrors {
 		var se *scheduleError
 		if errors.As(e, &se) && se.diverged {

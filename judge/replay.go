@@ -239,6 +239,7 @@ type prepared struct {
 	rec      *fakellm.Recording
 	once     bool // the scripts are replayed once, by a lean replay (Options.Once, fixture.Open)
 	record   string
+	fresh    string // Hints.Fresh, which the driver's errors end with instead of record
 	cwd      string
 	warnings []string // the runtime's warnings about the scenario's settings
 	// ownHeads reports that the scripts were derived from the fixture's
@@ -267,7 +268,7 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	}
 	once := opts.Once && fx.Logs == nil
 	ownHeads := fx.Logs == nil && opts.Deriver == nil && len(rec.Scripts()) == len(fx.LogPaths())
-	return &prepared{rec: rec, once: once, record: cmds.record(fx), cwd: cmds.cwd, ownHeads: ownHeads}, nil
+	return &prepared{rec: rec, once: once, record: cmds.record(fx), fresh: cmds.Fresh, cwd: cmds.cwd, ownHeads: ownHeads}, nil
 }
 
 // derive derives fx's scripts: from its logs in memory, or, for a fixture
@@ -299,6 +300,9 @@ func derive(fx *fixture.Fixture, fopts []fakellm.Option) (*fakellm.Recording, er
 // time, under the schedule.
 func (p *prepared) driver(fx *fixture.Fixture, sched scheduling, logf func(string, ...any)) (*fakellm.Driver, error) {
 	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
+	if p.fresh != "" {
+		fopts = append(fopts, fakellm.WithAdvice(p.fresh))
+	}
 	if p.once {
 		fopts = append(fopts, fakellm.WithReleaseServed()) // no other replay shares the scripts
 	}
@@ -324,7 +328,7 @@ func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 		return "" // a playbook removed after recording asks for nothing
 	}
 	if now := fixture.PlaybookDigest(b); !fixture.PlaybookRecorded(b, rec.Playbook) {
-		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; re-record with: %s", filepath.Join(fx.Dir, fixture.PlaybookFile), rec.Playbook, now, cmds.record(fx))
+		return fmt.Sprintf("%s changed since the recording (recorded %s, now %s): the fixture no longer shows what the playbook says; %s", filepath.Join(fx.Dir, fixture.PlaybookFile), rec.Playbook, now, cmds.redo(fx))
 	}
 	return ""
 }
@@ -334,6 +338,14 @@ func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 func fitsRuntime(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) error {
 	rec := fx.Scenario.Recorded
 	name := agentsnap.NameOf(rt)
+	if cmds.Fresh != "" {
+		// The runtime that recorded it moments ago replays it: only its
+		// name can have changed in between.
+		if recorded := cmds.recordedBy(fx); recorded != name {
+			return notMended{fmt.Errorf("judge: %s: %w: it was recorded by a runtime named %q and is replayed by one named %q, made the same way: a runtime's name (agentsnap.Named) must not change from run to run; %s", fx.Name, fixture.ErrFixture, recorded, name, cmds.Fresh)}
+		}
+		return nil
+	}
 	if unnamedFromTest(fx) && name == agentsnap.ReferenceName {
 		// The runtime that recorded it left no name to compare, but it
 		// was not the reference runtime, which has one.
@@ -388,7 +400,7 @@ func unfinished(fx *fixture.Fixture, cause error, waiting []string, cmds command
 	if cmds.cli() {
 		more = "--timeout: " + cmds.tool("check --timeout 30m", fx.Dir)
 	}
-	fmt.Fprintf(&b, "\nThe runtime waits for what the recording does not give it — a call it does not make, a cancel that does not come — so compare its path with the recording, or re-record with: %s. If the replay is only slow, give it more time with %s.", cmds.record(fx), more)
+	fmt.Fprintf(&b, "\nThe runtime waits for what the recording does not give it — a call it does not make, a cancel that does not come — so compare its path with the recording%s. If the replay is only slow, give it more time with %s.", cmds.orRedo(fx), more)
 	return fmt.Errorf("judge: %s: %w (%w)%s", fx.Name, ErrUnfinished, cause, b.String())
 }
 
@@ -408,7 +420,7 @@ func checkHangs(fx *fixture.Fixture, scripts []*fakellm.Script, cmds commands) e
 				return notMended{fmt.Errorf("judge: %s: %w: %s call %d is a hang, which lasts until the turn is cancelled, but scenario.json sets no turnTimeout, so the replay would wait forever; set \"turnTimeout\" (e.g. \"500ms\") in %s/scenario.json", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir)}
 			}
 			if cmds.byCLI(fx) && e.Waits() {
-				return notMended{fmt.Errorf("judge: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with, or re-record with: %s", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir, cmds.record(fx))}
+				return notMended{fmt.Errorf("judge: %s: %w: %s call %d was recorded aborted (its turn was cancelled while it streamed), and its replay waits for the same cancel, but scenario.json sets no turnTimeout and the reference runtime cancels nothing else, so the replay would wait forever; set \"turnTimeout\" in %s/scenario.json to the one it was recorded with%s", fx.Name, fixture.ErrFixture, s.Name, i+1, fx.Dir, cmds.orRedo(fx))}
 			}
 		}
 	}
