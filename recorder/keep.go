@@ -2,7 +2,9 @@ package recorder
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -68,6 +70,8 @@ func (u *Reuse) Lines() []string {
 			// Not "re-recorded": the log is the recorded one, byte for byte.
 			line = fmt.Sprintf("%s: kept as recorded, though %s went to the model again from model call %d (turn %d step %d) (%s): %s; the answers came back as recorded",
 				c.Session, count(c.Live, "call"), c.From, c.Turn, c.Step, c.Tokens, c.Why)
+		case c.Live == 0 && c.Why != "":
+			line = fmt.Sprintf("%s: changed though all %d of its calls replayed: %s", c.Session, c.Replayed, c.Why)
 		case c.Live == 0:
 			line = fmt.Sprintf("%s: changed though all %d of its calls replayed (its own events differ)", c.Session, c.Replayed)
 		case c.New:
@@ -185,9 +189,9 @@ func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model st
 	u := &Reuse{}
 	old, kept := r.old, r.kept
 	newKeys, oldKeys := session.LineageKeys(rendered), session.LineageKeys(old)
-	was := map[string]bool{}
+	was := map[string]*session.Log{}
 	for _, o := range old {
-		was[oldKeys[o.Header.ID]] = true
+		was[oldKeys[o.Header.ID]] = o
 	}
 	now := map[string]bool{}
 	for _, l := range rendered {
@@ -197,7 +201,7 @@ func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model st
 		if s == nil {
 			s = &reused{}
 		}
-		c := Change{Session: key, New: !was[key], Live: s.live, Tokens: s.tokens, Why: s.why}
+		c := Change{Session: key, New: was[key] == nil, Live: s.live, Tokens: s.tokens, Why: s.why}
 		c.Replayed = s.calls - s.live
 		if s.live > 0 {
 			c.From, c.Turn, c.Step = s.liveFrom, s.turn, s.step
@@ -212,6 +216,9 @@ func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model st
 			}
 			c.Kept = true
 		}
+		if c.Live == 0 && !c.New {
+			c.Why = memberChanges(l, was[key])
+		}
 		u.Changed = append(u.Changed, c)
 	}
 	for _, o := range old {
@@ -225,4 +232,87 @@ func (r *reuse) summary(rendered []*session.Log, sc *scenario.Scenario, model st
 		}
 	}
 	return u
+}
+
+// memberChanges says why a session whose every call replayed was written
+// anew: the members its header or its events of a type gained or lost
+// from its recorded self — what an older agentsnap did not write yet
+// (request/header's toolDigests, say), or a hand edit — or "" when no
+// member came or went and only values differ.
+func memberChanges(now, was *session.Log) string {
+	var parts []string
+	say := func(what string, now, was []json.RawMessage) {
+		gained, lost := memberDiff(now, was)
+		if len(gained) > 0 {
+			parts = append(parts, fmt.Sprintf("the log gains %s in its %s, which the recording lacks (an older agentsnap made it, or it was edited)", quoted(gained), what))
+		}
+		if len(lost) > 0 {
+			parts = append(parts, fmt.Sprintf("the log loses %s in its %s, which this agentsnap does not write (the recording was edited, or made by a newer agentsnap)", quoted(lost), what))
+		}
+	}
+	say("header", []json.RawMessage{session.AppendHeader(nil, &now.Header)}, []json.RawMessage{session.AppendHeader(nil, &was.Header)})
+	nowData, wasData := dataByType(now.Events), dataByType(was.Events)
+	for _, typ := range slices.Sorted(maps.Keys(nowData)) {
+		if wasData[typ] != nil {
+			say(typ+" events", nowData[typ], wasData[typ])
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dataByType groups the events' data by event type.
+func dataByType(events []session.Event) map[string][]json.RawMessage {
+	out := map[string][]json.RawMessage{}
+	for _, e := range events {
+		out[e.Type] = append(out[e.Type], e.Data)
+	}
+	return out
+}
+
+// memberDiff returns the top-level members that some object of now has
+// and no object of was (gained), and the other way round (lost), sorted.
+func memberDiff(now, was []json.RawMessage) (gained, lost []string) {
+	a, b := members(now), members(was)
+	for k := range a {
+		if !b[k] {
+			gained = append(gained, k)
+		}
+	}
+	for k := range b {
+		if !a[k] {
+			lost = append(lost, k)
+		}
+	}
+	slices.Sort(gained)
+	slices.Sort(lost)
+	return gained, lost
+}
+
+// members is the set of top-level member names of the JSON objects.
+func members(objs []json.RawMessage) map[string]bool {
+	out := map[string]bool{}
+	for _, raw := range objs {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			for k := range m {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// quoted lists names as "a", "b" and "c".
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
