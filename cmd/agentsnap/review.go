@@ -51,11 +51,14 @@ review does not accept silently what is likely a mistake: a proposal in
 which a session disappeared, a child's mode changed (spawn <-> fork) or a
 fork's inherited prefix changed is listed with a warning and accepted only
 with --force (in a terminal: a asks to confirm with y). Accepting writes
-goldens, so it is refused under CI unless AGENTSNAP_FORCE_UPDATE=1.
+goldens and rejecting deletes proposals, so both are refused under CI
+unless AGENTSNAP_FORCE_UPDATE=1 (check there writes and removes no
+proposal either); listing them (--format without --accept or --reject)
+is not.
 
 Exit status 0 when done, 1 when a proposal refused as a likely mistake was
-left pending (or a file could not be changed, or accepting is refused
-under CI), 2 on bad usage.`,
+left pending (or a file could not be changed, or accepting or rejecting
+is refused under CI), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(reviewFlags).set() },
 		run:   runReview,
 	})
@@ -124,6 +127,11 @@ func runReview(ctx context.Context, e *env, args []string) int {
 		if why := judge.UpdateRefusal(); why != "" {
 			return fail(e, "review", errors.New(why))
 		}
+	}
+	if ci, refused := fixture.WritesRefused(); refused && f.reject {
+		// Rejecting deletes a proposal, a file of the fixture folder: CI
+		// changes none, as check there writes and removes no proposal.
+		return fail(e, "review", fmt.Errorf("refusing to reject golden proposals with CI=%s: CI checks fixtures and changes no file of them, proposals included; reject locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", ci))
 	}
 	log := e.stdout
 	switch f.format {

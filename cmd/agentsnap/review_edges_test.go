@@ -173,3 +173,35 @@ var _ = Describe("review --format markdown with --accept or --reject", func() {
 		Expect(r.stdout).To(ContainSubstring(".new` was rejected and removed; `"))
 	})
 })
+
+// Under CI review lists proposals and changes no file: rejecting deletes
+// one from the fixture folder, so it is refused as accepting is.
+var _ = Describe("agentsnap review --reject under CI", func() {
+	BeforeEach(func() {
+		GinkgoT().Setenv("CI", "true")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+	})
+
+	It("refuses, saying why and how to force it, and deletes no proposal, markdown or not", func() {
+		root := fixtureCopy("fork/codeword")
+		_, p, _ := propose(root, "fork/codeword", codewordJAM)
+		before := readFile(p)
+		for _, args := range [][]string{{"--reject"}, {"--format", "markdown", "--reject"}} {
+			r := cli(root, nil, append([]string{"review"}, args...)...)
+			Expect(r.code).To(Equal(exitFail), "%v: %s", args, r.stdout)
+			Expect(r.stderr).To(Equal("agentsnap review: refusing to reject golden proposals with CI=true: CI checks fixtures and changes no file of them, proposals included; reject locally, or set AGENTSNAP_FORCE_UPDATE=1 to force\n"), "%v", args)
+			Expect(r.stdout).To(BeEmpty(), "%v", args)
+			Expect(readFile(p)).To(Equal(before), "%v", args)
+		}
+		Expect(cli(root, nil, "review", "--format", "markdown").code).To(Equal(exitOK), "listing stays allowed")
+	})
+
+	It("rejects with AGENTSNAP_FORCE_UPDATE=1", func() {
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "1")
+		root := fixtureCopy("fork/codeword")
+		_, p, _ := propose(root, "fork/codeword", codewordJAM)
+		r := cli(root, nil, "review", "--reject")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(p).NotTo(BeAnExistingFile())
+	})
+})
