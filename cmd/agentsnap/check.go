@@ -80,8 +80,9 @@ scenario's agent tree, failing ones golden and replay side by side.
 --shard K/N checks only shard K of N (1 <= K <= N), to split a run across
 N CI jobs: a scenario is in shard K when the FNV-1a hash of its
 CATEGORY/NAME, mod N, is K-1, so it always lands in the same shard and
-adding a scenario moves no other. The suites split the same way with
-AGENTSNAP_SHARD=K/N.
+adding a scenario moves no other. A shard that holds no scenario passes,
+saying "nothing to check" (on stderr with --format json or junit). The
+suites split the same way with AGENTSNAP_SHARD=K/N.
 
 --max-growth SHARE --baseline DIR fails a scenario whose recording spends
 more than SHARE (0.2 or 20%) over the same scenario in DIR: the tree's
@@ -264,7 +265,16 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	dirs = shard.filter(e, "check", dirs)
+	dirs, none := shard.filter(dirs)
+	if none != "" {
+		// The text output says it in place of an empty table; json and
+		// junit keep stdout to their format.
+		if f.format == "text" {
+			fmt.Fprintf(e.stdout, "nothing to check: %s (each scenario's shard is the hash of its CATEGORY/NAME)\n", none)
+		} else {
+			fmt.Fprintf(e.stderr, "agentsnap check: %s\n", none)
+		}
+	}
 	if f.update {
 		if why := judge.UpdateRefusal(); why != "" {
 			return fail(e, "check", fmt.Errorf("%s", why))
@@ -574,12 +584,14 @@ func fixCommand(o *judge.Outcome) string {
 
 func printCheck(e *env, results []checkResult) int {
 	code, failed := exitFor(results)
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCENARIO\tSESSIONS\tMODEL CALLS\tRESULT")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", printable(r.name), r.sessions, r.calls, r.verdict)
+	if len(results) > 0 { // none: an empty shard, said before
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SCENARIO\tSESSIONS\tMODEL CALLS\tRESULT")
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", printable(r.name), r.sessions, r.calls, r.verdict)
+		}
+		tw.Flush()
 	}
-	tw.Flush()
 	for _, r := range results {
 		for _, n := range r.notes {
 			fmt.Fprintf(e.stdout, "note: %s: %s\n", printable(r.name), printableLines(r.shown(n)))

@@ -21,19 +21,18 @@ func parseShardFlag(s string) (shard, error) {
 
 // filter keeps the scenario folders of the shard (fixture.InShard of
 // CATEGORY/NAME), in their order. A shard that holds none of them is
-// legitimate — N jobs over fewer scenarios — and is said on stderr.
-func (s shard) filter(e *env, name string, dirs []string) []string {
+// legitimate — N jobs over fewer scenarios — and none says so.
+func (s shard) filter(dirs []string) (out []string, none string) {
 	if s.n == 0 {
-		return dirs
+		return dirs, ""
 	}
-	var out []string
 	for _, d := range dirs {
 		if fixture.InShard(fixture.Name(d), s.k, s.n) {
 			out = append(out, d)
 		}
 	}
 	if len(out) == 0 {
-		fmt.Fprintf(e.stderr, "agentsnap %s: shard %d/%d holds none of the %s\n", name, s.k, s.n, count(len(dirs), "scenario"))
+		none = fmt.Sprintf("shard %d/%d holds none of the %s", s.k, s.n, count(len(dirs), "scenario"))
 	}
-	return out
+	return out, none
 }
