@@ -106,13 +106,17 @@ type contentPart struct {
 	} `json:"file"`
 }
 
+// contentAt names the content of the request's messages[i], formatted
+// only for an error: a request reads many messages.
+func contentAt(i int) string { return fmt.Sprintf("messages[%d].content", i) }
+
 // readContent reads a message's content as ContentText does, and when it
 // holds images, audio or files, also its parts: the text between two of
 // them one text part, each of them an image or file part (its block, as
 // sent, in media). Any other part is an error, and so is one of these in
-// a message of another role than user (role); where is the content's
-// place in the request, for it.
-func readContent(raw json.RawMessage, where, role string, media *llm.Media) (string, []session.Part, error) {
+// a message of another role than user (role), named by its place in the
+// request: messages[i].content.
+func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (string, []session.Part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
 		text, err := ContentText(raw)
@@ -147,13 +151,13 @@ func readContent(raw json.RawMessage, where, role string, media *llm.Media) (str
 		case c.Type == "file" && c.File != nil && c.File.FileData != "":
 			p, err = llm.AttachBase64(session.PartFile, "", c.File.Filename, c.File.FileData)
 		default:
-			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), c.Type)
+			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", contentAt(i), k), c.Type)
 		}
 		if role != session.RoleUser {
-			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d] (in a %s message)", where, k, role), c.Type)
+			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d] (in a %s message)", contentAt(i), k, role), c.Type)
 		}
 		if err != nil {
-			return "", nil, fmt.Errorf("%s[%d]: %w", where, k, err)
+			return "", nil, fmt.Errorf("%s[%d]: %w", contentAt(i), k, err)
 		}
 		if run.Len() > 0 {
 			parts = append(parts, session.TextPart(run.String()))

@@ -97,9 +97,9 @@ type reader struct {
 
 // add reads m, the request's messages[i].
 func (r *reader) add(i int, m *Message) error {
-	where := fmt.Sprintf("messages[%d].content", i)
-	text, parts, err := readContent(m.Content, where, m.Role, &r.media)
+	text, parts, err := readContent(m.Content, i, m.Role, &r.media)
 	if err != nil {
+		where := contentAt(i)
 		if strings.HasPrefix(err.Error(), where) {
 			return err
 		}
