@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -97,10 +96,10 @@ func UpdateGolden(o *Outcome) GoldenResult {
 		for _, p := range sessiontext.Recreated(string(old), o.Transcript) {
 			g, r := &p[0], &p[1]
 			if g.Mode != r.Mode {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the child was a %s and the replay makes it a %s (%q); the update wrote that to %s (agentsnap review --accept does that only with --force); if it should still be a %s, restore the golden from version control and fix the agent", g.Name(), modeOrRoot(g.Mode), modeOrRoot(r.Mode), r.Header, fx.Golden, modeOrRoot(g.Mode)))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the child was a %s and the replay makes it a %s (%q); the update wrote that to %s (agentsnap review --accept does that only with --force); if it should still be a %s, restore the golden from version control and fix the agent", g.Name(), g.Made(), r.Made(), r.Header, fx.Golden, g.Made()))
 			}
 			if g.Seed != r.Seed {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s; the update wrote that to %s (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent", g.Name(), orNoSeed(g.Seed), orNoSeed(r.Seed), fx.Golden))
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s; the update wrote that to %s (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent", g.Name(), g.Inherited(), r.Inherited(), fx.Golden))
 			}
 		}
 	}
@@ -108,21 +107,6 @@ func UpdateGolden(o *Outcome) GoldenResult {
 		res.Message = err.Error()
 	}
 	return res
-}
-
-// modeOrRoot names how a session was created: its mode, or root.
-func modeOrRoot(mode string) string {
-	if mode == "" {
-		return "root"
-	}
-	return mode
-}
-
-func orNoSeed(seed string) string {
-	if seed == "" {
-		return "no inherited prefix"
-	}
-	return strconv.Quote(seed)
 }
 
 // goldenTracker records which goldens a run checked and wrote.

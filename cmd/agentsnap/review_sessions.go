@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/sessiontext"
@@ -53,10 +52,10 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 			diffs = append(diffs, sessionDiff{p.Name(), sessionChanged, changedDiff(g, p)})
 		}
 		if g.Mode != p.Mode {
-			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.Name(), modeOrRoot(g.Mode), modeOrRoot(p.Mode), p.Header))
+			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.Name(), g.Made(), p.Made(), p.Header))
 		}
 		if g.Seed != p.Seed {
-			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.Name(), orNoSeed(g.Seed), orNoSeed(p.Seed)))
+			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.Name(), g.Inherited(), p.Inherited()))
 		}
 	}
 	for i := range gs {
@@ -66,21 +65,6 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 		}
 	}
 	return diffs, warnings
-}
-
-// modeOrRoot names how a session was created: its mode, or root.
-func modeOrRoot(mode string) string {
-	if mode == "" {
-		return "root"
-	}
-	return mode
-}
-
-func orNoSeed(seed string) string {
-	if seed == "" {
-		return "no inherited prefix"
-	}
-	return strconv.Quote(seed)
 }
 
 // changedDiff is the diff of one session present on both sides, its hunk

@@ -74,6 +74,24 @@ func (s *Section) Name() string {
 	return strings.TrimSuffix(strings.TrimPrefix(s.Header, "== "), " ==")
 }
 
+// Made names how the session was created, for a message: its mode, or
+// root.
+func (s *Section) Made() string {
+	if s.Mode == "" {
+		return "root"
+	}
+	return s.Mode
+}
+
+// Inherited names the session's fork seed line, for a message, or says it
+// has none.
+func (s *Section) Inherited() string {
+	if s.Seed == "" {
+		return "no inherited prefix"
+	}
+	return strconv.Quote(s.Seed)
+}
+
 // Dropped returns the names of the sessions of golden that next does not
 // have, in golden's order: sessions the agent no longer starts.
 func Dropped(golden, next string) []string {
