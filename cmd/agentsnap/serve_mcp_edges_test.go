@@ -38,21 +38,26 @@ var _ = Describe("serve --record when the live MCP server fails a request", func
 	})
 })
 
+// sessionfulUpstream is a live MCP server as the SDKs make it: each
+// initialize opens a session of its own (live-1, live-2, ...), and any
+// other request gets an empty result.
+func sessionfulUpstream() *upstream {
+	var opened atomic.Int32
+	return newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		switch method {
+		case "initialize":
+			w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+		default:
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
+		}
+	})
+}
+
 var _ = Describe("serve --record when a subagent connects an MCP client of its own", func() {
 	It("starts a live session for each initialize, and sends each agent session's requests on its own", func() {
-		// A live server as the MCP SDKs make it: initialize opens a
-		// session, and one sent on an open session is refused.
-		var opened atomic.Int32
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			w.Header().Set("Content-Type", "application/json")
-			switch method {
-			case "initialize":
-				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
-			default:
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
-			}
-		})
+		u := sessionfulUpstream()
 		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
 		pb := filepath.Join(dir, fixture.PlaybookFile)
 		b, err := os.ReadFile(pb)
@@ -325,17 +330,7 @@ var _ = Describe("serve --record --only-changed and a live MCP server without se
 
 var _ = Describe("serve --record when MCP clients send no lineage headers (--lineage infer)", func() {
 	It("gives each client that initializes a session id of its own, and sends its requests, and those of a child sharing it, on its live session", func() {
-		var opened atomic.Int32
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			w.Header().Set("Content-Type", "application/json")
-			switch method {
-			case "initialize":
-				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
-			default:
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
-			}
-		})
+		u := sessionfulUpstream()
 		dir := playbookScenario(`{"text": "OK"}`)
 		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--lineage", "infer", "--mcp", "clock="+u.URL)
 		// initialize connects a client as the MCP SDKs do, and returns
