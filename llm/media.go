@@ -107,7 +107,7 @@ func AttachBase64(kind, mediaType, name, data string) (session.Part, error) {
 }
 
 // AttachURL returns the part of kind for what u says: the bytes of a
-// data: URL, else the URL itself.
+// data: URL, else the URL as the log may hold it (RecordedURL).
 func AttachURL(kind, mediaType, name, u string) (session.Part, error) {
 	if rest, ok := strings.CutPrefix(u, "data:"); ok {
 		meta, data, ok := strings.Cut(rest, ",")
@@ -127,7 +127,34 @@ func AttachURL(kind, mediaType, name, u string) (session.Part, error) {
 		}
 		return Attach(kind, mediaType, name, []byte(text)), nil
 	}
-	return session.Part{Type: kind, Attachment: &session.Attachment{URL: u, MediaType: mediaType, Name: name}}, nil
+	return session.Part{Type: kind, Attachment: &session.Attachment{URL: RecordedURL(u), MediaType: mediaType, Name: name}}, nil
+}
+
+// RecordedURL is u as a log holds it: without its user info, query and
+// fragment, which may be credentials (a presigned URL's signature, a
+// token, user:password) no secret set knows, and with a digest of the
+// whole URL in their place, so that another query is still another
+// attachment (drift). The live model gets the agent's own block, whole.
+func RecordedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil && p.RawQuery == "" && !p.ForceQuery && p.Fragment == "" && p.Opaque == "" {
+		if err != nil {
+			// Not a URL a reader could split: nothing of it is shown.
+			return "sha256:" + hexSum(u)
+		}
+		return u
+	}
+	sum := hexSum(u)
+	p.User, p.RawQuery, p.ForceQuery, p.Fragment, p.RawFragment = nil, "", false, "", ""
+	if p.Opaque != "" { // scheme:opaque?query: the opaque part may be a token too
+		return p.Scheme + ":…#sha256:" + sum[:24]
+	}
+	return p.String() + "#sha256:" + sum[:24]
+}
+
+func hexSum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // AttachFile returns the part of kind for a file the API holds, by id.
