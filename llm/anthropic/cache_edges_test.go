@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -207,5 +208,36 @@ var _ = Describe("the prompt cache's breakpoints, moved by the agent", func() {
 
 		input := decodeBoth(back, []byte(strings.Replace(string(msgsBody(nextHead, append(msgs, movingStep(4, false), `{"role":"assistant","content":"ok"}`), nextTail)), `{"cache_control":1}`, `{}`, 1)))
 		Expect(input.Reused).To(BeZero(), "a tool_use input's member of that name is the call's arguments")
+	})
+})
+
+var _ = Describe("the prompt cache's breakpoints of requests read against the same one", func() {
+	// One request answered twice (a retry, two calls at once): the one
+	// that added no breakpoint shares the first's, and a request read
+	// against it must not write its own where the other's went.
+	It("keep each request's own breakpoints after a request read against the one that added none adds one", func() {
+		marked := func(s string) string {
+			return `{"role":"user","content":[{"type":"text","text":"` + s + `","cache_control":{"type":"ephemeral"}}]}`
+		}
+		answer := func(s string) string { return `{"role":"assistant","content":"` + s + `"}` }
+		for n := 1; n <= 6; n++ { // base requests of 1 to 6 breakpoints: some have room after them
+			var base []string
+			for i := range n {
+				base = append(base, marked(fmt.Sprint("q", i)), answer(fmt.Sprint("a", i)))
+			}
+			prev := decodeBoth(nil, msgsBody(nextHead, base, nextTail))
+			plainBody := msgsBody(nextHead, append(slices.Clip(base), `{"role":"user","content":"plain"}`), nextTail)
+			plain := decodeBoth(prev, plainBody)
+			otherBody := msgsBody(nextHead, append(slices.Clip(base), marked("other")), nextTail)
+			other := decodeBoth(prev, otherBody)
+			decodeBoth(plain, msgsBody(nextHead, append(slices.Clip(base), `{"role":"user","content":"plain"}`, answer("b"), marked("next")), nextTail))
+
+			want, err := anthropic.DecodeRequest(otherBody)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(other.Call.Cache.Marks).To(Equal(want.Cache.Marks), "%d breakpoints before", n)
+			want, err = anthropic.DecodeRequest(plainBody)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(plain.Call.Cache.Marks).To(Equal(want.Cache.Marks), "%d breakpoints before", n)
+		}
 	})
 })

@@ -154,8 +154,11 @@ func (d *Decoded) next(body []byte) *Decoded {
 	}
 	call.Media = llm.Merge(d.Call.Media, media)
 	// The repeated messages are d's, byte for byte: their breakpoints too,
-	// after which the new ones go, in place as the messages do.
-	out.marks = d.marks
+	// after which the new ones go, in place as the messages do. Without
+	// new ones, out has d's, clipped: the room after them is d's to give
+	// (marksGrown), and a request read against out must not write there
+	// what another read against d put.
+	out.marks = slices.Clip(d.marks)
 	if again > 0 {
 		from := len(d.msgs) - len(redone)
 		for i := range moved {
