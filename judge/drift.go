@@ -185,11 +185,12 @@ func firstMessage(golden, replay []session.Event) string {
 		case i >= len(r):
 			return fmt.Sprintf("message %d is gone (recorded: %s)", i+1, summary(&g[i]))
 		}
+		// The attachments said first: a long text would cut them off the
+		// summaries, which hold no tool result's.
+		if ga, ra := attachments(&g[i]), attachments(&r[i]); !slices.Equal(ga, ra) {
+			return fmt.Sprintf("message %d's %s changed: %s recorded, %s now", i+1, attachmentNoun(ga, ra), orNothing(ga), orNothing(ra))
+		}
 		if a, b := summary(&g[i]), summary(&r[i]); a != b {
-			if ga, ra := attachments(&g[i]), attachments(&r[i]); !slices.Equal(ga, ra) {
-				// Said first: a long text would cut them off the summaries.
-				return fmt.Sprintf("message %d's %s changed: %s recorded, %s now", i+1, attachmentNoun(ga, ra), orNothing(ga), orNothing(ra))
-			}
 			return fmt.Sprintf("message %d was %s, now %s", i+1, a, b)
 		}
 	}
