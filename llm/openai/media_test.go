@@ -90,3 +90,12 @@ var _ = Describe("images, audio and files in a request", func() {
 		Entry("an image in the system prompt", `[{"type":"image_url","image_url":{"url":"x"}}]`, "system", `messages[1].content[0] (in a system message)`),
 	)
 })
+
+var _ = Describe("an assistant message's refusal part", func() {
+	It("is read as its text, as Responses reads one, neither refused nor dropped", func() {
+		call, err := openai.DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"},` +
+			`{"role":"assistant","content":[{"type":"text","text":"Sorry: "},{"type":"refusal","refusal":"I can't help with that."}]},{"role":"user","content":"ok"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Messages[1].Text()).To(Equal("Sorry: I can't help with that."))
+	})
+})

@@ -92,6 +92,7 @@ func ContentText(raw json.RawMessage) (string, error) {
 type contentPart struct {
 	Type     string `json:"type"`
 	Text     string `json:"text"`
+	Refusal  string `json:"refusal"` // an assistant's refusal part: its text, as Responses reads it
 	ImageURL *struct {
 		URL string `json:"url"`
 	} `json:"image_url"`
@@ -139,6 +140,10 @@ func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (str
 		case c.Type == "text":
 			all.WriteString(c.Text)
 			run.WriteString(c.Text)
+			continue
+		case c.Type == "refusal":
+			all.WriteString(c.Refusal)
+			run.WriteString(c.Refusal)
 			continue
 		case c.Type == "image_url" && c.ImageURL != nil && c.ImageURL.URL != "":
 			p, err = llm.AttachURL(session.PartImage, "", "", c.ImageURL.URL)
