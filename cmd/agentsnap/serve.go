@@ -474,8 +474,11 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	// aborted); Stop returns when every request has left the handler.
 	g.Stop(srv, stopGrace)
 	r.refused.Store(g.Refused())
-	// Once no request runs: the live MCP sessions a recording opened.
-	mcp.endSessions(r.guard.Logf)
+	// Once no request runs: the live MCP sessions a recording opened. A
+	// failed DELETE's error quotes the server's URL, whose token= or user
+	// info is a secret of the recording: stderr shows it redacted.
+	set := secret.FromContext(ctx)
+	mcp.endSessions(func(format string, args ...any) { r.guard.Logf("%s", set.Redact(fmt.Sprintf(format, args...))) })
 	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)), mcp.err())
 	if r.verdict {
 		r.resumeMemory = holdMemory()

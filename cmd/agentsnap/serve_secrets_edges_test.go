@@ -43,6 +43,24 @@ var _ = Describe("agentsnap serve --record and the credentials of an --mcp URL",
 	})
 })
 
+var _ = Describe("agentsnap serve --record stopping, and the token of an --mcp URL", Label("secrets"), func() {
+	It("keeps that token out of the note that the live server did not end its session", func() {
+		const token = "mcp-url-token-5555512345"
+		u := sessionfulUpstream()
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL+"/mcp?token="+token)
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		u.Close() // the DELETE that ends the live session finds no server: its error names the URL
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitOK), out+stderr)
+		Expect(stderr).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 ("))
+		Expect(stderr).NotTo(ContainSubstring(token))
+	})
+})
+
 var _ = Describe("agentsnap serve replaying, and the agent's credentials", Label("secrets"), func() {
 	It("shows the key the agent sends, or one of serve's key variables, nowhere in the verdict of a replay that differs", func() {
 		const agentKey, envKey = "sk-agent-replay-0123456789", "sk-env-replay-0123456789"
