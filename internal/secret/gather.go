@@ -40,7 +40,7 @@ const NamesVar = "AGENTSNAP_SECRET_VARS"
 // of every variable NamesVar names. An entry of NamesVar that names no
 // variable that is set is remembered in Empty, named by its place, not its
 // text — which may be a value given by mistake, so that text is a secret
-// too.
+// too, and of NAME=value the value alone.
 func (s *Set) AddEnv(getenv func(string) string) {
 	for _, v := range KeyVars {
 		s.Add(v, strings.TrimSpace(getenv(v)))
@@ -58,6 +58,11 @@ func (s *Set) AddEnv(getenv func(string) string) {
 		entry := fmt.Sprintf("entry %d of %s", i+1, NamesVar)
 		if len(name) >= MinLen {
 			s.Add(entry, name)
+		}
+		if _, value, ok := strings.Cut(name, "="); ok {
+			// NAME=value, as a shell assigns it: the value alone, sent
+			// without its name, is the secret.
+			s.Add(entry, value)
 		}
 		s.AddAll(map[string]string{"the variable named by " + entry: ""})
 	}

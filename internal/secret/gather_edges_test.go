@@ -71,4 +71,11 @@ var _ = Describe("the variables AGENTSNAP_SECRET_VARS names", func() {
 		c.AddAll(s.Values())
 		Expect(c.Empty()).To(Equal(s.Empty()), "a set the map is handed to remembers them")
 	})
+
+	It("keep the value of an entry written NAME=value by mistake a secret on its own, as the agent sends it without its name", func() {
+		env := map[string]string{secret.NamesVar: "TENANT_TOKEN=tnt-live-0123456789"}
+		s := secret.FromEnv(func(k string) string { return env[k] })
+		Expect(s.Redact("sent tnt-live-0123456789")).To(Equal("sent [REDACTED]"))
+		Expect(s.Empty()).To(Equal([]string{"the variable named by entry 1 of AGENTSNAP_SECRET_VARS"}))
+	})
 })
