@@ -198,7 +198,13 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 	if req == nil {
 		return nil, errors.New("recorder: Stream called with a nil request")
 	}
-	s, live := r.start(req)
+	s, live, first := r.start(req)
+	if live && first && r.replay != nil && r.forced(s.lineage) {
+		// Bound to its recorded session all the same, as when it was
+		// refused on its first call (errForced): else a later child of
+		// the same call id, which replays, is bound to this one's.
+		_, _ = r.replay.Stream(ctx, req)
+	}
 	if !live {
 		seq, err := r.replay.Stream(ctx, req)
 		if err == nil {
@@ -220,16 +226,18 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 }
 
 // start notes a call of req's session and says whether it goes to the
-// model: the session went live before, or it is new and cannot replay.
-func (r *reuse) start(req *llm.Request) (*reused, bool) {
+// model (the session went live before, or it is new and cannot replay)
+// and whether it is the session's first.
+func (r *reuse) start(req *llm.Request) (*reused, bool, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessionOf(req.Session)
-	if s.calls == 0 {
+	first := s.calls == 0
+	if first {
 		s.turn, s.step = req.Turn, req.Step
 	}
 	s.calls++
-	return s, s.liveFrom > 0
+	return s, s.liveFrom > 0, first
 }
 
 // sessionOf returns what the live session ref did, noting it on its first

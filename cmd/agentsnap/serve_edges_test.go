@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -94,5 +95,44 @@ var _ = Describe("serve --record of a request that holds no conversation", func(
 		Expect(code).To(Equal(exitFail))
 		Expect(stderr).To(ContainSubstring(anthropicNone))
 		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
+	})
+})
+
+var _ = Describe("serve --record --session naming the first of two children one call created", func() {
+	It("re-records that child only: the second, unchanged, replays and keeps its log", func() {
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+		pb := filepath.Join(dir, fixture.PlaybookFile)
+		b, err := os.ReadFile(pb)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "one"}, {"text": "two"}]}}`), 1), 0o644)).To(Succeed())
+		child := func(id string) func(r *http.Request) {
+			return func(r *http.Request) {
+				r.Header.Set("Agentsnap-Session", id)
+				r.Header.Set("Agentsnap-Parent", "root")
+				r.Header.Set("Agentsnap-Call", "call_h")
+				r.Header.Set("Agentsnap-Mode", "spawn")
+			}
+		}
+		// The root's call_h creates two children at once (root/call_h and
+		// root/call_h#2), each asking the model once.
+		run := func(args ...string) string {
+			s := startServe(nil, append([]string{"serve", dir, "--runtime", "own-agent", "--record"}, args...)...)
+			status, body := chatPost(s.url, chatJSON(), nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"First."}]}`, child("h1"))
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Second."}]}`, child("h2"))
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body = chatPost(s.url, chatJSON(`{"role":"assistant","tool_calls":[{"id":"call_h","type":"function","function":{"name":"subagent_spawn","arguments":"{\"prompt\":\"Tick.\"}"}}]}`, `{"role":"tool","tool_call_id":"call_h","content":"ticked"}`), nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+			code, out, stderr := s.stop()
+			Expect(code).To(Equal(exitOK), out+stderr)
+			return out
+		}
+		run()
+		out := run("--session", "root/call_h")
+		Expect(out).To(ContainSubstring("root/call_h: kept as recorded, though 1 call went to the model again"))
+		Expect(out).To(ContainSubstring("kept as recorded: root, root/call_h#2"), "the sibling replays: --session named the other")
+		Expect(out).NotTo(ContainSubstring("root/call_h#2: "))
 	})
 })
