@@ -57,7 +57,7 @@ type replay struct {
 	// call (the root's only): a call that does not go on from them is
 	// likely a subagent's that named no session (strayNote).
 	lastSystem string
-	lastFirst  session.Message // a copy: not read through the caller's slice later
+	lastFirst  session.Message // the message itself; its Content still shares the caller's parts
 	asked      bool
 	sentFirst  bool // it sent a message
 

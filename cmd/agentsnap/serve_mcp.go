@@ -222,8 +222,9 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		// No stream of the server's own (GET) and no session to end
-		// (DELETE): both are optional in Streamable HTTP.
+		// No stream of the server's own (GET), and a client's DELETE of
+		// the session serve gave it is refused (both are optional in
+		// Streamable HTTP): serve ends the live sessions when it stops.
 		w.Header().Set("Allow", http.MethodPost)
 		mcpRefuse(w, http.StatusMethodNotAllowed, nil, fmt.Sprintf("%s %s: serve's MCP endpoints take POST only", r.Method, r.URL.Path))
 		return
