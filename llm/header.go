@@ -148,28 +148,37 @@ func digestTools(tools []ToolSpec) (all string, each []string) {
 	if len(tools) == 0 {
 		return all, nil
 	}
-	each = make([]string, len(tools))
+	// Every digest in one string, each a window of it: one allocation
+	// for all the tools, not one each.
+	hexes := make([]byte, 0, shortLen*len(tools))
 	if len(ends) != len(tools) { // MarshalData wrote the array: encode each tool apart
 		for i := range tools {
 			t, _ := session.MarshalData(&tools[i])
-			each[i] = shortSum(t)
+			hexes = appendShortSum(hexes, t)
 		}
-		return all, each
+	} else {
+		start := 1 // past '['
+		for _, end := range ends {
+			hexes = appendShortSum(hexes, b[start:end])
+			start = end + 1 // past ','
+		}
 	}
-	start := 1 // past '['
-	for i, end := range ends {
-		each[i] = shortSum(b[start:end])
-		start = end + 1 // past ','
+	joined := string(hexes)
+	each = make([]string, len(tools))
+	for i := range each {
+		each[i] = joined[i*shortLen : (i+1)*shortLen]
 	}
 	return all, each
 }
 
-// shortSum is shortDigest(Digest(b)) without the whole hex string.
-func shortSum(b []byte) string {
+// shortLen is the length of a short digest: 12 hex digits.
+const shortLen = 12
+
+// appendShortSum appends shortDigest(Digest(b)) without the whole hex
+// string.
+func appendShortSum(dst, b []byte) []byte {
 	sum := sha256.Sum256(b)
-	var buf [12]byte
-	hex.Encode(buf[:], sum[:6])
-	return string(buf[:])
+	return hex.AppendEncode(dst, sum[:shortLen/2])
 }
 
 // marshalTools is session.MarshalData(tools) written out for the tool
