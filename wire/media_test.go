@@ -47,19 +47,40 @@ const visionScenario = `{"description": "a vision agent", "prompts": ["What is i
 // visionChat is an agent on openai-go that sends each prompt with image,
 // a PNG, in one user message, and the text after it.
 func visionChat(image []byte) agentsnap.Runtime {
+	return visionChatImage(openai.ChatCompletionContentPartImageImageURLParam{
+		URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(image), Detail: "high"})
+}
+
+// visionChatImage is visionChat with the image part as given.
+func visionChatImage(img openai.ChatCompletionContentPartImageImageURLParam) agentsnap.Runtime {
 	return wire.Runtime("vision-chat", func(ctx context.Context, env *wire.Env) error {
 		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient),
 			option.WithAPIKey("unused"), option.WithMaxRetries(0))
 		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
 			_, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-4o",
 				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
-					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
-						URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(image), Detail: "high"}),
-					openai.TextContentPart(prompt),
+					openai.ImageContentPart(img), openai.TextContentPart(prompt),
 				})}})
 			return err
 		})
 	})
+}
+
+// recordVisionChat records runtime live, against a chat model of its own,
+// into a new fixture named name, and returns the model and the folder.
+func recordVisionChat(ctx context.Context, name string, runtime agentsnap.Runtime) (*chatModel, string) {
+	GinkgoHelper()
+	model := &chatModel{}
+	srv := httptest.NewServer(model)
+	DeferCleanup(srv.Close)
+	dir := newFixture(name, visionScenario, `{"sessions":{"root":[{"text":"x"}]}}`)
+	drv, err := llmopenai.New(llmopenai.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
+	Expect(err).NotTo(HaveOccurred())
+	opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
+	opts.Runtime = runtime
+	_, err = recorder.Record(ctx, dir, opts)
+	Expect(err).NotTo(HaveOccurred())
+	return model, dir
 }
 
 // swappingChat is an agent on openai-go that sends its first prompt with
@@ -232,16 +253,7 @@ func expectDigestOnly(dir string, image []byte) {
 
 var _ = Describe("an image an agent sends", func() {
 	It("reaches the live model through the wire as openai-go sent it, is recorded as a digest, and a replay with another image is drift", NodeTimeout(time.Minute), func(ctx SpecContext) {
-		model := &chatModel{}
-		srv := httptest.NewServer(model)
-		DeferCleanup(srv.Close)
-		dir := newFixture("custom/vision", visionScenario, `{"sessions":{"root":[{"text":"x"}]}}`)
-		drv, err := llmopenai.New(llmopenai.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
-		Expect(err).NotTo(HaveOccurred())
-		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
-		opts.Runtime = visionChat(redPixel)
-		_, err = recorder.Record(ctx, dir, opts)
-		Expect(err).NotTo(HaveOccurred())
+		model, dir := recordVisionChat(ctx, "custom/vision", visionChat(redPixel))
 		model.mu.Lock()
 		Expect(model.bodies).To(HaveLen(1))
 		Expect(model.bodies[0]["messages"]).To(Equal([]any{map[string]any{"role": "user", "content": []any{

@@ -1,24 +1,18 @@
 package wire_test
 
 import (
-	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/harness"
-	llmopenai "github.com/agentsnap/agentsnap/llm/openai"
-	"github.com/agentsnap/agentsnap/recorder"
-	"github.com/agentsnap/agentsnap/wire"
 )
 
 // presigned is an image URL as S3 hands one out: its query is the
@@ -27,32 +21,12 @@ const presigned = "https://bucket.s3.amazonaws.com/shots/a.png?X-Amz-Credential=
 
 // visionChatURL is visionChat with the image sent by its URL.
 func visionChatURL(u string) agentsnap.Runtime {
-	return wire.Runtime("vision-chat", func(ctx context.Context, env *wire.Env) error {
-		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient),
-			option.WithAPIKey("unused"), option.WithMaxRetries(0))
-		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
-			_, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-4o",
-				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
-					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: u}),
-					openai.TextContentPart(prompt),
-				})}})
-			return err
-		})
-	})
+	return visionChatImage(openai.ChatCompletionContentPartImageImageURLParam{URL: u})
 }
 
 var _ = Describe("an image an agent sends by a presigned URL", func() {
 	It("reaches the live model whole, is recorded without its query (a digest in its place), and another signature is drift", NodeTimeout(time.Minute), func(ctx SpecContext) {
-		model := &chatModel{}
-		srv := httptest.NewServer(model)
-		DeferCleanup(srv.Close)
-		dir := newFixture("custom/vision-url", visionScenario, `{"sessions":{"root":[{"text":"x"}]}}`)
-		drv, err := llmopenai.New(llmopenai.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
-		Expect(err).NotTo(HaveOccurred())
-		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
-		opts.Runtime = visionChatURL(presigned)
-		_, err = recorder.Record(ctx, dir, opts)
-		Expect(err).NotTo(HaveOccurred())
+		model, dir := recordVisionChat(ctx, "custom/vision-url", visionChatURL(presigned))
 		model.mu.Lock()
 		Expect(model.bodies).To(HaveLen(1))
 		Expect(model.bodies[0]["messages"]).To(ContainElement(HaveKeyWithValue("content",
