@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -14,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
-	"github.com/agentsnap/agentsnap/internal/aimock"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -95,14 +93,7 @@ func treeFixture(root string) string {
 
 var _ = Describe("agentsnap record --only-changed against aimock, an independent live server", func() {
 	It("sends only the calls from the changed last prompt on, keeps the untouched logs byte-identical, and checks green", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
-		path := filepath.Join(GinkgoT().TempDir(), "aimock.json")
-		Expect(os.WriteFile(path, []byte(treeAimock), 0o644)).To(Succeed())
-		srv, err := aimock.Start(ctx, path)
-		if errors.Is(err, aimock.ErrMissing) && !aimock.Required() {
-			Skip(err.Error())
-		}
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(srv.Stop)
+		srv := startAimock(ctx, treeAimock)
 		live := countedProxy(srv.URL)
 		root := GinkgoT().TempDir()
 		dir := treeFixture(root)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -22,6 +23,22 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// startAimock starts aimock with the fixtures config, stopped when the
+// spec ends; without aimock installed the spec is skipped, unless CI
+// requires it.
+func startAimock(ctx context.Context, config string) *aimock.Server {
+	GinkgoHelper()
+	path := filepath.Join(GinkgoT().TempDir(), "aimock.json")
+	Expect(os.WriteFile(path, []byte(config), 0o644)).To(Succeed())
+	srv, err := aimock.Start(ctx, path)
+	if errors.Is(err, aimock.ErrMissing) && !aimock.Required() {
+		Skip(err.Error())
+	}
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(srv.Stop)
+	return srv
+}
+
 // okAimock answers the one-turn scenario of record --live in any API.
 const okAimock = `{"fixtures": [{"match": {"userMessage": "Reply OK."}, "response": {"content": "OK from the model."}}]}`
 
@@ -30,15 +47,7 @@ var _ = Describe("agentsnap record --live --api, against aimock, an independent 
 	var paths []string // what the recording called, through a proxy in front of aimock
 	var proxyURL string
 	BeforeEach(func(ctx SpecContext) {
-		path := filepath.Join(GinkgoT().TempDir(), "aimock.json")
-		Expect(os.WriteFile(path, []byte(okAimock), 0o644)).To(Succeed())
-		var err error
-		srv, err = aimock.Start(ctx, path)
-		if errors.Is(err, aimock.ErrMissing) && !aimock.Required() {
-			Skip(err.Error())
-		}
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(srv.Stop)
+		srv = startAimock(ctx, okAimock)
 		target, err := url.Parse(srv.URL)
 		Expect(err).NotTo(HaveOccurred())
 		rp := httputil.NewSingleHostReverseProxy(target)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
-	"github.com/agentsnap/agentsnap/internal/aimock"
 	"github.com/agentsnap/agentsnap/scenario"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -26,14 +24,7 @@ import (
 
 var _ = Describe("agentsnap serve --record --live, an agent on the Anthropic SDK", func() {
 	It("sends the live model the agent's anthropic-beta headers and cache breakpoints, and records neither", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
-		path := filepath.Join(GinkgoT().TempDir(), "aimock.json")
-		Expect(os.WriteFile(path, []byte(okAimock), 0o644)).To(Succeed())
-		srv, err := aimock.Start(ctx, path)
-		if errors.Is(err, aimock.ErrMissing) && !aimock.Required() {
-			Skip(err.Error())
-		}
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(srv.Stop)
+		srv := startAimock(ctx, okAimock)
 		// What reaches the live server, through a proxy in front of aimock
 		// (aimock reads no cache_control).
 		target, err := url.Parse(srv.URL)

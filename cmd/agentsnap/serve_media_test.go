@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
-	"github.com/agentsnap/agentsnap/internal/aimock"
 	"github.com/agentsnap/agentsnap/scenario"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -33,14 +31,7 @@ func askAboutImage(ctx context.Context, url string, image []byte) error {
 
 var _ = Describe("agentsnap serve, an agent that sends an image", func() {
 	It("records it from the live model, which gets the image, as a digest, and replays it: the same image passes, another is drift", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
-		path := filepath.Join(GinkgoT().TempDir(), "aimock.json")
-		Expect(os.WriteFile(path, []byte(okAimock), 0o644)).To(Succeed())
-		srv, err := aimock.Start(ctx, path)
-		if errors.Is(err, aimock.ErrMissing) && !aimock.Required() {
-			Skip(err.Error())
-		}
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(srv.Stop)
+		srv := startAimock(ctx, okAimock)
 		red, blue := []byte("\x89PNG red pixel"), []byte("\x89PNG blu pixel")
 
 		dir := filepath.Join(GinkgoT().TempDir(), "custom", "vision")
