@@ -313,6 +313,8 @@ var _ = Describe("check of a scenario a user's test recorded with an unnamed run
 
 var _ = Describe("check --update of a golden with a session the replay no longer has", func() {
 	It("updates it with the warning review --accept gives", func() {
+		GinkgoT().Setenv("CI", "") // check reads CI from the process: a CI job sets it
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
 		root := fixtureCopy("spawn/one-child")
 		dir := filepath.Join(root, "fixtures/spawn/one-child")
 		golden := filepath.Join(dir, fixture.GoldenFile)
@@ -324,7 +326,7 @@ var _ = Describe("check --update of a golden with a session the replay no longer
 		// session: its log removed, the golden kept beside the proposal.
 		Expect(os.WriteFile(golden+judge.ProposalSuffix, b, 0o644)).To(Succeed())
 
-		r := cli(root, map[string]string{"CI": ""}, "check", dir, "--update")
+		r := cli(root, nil, "check", dir, "--update")
 		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
 		Expect(r.stdout).To(ContainSubstring("note: spawn/one-child: session 2: spawn of root via call_gone, depth 1: the session is in the golden but not in the replay: the agent no longer starts it, and the update removed it from " + golden))
 		Expect(os.ReadFile(golden)).To(Equal(b))
