@@ -48,7 +48,7 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: testFrameworks},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/drivertest", "internal/nexttest", "internal/wirebench/...", "internal/leaktest", "internal/layers/..."}},
+		"internal/aimock", "internal/drivertest", "internal/nexttest", "internal/wirebench/...", "internal/leaktest", "internal/unprivileged", "internal/layers/..."}},
 }
 
 // ownModules are the folders of the repository's modules beside the
