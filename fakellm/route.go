@@ -30,6 +30,22 @@ func (d *Driver) bind(req *llm.Request) (*replay, error) {
 	return r, nil
 }
 
+// Bind binds the live session ref to the recorded session its first model
+// call would replay — found as that call would find it — and serves
+// nothing. It is for a caller that sends the session's calls elsewhere: a
+// recorder that re-records one session while its siblings replay binds it
+// at once, so that a sibling created by the same call id is not bound to
+// its recording by asking first (children of one call id are bound in the
+// order they first ask). A session bound already stays bound. The error
+// says why ref cannot be bound; it is not kept for [Driver.Check], since
+// no call was refused.
+func (d *Driver) Bind(ref llm.SessionRef) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, err := d.bind(&llm.Request{Session: ref})
+	return err
+}
+
 func (d *Driver) bindRoot(req *llm.Request) (*replay, error) {
 	if d.root.live != "" {
 		return nil, fmt.Errorf("fakellm: %w: a second root session %s (%s); the recording has one root, already bound to live session %s — %s",

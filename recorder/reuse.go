@@ -198,13 +198,7 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 	if req == nil {
 		return nil, errors.New("recorder: Stream called with a nil request")
 	}
-	s, live, first := r.start(req)
-	if live && first && r.replay != nil && r.forced(s.lineage) {
-		// Bound to its recorded session all the same, as when it was
-		// refused on its first call (errForced): else a later child of
-		// the same call id, which replays, is bound to this one's.
-		_, _ = r.replay.Stream(ctx, req)
-	}
+	s, live := r.start(req)
 	if !live {
 		seq, err := r.replay.Stream(ctx, req)
 		if err == nil {
@@ -226,18 +220,16 @@ func (r *reuse) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chun
 }
 
 // start notes a call of req's session and says whether it goes to the
-// model (the session went live before, or it is new and cannot replay)
-// and whether it is the session's first.
-func (r *reuse) start(req *llm.Request) (*reused, bool, bool) {
+// model: the session went live before, or it is new and cannot replay.
+func (r *reuse) start(req *llm.Request) (*reused, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.sessionOf(req.Session)
-	first := s.calls == 0
-	if first {
+	if s.calls == 0 {
 		s.turn, s.step = req.Turn, req.Step
 	}
 	s.calls++
-	return s, s.liveFrom > 0, first
+	return s, s.liveFrom > 0
 }
 
 // sessionOf returns what the live session ref did, noting it on its first
@@ -269,6 +261,17 @@ func (r *reuse) sessionOf(ref llm.SessionRef) *reused {
 			// From the start: its recorded tools and MCP requests, even
 			// those before its first model call, are recorded anew too.
 			s.liveFrom, s.why = 1, errForced.Error()
+		}
+		if r.replay != nil {
+			// Bound to its recorded session now, under r.mu, in the order
+			// that named its lineage, whether it replays or not: else a
+			// session that never asks the replay (named by --session)
+			// leaves its recording to a later child of the same call id,
+			// which replays and asks first — with a model call, or a
+			// recorded tool or MCP request made before the named one's
+			// first model call — and is served the wrong recording. One
+			// the recording lacks stays unbound; its calls say why.
+			_ = r.replay.Bind(ref)
 		}
 	}
 	return s

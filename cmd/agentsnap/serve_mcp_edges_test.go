@@ -429,3 +429,55 @@ var _ = Describe("serve and an MCP client that listens for list changes (subscri
 		Expect(code).To(Equal(exitOK), out+stderr)
 	})
 })
+
+var _ = Describe("serve --record --session naming the first of two children one call created, whose MCP request comes before its first model call", func() {
+	It("answers the sibling's MCP request, made before the named child asked the model, from the sibling's own recording", func() {
+		var answered atomic.Int32
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"12:0%d"}]}}`, id, answered.Add(1))
+		})
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+		pb := filepath.Join(dir, fixture.PlaybookFile)
+		b, err := os.ReadFile(pb)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "one"}, {"text": "two"}]}}`), 1), 0o644)).To(Succeed())
+		child := func(id string) func(r *http.Request) {
+			return func(r *http.Request) {
+				r.Header.Set("Agentsnap-Session", id)
+				r.Header.Set("Agentsnap-Parent", "root")
+				r.Header.Set("Agentsnap-Call", "call_h")
+				r.Header.Set("Agentsnap-Mode", "spawn")
+			}
+		}
+		// The root's call_h creates two children (root/call_h and
+		// root/call_h#2); each asks the clock before it asks the model,
+		// the second while the first has not asked the model yet.
+		run := func(args ...string) (string, string) {
+			GinkgoHelper()
+			s := startServe(nil, append([]string{"serve", dir, "--runtime", "own-agent", "--record", "--mcp", "clock=" + u.URL}, args...)...)
+			status, body := chatPost(s.url, chatJSON(), nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body, _ = mcpPost(s.url, "clock", toolsCall, child("h1"))
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, sibling, _ := mcpPost(s.url, "clock", toolsCall, child("h2"))
+			Expect(status).To(Equal(http.StatusOK), sibling)
+			status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"First."}]}`, child("h1"))
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Second."}]}`, child("h2"))
+			Expect(status).To(Equal(http.StatusOK), body)
+			status, body = chatPost(s.url, chatJSON(`{"role":"assistant","tool_calls":[{"id":"call_h","type":"function","function":{"name":"subagent_spawn","arguments":"{\"prompt\":\"Tick.\"}"}}]}`, `{"role":"tool","tool_call_id":"call_h","content":"ticked"}`), nil)
+			Expect(status).To(Equal(http.StatusOK), body)
+			code, out, stderr := s.stop()
+			Expect(code).To(Equal(exitOK), out+stderr)
+			return out, sibling
+		}
+		_, sibling := run()
+		Expect(sibling).To(ContainSubstring("12:02"))
+		out, sibling := run("--session", "root/call_h")
+		Expect(sibling).To(ContainSubstring("12:02"), "the sibling's own recorded answer, not the named child's (12:01)")
+		Expect(answered.Load()).To(Equal(int32(3)), "the live server answered the named child alone")
+		Expect(out).To(ContainSubstring("kept as recorded: root, root/call_h#2"), "the sibling replays: --session named the other")
+		Expect(out).NotTo(ContainSubstring("root/call_h#2: "))
+	})
+})
