@@ -118,8 +118,9 @@ type Journal struct {
 	// not yet written; see Tool and RecordMCP.
 	toolRecords map[string]session.ToolRecordedData
 	mcpRecords  []session.MCPCallData
-	// toRun holds the calls Replayed found are to run (by call id): their
-	// Tool runs run without asking Config.ToolReplay again.
+	// toRun holds the calls of the step Replayed found are to run (by
+	// call id): their Tool runs run without asking Config.ToolReplay
+	// again. Forgotten at the step's end (forgetToRun).
 	toRun map[string]bool
 }
 

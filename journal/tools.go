@@ -45,7 +45,9 @@ func (j *Journal) Tool(ctx context.Context, call session.Part, run func(context.
 // and returned with its error, as by Tool — and false when the tool is to
 // run (no ToolReplay, or one that answers llm.ErrRunTool). Nothing is
 // recorded then: Tool of the same call, once the tool ran, records its
-// output without asking Config.ToolReplay again.
+// output without asking Config.ToolReplay again — within the call's step:
+// a call whose output no Tool recorded by the step's end (EndStep,
+// EndTurn) was abandoned, and a later call with its id is asked again.
 func (j *Journal) Replayed(ctx context.Context, call session.Part) (out session.ToolOutput, served bool, err error) {
 	return j.tool(ctx, call, nil)
 }
@@ -91,6 +93,17 @@ func (j *Journal) tool(ctx context.Context, call session.Part, run func(context.
 	}
 	j.toolRecords[call.ID] = d
 	return d.Result, true, err
+}
+
+// forgetToRun forgets the calls Replayed named to run, at the end of
+// their step: one whose output no Tool recorded by then was abandoned —
+// its context ended, or the agent failed before its result — and a later
+// call with its id (ids numbered per answer) is another call, which asks
+// Config.ToolReplay again rather than run because this one was to.
+func (j *Journal) forgetToRun() {
+	j.mu.Lock()
+	clear(j.toRun)
+	j.mu.Unlock()
 }
 
 // RecordMCP keeps one MCP request the session made and its answer, to be

@@ -254,6 +254,7 @@ func (j *Journal) toolResult(part []session.Part) {
 // Config.FlushAfterAnswers leaves that to the next answer's flush).
 func (j *Journal) EndStep(ctx context.Context) error {
 	j.writeRecords("", true)
+	j.forgetToRun()
 	j.inStep = false
 	j.emitOwn(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
 	if j.cfg.FlushAfterAnswers {
@@ -267,6 +268,7 @@ func (j *Journal) EndStep(ctx context.Context) error {
 // inherits this turn.
 func (j *Journal) EndTurn(ctx context.Context, reason session.EndReason) error {
 	j.writeRecords("", true)
+	j.forgetToRun()
 	if j.inStep {
 		j.inStep = false
 		j.emitOwn(session.TypeStepEnd, session.StepData{Turn: j.turn, Step: j.step})
