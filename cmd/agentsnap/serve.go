@@ -109,9 +109,9 @@ on the live session its MCP client's initialize opened — serve answers
 each initialize with an Mcp-Session-Id of its own, which MCP clients send
 back, so a subagent may connect an MCP client of its own or share its
 parent's, with or without lineage headers; a client that does not send it
-back is routed by its session's last initialize, or the latest of any
-session for one that never initialized, with a note when that may be
-another client's live session; when serve stops it ends the
+back is routed by its session's initialize, or the one live session
+for one that never initialized, and refused (400, failing the recording)
+when more than one live session could be its; when serve stops it ends the
 live sessions it opened, a DELETE with each Mcp-Session-Id, waiting at
 most 100ms; a credential in the URL, a token= or user info, is a secret
 of the recording as the base URL's is; a request it does not answer

@@ -106,8 +106,7 @@ type mcpEndpoint struct {
 	// liveKey and by server name: a request routed there without serve's
 	// id, with more than one, may go on another client's.
 	opens map[string]int
-	noted map[string]bool // servers whose such request logf noted
-	logf  func(format string, args ...any)
+	logf  func(format string, args ...any) // notes a refused request
 	// opened holds every live session serve opened, by server name and
 	// session id: ended when serve stops (endSessions), whichever agent
 	// session used it last.
@@ -122,6 +121,29 @@ type mcpEndpoint struct {
 	// them, and its handshake is not sent again.
 	started map[string]bool
 	failed  []string // the requests no live server answered, while recording
+	unclear []string // those refused: no live session could be told theirs
+}
+
+// unclearSession refuses a message to a live server that came without
+// the Mcp-Session-Id serve gave its MCP client, while more than one live
+// session could be the one it belongs on (several clients initialized
+// for its agent session, or it has none and others did): sent on the
+// latest, it may go on another client's, whose state (its protocol
+// version, subscriptions, log level, what it was told) is not this
+// client's, and the recording would keep what that session answered.
+type unclearSession struct {
+	method, server, session string
+	sent                    string // the Mcp-Session-Id it came with, not serve's; "" for none
+	opened                  int
+}
+
+func (u *unclearSession) Error() string {
+	came := "without the Mcp-Session-Id header serve answered its client's initialize with"
+	if u.sent != "" {
+		came = fmt.Sprintf("with Mcp-Session-Id %q, which serve gave no client (serve answers each initialize with an id of its own)", u.sent)
+	}
+	return fmt.Sprintf("%s to MCP server %s (session %s) came %s, and %d live sessions were opened there, so serve cannot tell which is this client's (the latest may be another client's); send the id serve gave back on every request, as MCP's Streamable HTTP clients (the MCP SDKs') do, or let each agent session initialize one client of its own, named by its Agentsnap-Session header",
+		u.method, u.server, u.session, came, u.opened)
 }
 
 // liveSession is a live server's session serve opened, and the headers of
@@ -193,11 +215,30 @@ func endSession(ctx context.Context, client *http.Client, ls liveSession, id str
 func (e *mcpEndpoint) err() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if len(e.failed) == 0 {
-		return nil
+	var errs []error
+	if len(e.failed) > 0 {
+		errs = append(errs, fmt.Errorf("%d MCP request(s) got no answer from the live server, so the recording would lack them:\n  %s\nstart the server, or fix its --mcp NAME=URL, and record again",
+			len(e.failed), strings.Join(e.failed, "\n  ")))
 	}
-	return fmt.Errorf("%d MCP request(s) got no answer from the live server, so the recording would lack them:\n  %s\nstart the server, or fix its --mcp NAME=URL, and record again",
-		len(e.failed), strings.Join(e.failed, "\n  "))
+	if len(e.unclear) > 0 {
+		errs = append(errs, fmt.Errorf("%d MCP message(s) were refused, so the recording would not be what the agent does:\n  %s\nsend the Mcp-Session-Id serve gives at initialize back on every request, and record again",
+			len(e.unclear), strings.Join(e.unclear, "\n  ")))
+	}
+	return errors.Join(errs...)
+}
+
+// refuseUnclear answers a message forward refused (unclearSession) with
+// 400, and fails the recording naming it: the agent was told no, which a
+// replay (no live server, nothing to tell apart) would not tell it.
+func (e *mcpEndpoint) refuseUnclear(w http.ResponseWriter, id json.RawMessage, u *unclearSession) {
+	why := u.Error()
+	e.mu.Lock()
+	e.unclear = append(e.unclear, why)
+	e.mu.Unlock()
+	if e.logf != nil {
+		e.logf("refused: %s", why)
+	}
+	mcpRefuse(w, http.StatusBadRequest, id, why)
 }
 
 // methodListen is the request of an MCP client that listens for the
@@ -268,6 +309,10 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// recorded, passed on while recording.
 		if e.recording && !e.initReplayed(name, r.Header) {
 			if _, err := e.forward(r, name, live, body, msg.Method, nil); err != nil {
+				if u := (*unclearSession)(nil); errors.As(err, &u) {
+					e.refuseUnclear(w, nil, u)
+					return
+				}
 				mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
 				return
 			}
@@ -305,7 +350,11 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 		e.inits[key], e.inits[liveKey(name, r.Header)], e.inits[name] = body, body, body
 		e.mu.Unlock()
 	}
+	u := (*unclearSession)(nil)
 	switch {
+	case errors.As(sendErr, &u):
+		e.refuseUnclear(w, msg.ID, u)
+		return
 	case sendErr != nil:
 		why := secret.FromContext(r.Context()).Redact(sendErr.Error())
 		e.mu.Lock()
@@ -442,21 +491,15 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 	if !own {
 		sid, opened = e.sessions[name], e.opens[name]
 	}
-	note := false
 	if sid != "" && method != "initialize" { // an initialize starts a live session
+		if !ours && opened > 1 {
+			e.mu.Unlock()
+			return nil, &unclearSession{method: method, server: name, session: mcpSessionName(r.Header), sent: r.Header.Get("Mcp-Session-Id"), opened: opened}
+		}
 		req.Header.Set("Mcp-Session-Id", sid)
 		e.keep(name, live, sid, req.Header)
-		if note = !ours && opened > 1 && !e.noted[name]; note {
-			if e.noted == nil {
-				e.noted = map[string]bool{}
-			}
-			e.noted[name] = true
-		}
 	}
 	e.mu.Unlock()
-	if note && e.logf != nil {
-		e.logf("%s to MCP server %s (session %s) came without the Mcp-Session-Id serve gave its client at initialize, and %d live sessions were opened there: it went on the latest, %s, which may be another client's; an MCP client sends that id back on every request (Streamable HTTP), which keeps each client's requests on its own live session", method, name, mcpSessionName(r.Header), opened, sid)
-	}
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return fail("%v", err)

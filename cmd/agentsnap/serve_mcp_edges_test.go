@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -363,30 +362,85 @@ var _ = Describe("serve --record when MCP clients send no lineage headers (--lin
 		Expect(ended(got[5:])).To(ConsistOf("live-1", "live-2"))
 	})
 
-	It("notes, once, a request of a client that does not send its id back, sent on the latest of several live sessions", func() {
+	// unclear is a live server whose initialize opens a session of its
+	// own (live-1, live-2, ...); anything else gets an empty result.
+	unclear := func() *upstream {
 		var opened atomic.Int32
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+		return newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
 			w.Header().Set("Content-Type", "application/json")
 			if method == "initialize" {
 				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
 			}
+			if len(id) == 0 {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`, id)
 		})
-		s := startServe(nil, "serve", playbookScenario(`{"text": "OK"}`), "--record", "--runtime", "own-agent", "--lineage", "infer", "--mcp", "clock="+u.URL)
+	}
+
+	It("refuses a request of a client that does not send its id back when several live sessions could be its, and fails the recording saying what to send", func() {
+		u := unclear()
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--lineage", "infer", "--mcp", "clock="+u.URL)
 		for range 2 { // two clients, neither of which sends its id back
 			status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
 			Expect(status).To(Equal(http.StatusOK), body)
 		}
-		for range 2 {
-			status, body, _ := mcpPost(s.url, "clock", toolsCall, nil)
+		const why = "tools/call to MCP server clock (session root) came without the Mcp-Session-Id header serve answered its client's initialize with, and 2 live sessions were opened there, so serve cannot tell which is this client's (the latest may be another client's); send the id serve gave back on every request, as MCP's Streamable HTTP clients (the MCP SDKs') do"
+		status, body, _ := mcpPost(s.url, "clock", toolsCall, nil)
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(body).To(ContainSubstring(`"id":7`))
+		Expect(rpcMessage(body)).To(ContainSubstring(why))
+		status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, func(r *http.Request) { r.Header.Set("Mcp-Session-Id", "stale-1") })
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(rpcMessage(body)).To(ContainSubstring(`notifications/initialized to MCP server clock (session root) came with Mcp-Session-Id "stale-1", which serve gave no client`))
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(stderr).To(ContainSubstring("2 MCP message(s) were refused, so the recording would not be what the agent does:\n  " + why))
+		Expect(stderr).To(ContainSubstring("send the Mcp-Session-Id serve gives at initialize back on every request, and record again"))
+		got, _ := u.requests()
+		for _, r := range got {
+			Expect(r.Method == http.MethodDelete || r.Header.Get("Mcp-Session-Id") == "").To(BeTrue(), "only the initializes and the DELETEs reached the live server")
+		}
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
+	})
+
+	It("still routes a client that does not send its id back when one live session can be its: each agent session's own, by its headers", func() {
+		u := unclear()
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+		pb := filepath.Join(dir, fixture.PlaybookFile)
+		b, err := os.ReadFile(pb)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		child := func(r *http.Request) {
+			r.Header.Set("Agentsnap-Session", "helper")
+			r.Header.Set("Agentsnap-Parent", "root")
+			r.Header.Set("Agentsnap-Call", "call_h")
+			r.Header.Set("Agentsnap-Mode", "spawn")
+		}
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, child)
+		Expect(status).To(Equal(http.StatusOK), body)
+		for _, edit := range []func(*http.Request){child, nil} {
+			status, body, _ = mcpPost(s.url, "clock", toolsCall, edit)
 			Expect(status).To(Equal(http.StatusOK), body)
 		}
-		status, body := chatPost(s.url, chatJSON(), nil)
+		status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Tick."}]}`, child)
+		Expect(status).To(Equal(http.StatusOK), body)
+		status, body = chatPost(s.url, chatJSON(`{"role":"assistant","tool_calls":[{"id":"call_h","type":"function","function":{"name":"subagent_spawn","arguments":"{\"prompt\":\"Tick.\"}"}}]}`, `{"role":"tool","tool_call_id":"call_h","content":"ticked"}`), nil)
 		Expect(status).To(Equal(http.StatusOK), body)
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(exitOK), out+stderr)
-		const note = "agentsnap serve: note: tools/call to MCP server clock (session root) came without the Mcp-Session-Id serve gave its client at initialize, and 2 live sessions were opened there: it went on the latest, live-2, which may be another client's; an MCP client sends that id back on every request"
-		Expect(strings.Count(stderr, note)).To(Equal(1), stderr)
+		got, _ := u.requests()
+		Expect(got[2].Header.Get("Mcp-Session-Id")).To(Equal("live-2"), "the helper's on the session its initialize opened")
+		Expect(got[3].Header.Get("Mcp-Session-Id")).To(Equal("live-1"), "the root's on its own, though live-2 is the latest")
 	})
 })
 
