@@ -33,6 +33,12 @@
 //	If the change is intended, re-record the scenario:
 //	  go test ./myagent -run '^TestScenarios$' -record='^fork/codeword$'
 //
+// What the harness reports — failures, logs, the matchers' failure
+// messages — shows the keys of the environment (the key variables, the
+// base URL's credentials, the variables AGENTSNAP_SECRET_VARS names) and
+// what the agent sent as a credential during the replay as [REDACTED], as
+// agentsnap serve's verdict does.
+//
 // Flags exist only in test binaries (testing.Testing()): -record=REGEXP
 // (or AGENTSNAP_RECORD) re-records the scenarios it matches with the
 // runtime under test before replaying them; -schedule-seed=N replays one

@@ -55,7 +55,7 @@ func ginkgoFocus(text string, fx *fixture.Fixture) string {
 // spec is run again through the ginkgo command. The harness links no
 // Ginkgo, so it asks the type's package.
 func underGinkgo(t testing.TB) bool {
-	ty := reflect.TypeOf(t)
+	ty := reflect.TypeOf(unwrapped(t))
 	for ty != nil && ty.Kind() == reflect.Pointer {
 		ty = ty.Elem()
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/onsi/gomega/types"
@@ -28,7 +29,7 @@ func (recordingMatcher) Match(actual any) (bool, error) {
 
 func (recordingMatcher) FailureMessage(actual any) string {
 	o, _ := outcomeOf(actual, "MatchRecording")
-	return termtext.Lines(o.Report())
+	return secretsOf(o).Redact(termtext.Lines(o.Report()))
 }
 
 func (recordingMatcher) NegatedFailureMessage(actual any) string {
@@ -43,8 +44,9 @@ func (recordingMatcher) NegatedFailureMessage(actual any) string {
 func MatchGolden(t testing.TB) types.GomegaMatcher { return &goldenMatcher{t: t} }
 
 type goldenMatcher struct {
-	t   testing.TB
-	res judge.GoldenResult
+	t       testing.TB
+	res     judge.GoldenResult
+	secrets *secret.Set // the outcome's (see redact.go)
 }
 
 func (m *goldenMatcher) Match(actual any) (bool, error) {
@@ -52,12 +54,16 @@ func (m *goldenMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	m.res = checkGolden(m.t, o)
-	logUpdate(m.t, m.res)
+	m.secrets = secretsOf(o)
+	t := redacting(m.t, m.secrets)
+	m.res = checkGolden(t, o)
+	logUpdate(t, m.res)
 	return m.res.Message == "", nil
 }
 
-func (m *goldenMatcher) FailureMessage(any) string { return termtext.Lines(m.res.Message) }
+func (m *goldenMatcher) FailureMessage(any) string {
+	return m.secrets.Redact(termtext.Lines(m.res.Message))
+}
 
 func (m *goldenMatcher) NegatedFailureMessage(any) string {
 	return fmt.Sprintf("expected the transcript to differ from %s, but it matches", m.res.Path)

@@ -2,11 +2,13 @@ package harness
 
 import (
 	"context"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/judge"
 )
@@ -34,6 +36,8 @@ func Name(dir string) string { return fixture.Name(dir) }
 // matchers.
 func Run(t testing.TB, dir string, opts Options) *Outcome {
 	t.Helper()
+	secrets := secret.FromEnv(os.Getenv)
+	t = redacting(t, secrets)
 	if opts.Runtime == nil {
 		t.Fatalf("harness: Run(%s): Options.Runtime is nil: pass the runtime under test, harness.Options{Runtime: ...}", dir)
 		return nil
@@ -50,12 +54,17 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	}
 	ctx, cancel := testContext(t)
 	defer cancel()
+	// The replay's context carries the set, so the wire layer adds what
+	// the agent sends as a credential (see redact.go).
+	ctx = secret.NewContext(ctx, secrets)
 	out, err := judge.Replay(ctx, fx, opts)
 	if err != nil {
 		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
 		return nil
 	}
+	replaySecrets.Store(out, secrets)
 	t.Cleanup(func() {
+		defer replaySecrets.Delete(out)
 		// The consumption check runs at teardown whatever the test did; an
 		// outcome already judged (AssertReplay, MatchRecording) reported it.
 		if _, ok := judged.Load(out); !ok && out.Consumption != nil {
@@ -72,6 +81,7 @@ var judged sync.Map // *Outcome -> struct{}
 // the recording.
 func AssertReplay(t testing.TB, o *Outcome) {
 	t.Helper()
+	t = redacting(t, secretsOf(o))
 	judged.Store(o, struct{}{})
 	if !o.Passed() {
 		t.Errorf("%s", termtext.Lines(o.Report()))
@@ -84,6 +94,7 @@ func AssertReplay(t testing.TB, o *Outcome) {
 // [diff -golden +replay] and the command that updates the golden.
 func AssertGolden(t testing.TB, o *Outcome) {
 	t.Helper()
+	t = redacting(t, secretsOf(o))
 	res := checkGolden(t, o)
 	if res.Message != "" {
 		t.Errorf("%s", termtext.Lines(res.Message))
@@ -125,7 +136,7 @@ func forTest(t testing.TB, opts Options) Options {
 // for rather than in the binary's panic.
 func testContext(t testing.TB) (context.Context, context.CancelFunc) {
 	ctx := t.Context()
-	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+	if d, ok := unwrapped(t).(interface{ Deadline() (time.Time, bool) }); ok {
 		if at, ok := d.Deadline(); ok {
 			return context.WithDeadline(ctx, at.Add(-time.Until(at)/20))
 		}
