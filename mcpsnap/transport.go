@@ -31,8 +31,8 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // answered that initialize, so live sees the handshake a session needs.
 //
 // A credential in the URL of a live *mcp.StreamableClientTransport or
-// *mcp.SSEClientTransport (a token=, user info) is a secret of the
-// recording: the recording is refused when a log would hold it, and
+// *mcp.SSEClientTransport (a token=, user info), inside any number of
+// *mcp.LoggingTransport, is a secret of the recording: the recording is refused when a log would hold it, and
 // messages show it redacted. One
 // sent otherwise (a header its HTTPClient adds, a transport of another
 // kind) is not seen here: name the variable that holds it in
@@ -218,16 +218,8 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 		}
 		// A credential in the server's URL (a token=, user info) is a
 		// secret of the recording, as serve's --mcp URL's is: a server or
-		// an error that echoes it cannot leave it in the fixture. Both of
-		// the SDK's transports by URL, SSE's too.
-		var endpoint string
-		switch lt := c.t.live.(type) {
-		case *mcp.StreamableClientTransport:
-			endpoint = lt.Endpoint
-		case *mcp.SSEClientTransport:
-			endpoint = lt.Endpoint
-		}
-		secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), endpoint)
+		// an error that echoes it cannot leave it in the fixture.
+		secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), endpoint(c.t.live))
 		lc, err := c.t.live.Connect(context.WithoutCancel(ctx))
 		if err != nil {
 			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, err)
@@ -245,6 +237,34 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 		c.mu.Unlock()
 	})
 	return c.liveConn, c.liveErr
+}
+
+// endpoint returns the URL the live transport t connects to, or "": both
+// of the SDK's transports by URL, SSE's too, inside any number of the
+// SDK's wrappers that hold another transport (mcp.LoggingTransport, the
+// one in the SDK version of go.mod). A wrapper of another kind hides its
+// URL: its token is named in AGENTSNAP_SECRET_VARS.
+func endpoint(t mcp.Transport) string {
+	// Bounded: a wrapper that holds itself would never connect either.
+	for range 64 {
+		switch lt := t.(type) {
+		case *mcp.StreamableClientTransport:
+			if lt != nil {
+				return lt.Endpoint
+			}
+		case *mcp.SSEClientTransport:
+			if lt != nil {
+				return lt.Endpoint
+			}
+		case *mcp.LoggingTransport:
+			if lt != nil {
+				t = lt.Transport
+				continue
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 // handshake starts the live session of an only-changed recording whose

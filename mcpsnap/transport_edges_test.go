@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -58,6 +59,17 @@ var _ = Describe("mcpsnap.Transport to a live server whose URL carries a credent
 			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
 		}, func(endpoint string) mcp.Transport {
 			return &mcp.SSEClientTransport{Endpoint: endpoint}
+		}, false, NodeTimeout(time.Minute)),
+		// The SDK's logging wrapper holds the transport that connects.
+		Entry("streamable HTTP in an mcp.LoggingTransport", func() http.Handler {
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
+		}, func(endpoint string) mcp.Transport {
+			return &mcp.LoggingTransport{Transport: &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, Writer: io.Discard}
+		}, false, NodeTimeout(time.Minute)),
+		Entry("SSE in an mcp.LoggingTransport in another", func() http.Handler {
+			return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return resources() }, nil)
+		}, func(endpoint string) mcp.Transport {
+			return &mcp.LoggingTransport{Transport: &mcp.LoggingTransport{Transport: &mcp.SSEClientTransport{Endpoint: endpoint}, Writer: io.Discard}, Writer: io.Discard}
 		}, false, NodeTimeout(time.Minute)),
 	)
 })
