@@ -31,12 +31,15 @@ var ErrClosed = errors.New("mcpsnap: the connection is closed")
 // answered that initialize, so live sees the handshake a session needs.
 //
 // A credential in the URL of a live *mcp.StreamableClientTransport or
-// *mcp.SSEClientTransport (a token=, user info), inside any number of
-// *mcp.LoggingTransport, is a secret of the recording: the recording is refused when a log would hold it, and
-// messages show it redacted. One
-// sent otherwise (a header its HTTPClient adds, a transport of another
-// kind) is not seen here: name the variable that holds it in
-// AGENTSNAP_SECRET_VARS (or pass it in recorder.Options.Secrets).
+// *mcp.SSEClientTransport (a token=, user info), and the value of each
+// variable of an *mcp.CommandTransport's Command.Env whose name says it is
+// a credential (GITHUB_TOKEN, API_KEY, DB_PASSWORD), inside any number of
+// *mcp.LoggingTransport too, is a secret of the recording: the recording
+// is refused when a log would hold it, and messages show it redacted. One
+// sent otherwise (a header its HTTPClient adds, a variable the command
+// inherits, a transport of another kind) is not seen here: name the
+// variable that holds it in AGENTSNAP_SECRET_VARS (or pass it in
+// recorder.Options.Secrets).
 //
 // While recording, what the server sends of its own (notifications, and
 // requests such as sampling, which the client answers) passes through but
@@ -217,9 +220,24 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 			return
 		}
 		// A credential in the server's URL (a token=, user info) is a
-		// secret of the recording, as serve's --mcp URL's is: a server or
-		// an error that echoes it cannot leave it in the fixture.
-		secret.FromContext(ctx).AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), endpoint(c.t.live))
+		// secret of the recording, as serve's --mcp URL's is, and so is one
+		// a server's command is started with: a server or an error that
+		// echoes it cannot leave it in the fixture.
+		set := secret.FromContext(ctx)
+		switch lt := inner(c.t.live).(type) {
+		case *mcp.StreamableClientTransport:
+			if lt != nil {
+				set.AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), lt.Endpoint)
+			}
+		case *mcp.SSEClientTransport:
+			if lt != nil {
+				set.AddURL(fmt.Sprintf("the URL of MCP server %s", c.t.server), lt.Endpoint)
+			}
+		case *mcp.CommandTransport:
+			if lt != nil && lt.Command != nil {
+				set.AddEnviron(fmt.Sprintf("the command of MCP server %s", c.t.server), lt.Command.Env)
+			}
+		}
 		lc, err := c.t.live.Connect(context.WithoutCancel(ctx))
 		if err != nil {
 			c.liveErr = fmt.Errorf("mcpsnap: server %s: connecting: %w", c.t.server, err)
@@ -239,32 +257,24 @@ func (c *conn) connectLive(ctx context.Context) (mcp.Connection, error) {
 	return c.liveConn, c.liveErr
 }
 
-// endpoint returns the URL the live transport t connects to, or "": both
-// of the SDK's transports by URL, SSE's too, inside any number of the
-// SDK's wrappers that hold another transport (mcp.LoggingTransport, the
-// one in the SDK version of go.mod). A wrapper of another kind hides its
-// URL: its token is named in AGENTSNAP_SECRET_VARS.
-func endpoint(t mcp.Transport) string {
+// inner returns the transport that connects inside t: t itself, or the
+// one inside any number of the SDK's wrappers that hold another
+// (mcp.LoggingTransport, the one in the SDK version of go.mod). A wrapper
+// of another kind hides what it holds: its credential is named in
+// AGENTSNAP_SECRET_VARS.
+func inner(t mcp.Transport) mcp.Transport {
 	// Bounded: a wrapper that holds itself would never connect either.
 	for range 64 {
-		switch lt := t.(type) {
-		case *mcp.StreamableClientTransport:
-			if lt != nil {
-				return lt.Endpoint
-			}
-		case *mcp.SSEClientTransport:
-			if lt != nil {
-				return lt.Endpoint
-			}
-		case *mcp.LoggingTransport:
-			if lt != nil {
-				t = lt.Transport
-				continue
-			}
+		lt, ok := t.(*mcp.LoggingTransport)
+		switch {
+		case !ok:
+			return t
+		case lt == nil:
+			return nil
 		}
-		return ""
+		t = lt.Transport
 	}
-	return ""
+	return nil
 }
 
 // handshake starts the live session of an only-changed recording whose

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -288,3 +291,39 @@ func mustID(n int64) jsonrpc.ID {
 	Expect(err).NotTo(HaveOccurred())
 	return id
 }
+
+// stdioServerVar, set in a command's environment, makes the test binary
+// the resources server on its stdin and stdout.
+const stdioServerVar = "MCPSNAP_TEST_STDIO_SERVER"
+
+func init() {
+	if os.Getenv(stdioServerVar) == "" {
+		return
+	}
+	if err := resources().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+var _ = Describe("mcpsnap.Transport to a live server started as a command with a credential in its environment", func() {
+	const token = "ghp-stdio-token-0123456789"
+
+	It("makes the value of each variable named as a credential a secret of the recording, and no other", func(ctx SpecContext) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), stdioServerVar+"=1", "GITHUB_PERSONAL_ACCESS_TOKEN="+token, "SERVER_CONFIG=/etc/resources/config.json")
+		live := &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: io.Discard}
+		set := secret.New()
+		var got []string
+		Expect(run(secret.NewContext(ctx, set), memory.New(), nil, func(ctx context.Context, env *wire.Env) (err error) {
+			got, err = readTwice(live)(ctx, env)
+			return err
+		})).To(Succeed())
+		Expect(got).To(HaveExactElements("read #1", "read #2", ContainSubstring("Resource not found")), "the command served the recording")
+		source, _, ok := set.FindString("the server said " + token)
+		Expect(ok).To(BeTrue())
+		Expect(source).To(Equal("the GITHUB_PERSONAL_ACCESS_TOKEN variable of the command of MCP server resources"))
+		Expect(set.Redact("read /etc/resources/config.json")).To(Equal("read /etc/resources/config.json"))
+	}, NodeTimeout(time.Minute))
+})

@@ -251,6 +251,39 @@ func (s *Set) addHeaderValue(name, v, of string) {
 	}
 }
 
+// AddEnviron adds the value of every NAME=value entry of environ (the
+// environment a program is started with, as exec.Cmd.Env holds it) whose
+// name says it carries a credential: key, token, secret, auth, pass or
+// credential in it, as GITHUB_PERSONAL_ACCESS_TOKEN or DB_PASSWORD. The
+// program is given it to use, and may echo it. Each is named "the NAME
+// variable of " + where.
+func (s *Set) AddEnviron(where string, environ []string) {
+	if s == nil {
+		return
+	}
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !credentialVar(name) {
+			continue
+		}
+		// Trimmed: the value as written holds it, and blanks around a
+		// short one do not make it a secret.
+		s.Add("the "+name+" variable of "+where, strings.TrimSpace(value))
+	}
+}
+
+// credentialVar tells the environment variables treated as credentials,
+// by name.
+func credentialVar(name string) bool {
+	n := strings.ToLower(name)
+	for _, word := range []string{"key", "token", "secret", "auth", "pass", "credential"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
+}
+
 // AddRequest adds the credentials an HTTP request carries: its credential
 // headers and its URL's, named after where ("the agent's request"). The
 // wire layer gathers an incoming request's this way: an agent's own key,

@@ -79,3 +79,21 @@ var _ = Describe("the variables AGENTSNAP_SECRET_VARS names", func() {
 		Expect(s.Empty()).To(Equal([]string{"the variable named by entry 1 of AGENTSNAP_SECRET_VARS"}))
 	})
 })
+
+var _ = Describe("the credentials of a program's environment", func() {
+	It("takes the value of each variable whose name says it is a credential, naming it and where, and no other", func() {
+		s := secret.New()
+		s.AddEnviron("the command of MCP server github", []string{
+			"GITHUB_PERSONAL_ACCESS_TOKEN=ghp-0123456789abcdef",
+			"DB_PASSWORD= pw-0123456789 ",
+			"CONFIG_PATH=/etc/server/config.json",
+			"malformed-entry-0123456789",
+		})
+		source, _, ok := s.FindString("bad credentials: ghp-0123456789abcdef")
+		Expect(ok).To(BeTrue())
+		Expect(source).To(Equal("the GITHUB_PERSONAL_ACCESS_TOKEN variable of the command of MCP server github"))
+		Expect(s.Redact("login pw-0123456789 failed")).To(Equal("login [REDACTED] failed"), "trimmed, as a program may read it")
+		Expect(s.Short()).To(BeEmpty())
+		Expect(s.Redact("read /etc/server/config.json; malformed-entry-0123456789")).To(Equal("read /etc/server/config.json; malformed-entry-0123456789"))
+	})
+})
