@@ -37,6 +37,12 @@
 // a stale recording's: its report says what to look at in the runtime and
 // names no command to re-record or update.
 //
+// The kit keeps the keys of the shell it runs in out of its recordings
+// and its messages, as -record does: the key variables, the base URL's
+// credentials, the variables AGENTSNAP_SECRET_VARS names and what the
+// runtime sends as a credential. A recording that would hold one breaks
+// records, naming the variable; every violation shows one as [REDACTED].
+//
 // The scenarios (Scenarios): spawn; fork-first-turn (a fork in turn 1
 // inherits nothing); fork-later-turn; fork-after-tool-call (the seed holds
 // turn 1's tool call and result, not the running turn's); fork-of-fork (a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -135,6 +136,12 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	// The keys of the shell the kit runs in (and what the runtime sends as
+	// a credential, which the wire layer adds to the set of the context)
+	// are secrets of its recordings, as of -record's: a recording that
+	// would hold one is refused, and no violation shows one.
+	secrets := secret.FromEnv(os.Getenv)
+	ctx = secret.NewContext(ctx, secrets)
 	res := &Result{Dir: cfg.Dir}
 	if res.Dir == "" {
 		tmp, err := os.MkdirTemp("", "agentsnap-conformance-")
@@ -155,7 +162,7 @@ func Check(ctx context.Context, cfg Config) (*Result, error) {
 			res.Skipped = append(res.Skipped, b.name)
 			continue
 		}
-		vs, err := b.check(ctx, &cfg, filepath.Join(res.Dir, b.category, b.name))
+		vs, err := b.check(ctx, &cfg, filepath.Join(res.Dir, b.category, b.name), secrets)
 		if err != nil {
 			res.Violations = nil
 			return nil, err
@@ -215,7 +222,7 @@ func (cfg *Config) delegate(description, prompt string) json.RawMessage {
 }
 
 // check runs one scenario in dir: record, check the recorded logs, replay.
-func (b *builtin) check(ctx context.Context, cfg *Config, dir string) ([]Violation, error) {
+func (b *builtin) check(ctx context.Context, cfg *Config, dir string, secrets *secret.Set) ([]Violation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -226,7 +233,8 @@ func (b *builtin) check(ctx context.Context, cfg *Config, dir string) ([]Violati
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %s: %w", b.name, err)
 	}
-	r := newReport(b.name)
+	opts.Secrets = secrets.Values()
+	r := newReport(b.name, secrets)
 	if !b.record(ctx, r, cfg, dir, opts) {
 		return r.violations(), stopped(ctx, b)
 	}
@@ -250,6 +258,8 @@ func stopped(ctx context.Context, b *builtin) error {
 }
 
 const fixRecords = "Run must run every prompt as a turn of one root session, send each model call through env.Driver with the calling session's identity (llm.Request.Session: id, parent, parentCallId), create one child per subagent_spawn/subagent_fork call, and return nil when the run completes; a failed model call or a timed-out turn is a recorded outcome, not an error"
+
+const fixSecret = "keep the keys of the shell the kit runs in out of what the runtime writes: a tool that echoes its environment, a key in a prompt, a message or a setting (-record and agentsnap record refuse such a recording as the kit does)"
 
 // record records the scenario with a fresh runtime, reporting what the
 // store refused and why the recording failed; false means there is no
@@ -277,7 +287,11 @@ func (b *builtin) record(ctx context.Context, r *report, cfg *Config, dir string
 			if !errors.Is(err, recorder.ErrRecording) { // which says "recording failed" itself
 				msg = "recording failed: " + msg
 			}
-			r.add(ruleRecords, fixRecords+b.hint, msg)
+			fix := fixRecords + b.hint
+			if errors.Is(err, recorder.ErrSecret) {
+				fix = fixSecret
+			}
+			r.add(ruleRecords, fix, msg)
 			// A tree that does not hold together fails the recording;
 			// name the header that broke it.
 			checkLineage(r, store.headers())
@@ -402,6 +416,17 @@ type watchStore struct {
 // cutSeed is a fork child whose seed, as handed to Create, does not end
 // at a turn/end.
 type cutSeed struct{ id, problem string }
+
+// Delete removes sessions, as a recording refused for a secret asks of
+// its side store: without it the refusal would say to delete them by
+// hand from a store nobody can reach.
+func (w *watchStore) Delete(ctx context.Context, ids ...string) error {
+	d, ok := w.Store.(persistence.Deleter)
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return d.Delete(ctx, ids...)
+}
 
 func (w *watchStore) keep(err error) error {
 	if err != nil {

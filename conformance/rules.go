@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -44,15 +45,17 @@ type report struct {
 	out      []Violation
 	at       map[string]int // session and rule -> index in out
 	more     map[int]int    // index in out -> repeats
+	secrets  *secret.Set    // shown as [REDACTED] in every problem (see Check)
 }
 
-func newReport(name string) *report {
-	return &report{scenario: name, at: map[string]int{}, more: map[int]int{}}
+func newReport(name string, secrets *secret.Set) *report {
+	return &report{scenario: name, at: map[string]int{}, more: map[int]int{}, secrets: secrets}
 }
 
-// add reports a violation.
+// add reports a violation. A problem quotes what the runtime wrote and
+// sent, which may hold a key of the shell the kit runs in.
 func (r *report) add(rule, fix, problem string) {
-	r.out = append(r.out, Violation{Scenario: r.scenario, Rule: rule, Problem: problem, Fix: fix})
+	r.out = append(r.out, Violation{Scenario: r.scenario, Rule: rule, Problem: r.secrets.Redact(problem), Fix: fix})
 }
 
 // log reports a violation in the log l, once per session and rule.
