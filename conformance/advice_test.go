@@ -44,7 +44,7 @@ var _ = Describe("the conformance kit, what a failed replay's violations advise"
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rules(res.Violations)).To(ConsistOf("replay-matches", "golden-matches"))
 		msg := noRecordAdvice(res)
-		Expect(msg).To(ContainSubstring("the kit recorded this scenario moments before with a runtime from Config.New, so the runtime, not the recording, is at fault"))
+		Expect(msg).To(ContainSubstring("the kit recorded this scenario moments before with a runtime from Config.New, so the runtime is at fault, not a stale recording"))
 	})
 
 	It("says a runtime whose name changes between runs must keep it, not to replay it with the CLI or serve", func(ctx SpecContext) {

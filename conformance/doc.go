@@ -35,7 +35,10 @@
 // with the replay's own report. Fix the named rules first. The kit records
 // every scenario afresh, so a replay that fails is the runtime's doing, not
 // a stale recording's: its report says what to look at in the runtime and
-// names no command to re-record or update.
+// names no command to re-record or update. A log the replay refuses before
+// it starts (a call without its finish, a chunk against the contract, a
+// seed cut inside a turn) is named by file and line as what the runtime
+// wrote wrong.
 //
 // The kit keeps the keys of the shell it runs in out of its recordings
 // and its messages, as -record does: the key variables, the base URL's

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
@@ -324,6 +325,10 @@ func (b *builtin) replay(ctx context.Context, r *report, cfg *Config, dir string
 	var differ []string
 	for n := 1; n <= max(b.replays, 1); n++ {
 		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: cfg.New(), Hints: judge.Hints{Fresh: freshHint}})
+		if err != nil && refusesLog(err) {
+			r.add(ruleReplay, r.badLogFix(), fmt.Sprintf("the replay refuses a log the runtime wrote while the kit recorded the scenario: %v", err))
+			return
+		}
 		if err != nil {
 			r.add(ruleReplay, r.refusedFix(), fmt.Sprintf("the replay could not run: %v", err))
 			return
@@ -359,11 +364,30 @@ func (r *report) refusedFix() string {
 	return fixReplay
 }
 
+// refusesLog reports whether err is the replay's refusal of a recorded
+// log, which the runtime under test wrote moments before: a model call
+// without its finish, a chunk against the contract, a seed cut inside a
+// turn.
+func refusesLog(err error) bool {
+	return errors.Is(err, fakellm.ErrContract) || errors.Is(err, fakellm.ErrIncompleteCall) ||
+		errors.Is(err, session.ErrSeedBoundary) || errors.Is(err, session.ErrSeedPastEnd)
+}
+
+// badLogFix is the fix of a recorded log the replay refuses: the rules
+// named before it say what the runtime wrote wrong — usage too, since a
+// token count below 0 is such a refusal — else the refusal itself does.
+func (r *report) badLogFix() string {
+	if len(r.out) > 0 {
+		return "the recording breaks the rule(s) named before this one in " + r.scenario + ", and the replay refuses such a recording: fix those first"
+	}
+	return "write each session's log as CONTRACT.md describes it (package journal writes it so): the replay refuses what the runtime wrote at the place named"
+}
+
 // freshHint ends the replay's messages instead of a command that
 // re-records the scenario or updates its golden: the kit records every
 // scenario afresh, so a replay that fails is the runtime's bug, not a stale
 // fixture's.
-const freshHint = "the kit recorded this scenario moments before with a runtime from Config.New, so the runtime, not the recording, is at fault: look at what it does otherwise when replayed (see the fix below)"
+const freshHint = "the kit recorded this scenario moments before with a runtime from Config.New, so the runtime is at fault, not a stale recording (see the fix below)"
 
 const fixReplay = "a replay must do what the recording did: the runtime may not depend on env.Recording, wall-clock time, randomness or state kept between runs, and must send each session's calls in the recorded order"
 

@@ -356,7 +356,7 @@ var _ = Describe("the conformance kit, a recording the replay refuses", func() {
 		Expect(rules(res.Violations)).To(ContainElement("seed-stamped"))
 		Expect(res.Violations).To(ContainElement(gstruct.MatchFields(gstruct.IgnoreExtras, gstruct.Fields{
 			"Rule":    Equal("replay-matches"),
-			"Problem": ContainSubstring("the replay could not run"),
+			"Problem": ContainSubstring("the replay refuses a log the runtime wrote while the kit recorded the scenario"),
 			"Fix":     Equal("the recording breaks the rule(s) named before this one in fork-later-turn, and the replay refuses such a recording: fix those first"),
 		})), "violations: %v", res.Violations)
 	})

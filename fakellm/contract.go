@@ -161,7 +161,8 @@ func checkChunks(chunks []session.Chunk) error {
 
 // contractError locates a contract error of a recorded chunk: where is
 // "file:line" (or the log's name), and the message ends with what to do.
-func contractError(where, session string, seq int64, k callKey, err error) error {
-	return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s, assistant/chunk seq %d: %v — re-record the scenario (a recording writes chunks as CONTRACT.md describes them); a hand-edited log must keep to it too",
-		where, ErrContract, session, k.turn, k.step, attemptSuffix(k.attempt), seq, strings.TrimSuffix(err.Error(), "."))
+func contractError(where, session string, seq int64, k callKey, err error, opts *DeriveOptions) error {
+	return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s, assistant/chunk seq %d: %v — %s",
+		where, ErrContract, session, k.turn, k.step, attemptSuffix(k.attempt), seq, strings.TrimSuffix(err.Error(), "."),
+		opts.fix("re-record the scenario (a recording writes chunks as CONTRACT.md describes them); a hand-edited log must keep to it too"))
 }

@@ -50,6 +50,21 @@ type DeriveOptions struct {
 	// answers — and exists for regression tests only, to show that the
 	// seed slice matters.
 	IgnoreSeed bool
+
+	// advice is WithAdvice's text, which refusals end with instead of
+	// advice to re-record the scenario or run the CLI: a recording made
+	// moments before by the runtime under test (package conformance) is
+	// that runtime's fault.
+	advice string
+}
+
+// fix returns what a refusal of a log ends with: WithAdvice's text, else
+// def, what mends a fixture on disk.
+func (o *DeriveOptions) fix(def string) string {
+	if o.advice != "" {
+		return o.advice
+	}
+	return def
 }
 
 // Script is the replay script of one recorded session.
@@ -142,7 +157,7 @@ func Derive(r io.Reader, name string, opts DeriveOptions) (*Script, error) {
 		if i < skip { // inherited
 			if i == skip-1 {
 				if err := session.CheckSeedEnd(&e, skip); err != nil {
-					return nil, seedError(rd.Name(), true, err)
+					return nil, seedError(rd.Name(), true, err, &opts)
 				}
 			}
 			continue
@@ -196,7 +211,7 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 			return nil, fmt.Errorf("fakellm: derive %s: %w: seedLength is %d but the log holds %d events", name, session.ErrSeedPastEnd, n, len(events))
 		}
 		if err := session.CheckSeedBoundary(events, l.Header.SeedLength); err != nil {
-			return nil, seedError(name, l.Path != "", err)
+			return nil, seedError(name, l.Path != "", err, &opts)
 		}
 		events = events[l.Header.SeedLength:]
 	}
@@ -246,7 +261,8 @@ func locate(l *session.Log, seq int64) string {
 
 // seedError locates a seed boundary error: at line 1, the header that holds
 // seedLength, when the log is a file; the seq is in err.
-func seedError(name string, file bool, err error) error {
+func seedError(name string, file bool, err error, opts *DeriveOptions) error {
+	err = fmt.Errorf("%w — %s", err, opts.fix("fix the backend and re-record the scenario"))
 	if file {
 		return &session.ParseError{File: name, Line: 1, Err: err}
 	}
@@ -339,7 +355,7 @@ func (g *grouper) add(e *session.Event) error {
 		if missing := missingToolMember(&d, e.Data); missing != "" {
 			// Replayed as it is, it would serve an empty result, or read as
 			// drift of a tool named "".
-			return fmt.Errorf("fakellm: derive %s: session %s: tool/recorded seq %d has no %q (it needs callId, name, arguments and result: CONTRACT.md 6a) — re-record the scenario; a hand-edited log must keep to the contract too", g.locate(e.Seq), g.header.ID, e.Seq, missing)
+			return fmt.Errorf("fakellm: derive %s: session %s: tool/recorded seq %d has no %q (it needs callId, name, arguments and result: CONTRACT.md 6a) — %s", g.locate(e.Seq), g.header.ID, e.Seq, missing, g.opts.fix("re-record the scenario; a hand-edited log must keep to the contract too"))
 		}
 		g.script.Tools = append(g.script.Tools, d)
 	case session.TypeMCPCall:
@@ -394,7 +410,7 @@ func (g *grouper) chunk(e *session.Event) error {
 		// chunk after a finish starts the next attempt. With numbers, the
 		// same key after its finish is a broken log.
 		if g.closed && k == g.lastKey && k.attempt != 0 {
-			return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: a chunk after the finish of turn %d step %d attempt %d (every model call ends with exactly one finish)", g.locate(e.Seq), g.header.ID, e.Seq, k.turn, k.step, k.attempt)
+			return contractError(g.locate(e.Seq), g.header.ID, e.Seq, k, errors.New("a chunk after the call's finish (every model call ends with exactly one finish)"), &g.opts)
 		}
 		g.open, g.key = true, k
 		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt}
@@ -403,7 +419,7 @@ func (g *grouper) chunk(e *session.Event) error {
 	}
 	g.buf = append(g.buf, d.Chunk)
 	if err := g.check.add(&g.buf[len(g.buf)-1]); err != nil {
-		return contractError(g.locate(e.Seq), g.header.ID, e.Seq, k, err)
+		return contractError(g.locate(e.Seq), g.header.ID, e.Seq, k, err, &g.opts)
 	}
 	if d.Chunk.IsFinish() {
 		g.close()
@@ -462,8 +478,13 @@ func (g *grouper) turnEnd(e *session.Event) error {
 func (g *grouper) incomplete(why string) error {
 	k := g.key
 	if !g.opts.DropIncomplete {
-		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish%s (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it",
-			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"), why)
+		fix := " (a crash while recording?) — re-record the scenario, or derive with DropIncomplete (agentsnap derive --drop-incomplete) to drop it"
+		if g.opts.advice != "" { // no crash: the runtime under test wrote it so moments before
+			fix = " — " + g.opts.advice
+		}
+		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish%s%s",
+			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"), why,
+			fix)
 	}
 	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.buf)})
 	g.open, g.cur, g.buf = false, Entry{}, g.buf[:0]

@@ -210,7 +210,7 @@ var _ = Describe("Derive", func() {
 			fakellm.ErrIncompleteCall, "session r, turn 1 step 1 attempt 1: 2 chunks and no finish"),
 		Entry("a chunk after the finish of a numbered attempt",
 			rootLog("r").chunks(1, 1, 1, answer("ok")...).chunks(1, 1, 1, answer("more")...).log(), fakellm.DeriveOptions{},
-			nil, "a chunk after the finish of turn 1 step 1 attempt 1"),
+			fakellm.ErrContract, "turn 1 step 1 attempt 1, assistant/chunk seq 4: a chunk after the call's finish"),
 		Entry("a seedLength past the end",
 			func() *session.Log { l := rootLog("r").turn(1, "hi", "one").log(); l.Header.SeedLength = 99; return l }(), fakellm.DeriveOptions{},
 			session.ErrSeedPastEnd, "seedLength is 99"),

@@ -79,9 +79,10 @@ func WithScheduleOf(s Schedule) Option {
 func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
 
 // WithAdvice sets what errors end with instead of "re-record with: " and
-// the record command: for a recording made afresh before every replay
-// (package conformance), which re-recording does not mend, text says what
-// to look at in the agent.
+// the record command, and what Prepare's refusals of a log end with
+// instead of advice to re-record the scenario or run the CLI: for a
+// recording made afresh before every replay (package conformance), which
+// re-recording does not mend, text says what to look at in the agent.
 func WithAdvice(text string) Option { return func(o *options) { o.advice = text } }
 
 // WithReleaseServed has the driver let go of each recorded answer once it
@@ -106,10 +107,19 @@ func buildOptions(opts []Option) options {
 	return o
 }
 
+// fix returns what a refusal of a log ends with: WithAdvice's text, else
+// def, what mends a fixture on disk.
+func (o *options) fix(def string) string {
+	d := DeriveOptions{advice: o.advice}
+	return d.fix(def)
+}
+
 // derive returns the script of l with the configured deriver.
 func (o *options) deriveLog(l *session.Log) (*Script, error) {
 	if o.deriver != nil {
 		return o.deriver(l)
 	}
-	return DeriveLog(l, o.derive)
+	d := o.derive
+	d.advice = o.advice
+	return DeriveLog(l, d)
 }

@@ -55,7 +55,7 @@ func PrepareFiles(paths []string, opts ...Option) (*Recording, error) {
 		// streaming it) and let go once its script is derived.
 		l, err := session.ReadFile(paths[i])
 		if err != nil {
-			return nil, fmt.Errorf("fakellm: derive: %w; restore the log from version control, or re-record the scenario", err)
+			return nil, fmt.Errorf("fakellm: derive: %w; %s", err, o.fix("restore the log from version control, or re-record the scenario"))
 		}
 		return o.deriveLog(l)
 	})

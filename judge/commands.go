@@ -35,8 +35,9 @@ type Hints struct {
 	// Fresh, set where every fixture is recorded afresh with the runtime
 	// that then replays it (package conformance), says what to look at in
 	// that runtime. A failed replay is then the runtime's bug, not a stale
-	// fixture's: messages end with Fresh instead of a command that
-	// re-records the fixture, updates its golden or runs the CLI.
+	// fixture's: messages, a refusal of a recorded log's included, end with
+	// Fresh instead of a command that re-records the fixture, updates its
+	// golden or runs the CLI.
 	Fresh string
 }
 

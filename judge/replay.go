@@ -259,6 +259,9 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	if opts.Deriver != nil {
 		fopts = append(fopts, fakellm.WithDeriver(opts.Deriver))
 	}
+	if cmds.Fresh != "" { // a log it refuses was written moments ago: no stale fixture
+		fopts = append(fopts, fakellm.WithAdvice(cmds.Fresh))
+	}
 	rec, err := derive(fx, fopts)
 	if err != nil {
 		return nil, err

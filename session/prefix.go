@@ -29,7 +29,9 @@ var ErrSeedBoundary = errors.New("seedLength does not fall between turns")
 // [CompletedPrefix] computes it. Otherwise the fork child's own events would
 // start inside an inherited turn — e.g. mid-answer — and derivation would
 // replay half a model call. The error wraps [ErrSeedBoundary], or
-// [ErrSeedPastEnd] when seedLength is outside events.
+// [ErrSeedPastEnd] when seedLength is outside events. It says what the
+// backend must do; what mends the log (re-recording it) is the caller's to
+// say.
 func CheckSeedBoundary(events []Event, seedLength int) error {
 	if seedLength == 0 {
 		return nil
@@ -47,6 +49,6 @@ func CheckSeedEnd(last *Event, seedLength int) error {
 	if last.Type == TypeTurnEnd {
 		return nil
 	}
-	return fmt.Errorf("%w: seedLength %d ends the seed at seq %d (%s), not at a turn/end, so the child's own events would start inside an inherited turn; the fork backend must stamp seedLength at the end of the parent's last completed turn (session.CompletedPrefix) — fix the backend and re-record the scenario",
+	return fmt.Errorf("%w: seedLength %d ends the seed at seq %d (%s), not at a turn/end, so the child's own events would start inside an inherited turn; the fork backend must stamp seedLength at the end of the parent's last completed turn (session.CompletedPrefix)",
 		ErrSeedBoundary, seedLength, last.Seq, last.Type)
 }
