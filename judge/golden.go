@@ -74,6 +74,10 @@ func UpdateGolden(o *Outcome) GoldenResult {
 		res.Message = "judge: " + why
 		return res
 	}
+	if o.rulesOnly() {
+		res.Message = fmt.Sprintf("judge: not updating %s: the recording breaks its rules, and goldens are only rewritten from a recording that keeps them:\n%s", fx.Golden, o.Report())
+		return res
+	}
 	if !o.Passed() {
 		res.Message = fmt.Sprintf("judge: not updating %s: the replay itself fails, and goldens are only rewritten from a replay that matches its recording:\n%s", fx.Golden, o.Report())
 		return res

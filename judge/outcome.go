@@ -54,8 +54,25 @@ func (o *Outcome) Err() error {
 	if o.Passed() {
 		return nil
 	}
+	if o.rulesOnly() {
+		return rulesError{o.Report()}
+	}
 	return fmt.Errorf("%w:\n%s", ErrMismatch, o.Report())
 }
+
+// rulesOnly reports whether the one thing wrong is the recording's rules
+// (RuleViolations): the replay itself matches the recording.
+func (o *Outcome) rulesOnly() bool {
+	return len(o.RuleViolations) > 0 && o.Drift == nil && len(o.Differences) == 0 && len(o.RunErrors) == 0 && o.Consumption == nil && o.Stale == ""
+}
+
+// rulesError is Outcome.Err of a replay that fails on its rules only: it
+// is an ErrMismatch for callers that ask, but does not open with "replay
+// does not match the recording", which it does.
+type rulesError struct{ report string }
+
+func (e rulesError) Error() string        { return "the recording breaks its rules:\n" + e.report }
+func (e rulesError) Is(target error) bool { return target == ErrMismatch }
 
 // Report explains a failed replay, most telling first: request drift (the
 // agent now sends something else), then the replay driver's verdict (calls
@@ -67,7 +84,12 @@ func (o *Outcome) Report() string {
 		return fmt.Sprintf("%s: replay matches the recording (%d sessions, %d model calls)", o.Fixture.Name, len(o.Replayed), o.Calls)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: the replay does not match the recording in %s\n", o.Fixture.Name, o.Fixture.Dir)
+	if o.rulesOnly() {
+		// What failed is the rules, not the replay: say so first.
+		fmt.Fprintf(&b, "%s: the recording in %s breaks %d %s of category %s (its replay matches it)\n", o.Fixture.Name, o.Fixture.Dir, len(o.RuleViolations), plural(len(o.RuleViolations), "rule"), o.Fixture.Category())
+	} else {
+		fmt.Fprintf(&b, "%s: the replay does not match the recording in %s\n", o.Fixture.Name, o.Fixture.Dir)
+	}
 	switch {
 	case o.Drift != nil && o.Drift.Tool != "":
 		fmt.Fprintf(&b, "\ntool drift: %s\n", o.Drift)
@@ -134,6 +156,11 @@ func (o *Outcome) Report() string {
 func (o *Outcome) recordAdvice(cmd string) string {
 	if o.commands.Fresh != "" {
 		return o.commands.Fresh
+	}
+	if o.rulesOnly() {
+		// Nothing changed since the recording: recording the same path
+		// again breaks the same rules.
+		return "Once the agent, or the scenario's prompts or playbook, takes a path that keeps the rules above, re-record the scenario:\n  " + cmd
 	}
 	for _, e := range o.RunErrors {
 		var se *scheduleError
