@@ -145,7 +145,11 @@ func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (str
 			all.WriteString(c.Refusal)
 			run.WriteString(c.Refusal)
 			continue
-		case c.Type == "image_url" && c.ImageURL != nil && c.ImageURL.URL != "":
+		case c.Type == "image_url" && (c.ImageURL == nil || c.ImageURL.URL == ""):
+			// An image part without its image: the agent's mistake, not a
+			// part agentsnap does not record.
+			return "", nil, fmt.Errorf("%s[%d]: an image_url part whose URL is empty (image_url.url): give it the image's https: or data: URL, or leave the part out", contentAt(i), k)
+		case c.Type == "image_url":
 			p, err = llm.AttachURL(session.PartImage, "", "", c.ImageURL.URL)
 		case c.Type == "input_audio" && c.InputAudio != nil:
 			p, err = llm.AttachBase64(session.PartFile, "audio/"+c.InputAudio.Format, "", c.InputAudio.Data)

@@ -1,0 +1,45 @@
+package wire_test
+
+import (
+	"errors"
+	"net/http"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// An image part whose URL is empty is the agent's mistake: the request is
+// refused with a 400 that names the part and says what is wrong with it,
+// not as a kind of part agentsnap does not record yet.
+var _ = Describe("a Chat Completions image_url part with an empty URL", func() {
+	It("is refused with a 400 naming the message and part and saying the URL is empty, before any model call", func(ctx SpecContext) {
+		drv := &capture{next: sayDriver}
+		_, _, url := serveWire(drv)
+		client := openai.NewClient(option.WithBaseURL(url+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		_, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-4o",
+			Messages: []openai.ChatCompletionMessageParamUnion{
+				openai.SystemMessage("You look at pictures."),
+				openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+					openai.TextContentPart("What is in the picture?"),
+					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: ""}),
+				}),
+			}})
+		var apiErr *openai.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "err: %v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(Equal("wire: POST /v1/chat/completions: messages[1].content[1]: an image_url part whose URL is empty (image_url.url): give it the image's https: or data: URL, or leave the part out"))
+		Expect(apiErr.Message).NotTo(ContainSubstring("does not record it yet"))
+		drv.mu.Lock()
+		defer drv.mu.Unlock()
+		Expect(drv.reqs).To(BeEmpty(), "no model call")
+	})
+
+	It("is refused so when the image_url member is missing too", func() {
+		_, _, url := serveWire(&capture{next: sayDriver})
+		code, body := post(url, `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url"}]}]}`, nil)
+		Expect(code).To(Equal(http.StatusBadRequest))
+		Expect(body).To(ContainSubstring(`messages[0].content[0]: an image_url part whose URL is empty (image_url.url)`))
+	})
+})
