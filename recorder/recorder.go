@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -91,7 +92,9 @@ type Options struct {
 	// never reaches the side store: the recording is refused at once and
 	// the sessions it created there are deleted (the store must be a
 	// persistence.Deleter, as the jsonl and sqlite stores are; with another
-	// the error names what is left).
+	// the error names what is left). Its error, which the recording's
+	// follows with what to do, should name the store's path, as the jsonl
+	// and sqlite stores' errors do.
 	Store func(ctx context.Context) (persistence.Store, error)
 
 	Progress io.Writer // one line per session turn; nil for none
@@ -359,7 +362,7 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	store, err := opts.Store(ctx)
 	if err != nil {
 		own.Close()
-		return nil, nil, fmt.Errorf("recorder: opening the store: %w", err)
+		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, storeAdvice(err))
 	}
 	// Checked before the agent runs: the recording creates its sessions
 	// there, every recording of a scenario the same ids, and would fail on
@@ -381,6 +384,21 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	}
 	side := newSideStore(own, store, set)
 	return side, side, nil
+}
+
+// storeAdvice says what to do about err, the side store's opening error,
+// which names the store's path (the jsonl and sqlite stores' do).
+func storeAdvice(err error) string {
+	var pe *session.ParseError
+	switch {
+	case errors.As(err, &pe):
+		return "the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it"
+	case errors.Is(err, fs.ErrNotExist):
+		return "create the folder it names, or give a path in a folder that exists"
+	case errors.Is(err, fs.ErrPermission):
+		return "give a path this user can write, or make it writable"
+	}
+	return "give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote"
 }
 
 // run drives the prompts through the runtime on store and returns the logs

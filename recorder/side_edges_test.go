@@ -2,6 +2,8 @@ package recorder_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +13,7 @@ import (
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/recorder"
 )
@@ -33,5 +36,55 @@ var _ = Describe("recording into a side store an earlier run filled (Options.Sto
 		Expect(err).To(MatchError("recorder: the side store (Options.Store, record's --store): it already holds 1 session (such as root), an earlier run's: the recording creates its sessions there; give it an empty one (a new path) or delete the old; nothing ran and the fixture is unchanged"))
 		Expect(ran.Load()).To(BeZero(), "the agent ran")
 		Expect(tree(dir)).To(Equal(before))
+	})
+})
+
+var _ = Describe("recording into a side store that does not open (Options.Store, --store)", func() {
+	// record records a scenario with the side store spec opens and
+	// returns the error, checked to say that nothing ran or changed.
+	record := func(name, spec string) error {
+		GinkgoHelper()
+		dir := scaffold(name)
+		before := tree(dir)
+		s, err := open.Parse(spec)
+		Expect(err).NotTo(HaveOccurred())
+		var ran atomic.Int64
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = agentsnap.RuntimeFunc(func(ctx context.Context, env *agentsnap.Env) error {
+			ran.Add(1)
+			return agent.Reference.Run(ctx, env)
+		})
+		opts.Store = func(ctx context.Context) (persistence.Store, error) { return s.Store(ctx) }
+		_, err = recorder.Record(context.Background(), dir, opts)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(HavePrefix("recorder: the side store (Options.Store, record's --store) does not open: "))
+		Expect(err.Error()).To(HaveSuffix("; nothing ran and the fixture is unchanged"))
+		Expect(ran.Load()).To(BeZero(), "the agent ran")
+		Expect(tree(dir)).To(Equal(before))
+		return err
+	}
+
+	It("names a database whose folder does not exist, and says to create it", func() {
+		db := filepath.Join(GinkgoT().TempDir(), "no-such-folder", "runs.db")
+		err := record("spawn/store-no-folder", "sqlite:"+db)
+		Expect(err).To(MatchError(ContainSubstring("sqlite: " + db + ": the folder " + filepath.Dir(db) + " does not exist: file does not exist; create the folder it names, or give a path in a folder that exists;")))
+		Expect(err.Error()).NotTo(ContainSubstring("(14)"))
+	})
+
+	It("names a log folder holding a file that is not a session log, and says to give another or move it", func() {
+		logs := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(logs, "notes.jsonl"), []byte("not a log\n"), 0o644)).To(Succeed())
+		err := record("spawn/store-not-logs", "jsonl:"+logs)
+		Expect(err).To(MatchError(ContainSubstring(filepath.Join(logs, "notes.jsonl") + ":1: ")))
+		Expect(err).To(MatchError(ContainSubstring("; the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it;")))
+	})
+
+	It("names a file that is no database and keeps the store's own advice", func() {
+		file := filepath.Join(GinkgoT().TempDir(), "runs.db")
+		Expect(os.WriteFile(file, []byte("hello, no database\n"), 0o644)).To(Succeed())
+		err := record("spawn/store-not-sqlite", "sqlite:"+file)
+		Expect(err).To(MatchError(ContainSubstring("sqlite: " + file + ": not a SQLite database")))
+		Expect(err).To(MatchError(ContainSubstring("; give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote;")))
 	})
 })

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,6 +30,12 @@ func Open(ctx context.Context, path string) (*persistence.Coordinator, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// exists reports whether path names something that exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Backend is the storage of a SQLite store: a persistence.Backend over one
@@ -61,6 +70,12 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	fresh, err := probe(path)
 	if err != nil {
 		return nil, err
+	}
+	if fresh {
+		// Else SQLite says only "unable to open database file (14)".
+		if dir := filepath.Dir(path); !exists(dir) {
+			return nil, fmt.Errorf("sqlite: %s: the folder %s does not exist: %w", path, dir, fs.ErrNotExist)
+		}
 	}
 	hasExtra := false
 	if !fresh {

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +13,16 @@ import (
 )
 
 var _ = Describe("sqlite schema checks", func() {
+	It("names the folder of a new database that does not exist, not SQLite's \"unable to open database file (14)\", and creates nothing", func(ctx SpecContext) {
+		folder := filepath.Join(GinkgoT().TempDir(), "no-such-folder")
+		path := filepath.Join(folder, "sessions.db")
+		_, err := sqlite.Open(ctx, path)
+		Expect(err).To(MatchError(fs.ErrNotExist))
+		Expect(err).To(MatchError("sqlite: " + path + ": the folder " + folder + " does not exist: file does not exist"))
+		_, err = os.Stat(folder)
+		Expect(err).To(MatchError(fs.ErrNotExist))
+	})
+
 	It("refuses a version-4 database with a sessions table but no events table", func(ctx SpecContext) {
 		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")
 		rawExec(path, "CREATE TABLE sessions (id TEXT)", "PRAGMA user_version = 4")
