@@ -132,7 +132,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 
 		It("refuses under CI, golden untouched", func() {
 			GinkgoT().Setenv("CI", "true")
-			r := cli(root, map[string]string{"CI": "true"}, "check", "--update", "fixtures")
+			r := cli(root, nil, "check", "--update", "fixtures")
 			Expect(r.code).To(Equal(1))
 			Expect(r.stdout + r.stderr).To(ContainSubstring("refusing to update goldens with CI=true"))
 			Expect(os.ReadFile(golden)).To(Equal(changed))

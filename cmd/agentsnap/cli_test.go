@@ -5,7 +5,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -22,10 +24,47 @@ type result struct {
 
 // cli runs agentsnap with args in dir with the given environment.
 func cli(dir string, environ map[string]string, args ...string) result {
+	GinkgoHelper()
 	var out, errb bytes.Buffer
-	e := &env{stdout: &out, stderr: &errb, getenv: func(k string) string { return environ[k] }, dir: dir}
+	getenv, asked := testEnv(environ)
+	e := &env{stdout: &out, stderr: &errb, getenv: getenv, dir: dir}
 	code := run(context.Background(), e, args)
+	asked()
 	return result{code, out.String(), errb.String()}
+}
+
+// processVars are the variables the CLI reads from the process, never
+// through env.getenv: whether fixture files may be written
+// (fixture.WritesRefused) is one rule for the CLI, judge and the harness.
+// A spec sets them with GinkgoT().Setenv.
+var processVars = []string{"CI", "AGENTSNAP_FORCE_UPDATE"}
+
+// testEnv returns an env.getenv over environ, which must not set a
+// process variable, and a check to call once the command returned: that
+// it never asked getenv for one.
+func testEnv(environ map[string]string) (getenv func(string) string, check func()) {
+	GinkgoHelper()
+	for _, k := range processVars {
+		_, set := environ[k]
+		Expect(set).To(BeFalse(), "%s in a CLI spec's environment: the CLI reads it from the process (fixture.WritesRefused), as judge and the harness do; set it with GinkgoT().Setenv", k)
+	}
+	var mu sync.Mutex
+	var asked []string
+	getenv = func(k string) string {
+		if slices.Contains(processVars, k) { // maybe on another goroutine: checked after the run
+			mu.Lock()
+			asked = append(asked, k)
+			mu.Unlock()
+		}
+		return environ[k]
+	}
+	check = func() {
+		GinkgoHelper()
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(asked).To(BeEmpty(), "the CLI read %v through env.getenv; it reads them from the process (fixture.WritesRefused)", asked)
+	}
+	return getenv, check
 }
 
 // fixtureCopy copies committed fixtures into a temporary module-less

@@ -39,8 +39,14 @@ type command struct {
 type env struct {
 	stdin          io.Reader // nil reads as empty
 	stdout, stderr io.Writer
-	getenv         func(string) string
-	dir            string // working folder; "" means the process's
+	// getenv reads the variables only the CLI reads: API keys, the live
+	// model's, NO_COLOR, GOGC. Not CI and AGENTSNAP_FORCE_UPDATE: whether
+	// fixtures may be written is decided by fixture.WritesRefused, from
+	// the process's environment, for the CLI (record, serve --record,
+	// check --update, review) and the library it calls (judge.UpdateGolden,
+	// the golden proposals of a check) alike, as for the harness.
+	getenv func(string) string
+	dir    string // working folder; "" means the process's
 }
 
 // path resolves a command-line path against the working folder.

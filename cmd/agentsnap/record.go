@@ -14,7 +14,6 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
-	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -164,7 +163,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	if err := linkOutOfTree(dir); err != nil {
 		return fail(e, "record", err)
 	}
-	if err := recordRefused(e, pos[0]); err != nil {
+	if err := recordRefused(pos[0]); err != nil {
 		return fail(e, "record", err)
 	}
 	var opts recorder.Options
@@ -298,13 +297,14 @@ func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) 
 }
 
 // recordRefused refuses to record dir under CI unless
-// AGENTSNAP_FORCE_UPDATE is on, as the harness's -record and check --update
-// refuse (fixture.WritesRefused): a CI job checks fixtures, and a recording
-// there would rewrite session logs and goldens no one reviews. It reads the
-// environment through e, as the key variables are read.
-func recordRefused(e *env, dir string) error {
-	ci := e.getenv("CI")
-	if !envvar.Truthy(ci) || envvar.Truthy(e.getenv("AGENTSNAP_FORCE_UPDATE")) {
+// AGENTSNAP_FORCE_UPDATE is on: a CI job checks fixtures, and a recording
+// there would rewrite session logs and goldens no one reviews. It asks
+// fixture.WritesRefused, which reads the process's environment, as check
+// --update, review and the harness's -record do: one rule read from one
+// place (see env.getenv).
+func recordRefused(dir string) error {
+	ci, refused := fixture.WritesRefused()
+	if !refused {
 		return nil
 	}
 	return fmt.Errorf("refusing to record %s with CI=%s: CI replays fixtures, it does not write them; record locally, or set AGENTSNAP_FORCE_UPDATE=1 to force", dir, ci)

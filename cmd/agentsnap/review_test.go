@@ -46,9 +46,12 @@ var (
 
 // reviewCLI runs agentsnap in dir with stdin as its input.
 func reviewCLI(dir, stdin string, environ map[string]string, args ...string) result {
+	GinkgoHelper()
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string { return environ[k] }, dir: dir}
+	getenv, asked := testEnv(environ)
+	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: getenv, dir: dir}
 	code := run(context.Background(), e, args)
+	asked()
 	return result{code, out.String(), errb.String()}
 }
 

@@ -263,7 +263,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return fail(e, "serve", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
 	}
 	if f.record {
-		if err := recordRefused(e, pos[0]); err != nil {
+		if err := recordRefused(pos[0]); err != nil {
 			return fail(e, "serve", err)
 		}
 	}

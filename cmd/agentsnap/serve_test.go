@@ -44,7 +44,8 @@ func startServe(environ map[string]string, args ...string) *serving {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	s := &serving{cancel: cancel, code: make(chan int, 1), copied: make(chan struct{})}
-	e := &env{stdout: pw, stderr: &s.errb, getenv: func(k string) string { return environ[k] }}
+	getenv, _ := testEnv(environ) // CI is the process's (fixture.WritesRefused)
+	e := &env{stdout: pw, stderr: &s.errb, getenv: getenv}
 	go func() {
 		code := run(ctx, e, args)
 		pw.Close()
