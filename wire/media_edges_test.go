@@ -43,3 +43,18 @@ var _ = Describe("a Chat Completions image_url part with an empty URL", func() {
 		Expect(body).To(ContainSubstring(`messages[0].content[0]: an image_url part whose URL is empty (image_url.url)`))
 	})
 })
+
+// The same in the Responses API: an input_image part with no image.
+var _ = Describe("a Responses input_image part with an empty image_url and no file_id", func() {
+	It("is refused with a 400 naming the input and part and saying the image is missing, before any model call", func() {
+		drv := &capture{next: sayDriver}
+		_, _, url := serveWire(drv)
+		code, body := postResp(url, respReq(`"input":[{"role":"user","content":[{"type":"input_text","text":"What is in the picture?"},{"type":"input_image","image_url":""}]}]`), nil)
+		Expect(code).To(Equal(http.StatusBadRequest))
+		Expect(body).To(ContainSubstring(`wire: POST /v1/responses: input[0]: content[1]: an input_image part with an empty image_url and no file_id: give it the image's https: or data: URL, or an uploaded file's id, or leave the part out`))
+		Expect(body).NotTo(ContainSubstring("does not record it yet"))
+		drv.mu.Lock()
+		defer drv.mu.Unlock()
+		Expect(drv.reqs).To(BeEmpty(), "no model call")
+	})
+})

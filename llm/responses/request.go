@@ -349,6 +349,10 @@ func (b *builder) mediaParts(raw json.RawMessage, err error) ([]session.Part, er
 			p, perr = llm.AttachURL(session.PartImage, "", "", c.ImageURL)
 		case c.Type == "input_image" && c.FileID != "":
 			p = llm.AttachFile(session.PartImage, "", "", c.FileID)
+		case c.Type == "input_image":
+			// An image part without its image: the agent's mistake, not a
+			// part agentsnap does not record.
+			return nil, &partError{k, errors.New("an input_image part with an empty image_url and no file_id: give it the image's https: or data: URL, or an uploaded file's id, or leave the part out")}
 		case c.Type == "input_file" && c.FileData != "":
 			if strings.HasPrefix(c.FileData, "data:") {
 				p, perr = llm.AttachURL(session.PartFile, "", c.Filename, c.FileData)
@@ -369,7 +373,7 @@ func (b *builder) mediaParts(raw json.RawMessage, err error) ([]session.Part, er
 			return nil, &notTextError{k, c.Type}
 		}
 		if perr != nil {
-			return nil, fmt.Errorf("[%d]: %w", k, perr)
+			return nil, &partError{k, perr}
 		}
 		if run.Len() > 0 {
 			parts = append(parts, session.TextPart(run.String()))
@@ -390,8 +394,22 @@ func inContent(member string, err error) error {
 	if errors.As(err, &nt) {
 		return llm.NotRecorded(fmt.Sprintf("%s[%d]", member, nt.index), nt.typ)
 	}
+	var pe *partError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s[%d]: %w", member, pe.index, pe.err)
+	}
 	return fmt.Errorf("%s: %w", member, err)
 }
+
+// partError is what is wrong with the part at index of a content array;
+// inContent names it as member[index].
+type partError struct {
+	index int
+	err   error
+}
+
+func (e *partError) Error() string { return fmt.Sprintf("[%d]: %v", e.index, e.err) }
+func (e *partError) Unwrap() error { return e.err }
 
 // notText returns the index and type of the first part that is neither
 // text nor a refusal (nor null), or -1.
