@@ -16,6 +16,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -182,18 +183,18 @@ func admit(fx *fixture.Fixture, rt agentsnap.Runtime, cmds commands) ([]string, 
 	return warnings, nil
 }
 
-// openStore opens the store a replay writes its logs to: open's, or a
-// memory store. open's must hold no session yet: the replay creates its
+// openStore opens the store a replay writes its logs to: opener's, or a
+// memory store. opener's must hold no session yet: the replay creates its
 // sessions there and judges every session the store holds, so a store kept
 // from an earlier run would fail the replay as a broken recording would
 // ("session already exists", "recording not consumed").
-func openStore(ctx context.Context, fx *fixture.Fixture, open func() (persistence.Store, error)) (persistence.Store, error) {
-	if open == nil {
+func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persistence.Store, error)) (persistence.Store, error) {
+	if opener == nil {
 		return memory.New(), nil
 	}
-	store, err := open()
+	store, err := opener()
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: opening the store: %w", fx.Name, err)
+		return nil, fmt.Errorf("judge: %s: the store of Options.Store does not open: %w; %s; nothing was replayed", fx.Name, err, open.Advice(err))
 	}
 	held, err := store.List(ctx)
 	if err == nil && len(held) > 0 {

@@ -36,3 +36,19 @@ var _ = Describe("a replay through a store an earlier run filled", func() {
 		Entry("JSONL", "jsonl"),
 	)
 })
+
+var _ = Describe("a replay through a store that does not open", func() {
+	It("names the store, says what to do and that nothing was replayed", func() {
+		fx, err := fixture.Load(filepath.Join("..", "fixtures", "parallel", "fan-out"))
+		Expect(err).NotTo(HaveOccurred())
+		gone := filepath.Join(GinkgoT().TempDir(), "gone")
+		opts := judge.Options{Runtime: agent.Reference, Store: func() (persistence.Store, error) {
+			return open.Store(context.Background(), "sqlite:"+filepath.Join(gone, "replays.db"))
+		}}
+		_, err = judge.Replay(context.Background(), fx, opts)
+		Expect(err).To(MatchError(ContainSubstring("judge: parallel/fan-out: the store of Options.Store does not open: ")))
+		Expect(err).To(MatchError(ContainSubstring("the folder " + gone + " does not exist")))
+		Expect(err).To(MatchError(HaveSuffix("; create the folder it names, or give a path in a folder that exists; nothing was replayed")))
+		Expect(gone).NotTo(BeAnExistingFile())
+	})
+})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -362,7 +362,7 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	store, err := opts.Store(ctx)
 	if err != nil {
 		own.Close()
-		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, storeAdvice(err))
+		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, open.Advice(err))
 	}
 	// Checked before the agent runs: the recording creates its sessions
 	// there, every recording of a scenario the same ids, and would fail on
@@ -384,21 +384,6 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	}
 	side := newSideStore(own, store, set)
 	return side, side, nil
-}
-
-// storeAdvice says what to do about err, the side store's opening error,
-// which names the store's path (the jsonl and sqlite stores' do).
-func storeAdvice(err error) string {
-	var pe *session.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return "the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it"
-	case errors.Is(err, fs.ErrNotExist):
-		return "create the folder it names, or give a path in a folder that exists"
-	case errors.Is(err, fs.ErrPermission):
-		return "give a path this user can write, or make it writable"
-	}
-	return "give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote"
 }
 
 // run drives the prompts through the runtime on store and returns the logs

@@ -128,6 +128,15 @@ var _ = Describe("agentsnap check with several failing scenarios, and what it re
 		Expect(r.stderr).To(ContainSubstring("--store: memory takes no path; use --store memory:"))
 	})
 
+	It("says what to do with a --store that does not open: a database in a folder that does not exist", func() {
+		root := fixtureCopy("spawn/one-child")
+		r := cli(root, nil, "check", "fixtures", "--store", "sqlite:gone/replays.db")
+		Expect(r.code).NotTo(Equal(exitOK), r.stdout+r.stderr)
+		Expect(r.stdout + r.stderr).To(ContainSubstring("the folder " + filepath.Join(root, "gone")))
+		Expect(r.stdout + r.stderr).To(ContainSubstring("create the folder it names, or give a path in a folder that exists"))
+		Expect(filepath.Join(root, "gone")).NotTo(BeAnExistingFile())
+	})
+
 	It("refuses a --store that already holds a single session, and writes nothing there", func() {
 		root := fixtureCopy("spawn/one-child")
 		store := filepath.Join(root, "replays")
