@@ -44,6 +44,26 @@ var _ = Describe("a Chat Completions image_url part with an empty URL", func() {
 	})
 })
 
+// The same for a file or audio part without its file or audio.
+var _ = Describe("a Chat Completions file or input_audio part without its content", func() {
+	DescribeTable("is refused with a 400 naming the message and part and what is missing, before any model call",
+		func(part, want string) {
+			drv := &capture{next: sayDriver}
+			_, _, url := serveWire(drv)
+			code, body := post(url, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Read it."},`+part+`]}]}`, nil)
+			Expect(code).To(Equal(http.StatusBadRequest))
+			Expect(body).To(ContainSubstring("messages[0].content[1]: " + want))
+			Expect(body).NotTo(ContainSubstring("does not record it yet"))
+			drv.mu.Lock()
+			defer drv.mu.Unlock()
+			Expect(drv.reqs).To(BeEmpty(), "no model call")
+		},
+		Entry("a file part without file", `{"type":"file"}`, "a file part with neither file.file_id nor file.file_data"),
+		Entry("a file part with an empty file", `{"type":"file","file":{"filename":"a.pdf"}}`, "a file part with neither file.file_id nor file.file_data"),
+		Entry("an input_audio part without input_audio", `{"type":"input_audio"}`, "an input_audio part without its input_audio"),
+	)
+})
+
 // The same in the Responses API: an input_image part with no image.
 var _ = Describe("a Responses input_image part with an empty image_url and no file_id", func() {
 	It("is refused with a 400 naming the input and part and saying the image is missing, before any model call", func() {

@@ -159,6 +159,10 @@ func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (str
 			p, err = llm.AttachURL(session.PartFile, "", c.File.Filename, c.File.FileData)
 		case c.Type == "file" && c.File != nil && c.File.FileData != "":
 			p, err = llm.AttachBase64(session.PartFile, "", c.File.Filename, c.File.FileData)
+		case c.Type == "file":
+			return "", nil, fmt.Errorf("%s[%d]: a file part with neither file.file_id nor file.file_data: give it an uploaded file's id or the file's data, or leave the part out", contentAt(i), k)
+		case c.Type == "input_audio":
+			return "", nil, fmt.Errorf("%s[%d]: an input_audio part without its input_audio (data and format): give it the audio, or leave the part out", contentAt(i), k)
 		default:
 			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", contentAt(i), k), c.Type)
 		}
