@@ -38,3 +38,11 @@ func SetGinkgoTool(has bool) func() {
 
 // GinkgoFocus is ginkgoFocus.
 var GinkgoFocus = ginkgoFocus
+
+// Held reports whether the harness still holds o (judged, or its replay's
+// secrets).
+func Held(o *Outcome) bool {
+	_, j := judged.Load(o)
+	_, r := replaySecrets.Load(o)
+	return j || r
+}

@@ -78,3 +78,16 @@ func TestRunChecksConsumptionAtTeardownWhenNothingElseDid(t *testing.T) {
 		t.Fatalf("teardown reported %q, want the consumption check", c.errs)
 	}
 }
+
+func TestAnOutcomeIsForgottenWithItsTest(t *testing.T) {
+	var o *harness.Outcome
+	t.Run("replay", func(t *testing.T) {
+		o = harness.Check(t, filepath.Join("..", "fixtures", "spawn", "one-child"), harness.Options{Runtime: agent.Reference})
+		if !harness.Held(o) {
+			t.Fatal("the outcome is not held while its test runs: this test checks nothing")
+		}
+	})
+	if harness.Held(o) {
+		t.Fatal("the harness still holds the outcome (its logs) after its test ended")
+	}
+}

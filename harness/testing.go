@@ -64,6 +64,9 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	}
 	replaySecrets.Store(out, secrets)
 	t.Cleanup(func() {
+		// Forgotten with the test: a suite runs thousands of replays in one
+		// process, and each outcome holds its logs.
+		defer judged.Delete(out)
 		defer replaySecrets.Delete(out)
 		// The consumption check runs at teardown whatever the test did; an
 		// outcome already judged (AssertReplay, MatchRecording) reported it.
