@@ -1,7 +1,7 @@
 package llm
 
 import (
-	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -24,33 +24,54 @@ type block struct {
 }
 
 // deltas are a block's text as its deltas came. The usual one delta is
-// kept as given; a builder joins them from the second on.
+// kept as given; from the second on they are joined in a pooled buffer, so
+// the text costs one allocation (the string) however many deltas came.
 type deltas struct {
 	first string
 	n     int
-	more  *strings.Builder
+	more  *[]byte
 }
+
+// joinBuffers holds the buffers deltas join in: a call's text grows delta
+// by delta, and a buffer of its own would grow by doubling, an allocation
+// each time, on every model call.
+var joinBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 func (d *deltas) add(s string) {
 	switch d.n {
 	case 0:
 		d.first = s
 	case 1:
-		d.more = &strings.Builder{}
-		d.more.WriteString(d.first)
-		d.more.WriteString(s)
+		d.more = joinBuffers.Get().(*[]byte)
+		*d.more = append(append((*d.more)[:0], d.first...), s...)
 	default:
-		d.more.WriteString(s)
+		*d.more = append(*d.more, s...)
 	}
 	d.n++
 }
 
+// String returns the text. It gives the buffer back: the deltas are then
+// one, the text, and a later one joins it anew.
 func (d *deltas) String() string {
-	if d.n <= 1 {
-		return d.first
+	if d.n > 1 {
+		s := string(*d.more)
+		d.drop()
+		d.first, d.n = s, 1
 	}
-	return d.more.String()
+	return d.first
 }
+
+// drop forgets the deltas, giving the buffer back.
+func (d *deltas) drop() {
+	if d.more != nil && cap(*d.more) <= maxPooledJoin {
+		joinBuffers.Put(d.more)
+	}
+	*d = deltas{}
+}
+
+// maxPooledJoin bounds the buffers kept for reuse: one long answer must
+// not keep its buffer's memory for the life of the process.
+const maxPooledJoin = 64 << 10
 
 // block returns the block of index i, started as typ if it is new. The
 // pointer holds until the next block starts.
@@ -86,7 +107,9 @@ func (a *Assembler) Add(c Chunk) {
 		b.text.add(c.ArgumentsDelta)
 	case session.ChunkBlockEnd:
 		if c.Block != nil {
-			a.block(c.Index, c.Block.Type).done = c.Block
+			b := a.block(c.Index, c.Block.Type)
+			b.done = c.Block
+			b.text.drop() // the complete block wins over them
 		}
 	case session.ChunkUsage:
 		a.usage = c.Usage
