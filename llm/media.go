@@ -8,29 +8,47 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/session"
 )
 
 // Media is an agent's own content block for each image and file part of
-// its request, by the part's Attachment.Key: the log holds a digest of
-// the bytes, so a live driver of the request's API sends this block for
-// the part, and the model gets what the agent sent. The same image or
-// file sent twice has one block, the last one read: a second copy with
-// another detail or cache_control goes out as the last. A Media is not
-// changed once a request holds it (Merge copies).
+// its request: the log holds a digest of the bytes, so a live driver of
+// the request's API sends this block for the part, and the model gets
+// what the agent sent. Each part has the block it was sent in, by its
+// Place in the conversation: the same image sent twice, once with a
+// detail or a cache_control and once without, goes out twice as sent,
+// while the log holds one digest for both. A Media is not changed once a
+// request holds it (Merge copies).
 type Media map[string]json.RawMessage
 
-// Add returns m with block for p's attachment, m itself when it is not
-// nil: a reader adds to a Media of its own, and requests share it once
-// read.
-func (m Media) Add(p *session.Part, block json.RawMessage) Media {
+// Place is where an image or file part stands in a request's
+// conversation: part Part of message Message (both from 0), or, when
+// Inner is not 0, part Inner-1 of the content of that tool result part.
+type Place struct{ Message, Part, Inner int }
+
+// Add returns m with block for p's attachment at place at, m itself when
+// it is not nil: a reader adds to a Media of its own, and requests share
+// it once read.
+func (m Media) Add(p *session.Part, at Place, block json.RawMessage) Media {
 	if m == nil {
 		m = Media{}
 	}
-	m[p.Attachment.Key()] = block
+	m[placed(p.Attachment.Key(), at)] = block
 	return m
+}
+
+// placed is the key of the block of the attachment of key at at.
+func placed(key string, at Place) string {
+	b := append([]byte(key), '@')
+	b = strconv.AppendInt(b, int64(at.Message), 10)
+	b = strconv.AppendInt(append(b, '.'), int64(at.Part), 10)
+	if at.Inner != 0 {
+		b = strconv.AppendInt(append(b, '.'), int64(at.Inner-1), 10)
+	}
+	return string(b)
 }
 
 // Merge returns the blocks of before and added (added's win): before
@@ -47,11 +65,11 @@ func Merge(before, added Media) Media {
 	return out
 }
 
-// Block returns the agent's block for the image or file part p, or an
-// error saying the live model cannot get it.
-func (m Media) Block(p *session.Part) (json.RawMessage, error) {
+// Block returns the agent's block for the image or file part p at place
+// at, or an error saying the live model cannot get it.
+func (m Media) Block(p *session.Part, at Place) (json.RawMessage, error) {
 	if p.Attachment != nil {
-		if b, ok := m[p.Attachment.Key()]; ok {
+		if b, ok := m[placed(p.Attachment.Key(), at)]; ok {
 			return b, nil
 		}
 	}

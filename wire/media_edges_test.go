@@ -1,9 +1,24 @@
 package wire_test
 
 import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"time"
 
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/wire"
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/openai/openai-go/v3"
@@ -76,5 +91,108 @@ var _ = Describe("a Responses input_image part with an empty image_url and no fi
 		drv.mu.Lock()
 		defer drv.mu.Unlock()
 		Expect(drv.reqs).To(BeEmpty(), "no model call")
+	})
+})
+
+// twiceClaude is an agent on anthropic-sdk-go that sends the red pixel
+// twice in its first message, a cache breakpoint on one copy only: on
+// the first in its first call, on the second in its next (it moves its
+// breakpoint, as an agent that caches up to its latest image does).
+func twiceClaude() agentsnap.Runtime {
+	return wire.Runtime("twice-claude", func(ctx context.Context, env *wire.Env) error {
+		client := sdk.NewClient(sdkoption.WithBaseURL(strings.TrimSuffix(env.BaseURL, "/v1")), sdkoption.WithHTTPClient(env.HTTPClient),
+			sdkoption.WithAPIKey("unused"), sdkoption.WithMaxRetries(0))
+		image := func(cached bool) sdk.ContentBlockParamUnion {
+			b := sdk.NewImageBlockBase64("image/png", base64.StdEncoding.EncodeToString(redPixel))
+			if cached {
+				b.OfImage.CacheControl = sdk.NewCacheControlEphemeralParam()
+			}
+			return b
+		}
+		var msgs []sdk.MessageParam
+		return env.EachPrompt(ctx, func(ctx context.Context, i int, prompt string) error {
+			if i == 0 {
+				msgs = append(msgs, sdk.NewUserMessage(image(true), image(false), sdk.NewTextBlock(prompt)))
+			} else {
+				msgs[0] = sdk.NewUserMessage(image(false), image(true), sdk.NewTextBlock(env.Scenario.Prompts[0]))
+				msgs = append(msgs, sdk.NewUserMessage(sdk.NewTextBlock(prompt)))
+			}
+			msg, err := client.Messages.New(ctx, sdk.MessageNewParams{Model: claudeModel, MaxTokens: 256, Messages: msgs})
+			if err != nil {
+				return err
+			}
+			msgs = append(msgs, msg.ToParam())
+			return nil
+		})
+	})
+}
+
+// twiceChat is an agent on openai-go that sends the red pixel twice in
+// one message: in high detail, then in low.
+func twiceChat() agentsnap.Runtime {
+	return wire.Runtime("twice-chat", func(ctx context.Context, env *wire.Env) error {
+		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient),
+			option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(redPixel)
+		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+			_, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: "gpt-4o",
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url, Detail: "high"}),
+					openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: url, Detail: "low"}),
+					openai.TextContentPart(prompt),
+				})}})
+			return err
+		})
+	})
+}
+
+var _ = Describe("one image an agent sends twice in a request", func() {
+	It("reaches a live Anthropic model as anthropic-sdk-go sent each copy, its cache breakpoint where the agent put it in every call, and is recorded as one digest", NodeTimeout(time.Minute), func(ctx SpecContext) {
+		model := &messagesModel{say: func(map[string]any) string { return "A red pixel." }}
+		srv := httptest.NewServer(model)
+		DeferCleanup(srv.Close)
+		dir := newFixture("custom/vision", `{"description": "a vision agent", "prompts": ["What is in the pictures?", "Are they the same?"], "agent": {}}`,
+			`{"sessions":{"root":[{"text":"x"},{"text":"y"}]}}`)
+		drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789"})
+		Expect(err).NotTo(HaveOccurred())
+		opts := liveClaude(drv, srv.URL)
+		opts.Runtime = twiceClaude()
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+
+		image := func(cached bool) map[string]any {
+			b := map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": base64.StdEncoding.EncodeToString(redPixel)}}
+			if cached {
+				b["cache_control"] = map[string]any{"type": "ephemeral"}
+			}
+			return b
+		}
+		text := map[string]any{"type": "text", "text": "What is in the pictures?"}
+		model.mu.Lock()
+		defer model.mu.Unlock()
+		Expect(model.bodies).To(HaveLen(2))
+		first := func(i int) any { return model.bodies[i]["messages"].([]any)[0].(map[string]any)["content"] }
+		Expect(first(0)).To(Equal([]any{image(true), image(false), text}), "the first call: the breakpoint on the first copy only")
+		Expect(first(1)).To(Equal([]any{image(false), image(true), text}), "the next call: the breakpoint moved to the second copy")
+
+		part, err := json.Marshal(llm.Attach("image", "image/png", "", redPixel))
+		Expect(err).NotTo(HaveOccurred())
+		log := string(mustRead(filepath.Join(dir, "session.jsonl")))
+		Expect(log).To(ContainSubstring(`{"role":"user","content":[` + string(part) + `,` + string(part) + `,{"type":"text","text":"What is in the pictures?"}]}`))
+		Expect(mediaReplay(ctx, dir, twiceClaude())).To(harness.MatchRecording())
+	})
+
+	It("reaches a live Chat Completions model as openai-go sent each copy, each in its own detail", NodeTimeout(time.Minute), func(ctx SpecContext) {
+		model, dir := recordVisionChat(ctx, "custom/vision", twiceChat())
+		url := "data:image/png;base64," + base64.StdEncoding.EncodeToString(redPixel)
+		model.mu.Lock()
+		defer model.mu.Unlock()
+		Expect(model.bodies).To(HaveLen(1))
+		Expect(model.bodies[0]["messages"]).To(Equal([]any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": url, "detail": "high"}},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": url, "detail": "low"}},
+			map[string]any{"type": "text", "text": "What is in the picture?"},
+		}}}))
+		Expect(mediaReplay(ctx, dir, twiceChat())).To(harness.MatchRecording())
 	})
 })

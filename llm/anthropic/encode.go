@@ -115,7 +115,7 @@ func encodeMessages(msgs []session.Message, marks []Mark, media llm.Media) ([]Me
 		for n < len(marks) && marks[n].Message == i {
 			n++
 		}
-		role, content, err := encodeMessage(&msgs[i], marks[:n], media)
+		role, content, err := encodeMessage(msgs, i, marks[:n], media)
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
@@ -135,9 +135,10 @@ func encodeMessages(msgs []session.Message, marks []Mark, media llm.Media) ([]Me
 	return out, nil
 }
 
-// encodeMessage returns the role and blocks of one message, each block
-// of a part that marks names with its cache_control.
-func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, Content, error) {
+// encodeMessage returns the role and blocks of msgs[i], each block of a
+// part that marks names with its cache_control.
+func encodeMessage(msgs []session.Message, i int, marks []Mark, media llm.Media) (string, Content, error) {
+	m := &msgs[i]
 	role := m.Role
 	if role != session.RoleAssistant {
 		role = session.RoleUser // tool results are the user's
@@ -171,7 +172,7 @@ func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, C
 		case session.PartToolCall:
 			rest = append(rest, Block{Type: TypeToolUse, ID: p.ID, Name: p.Name, Input: toolInput(p.Arguments), CacheControl: cc})
 		case session.PartImage, session.PartFile:
-			b, err := mediaBlock(&p, media)
+			b, err := mediaBlock(&p, llm.Place{Message: i, Part: j}, media)
 			if err != nil {
 				return "", nil, fmt.Errorf("content[%d]: %w", j, err)
 			}
@@ -180,7 +181,7 @@ func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, C
 			content := Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}
 			if hasMedia(p.Content) {
 				var err error
-				if content, err = mediaContent(p.Content, media, inner, innerAt); err != nil {
+				if content, err = mediaContent(p.Content, llm.Place{Message: i, Part: j}, media, inner, innerAt); err != nil {
 					return "", nil, fmt.Errorf("content[%d].content%w", j, err)
 				}
 			}
@@ -193,8 +194,8 @@ func encodeMessage(m *session.Message, marks []Mark, media llm.Media) (string, C
 
 // mediaBlock is the agent's block in media for p, an image or file part:
 // as sent, its cache_control too (no Mark notes one on such a block).
-func mediaBlock(p *session.Part, media llm.Media) (Block, error) {
-	raw, err := media.Block(p)
+func mediaBlock(p *session.Part, at llm.Place, media llm.Media) (Block, error) {
+	raw, err := media.Block(p, at)
 	return Block{raw: raw}, err
 }
 
@@ -210,8 +211,9 @@ func hasMedia(parts []session.Part) bool {
 
 // mediaContent is a tool result's content with images or files: a text
 // block per text part, text part innerAt carrying inner (the breakpoint
-// of the content's text), and the agent's block per image or file.
-func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage, innerAt int) (Content, error) {
+// of the content's text), and the agent's block per image or file; the
+// result is the part at.
+func mediaContent(parts []session.Part, at llm.Place, media llm.Media, inner json.RawMessage, innerAt int) (Content, error) {
 	out := make(Content, 0, len(parts))
 	for k := range parts {
 		switch p := &parts[k]; p.Type {
@@ -222,7 +224,7 @@ func mediaContent(parts []session.Part, media llm.Media, inner json.RawMessage, 
 			}
 			out = append(out, b)
 		case session.PartImage, session.PartFile:
-			b, err := mediaBlock(p, media)
+			b, err := mediaBlock(p, llm.Place{Message: at.Message, Part: at.Part, Inner: k + 1}, media)
 			if err != nil {
 				return nil, fmt.Errorf("[%d]: %w", k, err)
 			}

@@ -143,11 +143,12 @@ func (d *Decoded) next(body []byte) *Decoded {
 	// Messages sent again with their breakpoints moved are d's, but for
 	// the breakpoints: those are read again, and d's on them dropped —
 	// their images' and files' blocks too, which hold their own.
-	var media llm.Media // the blocks of the messages read here, which win over d's
-	redone, moved, ok := d.decodeTail(body, added[:again], 0, &media)
+	var media, read llm.Media // the blocks of the messages read here, which win over d's
+	redone, moved, ok := d.decodeTail(body, added[:again], 0, &read)
 	if !ok || len(redone) > len(d.msgs) {
 		return nil
 	}
+	media = sentAgain(media, read, len(d.msgs)-len(redone), redone)
 	add, marks, ok := d.decodeTail(body, added[again:], len(d.msgs), &media)
 	if !ok {
 		return nil
@@ -310,4 +311,39 @@ func appendUnmarked(dst, obj []byte, depth int) ([]byte, bool) {
 		i = next
 	}
 	return append(dst, obj[from:]...), true
+}
+
+// sentAgain returns media with the blocks of the images and files of
+// redone, d's last messages sent again with their breakpoints moved and
+// read again as if they were the first (their blocks in read), in their
+// places in the conversation, from message from on: a block holds its own
+// cache_control, which may have moved too.
+func sentAgain(media, read llm.Media, from int, redone []session.Message) llm.Media {
+	for i := range redone {
+		for j := range redone[i].Content {
+			p := &redone[i].Content[j]
+			media = again(media, read, p, llm.Place{Message: i, Part: j}, from)
+			for k := range p.Content {
+				media = again(media, read, &p.Content[k], llm.Place{Message: i, Part: j, Inner: k + 1}, from)
+			}
+		}
+	}
+	return media
+}
+
+// again returns media with the block read holds for p, an image or file
+// read at at in a message sent again, at that message's place (from
+// more); media itself for any other part.
+func again(media, read llm.Media, p *session.Part, at llm.Place, from int) llm.Media {
+	if p.Attachment == nil {
+		return media
+	}
+	b, err := read.Block(p, at)
+	if err != nil {
+		// read has a block for each part it read; were one missing, a live
+		// call would say which part it cannot send.
+		return media
+	}
+	at.Message += from
+	return media.Add(p, at, b)
 }

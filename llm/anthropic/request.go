@@ -151,6 +151,7 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 	var out []session.Message
 	user := session.Message{Role: session.RoleUser, Content: []session.Part{}}
 	var texts []Mark // the user message's, which comes after the results
+	var images []int // the indexes in c of the user message's images and files, in its parts' order
 	for i, b := range c {
 		switch b.Type {
 		case TypeText:
@@ -159,10 +160,11 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 			}
 			user.Content = append(user.Content, session.TextPart(b.Text))
 		case TypeImage, TypeDocument:
-			p, err := mediaPart(&c[i], fmt.Sprintf(".content[%d]", i), media)
+			p, err := mediaPart(&c[i], fmt.Sprintf(".content[%d]", i))
 			if err != nil {
 				return nil, err
 			}
+			images = append(images, i)
 			user.Content = append(user.Content, p)
 		case TypeToolResult:
 			if b.ToolUseID == "" {
@@ -171,7 +173,7 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 			if b.CacheControl != nil {
 				*marks = append(*marks, Mark{Message: at + len(out), CacheControl: b.CacheControl})
 			}
-			content, inner, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), media)
+			content, inner, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), at+len(out), media)
 			if err != nil {
 				return nil, err
 			}
@@ -191,6 +193,13 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 		for _, t := range texts {
 			t.Message = at + len(out)
 			*marks = append(*marks, t)
+		}
+		k := 0
+		for j := range user.Content {
+			if p := &user.Content[j]; p.Attachment != nil {
+				*media = media.Add(p, llm.Place{Message: at + len(out), Part: j}, c[images[k]].raw)
+				k++
+			}
 		}
 		out = append(out, user)
 	}
@@ -229,8 +238,9 @@ func decodeAssistant(c Content, names map[string]string, at int, marks *[]Mark) 
 // part each and an image or file part for each of them; and the Inner
 // mark of its last text block with a cache_control (its Message to be
 // set), or none. Any other block is an error; where is the content's
-// place in the message.
-func resultContent(c Content, where string, media *llm.Media) ([]session.Part, Mark, error) {
+// place in the message. The result is message at of the conversation, in
+// its first part; its images' and files' blocks go into media.
+func resultContent(c Content, where string, at int, media *llm.Media) ([]session.Part, Mark, error) {
 	var parts []session.Part
 	var run strings.Builder
 	inner := Mark{Inner: true}
@@ -242,7 +252,7 @@ func resultContent(c Content, where string, media *llm.Media) ([]session.Part, M
 				inner.Part, inner.CacheControl = len(parts), b.CacheControl // the part this run becomes
 			}
 		case TypeImage, TypeDocument:
-			p, err := mediaPart(b, fmt.Sprintf("%s[%d]", where, k), media)
+			p, err := mediaPart(b, fmt.Sprintf("%s[%d]", where, k))
 			if err != nil {
 				return nil, inner, err
 			}
@@ -250,6 +260,7 @@ func resultContent(c Content, where string, media *llm.Media) ([]session.Part, M
 				parts = append(parts, session.TextPart(run.String()))
 				run.Reset()
 			}
+			*media = media.Add(&p, llm.Place{Message: at, Inner: len(parts) + 1}, b.raw)
 			parts = append(parts, p)
 		default:
 			return nil, inner, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), b.Type)
@@ -264,9 +275,9 @@ func resultContent(c Content, where string, media *llm.Media) ([]session.Part, M
 	return parts, inner, nil
 }
 
-// mediaPart is the image or file part of b, an image or document block,
-// its block added to media; where is b's place, for the error.
-func mediaPart(b *Block, where string, media *llm.Media) (session.Part, error) {
+// mediaPart is the image or file part of b, an image or document block;
+// where is b's place, for the error.
+func mediaPart(b *Block, where string) (session.Part, error) {
 	var w struct {
 		Source struct {
 			Type      string `json:"type"`
@@ -302,7 +313,6 @@ func mediaPart(b *Block, where string, media *llm.Media) (session.Part, error) {
 	if err != nil {
 		return session.Part{}, fmt.Errorf("%s: %w", where, err)
 	}
-	*media = media.Add(&p, b.raw)
 	return p, nil
 }
 

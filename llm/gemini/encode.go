@@ -93,7 +93,7 @@ func toContents(msgs []session.Message, media llm.Media) ([]Content, error) {
 		if m.Role == session.RoleAssistant {
 			role = "model"
 		}
-		for _, p := range m.Content {
+		for j, p := range m.Content {
 			sig := Signature(p.Meta)
 			switch p.Type {
 			case session.PartText:
@@ -116,7 +116,7 @@ func toContents(msgs []session.Message, media llm.Media) ([]Content, error) {
 				}
 				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resultResponse(p)}})
 			case session.PartImage, session.PartFile:
-				block, err := media.Block(&p)
+				block, err := media.Block(&p, llm.Place{Message: i, Part: j})
 				if err != nil {
 					return nil, fmt.Errorf("message %d: %w", i+1, err)
 				}

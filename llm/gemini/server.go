@@ -246,13 +246,13 @@ func (c *conversation) user(i int, content *Content) error {
 		p := &content.Parts[k]
 		where := partAt{i, k}
 		if isSet(p.InlineData) || isSet(p.FileData) {
-			part, err := c.attach(where, p)
-			if err != nil {
-				return err
-			}
 			if text == nil {
 				c.out = append(c.out, session.Message{Role: session.RoleUser, Content: []session.Part{}})
 				text = &c.out[len(c.out)-1]
+			}
+			part, err := c.attach(where, llm.Place{Message: len(c.out) - 1, Part: len(text.Content)}, p)
+			if err != nil {
+				return err
 			}
 			text.Content = append(text.Content, part)
 			continue
@@ -292,8 +292,9 @@ func (c *conversation) user(i int, content *Content) error {
 func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
 // attach returns the image or file part of p, an inlineData or fileData
-// part at where, and keeps p as sent in c.media.
-func (c *conversation) attach(where partAt, p *Part) (session.Part, error) {
+// part at where, and keeps p as sent in c.media, for the part's place at
+// in the conversation.
+func (c *conversation) attach(where partAt, at llm.Place, p *Part) (session.Part, error) {
 	var d struct {
 		MimeType string `json:"mimeType"`
 		Data     string `json:"data"`
@@ -324,7 +325,7 @@ func (c *conversation) attach(where partAt, p *Part) (session.Part, error) {
 		return session.Part{}, fmt.Errorf("%s.%s: %w", where, member, err)
 	}
 	block := slices.Concat([]byte(`{"`+member+`":`), bytes.TrimSpace(raw), []byte(`}`))
-	c.media = c.media.Add(&part, block)
+	c.media = c.media.Add(&part, at, block)
 	return part, nil
 }
 

@@ -31,7 +31,7 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 	}
 	for i := range req.Messages {
 		var err error
-		if body.Messages, err = appendMessage(body.Messages, &req.Messages[i], sendReasoning, media); err != nil {
+		if body.Messages, err = appendMessage(body.Messages, req.Messages, i, sendReasoning, media); err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
 	}
@@ -89,10 +89,11 @@ func withSettings(body []byte, req *llm.Request) ([]byte, error) {
 // A message left with nothing to say is dropped when it is an assistant
 // message or when it carried tool results; other empty messages are kept.
 // A message with images or files goes out as a content array, each of
-// them the agent's own part from media.
-func appendMessage(out []Message, m *session.Message, sendReasoning bool, media llm.Media) ([]Message, error) {
+// them the agent's own part from media. m is msgs[i].
+func appendMessage(out []Message, msgs []session.Message, i int, sendReasoning bool, media llm.Media) ([]Message, error) {
+	m := &msgs[i]
 	if hasMedia(m.Content) {
-		content, err := mediaContent(m.Content, media)
+		content, err := mediaContent(m.Content, i, media)
 		return append(out, Message{Role: m.Role, Content: content}), err
 	}
 	var text, reasoning strings.Builder
@@ -136,8 +137,9 @@ func hasMedia(parts []session.Part) bool {
 }
 
 // mediaContent is the content array of a user message with images or
-// files: its text parts, and for each image or file the agent's part.
-func mediaContent(parts []session.Part, media llm.Media) (json.RawMessage, error) {
+// files: its text parts, and for each image or file the agent's part;
+// parts are those of the conversation's message i.
+func mediaContent(parts []session.Part, i int, media llm.Media) (json.RawMessage, error) {
 	out := []byte{'['}
 	for j := range parts {
 		if j > 0 {
@@ -145,7 +147,7 @@ func mediaContent(parts []session.Part, media llm.Media) (json.RawMessage, error
 		}
 		switch p := &parts[j]; p.Type {
 		case session.PartImage, session.PartFile:
-			block, err := media.Block(p)
+			block, err := media.Block(p, llm.Place{Message: i, Part: j})
 			if err != nil {
 				return nil, fmt.Errorf("content[%d]: %w", j, err)
 			}

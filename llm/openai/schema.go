@@ -116,8 +116,9 @@ func contentAt(i int) string { return fmt.Sprintf("messages[%d].content", i) }
 // them one text part, each of them an image or file part (its block, as
 // sent, in media). Any other part is an error, and so is one of these in
 // a message of another role than user (role), named by its place in the
-// request: messages[i].content.
-func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (string, []session.Part, error) {
+// request: messages[i].content. The parts are those of message at of the
+// conversation read.
+func readContent(raw json.RawMessage, i, at int, role string, media *llm.Media) (string, []session.Part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
 		text, err := ContentText(raw)
@@ -176,8 +177,8 @@ func readContent(raw json.RawMessage, i int, role string, media *llm.Media) (str
 			parts = append(parts, session.TextPart(run.String()))
 			run.Reset()
 		}
+		*media = media.Add(&p, llm.Place{Message: at, Part: len(parts)}, elem)
 		parts = append(parts, p)
-		*media = media.Add(&p, elem)
 	}
 	if parts != nil && run.Len() > 0 {
 		parts = append(parts, session.TextPart(run.String()))

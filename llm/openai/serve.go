@@ -97,7 +97,7 @@ type reader struct {
 
 // add reads m, the request's messages[i].
 func (r *reader) add(i int, m *Message) error {
-	text, parts, err := readContent(m.Content, i, m.Role, &r.media)
+	text, parts, err := readContent(m.Content, i, len(r.before)+len(r.msgs), m.Role, &r.media)
 	if err != nil {
 		where := contentAt(i)
 		if strings.HasPrefix(err.Error(), where) {

@@ -25,7 +25,7 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 	items := []Item{}
 	for i := range req.Messages {
 		var err error
-		if items, err = appendItems(items, &req.Messages[i], media); err != nil {
+		if items, err = appendItems(items, req.Messages, i, media); err != nil {
 			return nil, fmt.Errorf("message %d: %w", i+1, err)
 		}
 	}
@@ -76,17 +76,19 @@ func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 // (one without cannot go back: with store false the API keeps none).
 // Output items go without their ids, which the API would look up. A user
 // message with images or files is one message of input parts, each image
-// or file the agent's part in media; a tool result's, its output.
-func appendItems(out []Item, m *session.Message, media llm.Media) ([]Item, error) {
+// or file the agent's part in media; a tool result's, its output. m is
+// msgs[i].
+func appendItems(out []Item, msgs []session.Message, i int, media llm.Media) ([]Item, error) {
+	m := &msgs[i]
 	role := m.Role
 	if role == session.RoleTool {
 		role = session.RoleUser
 	}
 	if m.Role == session.RoleUser && hasMedia(m.Content) {
-		content, err := inputParts(m.Content, media)
+		content, err := inputParts(m.Content, func(k int) llm.Place { return llm.Place{Message: i, Part: k} }, media)
 		return append(out, Item{Type: ItemMessage, Role: role, Content: content}), err
 	}
-	for _, p := range m.Content {
+	for j, p := range m.Content {
 		switch p.Type {
 		case session.PartText:
 			if role == session.RoleAssistant {
@@ -106,7 +108,7 @@ func appendItems(out []Item, m *session.Message, media llm.Media) ([]Item, error
 			text, _ := json.Marshal(resultText(p.Content))
 			if hasMedia(p.Content) {
 				var err error
-				if text, err = inputParts(p.Content, media); err != nil {
+				if text, err = inputParts(p.Content, func(k int) llm.Place { return llm.Place{Message: i, Part: j, Inner: k + 1} }, media); err != nil {
 					return nil, err
 				}
 			}
@@ -137,8 +139,8 @@ func hasMedia(parts []session.Part) bool {
 }
 
 // inputParts is an array of input parts: an input_text per text part,
-// and the agent's part in media per image or file.
-func inputParts(parts []session.Part, media llm.Media) (json.RawMessage, error) {
+// and the agent's part in media per image or file, parts[k] at place(k).
+func inputParts(parts []session.Part, place func(k int) llm.Place, media llm.Media) (json.RawMessage, error) {
 	out := []byte{'['}
 	for k := range parts {
 		if k > 0 {
@@ -146,7 +148,7 @@ func inputParts(parts []session.Part, media llm.Media) (json.RawMessage, error) 
 		}
 		switch p := &parts[k]; p.Type {
 		case session.PartImage, session.PartFile:
-			block, err := media.Block(p)
+			block, err := media.Block(p, place(k))
 			if err != nil {
 				return nil, err
 			}

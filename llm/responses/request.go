@@ -212,7 +212,7 @@ func (b *builder) item(it *Item) error {
 		text, err := contentText(it.Output)
 		content := []session.Part{session.TextPart(text)}
 		if err != nil {
-			if content, err = b.mediaParts(it.Output, err); err != nil {
+			if content, err = b.mediaParts(it.Output, err, true); err != nil {
 				return inContent("output", err)
 			}
 		}
@@ -244,7 +244,7 @@ func (b *builder) message(it *Item) error {
 		if it.Role != session.RoleUser {
 			return inContent("content", err)
 		}
-		parts, err := b.mediaParts(it.Content, err)
+		parts, err := b.mediaParts(it.Content, err, false)
 		if err != nil {
 			return inContent("content", err)
 		}
@@ -308,9 +308,10 @@ func (e *notTextError) Error() string {
 // mediaParts reads raw, content or output that contentText refused with
 // err, as parts: its text between images, files and audio a text part
 // each, and an image or file part for each of them, whose part as sent
-// the run keeps (Served.Media). Any other part is err, or the error of
-// the first that says too little.
-func (b *builder) mediaParts(raw json.RawMessage, err error) ([]session.Part, error) {
+// the run keeps (Served.Media) for their places in the message b adds
+// next, the content of its tool result when result is set. Any other part
+// is err, or the error of the first that says too little.
+func (b *builder) mediaParts(raw json.RawMessage, err error, result bool) ([]session.Part, error) {
 	var nt *notTextError
 	if !errors.As(err, &nt) {
 		return nil, err
@@ -379,8 +380,12 @@ func (b *builder) mediaParts(raw json.RawMessage, err error) ([]session.Part, er
 			parts = append(parts, session.TextPart(run.String()))
 			run.Reset()
 		}
+		at := llm.Place{Message: len(b.before) + len(b.msgs), Part: len(parts)}
+		if result {
+			at = llm.Place{Message: at.Message, Inner: len(parts) + 1}
+		}
+		b.served.addMedia(&p, at, elem)
 		parts = append(parts, p)
-		b.served.addMedia(&p, elem)
 	}
 	if run.Len() > 0 {
 		parts = append(parts, session.TextPart(run.String()))

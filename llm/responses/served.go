@@ -33,14 +33,11 @@ type Served struct {
 	media llm.Media
 }
 
-// addMedia keeps block, the agent's part for the image or file p.
-func (s *Served) addMedia(p *session.Part, block json.RawMessage) {
+// addMedia keeps block, the agent's part for the image or file p at at.
+func (s *Served) addMedia(p *session.Part, at llm.Place, block json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if b, ok := s.media[p.Attachment.Key()]; ok && string(b) == string(block) {
-		return
-	}
-	s.media = llm.Merge(s.media, llm.Media{p.Attachment.Key(): block})
+	s.media = llm.Merge(s.media, llm.Media{}.Add(p, at, block))
 }
 
 // Media returns the agent's own part for each image and file the requests
