@@ -251,10 +251,20 @@ func judgePair(p pair, n *normalizer) verdict {
 	if d.Type == session.TypeToolRecorded {
 		v.tool = toolDriftAt(p, d.Seq)
 	}
-	if conversationEvent(d.Type) || conversationEvent(replayType) {
+	if conversationEvent(d.Type) || conversationEvent(replayType) || toolAttachment(d) {
 		v.request = driftAt(p, d.Seq)
 	}
 	return v
+}
+
+// toolAttachment reports whether d is in an image or file of a tool
+// result: one the agent sends in its next request, as it sends a user's.
+// That call's drift names the message and the image that changed (as for
+// a user's image) rather than a digest's field of the tool/result. A tool
+// result's text that changed stays a difference of the tool/result: what
+// the tool said (and the reference runtime's tools are the agent's own).
+func toolAttachment(d *Difference) bool {
+	return d.Type == session.TypeToolResult && strings.Contains(d.Field+".", ".attachment.")
 }
 
 // compareSession returns the first difference of one pair, or nil.

@@ -196,3 +196,22 @@ var _ = Describe("one image an agent sends twice in a request", func() {
 		Expect(mediaReplay(ctx, dir, twiceChat())).To(harness.MatchRecording())
 	})
 })
+
+var _ = Describe("another image in a tool's result", func() {
+	It("is request drift at the call that sends it, naming the message and the images, as a user's image is", func(ctx SpecContext) {
+		dir := newFixture("custom/vision", `{"description": "an agent that looks", "prompts": ["What is on the screen?"], "agent": {}}`,
+			`{"sessions":{"root":[{"toolCalls":[{"id":"toolu_s","name":"screenshot","arguments":{}}]},{"text":"A red pixel."}]}}`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = screenshotClaude(redPixel)
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+
+		o := mediaReplay(ctx, dir, screenshotClaude(bluePixel))
+		Expect(o).NotTo(harness.MatchRecording())
+		Expect(o.Drift).NotTo(BeNil(), o.Report())
+		Expect(o.Drift.String()).To(MatchRegexp(`^root \(root session\), model call 2 \(turn 1 step 2\): the conversation sent differs from message 3 on \(3 messages recorded, 3 now\); ` +
+			`message 3's image changed: \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] recorded, \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] now$`))
+		Expect(o.Report()).To(ContainSubstring("request drift: root (root session), model call 2"))
+	})
+})
