@@ -77,8 +77,8 @@ func (f *responsesFormat) decodeNext(_ *http.Request, body []byte, prev any) (*R
 	rr := &responsesRequest{state: responsesState{n: n, settings: set}}
 	req := &rr.req
 	*req = Request{Model: d.Model, System: d.System, Messages: d.Messages, Tools: d.Tools, Stream: d.Stream, Settings: set, Private: d, state: &rr.state}
-	if media := f.served.Media(); media != nil {
-		req.Forward = &responses.Forward{Media: media}
+	if fw := d.Forward(); fw != nil {
+		req.Forward = fw
 	}
 	if last != nil && n.Reused > 0 {
 		req.base, req.reused = last, n.Reused

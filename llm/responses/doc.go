@@ -21,9 +21,11 @@
 // Conversations API) is refused. Item types other than these are refused
 // too: agentsnap serves function tools. The input_image, input_file and
 // input_audio parts of a user message or a function's output are image
-// and file parts (see session.Attachment), kept as sent in the Served for
-// a live model (Served.Media, which a chain's later calls need too); any
-// elsewhere is refused.
+// and file parts (see session.Attachment), kept as sent for a live model
+// (Decoded.Forward) with the response that answers them when it is stored,
+// as a chain's later calls need them too, and only then: a run keeps the
+// blocks of the conversations a later request may name, not every image
+// it was sent; any elsewhere is refused.
 //
 // The ids an answer hands out are derived from the call's key (the
 // session's lineage, turn, step and attempt): resp_…, msg_…, fc_… the same
@@ -68,7 +70,7 @@
 // agentsnap holds the chain (the ids an agent names are agentsnap's, not
 // the model server's), so nothing is left on the server and
 // previous_response_id is never sent: the images and files of the chain
-// go with it, as the agent sent them (Forward.Media; a call without the
+// go with it, as the agent sent them (Decoded.Forward; a call without the
 // agent's part for one is refused). Output items go back without their
 // ids (with store false the API would look them up and fail), a reasoning
 // item only with its encrypted content and id (ask for it with include

@@ -20,7 +20,7 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 func encodeRequest(req *llm.Request, model string) ([]byte, error) {
 	var media llm.Media
 	if f, ok := req.Forward.(*Forward); ok && req.API == API {
-		media = f.Media
+		media = f.media.all()
 	}
 	items := []Item{}
 	for i := range req.Messages {
@@ -166,11 +166,12 @@ func inputParts(parts []session.Part, place func(k int) llm.Place, media llm.Med
 
 // Forward is what an agent's Responses request carries beyond agentsnap's
 // terms that a live model of this API gets as sent: the wire layer hands
-// it over in llm.Request.Forward.
+// it over in llm.Request.Forward (Decoded.Forward).
 type Forward struct {
-	// Media is the agent's own part for each image and file of the run's
-	// requests (Served.Media): the log holds only their digests.
-	Media llm.Media
+	// media is the agent's own part for each image and file of the
+	// request's conversation, a chain's earlier requests' too: the log
+	// holds only their digests.
+	media *media
 }
 
 // resultText is the text a tool result sends back: its text parts, joined.

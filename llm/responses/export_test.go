@@ -166,3 +166,20 @@ func (p *protocol) finish(c session.Chunk, last bool) error {
 	}
 	return nil
 }
+
+// RetainedMedia returns how many blocks of images and files s keeps for
+// the responses it served (each once, however many chains share it):
+// those a later request may name by previous_response_id.
+func (s *Served) RetainedMedia() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[*media]bool{}
+	n := 0
+	for _, r := range s.responses {
+		for m := r.media; m != nil && !seen[m]; m = m.earlier {
+			seen[m] = true
+			n += len(m.own)
+		}
+	}
+	return n
+}

@@ -34,7 +34,7 @@ var _ = Describe("images, audio and files in a request", func() {
 		s := responses.NewServed()
 		d, err := s.Decode([]byte(`{"model":"m","input":` + mediaInput + `}`))
 		Expect(err).NotTo(HaveOccurred())
-		req := &llm.Request{Messages: d.Messages, API: responses.API, Forward: &responses.Forward{Media: s.Media()}}
+		req := &llm.Request{Messages: d.Messages, API: responses.API, Forward: d.Forward()}
 		b, err := responses.Client{}.Encode(req, "m")
 		Expect(err).NotTo(HaveOccurred())
 		var got struct{ Input json.RawMessage }

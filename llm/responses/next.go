@@ -134,6 +134,7 @@ func (n *Next) next(body []byte) *Next {
 		out.open, out.sys = b.open, slices.Concat(n.sys, b.system)
 	}
 	d.System = joinSystem(out.instr, out.sys)
+	d.media = n.Decoded.media.with(b.media)
 	// The first request read against n appends to n's messages in place:
 	// a conversation grows by an item or two per call.
 	if n.grown.CompareAndSwap(false, true) {
@@ -346,7 +347,7 @@ func (n *Next) chained(body []byte) *Next {
 	d := new(Decoded)
 	*d = *n.Decoded // its Settings too: shared, as a Next's maps are
 	d.Previous = string(body[id[0]+1 : id[1]-1])
-	conv, from, err := s.conversation(d.Previous)
+	conv, from, media, err := s.conversation(d.Previous)
 	if err != nil {
 		return nil
 	}
@@ -358,6 +359,7 @@ func (n *Next) chained(body []byte) *Next {
 	}
 	d.System = joinSystem(n.instr, b.system)
 	d.Messages = slices.Clip(b.msgs)
+	d.media = media.with(b.media)
 	out := &Next{Decoded: d, SameRest: true, served: s, msgs: b.msgs, instr: n.instr, sys: b.system,
 		open: b.open, epoch: epoch, chain: body, cut: cut}
 	if from == n {

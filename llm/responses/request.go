@@ -29,6 +29,19 @@ type Decoded struct {
 	Settings map[string]json.RawMessage
 	Previous string // previous_response_id
 	Store    bool   // store, true unless the request says false
+
+	media *media // the agent's parts for Messages' images and files
+}
+
+// Forward returns what a live model of this API gets of the request as
+// the agent sent it (llm.Request.Forward): the agent's part for each
+// image and file of its conversation, those of the chain's earlier
+// requests too; nil when it has none.
+func (d *Decoded) Forward() *Forward {
+	if d.media == nil {
+		return nil
+	}
+	return &Forward{media: d.media}
 }
 
 // Decode reads an agent's request body, resolving previous_response_id
@@ -80,6 +93,7 @@ func (s *Served) decodeStd(body []byte) (*Decoded, *builder, error) {
 		return nil, nil, err
 	}
 	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
+	d.media = d.media.with(b.media)
 	tools, extra, err := decodeTools(members["tools"])
 	if err != nil {
 		return nil, nil, err
@@ -110,6 +124,7 @@ func (s *Served) build(r *fastRequest) (*Decoded, *builder, error) {
 	}
 	d.System, d.Messages = strings.Join(b.system, "\n\n"), b.msgs
 	d.Tools, d.Settings = r.tools, r.settings
+	d.media = d.media.with(b.media)
 	return d, b, nil
 }
 
@@ -119,11 +134,11 @@ func (s *Served) begin(in *Request) (*Decoded, *builder, error) {
 	d := &Decoded{Model: in.Model, Stream: in.Stream, Previous: in.PreviousResponseID, Store: in.Store == nil || *in.Store}
 	b := &builder{served: s}
 	if in.PreviousResponseID != "" {
-		conv, from, err := s.conversation(in.PreviousResponseID)
+		conv, from, media, err := s.conversation(in.PreviousResponseID)
 		if err != nil {
 			return nil, nil, err
 		}
-		b.msgs, b.continued = conv, from
+		b.msgs, b.continued, d.media = conv, from, media
 	}
 	if in.Instructions != "" {
 		b.system = append(b.system, in.Instructions)
@@ -170,6 +185,9 @@ type builder struct {
 	// continued is the request DecodeNext read that the response named
 	// by previous_response_id answered, if any (Served.PutNext).
 	continued *Next
+	// media is the agent's part for each image and file of msgs this
+	// builder read.
+	media llm.Media
 }
 
 // name is the function name of call id: the latest function call with
@@ -308,7 +326,7 @@ func (e *notTextError) Error() string {
 // mediaParts reads raw, content or output that contentText refused with
 // err, as parts: its text between images, files and audio a text part
 // each, and an image or file part for each of them, whose part as sent
-// the run keeps (Served.Media) for their places in the message b adds
+// b keeps (builder.media) for their places in the message b adds
 // next, the content of its tool result when result is set. Any other part
 // is err, or the error of the first that says too little.
 func (b *builder) mediaParts(raw json.RawMessage, err error, result bool) ([]session.Part, error) {
@@ -384,7 +402,7 @@ func (b *builder) mediaParts(raw json.RawMessage, err error, result bool) ([]ses
 		if result {
 			at = llm.Place{Message: at.Message, Inner: len(parts) + 1}
 		}
-		b.served.addMedia(&p, at, elem)
+		b.media = b.media.Add(&p, at, elem)
 		parts = append(parts, p)
 	}
 	if run.Len() > 0 {

@@ -3,6 +3,7 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -27,31 +28,56 @@ type Served struct {
 	// still hold. missed holds the ids they found no item for.
 	epoch  uint64
 	missed map[string]bool
-	// media is the agent's own part for each image and file any request
-	// sent in this run, by attachment (see Media); replaced, not changed,
-	// when one is added.
-	media llm.Media
 }
 
-// addMedia keeps block, the agent's part for the image or file p at at.
-func (s *Served) addMedia(p *session.Part, at llm.Place, block json.RawMessage) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.media = llm.Merge(s.media, llm.Media{}.Add(p, at, block))
+// media is the agent's own parts for the images and files of a
+// conversation (see llm.Media): those the request that ends it read
+// (own), then those of the conversation it went on from (earlier), which
+// a request continuing a response by previous_response_id does not send
+// again. A response keeps its conversation's, so a chain gets the blocks
+// of every request before it, and a block goes when no kept response and
+// no request read against the last one holds it: not, as a media of the
+// whole run would, when the run ends. A media is not changed once made.
+type media struct {
+	own     llm.Media
+	earlier *media
 }
 
-// Media returns the agent's own part for each image and file the requests
-// of this run sent (Forward.Media): those of a conversation continued by
-// previous_response_id too, which its request does not repeat. Nil when
-// there are none; the Media returned is not changed.
-func (s *Served) Media() llm.Media {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.media
+// with returns the media of a conversation that goes on from m's with
+// own's parts: m itself when own has none.
+func (m *media) with(own llm.Media) *media {
+	if len(own) == 0 {
+		return m
+	}
+	return &media{own: own, earlier: m}
+}
+
+// all returns every block of m, those read last winning: what a live
+// call sends (a replay never needs them). One map for the whole chain, not
+// one per link.
+func (m *media) all() llm.Media {
+	switch {
+	case m == nil:
+		return nil
+	case m.earlier == nil:
+		return m.own
+	}
+	var chain []*media
+	n := 0
+	for c := m; c != nil; c = c.earlier {
+		chain = append(chain, c)
+		n += len(c.own)
+	}
+	out := make(llm.Media, n)
+	for i := len(chain) - 1; i >= 0; i-- {
+		maps.Copy(out, chain[i].own)
+	}
+	return out
 }
 
 type served struct {
 	conv   []session.Message // the conversation it answered; nothing is appended to it in place
+	media  *media            // the agent's parts for conv's images and files
 	out    session.Message   // its output, as recorded
 	stored bool
 	// from is the request DecodeNext read whose messages conv is, when
@@ -96,7 +122,7 @@ func (s *Served) Put(id string, conv []session.Message, out session.Message, ite
 func (s *Served) PutNext(id string, n *Next, out session.Message, itemIDs []string, stored bool) {
 	r := &served{out: out, stored: stored}
 	if stored { // one served with store false is never continued
-		r.conv = n.Decoded.Messages
+		r.conv, r.media = n.Decoded.Messages, n.Decoded.media
 		if n.body == nil {
 			r.from = n
 		}
@@ -147,13 +173,14 @@ func (s *Served) Epoch() uint64 {
 // Conversation returns the conversation that continues response id: what
 // it answered, then its output. The caller may append to the slice.
 func (s *Served) Conversation(id string) ([]session.Message, error) {
-	conv, _, err := s.conversation(id)
+	conv, _, _, err := s.conversation(id)
 	return conv, err
 }
 
 // conversation is Conversation, also returning the request the response
-// answered when DecodeNext read it (PutNext), else nil.
-func (s *Served) conversation(id string) ([]session.Message, *Next, error) {
+// answered when DecodeNext read it (PutNext), else nil, and the agent's
+// parts for the conversation's images and files.
+func (s *Served) conversation(id string) ([]session.Message, *Next, *media, error) {
 	s.mu.Lock()
 	r, ok := s.responses[id]
 	var err error
@@ -165,13 +192,13 @@ func (s *Served) conversation(id string) ([]session.Message, *Next, error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if r.from != nil && r.from.grown.CompareAndSwap(false, true) {
 		// The room after the request's messages is this caller's now.
-		return append(r.from.msgs, r.out), r.from, nil
+		return append(r.from.msgs, r.out), r.from, r.media, nil
 	}
-	return append(slices.Clip(r.conv), r.out), r.from, nil
+	return append(slices.Clip(r.conv), r.out), r.from, r.media, nil
 }
 
 // Item returns the output item id of a response served in this run, as
