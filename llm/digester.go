@@ -124,7 +124,10 @@ func sameRaw(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(
 // sameAttachment compares what a and b point to: an image changed in
 // place is another image.
 func sameAttachment(a, b *session.Attachment) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b) && (a.VideoMetadata == nil) == (b.VideoMetadata == nil)
 }
 
 // cloneMessage copies m's slices (its strings cannot change).

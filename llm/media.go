@@ -79,7 +79,7 @@ func (m Media) Block(p *session.Part, at Place) (json.RawMessage, error) {
 }
 
 // Describe shows an attachment in a few words: its media type, size and
-// digest (abbreviated), or its URL or file id.
+// digest (abbreviated), or its URL or file id, and the clip of a video.
 func Describe(a *session.Attachment) string {
 	if a == nil {
 		return "no attachment"
@@ -102,6 +102,9 @@ func Describe(a *session.Attachment) string {
 		out = append(out, a.URL)
 	case a.FileID != "":
 		out = append(out, "file "+a.FileID)
+	}
+	if a.VideoMetadata != nil {
+		out = append(out, "clip "+string(a.VideoMetadata))
 	}
 	return strings.Join(out, " ")
 }

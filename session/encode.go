@@ -171,6 +171,11 @@ func appendAttachment(dst []byte, a *Attachment) []byte {
 	num("width", a.Width)
 	num("height", a.Height)
 	str("name", a.Name)
+	if len(a.VideoMetadata) > 0 {
+		if out, err := jsonscan.AppendCompact(appendMember(dst, first, "videoMetadata"), a.VideoMetadata); err == nil {
+			dst, first = out, false
+		}
+	}
 	if first {
 		return append(dst, `{}`...)
 	}

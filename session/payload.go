@@ -109,19 +109,36 @@ type Attachment struct {
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
 	Name   string `json:"name,omitempty"`
+	// VideoMetadata is the part of a video the model sees, as a Gemini
+	// part's videoMetadata says it (startOffset, endOffset, fps), in
+	// canonical JSON: another clip of the same video is another request.
+	VideoMetadata json.RawMessage `json:"videoMetadata,omitempty"`
+}
+
+// Equal reports whether a and b say the same of one image or file,
+// member by member (an Attachment holding a clip is not comparable by ==).
+func (a *Attachment) Equal(b *Attachment) bool {
+	return a.ID == b.ID && a.URL == b.URL && a.FileID == b.FileID && a.MediaType == b.MediaType && a.Bytes == b.Bytes &&
+		a.Width == b.Width && a.Height == b.Height && a.Name == b.Name && bytes.Equal(a.VideoMetadata, b.VideoMetadata)
 }
 
 // Key is what tells this attachment from others in a request: its
 // digest, else its URL or file id (with its name: two names of one file
 // are two attachments).
 func (a *Attachment) Key() string {
+	var k string
 	switch {
 	case a.ID != "":
-		return a.ID + "|" + a.Name
+		k = a.ID + "|" + a.Name
 	case a.URL != "":
-		return "url:" + a.URL + "|" + a.Name
+		k = "url:" + a.URL + "|" + a.Name
+	default:
+		k = "file:" + a.FileID + "|" + a.Name
 	}
-	return "file:" + a.FileID + "|" + a.Name
+	if a.VideoMetadata != nil { // another clip of one video is another attachment
+		k += "|" + string(a.VideoMetadata)
+	}
+	return k
 }
 
 // Message is one conversation message, as recorded in user/message,

@@ -15,6 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/llm/gemini"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -23,6 +24,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
 )
 
 // An image part whose URL is empty is the agent's mistake: the request is
@@ -213,5 +215,63 @@ var _ = Describe("another image in a tool's result", func() {
 		Expect(o.Drift.String()).To(MatchRegexp(`^root \(root session\), model call 2 \(turn 1 step 2\): the conversation sent differs from message 3 on \(3 messages recorded, 3 now\); ` +
 			`message 3's image changed: \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] recorded, \[image image/png 14 bytes sha256:[0-9a-f]{12}…\] now$`))
 		Expect(o.Report()).To(ContainSubstring("request drift: root (root session), model call 2"))
+	})
+})
+
+// clipGenai is an agent on genai that asks about a clip of a video, the
+// red pixel's bytes as video/mp4, from start to end.
+func clipGenai(start, end time.Duration) agentsnap.Runtime {
+	return wire.Runtime("clip-genai", func(ctx context.Context, env *wire.Env) error {
+		client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "unused", Backend: genai.BackendGeminiAPI, HTTPClient: env.HTTPClient,
+			HTTPOptions: genai.HTTPOptions{BaseURL: strings.TrimSuffix(env.BaseURL, "/v1")}})
+		if err != nil {
+			return err
+		}
+		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
+			video := genai.NewPartFromBytes(redPixel, "video/mp4")
+			video.VideoMetadata = &genai.VideoMetadata{StartOffset: start, EndOffset: end}
+			_, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", []*genai.Content{genai.NewContentFromParts(
+				[]*genai.Part{video, genai.NewPartFromText(prompt)}, genai.RoleUser)}, nil)
+			return err
+		})
+	})
+}
+
+var _ = Describe("a clip of a video (Gemini's videoMetadata)", func() {
+	It("reaches the live model as genai sent it, is recorded with the video's digest, and another clip in a replay is drift naming it", NodeTimeout(time.Minute), func(ctx SpecContext) {
+		model := &geminiModelServer{}
+		srv := httptest.NewServer(model)
+		DeferCleanup(srv.Close)
+		dir := newFixture("custom/vision", `{"description": "a video agent", "prompts": ["What happens in the clip?"], "agent": {}}`,
+			`{"sessions":{"root":[{"text":"x"}]}}`)
+		drv, err := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "test-key-not-secret"})
+		Expect(err).NotTo(HaveOccurred())
+		opts := recorder.LiveOptions(drv, srv.URL, "gemini-2.5-flash")
+		opts.Provider = gemini.API
+		opts.Runtime = clipGenai(time.Second, 10*time.Second)
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		model.mu.Lock()
+		Expect(model.bodies).To(HaveLen(1))
+		Expect(model.bodies[0]["contents"]).To(Equal([]any{map[string]any{"role": "user", "parts": []any{
+			map[string]any{"inlineData": map[string]any{"mimeType": "video/mp4", "data": base64.StdEncoding.EncodeToString(redPixel)},
+				"videoMetadata": map[string]any{"startOffset": "1s", "endOffset": "10s"}},
+			map[string]any{"text": "What happens in the clip?"},
+		}}}))
+		model.mu.Unlock()
+
+		part := llm.Attach("file", "video/mp4", "", redPixel)
+		part.Attachment.VideoMetadata = json.RawMessage(`{"endOffset":"10s","startOffset":"1s"}`)
+		encoded, err := json.Marshal(part)
+		Expect(err).NotTo(HaveOccurred())
+		log := string(mustRead(filepath.Join(dir, "session.jsonl")))
+		Expect(log).To(ContainSubstring(`{"role":"user","content":[` + string(encoded) + `,{"type":"text","text":"What happens in the clip?"}]}`))
+		Expect(log).NotTo(ContainSubstring(base64.StdEncoding.EncodeToString(redPixel)))
+
+		Expect(mediaReplay(ctx, dir, clipGenai(time.Second, 10*time.Second))).To(harness.MatchRecording())
+		o := mediaReplay(ctx, dir, clipGenai(time.Second, 20*time.Second))
+		Expect(o.Drift).NotTo(BeNil(), o.Report())
+		Expect(o.Drift.String()).To(MatchRegexp(`message 1's file changed: \[file video/mp4 14 bytes sha256:[0-9a-f]{12}… clip \{"endOffset":"10s","startOffset":"1s"\}\] recorded, ` +
+			`\[file video/mp4 14 bytes sha256:[0-9a-f]{12}… clip \{"endOffset":"20s","startOffset":"1s"\}\] now`))
 	})
 })

@@ -527,7 +527,7 @@ func same(want, got *session.Message) bool {
 		w, g := &want.Content[i], &got.Content[k]
 		if w.Type != g.Type || w.ID != g.ID || w.Name != g.Name || w.Arguments != g.Arguments ||
 			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) ||
-			!slices.Equal(attachments(w), attachments(g)) {
+			!slices.EqualFunc(attachments(w), attachments(g), sameAttachment) {
 			return false
 		}
 		i, k = i+1, k+1
@@ -556,6 +556,8 @@ func attachments(p *session.Part) []session.Attachment {
 	}
 	return out
 }
+
+func sameAttachment(a, b session.Attachment) bool { return a.Equal(&b) }
 
 // messageAttachments is attachments of each part of m, in order.
 func messageAttachments(m *session.Message) []session.Attachment {
@@ -587,7 +589,7 @@ func differsHow(want, got *session.Message) string {
 	if wr != gr {
 		return fmt.Sprintf("tool result %q, want %q", abbrev(gr), abbrev(wr))
 	}
-	if wa, ga := messageAttachments(want), messageAttachments(got); !slices.Equal(wa, ga) {
+	if wa, ga := messageAttachments(want), messageAttachments(got); !slices.EqualFunc(wa, ga, sameAttachment) {
 		return fmt.Sprintf("images and files %s, want %s", describeAll(ga), describeAll(wa))
 	}
 	return ""

@@ -14,7 +14,8 @@
 // content, {"output": text} or {"error": text} — each part with the
 // thought signature the model gave it; and, for a call an agent sent over
 // the wire in this API, its settings as sent, and its inlineData and
-// fileData parts (Forward.Media: the log holds their digests). A call
+// fileData parts with their videoMetadata (Forward.Media: the log holds
+// their digests, and the clip in the attachment). A call
 // with an image or file part and no such part is refused.
 //
 // # Chunks

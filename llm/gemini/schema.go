@@ -51,6 +51,17 @@ type Part struct {
 	CodeExecutionResult json.RawMessage `json:"codeExecutionResult,omitempty"`
 	ToolCall            json.RawMessage `json:"toolCall,omitempty"`
 	ToolResponse        json.RawMessage `json:"toolResponse,omitempty"`
+	// VideoMetadata is the clip of the video an inlineData or fileData
+	// part holds that the model sees (recorded in its attachment).
+	VideoMetadata json.RawMessage `json:"videoMetadata,omitempty"`
+}
+
+// clip is p's videoMetadata, nil when it says nothing (null, {}).
+func (p *Part) clip() json.RawMessage {
+	if !isSet(p.VideoMetadata) || emptyObject(p.VideoMetadata) {
+		return nil
+	}
+	return p.VideoMetadata
 }
 
 // unsupported names the member of p agentsnap cannot record, or "".
@@ -61,6 +72,7 @@ func (p *Part) unsupported() string {
 	}{
 		{"inlineData", p.InlineData}, {"fileData", p.FileData}, {"executableCode", p.ExecutableCode},
 		{"codeExecutionResult", p.CodeExecutionResult}, {"toolCall", p.ToolCall}, {"toolResponse", p.ToolResponse},
+		{"videoMetadata", p.clip()}, // beside no inlineData or fileData, or in a model content
 	} {
 		if len(m.raw) > 0 && string(m.raw) != "null" {
 			return m.name

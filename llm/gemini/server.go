@@ -324,7 +324,18 @@ func (c *conversation) attach(where partAt, at llm.Place, p *Part) (session.Part
 	if err != nil {
 		return session.Part{}, fmt.Errorf("%s.%s: %w", where, member, err)
 	}
-	block := slices.Concat([]byte(`{"`+member+`":`), bytes.TrimSpace(raw), []byte(`}`))
+	block := slices.Concat([]byte(`{"`+member+`":`), bytes.TrimSpace(raw))
+	if clip := p.clip(); clip != nil {
+		// The clip changes what the model sees: recorded, so another one
+		// is drift, and sent as the agent sent it.
+		canon, err := jsonscan.AppendCanonical(nil, clip)
+		if err != nil || canon[0] != '{' {
+			return session.Part{}, fmt.Errorf("%s.videoMetadata: want an object (startOffset, endOffset, fps)", where)
+		}
+		part.Attachment.VideoMetadata = canon
+		block = append(append(block, `,"videoMetadata":`...), bytes.TrimSpace(clip)...)
+	}
+	block = append(block, '}')
 	c.media = c.media.Add(&part, at, block)
 	return part, nil
 }
