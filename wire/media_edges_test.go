@@ -16,6 +16,7 @@ import (
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
 	"github.com/agentsnap/agentsnap/llm/gemini"
+	rs "github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -24,6 +25,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 	"google.golang.org/genai"
 )
 
@@ -148,6 +151,39 @@ func twiceChat() agentsnap.Runtime {
 	})
 }
 
+// twiceResponses is an agent on openai-go's Responses API that sends the
+// red pixel twice with its first prompt, in high detail then in low, and
+// chains each later prompt by previous_response_id.
+func twiceResponses() agentsnap.Runtime {
+	return wire.Runtime("twice-responses", func(ctx context.Context, env *wire.Env) error {
+		client := openai.NewClient(option.WithBaseURL(env.BaseURL), option.WithHTTPClient(env.HTTPClient),
+			option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		image := func(detail responses.ResponseInputImageDetail) responses.ResponseInputContentUnionParam {
+			img := responses.ResponseInputContentParamOfInputImage(detail)
+			img.OfInputImage.ImageURL = param.NewOpt("data:image/png;base64," + base64.StdEncoding.EncodeToString(redPixel))
+			return img
+		}
+		prev := ""
+		return env.EachPrompt(ctx, func(ctx context.Context, i int, prompt string) error {
+			params := responses.ResponseNewParams{Model: "gpt-4o"}
+			if i == 0 {
+				params.Input.OfInputItemList = responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(
+					responses.ResponseInputMessageContentListParam{image(responses.ResponseInputImageDetailHigh), image(responses.ResponseInputImageDetailLow),
+						responses.ResponseInputContentParamOfInputText(prompt)}, responses.EasyInputMessageRoleUser)}
+			} else {
+				params.Input.OfString = param.NewOpt(prompt)
+				params.PreviousResponseID = param.NewOpt(prev)
+			}
+			r, err := client.Responses.New(ctx, params)
+			if err != nil {
+				return err
+			}
+			prev = r.ID
+			return nil
+		})
+	})
+}
+
 var _ = Describe("one image an agent sends twice in a request", func() {
 	It("reaches a live Anthropic model as anthropic-sdk-go sent each copy, its cache breakpoint where the agent put it in every call, and is recorded as one digest", NodeTimeout(time.Minute), func(ctx SpecContext) {
 		model := &messagesModel{say: func(map[string]any) string { return "A red pixel." }}
@@ -196,6 +232,31 @@ var _ = Describe("one image an agent sends twice in a request", func() {
 			map[string]any{"type": "text", "text": "What is in the picture?"},
 		}}}))
 		Expect(mediaReplay(ctx, dir, twiceChat())).To(harness.MatchRecording())
+	})
+
+	It("reaches a live Responses model as openai-go sent each copy, each in its own detail, in every call of a previous_response_id chain", NodeTimeout(time.Minute), func(ctx SpecContext) {
+		model := &respModel{}
+		srv := httptest.NewServer(model)
+		DeferCleanup(srv.Close)
+		dir := newFixture("custom/vision", `{"description": "a vision agent", "prompts": ["What is in the picture?", "And its color?"], "agent": {}}`,
+			`{"sessions":{"root":[{"text":"x"},{"text":"y"}]}}`)
+		drv, err := rs.New(rs.Config{BaseURL: srv.URL + "/v1", APIKey: "test-key-not-secret"})
+		Expect(err).NotTo(HaveOccurred())
+		opts := recorder.LiveOptions(drv, srv.URL, "gpt-4o")
+		opts.Runtime = twiceResponses()
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		image := func(detail string) string {
+			return `{"type":"input_image","detail":"` + detail + `","image_url":"data:image/png;base64,` + base64.StdEncoding.EncodeToString(redPixel) + `"}`
+		}
+		bodies := model.requests()
+		Expect(bodies).To(HaveLen(2))
+		for _, body := range bodies {
+			var input []map[string]json.RawMessage
+			Expect(json.Unmarshal(body["input"], &input)).To(Succeed())
+			Expect(string(input[0]["content"])).To(MatchJSON(`[` + image("high") + `,` + image("low") + `,{"type":"input_text","text":"What is in the picture?"}]`))
+		}
+		Expect(mediaReplay(ctx, dir, twiceResponses())).To(harness.MatchRecording())
 	})
 })
 
