@@ -1,6 +1,11 @@
 package anthropic
 
-import "github.com/agentsnap/agentsnap/internal/jsonscan"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
+)
 
 // decodeElem reads one element of a request's messages into m, a zero
 // Message, as json.Unmarshal does: the usual shapes by hand (fastMessage),
@@ -97,7 +102,10 @@ func fastBlock(b []byte, blk *Block) bool {
 		return jsonscan.BoolField(val, &blk.IsError)
 	})
 	if ok && !readsOwn(blk.Type) {
-		blk.raw = jsonscan.Window(b)
+		// A copy, as UnmarshalJSON keeps: an image's block goes on with the
+		// conversation (llm.Media), and a window would hold the whole body
+		// that brought it, every image before it included, as long.
+		blk.raw = slices.Clone(json.RawMessage(b))
 	}
 	if !ok || blk.Type != TypeToolResult || content == nil {
 		return ok
