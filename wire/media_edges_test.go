@@ -336,3 +336,24 @@ var _ = Describe("a clip of a video (Gemini's videoMetadata)", func() {
 			`\[file video/mp4 14 bytes sha256:[0-9a-f]{12}… clip \{"endOffset":"20s","startOffset":"1s"\}\] now`))
 	})
 })
+
+var _ = Describe("an image's mediaResolution (Gemini)", func() {
+	It("is refused with the API's 400 naming the content and part, before any model call, not dropped", func(ctx SpecContext) {
+		drv := &capture{next: sayDriver}
+		_, _, url := serveWire(drv)
+		client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "unused", Backend: genai.BackendGeminiAPI,
+			HTTPOptions: genai.HTTPOptions{BaseURL: url}})
+		Expect(err).NotTo(HaveOccurred())
+		image := genai.NewPartFromBytes(redPixel, "image/png")
+		image.MediaResolution = &genai.PartMediaResolution{Level: genai.PartMediaResolutionLevelMediaResolutionHigh}
+		_, err = client.Models.GenerateContent(ctx, "gemini-2.5-flash", []*genai.Content{genai.NewContentFromParts(
+			[]*genai.Part{image, genai.NewPartFromText("What is in the picture?")}, genai.RoleUser)}, nil)
+		var apiErr genai.APIError
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.Code).To(Equal(http.StatusBadRequest))
+		Expect(apiErr.Message).To(ContainSubstring(`contents[0].parts[0]: a "mediaResolution" part: agentsnap does not record it yet, and will not drop it`))
+		drv.mu.Lock()
+		defer drv.mu.Unlock()
+		Expect(drv.reqs).To(BeEmpty(), "no model call")
+	})
+})

@@ -10,7 +10,7 @@ func decodeContent(b []byte, c *Content) error { return jsonscan.Decode(b, c, fa
 
 var (
 	contentNames  = []string{"role", "parts"}
-	partNames     = []string{"text", "thought", "thoughtSignature", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode", "codeExecutionResult", "toolCall", "toolResponse", "videoMetadata"}
+	partNames     = []string{"text", "thought", "thoughtSignature", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode", "codeExecutionResult", "toolCall", "toolResponse", "videoMetadata", "mediaResolution"}
 	callNames     = []string{"id", "name", "args"}
 	responseNames = []string{"id", "name", "response", "parts"}
 )
@@ -95,6 +95,8 @@ func fastPart(b []byte, p *Part) bool {
 			p.ToolResponse = jsonscan.Window(val)
 		case 11:
 			p.VideoMetadata = jsonscan.Window(val)
+		case 12:
+			p.MediaResolution = jsonscan.Window(val)
 		}
 		return true
 	})

@@ -54,6 +54,10 @@ type Part struct {
 	// VideoMetadata is the clip of the video an inlineData or fileData
 	// part holds that the model sees (recorded in its attachment).
 	VideoMetadata json.RawMessage `json:"videoMetadata,omitempty"`
+	// MediaResolution is the resolution the model sees an image or video
+	// in: not recorded yet, so refused (read only to say so, rather than
+	// drop it as an unknown member).
+	MediaResolution json.RawMessage `json:"mediaResolution,omitempty"`
 }
 
 // clip is p's videoMetadata, nil when it says nothing (null, {}).
@@ -73,6 +77,7 @@ func (p *Part) unsupported() string {
 		{"inlineData", p.InlineData}, {"fileData", p.FileData}, {"executableCode", p.ExecutableCode},
 		{"codeExecutionResult", p.CodeExecutionResult}, {"toolCall", p.ToolCall}, {"toolResponse", p.ToolResponse},
 		{"videoMetadata", p.clip()}, // beside no inlineData or fileData, or in a model content
+		{"mediaResolution", p.MediaResolution},
 	} {
 		if len(m.raw) > 0 && string(m.raw) != "null" {
 			return m.name

@@ -295,6 +295,12 @@ func isSet(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "nu
 // part at where, and keeps p as sent in c.media, for the part's place at
 // in the conversation.
 func (c *conversation) attach(where partAt, at llm.Place, p *Part) (session.Part, error) {
+	if isSet(p.MediaResolution) {
+		// It changes what the model sees, and the log has no place for it
+		// yet: dropped, the live model would see another image than the
+		// agent asked for, and a replay could not tell.
+		return session.Part{}, llm.NotRecorded(where.String(), "mediaResolution")
+	}
 	var d struct {
 		MimeType string `json:"mimeType"`
 		Data     string `json:"data"`
