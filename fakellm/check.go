@@ -30,8 +30,8 @@ func (d *Driver) Check() error {
 		switch {
 		case r.live == "" && n > 0:
 			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, plural(n, "call")))
-		case r.live == "" && len(r.script.Tools)+len(r.script.MCP) > 0:
-			k := len(r.script.Tools) + len(r.script.MCP)
+		case r.live == "" && len(r.script.Tools)+len(r.script.MCP)+len(r.script.Counts) > 0:
+			k := len(r.script.Tools) + len(r.script.MCP) + len(r.script.Counts)
 			left = append(left, fmt.Sprintf("%s: never called (%d recorded tool %s)", r.describe(), k, plural(k, "result")))
 		case r.live != "" && r.cursor < n:
 			next := r.script.Entries[r.cursor]

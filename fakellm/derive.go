@@ -73,9 +73,11 @@ type Script struct {
 	Header  session.Header // the recorded session's header
 	Entries []Entry        // one per recorded model call, in order
 	// Tools and MCP are the session's recorded tool results (tool/recorded)
-	// and MCP answers (mcp/call), from its own events, in order.
+	// and MCP answers (mcp/call), Counts its token counts (count/tokens),
+	// from its own events, in order.
 	Tools   []session.ToolRecordedData
 	MCP     []session.MCPCallData
+	Counts  []session.CountTokensData
 	Dropped []Dropped // incomplete calls dropped by DropIncomplete
 	// Torn is a torn last line (a crash mid-write) that DropIncomplete let
 	// derivation skip; without it such a log is refused.
@@ -364,6 +366,16 @@ func (g *grouper) add(e *session.Event) error {
 			return fmt.Errorf("fakellm: derive %s: session %s: mcp/call seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
 		}
 		g.script.MCP = append(g.script.MCP, d)
+	case session.TypeCountTokens:
+		var d session.CountTokensData
+		if err := e.Decode(&d); err != nil {
+			return fmt.Errorf("fakellm: derive %s: session %s: count/tokens seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
+		}
+		if d.Digest == "" {
+			// Replayed as it is, every count request would read as drift.
+			return fmt.Errorf("fakellm: derive %s: session %s: count/tokens seq %d has no \"digest\" (it needs api, digest and inputTokens: CONTRACT.md 6a) — re-record the scenario; a hand-edited log must keep to the contract too", g.locate(e.Seq), g.header.ID, e.Seq)
+		}
+		g.script.Counts = append(g.script.Counts, d)
 	}
 	return nil // other events, known or not, say nothing about the calls
 }

@@ -27,6 +27,10 @@ var (
 	// ErrToolDrift marks a recorded tool's call whose tool name or
 	// arguments differ from the recording's call with the same id.
 	ErrToolDrift = errors.New("tool drift")
+	// ErrCountDrift marks a token count request (count/tokens) of a
+	// session that none of its recorded counts not yet served was made
+	// for: the request changed, or the recording never counted it.
+	ErrCountDrift = errors.New("token count drift")
 	// ErrBadRecording marks logs that do not form one recorded session tree.
 	ErrBadRecording = errors.New("bad recording")
 )

@@ -215,11 +215,11 @@ func (w *watchedStore) Append(ctx context.Context, id string, events []session.E
 }
 
 // lastOfTurn returns the last event of events that is not a record of a
-// recorded tool or an MCP request, which a journal may write after a
-// turn/end (or the last event, when all are).
+// recorded tool, an MCP request or a token count, which a journal may
+// write after a turn/end (or the last event, when all are).
 func lastOfTurn(events []session.Event) *session.Event {
 	for i := len(events) - 1; i > 0; i-- {
-		if t := events[i].Type; t != session.TypeMCPCall && t != session.TypeToolRecorded {
+		if t := events[i].Type; t != session.TypeMCPCall && t != session.TypeCountTokens && t != session.TypeToolRecorded {
 			return &events[i]
 		}
 	}

@@ -11,23 +11,30 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-var _ llm.ToolReplay = (*Driver)(nil)
+var (
+	_ llm.ToolReplay  = (*Driver)(nil)
+	_ llm.CountReplay = (*Driver)(nil)
+)
 
-// recordedTools is a session's replay state for its recorded tools and
-// MCP requests (the script's Tools and MCP), under Driver.mu.
+// recordedTools is a session's replay state for its recorded tools, MCP
+// requests and token counts (the script's Tools, MCP and Counts), under
+// Driver.mu.
 type recordedTools struct {
-	toolAsked map[string]int // per call id: calls made
-	toolUsed  []bool         // per record of Script.Tools: served
-	mcpKeys   []string       // per record of Script.MCP: its Key
-	mcpAsked  map[string]int // per key: requests made
-	mcpUsed   []bool
+	toolAsked  map[string]int // per call id: calls made
+	toolUsed   []bool         // per record of Script.Tools: served
+	mcpKeys    []string       // per record of Script.MCP: its Key
+	mcpAsked   map[string]int // per key: requests made
+	mcpUsed    []bool
+	counts     int            // token count requests made
+	countAsked map[string]int // per digest: requests made
+	countUsed  []bool         // per record of Script.Counts: served
 }
 
 func (r *replay) tools() *recordedTools {
 	if r.rec == nil {
 		t := &recordedTools{toolAsked: map[string]int{}, mcpAsked: map[string]int{},
 			toolUsed: make([]bool, len(r.script.Tools)), mcpUsed: make([]bool, len(r.script.MCP)),
-			mcpKeys: make([]string, len(r.script.MCP))}
+			mcpKeys: make([]string, len(r.script.MCP)), countAsked: map[string]int{}, countUsed: make([]bool, len(r.script.Counts))}
 		for i := range r.script.MCP {
 			t.mcpKeys[i] = r.script.MCP[i].Key()
 		}
@@ -147,8 +154,60 @@ func (d *Driver) ReplayMCP(_ context.Context, ref llm.SessionRef, call session.M
 	return session.MCPCallData{}, err
 }
 
-// unserved lists the recorded tool results and MCP answers of a bound
-// session that the replay never asked for.
+// ReplayCount implements [llm.CountReplay]: it answers the live session's
+// token count request with the recorded count of the same request
+// (session.CountTokensData.Digest) — the n-th request of a digest gets the
+// n-th record of that digest among the recorded session's own events
+// (Script.Counts) — with no model. A request no such record is left for
+// (the agent counts another conversation, system prompt, tool set, model
+// or settings than it did while recording) fails with [ErrCountDrift],
+// kept for [Driver.Check].
+func (d *Driver) ReplayCount(_ context.Context, ref llm.SessionRef, call session.CountTokensData) (session.CountTokensData, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, err := d.bindTool(ref, call.Turn, call.Step)
+	if err != nil {
+		return session.CountTokensData{}, err
+	}
+	t := r.tools()
+	t.counts++
+	n := t.countAsked[call.Digest]
+	t.countAsked[call.Digest]++
+	next := -1 // the first record not yet served: what the request most likely replaces
+	for i := range r.script.Counts {
+		if next < 0 && !t.countUsed[i] {
+			next = i
+		}
+		if r.script.Counts[i].Digest != call.Digest {
+			continue
+		}
+		if n > 0 {
+			n--
+			continue
+		}
+		t.countUsed[i] = true
+		return r.script.Counts[i], nil
+	}
+	recorded := fmt.Sprintf("the recording holds no count of this session left to serve (%d recorded, all served)", len(r.script.Counts))
+	if next >= 0 {
+		rec := &r.script.Counts[next]
+		recorded = fmt.Sprintf("the recording's next count of this session is of another request (turn %d step %d, model %s, digest %s, %d tokens)", rec.Turn, rec.Step, rec.Model, short(rec.Digest), rec.InputTokens)
+	}
+	at := "before its first turn"
+	if call.Turn > 0 {
+		at = fmt.Sprintf("with its log at turn %d step %d", call.Turn, call.Step)
+	}
+	err = fmt.Errorf("fakellm: %w: %s: token count request %d of the session (%s, model %s, %s) counts a request with digest %s, and %s — the agent counts another conversation, system prompt, tool set, model or settings than it did while recording; %s",
+		ErrCountDrift, r.describe(), t.counts, call.API, call.Model, at, short(call.Digest), recorded, d.advice)
+	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: "count/" + call.Digest, err: err})
+	return session.CountTokensData{}, err
+}
+
+// short is a digest as messages name it.
+func short(digest string) string { return digest[:min(12, len(digest))] }
+
+// unserved lists the recorded tool results, MCP answers and token counts
+// of a bound session that the replay never asked for.
 func (r *replay) unserved() []string {
 	var out []string
 	t := r.tools()
@@ -164,6 +223,13 @@ func (r *replay) unserved() []string {
 			rec := &r.script.MCP[i]
 			out = append(out, fmt.Sprintf("%s: live session %s never made the recorded MCP request %s to server %q with params %s (turn %d step %d)",
 				r.describe(), r.live, rec.Method, rec.Server, abbrev(rec.Asked()), rec.Turn, rec.Step))
+		}
+	}
+	for i, used := range t.countUsed {
+		if !used {
+			rec := &r.script.Counts[i]
+			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded token count of turn %d step %d (%s, model %s, digest %s, %d tokens) — the agent no longer counts that request, or counts another one (a token count drift names it)",
+				r.describe(), r.live, rec.Turn, rec.Step, rec.API, rec.Model, short(rec.Digest), rec.InputTokens))
 		}
 	}
 	return out

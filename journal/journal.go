@@ -115,9 +115,10 @@ type Journal struct {
 	scratch []byte // where emitOwn encodes a payload before keep copies it
 
 	// Under mu: records of recorded tools (by call id) and MCP requests
-	// not yet written; see Tool and RecordMCP.
+	// and token counts not yet written; see Tool, RecordMCP and RecordCount.
 	toolRecords map[string]session.ToolRecordedData
 	mcpRecords  []session.MCPCallData
+	counts      []session.CountTokensData
 	// toRun holds the calls of the step Replayed found are to run (by
 	// call id): their Tool runs run without asking Config.ToolReplay
 	// again. Forgotten at the step's end (forgetToRun).

@@ -118,12 +118,26 @@ func (j *Journal) RecordMCP(d session.MCPCallData) {
 	j.mu.Unlock()
 }
 
-// writeRecords writes the pending mcp/call events, then the tool/recorded
-// event of callID ("" for none); all pending tool records too.
+// RecordCount keeps one token count the session asked its model API for
+// (package wire calls it), to be written as a count/tokens event where
+// RecordMCP's are, after them, in the order of their Digest: the log's
+// bytes do not depend on which of a session's requests finished first.
+// It is safe to call from any goroutine.
+func (j *Journal) RecordCount(d session.CountTokensData) {
+	j.mu.Lock()
+	j.counts = append(j.counts, d)
+	j.mu.Unlock()
+}
+
+// writeRecords writes the pending mcp/call events, then the count/tokens
+// events, then the tool/recorded event of callID ("" for none); all
+// pending tool records too.
 func (j *Journal) writeRecords(callID string, all bool) {
 	j.mu.Lock()
 	mcp := j.mcpRecords
 	j.mcpRecords = nil
+	counts := j.counts
+	j.counts = nil
 	var tools []session.ToolRecordedData
 	if d, ok := j.toolRecords[callID]; ok && callID != "" {
 		tools = append(tools, d)
@@ -140,6 +154,11 @@ func (j *Journal) writeRecords(callID string, all bool) {
 	for _, d := range mcp {
 		d.Turn, d.Step = j.turn, j.step
 		j.emit(session.TypeMCPCall, d)
+	}
+	slices.SortStableFunc(counts, func(a, b session.CountTokensData) int { return cmp.Compare(a.Digest, b.Digest) })
+	for _, d := range counts {
+		d.Turn, d.Step = j.turn, j.step
+		j.emit(session.TypeCountTokens, d)
 	}
 	slices.SortFunc(tools, func(a, b session.ToolRecordedData) int { return cmp.Compare(a.CallID, b.CallID) })
 	for _, d := range tools {

@@ -324,6 +324,27 @@ func (r *reuse) ReplayMCP(ctx context.Context, ref llm.SessionRef, call session.
 	return rec, nil
 }
 
+// ReplayCount implements llm.CountReplay as ReplayMCP does, for the
+// token counts of a session: the recorded count while it replays, the
+// model's (llm.ErrRunTool) once it went to the model or for a request the
+// recording lacks.
+func (r *reuse) ReplayCount(ctx context.Context, ref llm.SessionRef, call session.CountTokensData) (session.CountTokensData, error) {
+	if !r.replays(ref) {
+		return session.CountTokensData{}, llm.ErrRunTool
+	}
+	rec, err := r.replay.ReplayCount(ctx, ref, call)
+	if err != nil {
+		return session.CountTokensData{}, fmt.Errorf("%w (%w)", llm.ErrRunTool, err)
+	}
+	return rec, nil
+}
+
+// CountTokens implements llm.TokenCounter: the model counts what the
+// recording does not serve (ReplayCount).
+func (r *reuse) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	return llm.CountTokens(ctx, r.model, req)
+}
+
 // goLive sends s to the model from its call req on.
 func (r *reuse) goLive(s *reused, req *llm.Request, why string) {
 	r.mu.Lock()

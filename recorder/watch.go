@@ -3,6 +3,7 @@ package recorder
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -62,6 +63,18 @@ func (w *liveWatch) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.
 			}
 		}
 	}, nil
+}
+
+// CountTokens implements llm.TokenCounter: the live driver counts, with
+// the recording's secrets in its context as for Stream.
+func (w *liveWatch) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	n, err := llm.CountTokens(secret.NewContext(ctx, w.set), w.inner, req)
+	if err != nil {
+		if msg := w.set.Redact(err.Error()); msg != err.Error() {
+			err = errors.New(msg) // what it wraps says the same
+		}
+	}
+	return n, err
 }
 
 // redact returns finish with the secrets gone from its failure message.

@@ -223,7 +223,7 @@ var knownTypes = map[string]string{}
 func init() {
 	for _, t := range []string{TypeTurnStart, TypeUserMessage, TypeStepStart, TypeRequestHeader,
 		TypeAssistantChunk, TypeAssistantMessage, TypeToolCall, TypeToolResult, TypeStepEnd,
-		TypeTurnEnd, TypeHistoryReplace, TypeToolRecorded, TypeMCPCall, TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks} {
+		TypeTurnEnd, TypeHistoryReplace, TypeToolRecorded, TypeMCPCall, TypeCountTokens, TypeTextChunks, TypeReasoningChunks, TypeToolCallChunks} {
 		knownTypes[t] = t
 	}
 }

@@ -17,6 +17,10 @@ const (
 	// TypeMCPCall is one request a session made to an MCP server and the
 	// server's answer; see MCPCallData.
 	TypeMCPCall = "mcp/call"
+	// TypeCountTokens is one token count a session asked its model API
+	// for (Anthropic's count_tokens, Gemini's countTokens) and the
+	// answer; see CountTokensData.
+	TypeCountTokens = "count/tokens"
 )
 
 // ToolRecordedData is the payload of tool/recorded: what a recorded tool
@@ -53,6 +57,23 @@ type MCPCallData struct {
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *MCPError       `json:"error,omitempty"`
+}
+
+// CountTokensData is the payload of count/tokens: one request a session
+// made to its model API's token counting endpoint — not a model call — and
+// the count it got. Digest is the request's (llm.CountDigest): its model,
+// system prompt, tools, conversation and settings. A replay answers the
+// session's request of the same Digest (the n-th such request gets the
+// n-th record of its own events) with no model.
+type CountTokensData struct {
+	Turn   int    `json:"turn"`
+	Step   int    `json:"step"`
+	API    string `json:"api"`
+	Model  string `json:"model,omitempty"`
+	Digest string `json:"digest"`
+	// InputTokens is the answer: Anthropic's input_tokens, Gemini's
+	// totalTokens.
+	InputTokens int64 `json:"inputTokens"`
 }
 
 // MCPError is a JSON-RPC error response.

@@ -238,6 +238,14 @@ func (w *writer) event(e *session.Event) {
 			indent = 2
 		}
 		w.line(indent, "mcp "+d.Server+" ", mcpSummary(&d))
+	case session.TypeCountTokens:
+		var d session.CountTokensData
+		_ = e.Decode(&d)
+		indent := 1
+		if w.inStep {
+			indent = 2
+		}
+		w.line(indent, "count tokens ", strconv.FormatInt(d.InputTokens, 10))
 	case session.TypeAssistantChunk:
 		w.chunk(e)
 	case session.TypeAssistantMessage:

@@ -51,6 +51,9 @@ type claudeAgent struct {
 	// Version, when set, is the anthropic-version header sent with every
 	// call instead of the SDK's.
 	Version string
+	// Counts, when set, has the agent count each call's tokens first
+	// (client.Messages.CountTokens) and keeps the answers.
+	Counts *tokenCounts
 }
 
 // newClaudeAgent returns the agent configured by scenario.json's agent
@@ -151,6 +154,11 @@ func (s *claudeSession) complete(ctx context.Context) (sdk.Message, error) {
 	}
 	for _, b := range a.Betas {
 		opts = append(opts, sdkoption.WithHeaderAdd("anthropic-beta", b))
+	}
+	if a.Counts != nil {
+		if err := a.Counts.count(ctx, a.client, params, opts...); err != nil {
+			return sdk.Message{}, err
+		}
 	}
 	if a.Whole {
 		msg, err := a.client.Messages.New(ctx, params, opts...)

@@ -16,12 +16,12 @@ import (
 var _ = Describe("an endpoint of the Messages API beside its model calls", func() {
 	It("gets a 404 in the API's error shape saying the agent must not call it under agentsnap, not to point the SDK elsewhere", func(ctx SpecContext) {
 		h, _, url := serveWire(sayDriver)
-		want := "wire: POST /v1/messages/count_tokens is not a model call agentsnap serves (it serves "
+		want := "wire: POST /v1/messages/batches is not a model call agentsnap serves (it serves "
 		advice := "); it is an endpoint of Anthropic Messages (POST /v1/messages) beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
 
 		client := sdk.NewClient(sdkoption.WithBaseURL(url), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(0))
-		_, err := client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel,
-			Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}})
+		_, err := client.Messages.Batches.New(ctx, sdk.MessageBatchNewParams{Requests: []sdk.MessageBatchNewParamsRequest{{CustomID: "one",
+			Params: sdk.MessageBatchNewParamsRequestParams{Model: claudeModel, MaxTokens: 16, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi"))}}}}})
 		var apiErr *sdk.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
 		Expect(apiErr.StatusCode).To(Equal(http.StatusNotFound))

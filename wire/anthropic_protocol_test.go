@@ -199,17 +199,17 @@ var _ = Describe("the Messages format's requests", func() {
 		Expect(set.Values()).To(HaveKeyWithValue("the x-api-key header of the agent's request", other))
 	})
 
-	It("is served at /v1/messages under any prefix (also a base URL that ends in /v1), and count_tokens is not a model call", func() {
+	It("is served at /v1/messages under any prefix (also a base URL that ends in /v1), and count_tokens beside it is a token count, not a model call", func() {
 		_, _, url := serveWire(sayDriver)
 		code, answer := messagesPost(url+"/v1", `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}`)
 		Expect(code).To(Equal(http.StatusOK), answer)
 		Expect(answer).To(ContainSubstring(`"text":"hello root"`))
-		req, err := http.NewRequest(http.MethodPost, url+"/v1/messages/count_tokens", strings.NewReader(`{"model":"m","messages":[]}`))
+		resp, err := http.Post(url+"/v1/v1/messages/count_tokens", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
 		Expect(err).NotTo(HaveOccurred())
-		resp, err := http.DefaultClient.Do(req)
-		Expect(err).NotTo(HaveOccurred())
+		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), "a driver that is no live model counts nothing")
+		Expect(string(b)).To(ContainSubstring("the model driver cannot count tokens"))
 	})
 
 	It("refuses a body that is not a Messages request, naming where, in the API's error shape", func() {

@@ -131,29 +131,15 @@ func (h *Handler) answersAtOnce() bool { return h.atOnce }
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f := h.format(r)
 	if f == nil {
+		if c := h.countFormat(r); c != nil {
+			h.serveCount(w, r, c)
+			return
+		}
 		h.unknown(w, r)
 		return
 	}
-	// What the agent sends as a credential (a header, a key= in the
-	// query, userinfo) is a secret of the recording too: an agent that
-	// puts its own key into a message must not leave it in a fixture.
-	// A replay without a set in its context (the tests') adds nothing;
-	// serve's replay has one, so its verdict shows the agent's key as
-	// [REDACTED]. In process the request's context is the agent's, which
-	// need not come from Run's: the run's set takes it too.
-	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
-	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
-		s.AddRequest(r, "the agent's request")
-	}
-	body, err := readBody(r)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			// serve's guard answers and notes it; it is not a call.
-			f.WriteError(w, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
-			return
-		}
-		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
+	body, ok := h.readBody(w, r, f)
+	if !ok {
 		return
 	}
 	req, err := h.decode(r, f, body)
@@ -178,6 +164,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := s.call(r.Context(), h, f, w, req); err != nil {
 		h.problem(err)
 	}
+}
+
+// readBody reads the body of a request of f's API, taking what the agent
+// sends as credentials for secrets; false when it answered the request
+// (a body too big or unreadable).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, f Format) ([]byte, bool) {
+	// What the agent sends as a credential (a header, a key= in the
+	// query, userinfo) is a secret of the recording too: an agent that
+	// puts its own key into a message must not leave it in a fixture.
+	// A replay without a set in its context (the tests') adds nothing;
+	// serve's replay has one, so its verdict shows the agent's key as
+	// [REDACTED]. In process the request's context is the agent's, which
+	// need not come from Run's: the run's set takes it too.
+	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
+	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
+		s.AddRequest(r, "the agent's request")
+	}
+	body, err := readBody(r)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			// serve's guard answers and notes it; it is not a call.
+			f.WriteError(w, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
+			return nil, false
+		}
+		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
+		return nil, false
+	}
+	return body, true
 }
 
 // noConversation refuses a request without a conversation — {}, or any

@@ -39,7 +39,8 @@ an agent in another process — in any language, on any OpenAI, Anthropic or
 Gemini SDK — replays its fixture: POST .../chat/completions and
 .../responses (OpenAI Chat Completions and Responses, previous_response_id
 too), .../v1/messages (Anthropic) and Gemini's generateContent, streamed or
-whole. The first line of the output is the base URL to point the SDK at
+whole, and Anthropic's token counts (.../v1/messages/count_tokens: recorded
+with --record --live, answered from the recording in a replay). The first line of the output is the base URL to point the SDK at
 (on stdout; notes go to stderr), such as http://127.0.0.1:41234/v1
 (Anthropic and Gemini SDKs take it without /v1). Then run the agent, and
 stop serve with SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an
@@ -542,6 +543,13 @@ func (d fixedModel) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.
 	r := *req
 	r.Model = d.model
 	return d.Driver.Stream(ctx, &r)
+}
+
+// CountTokens implements llm.TokenCounter: the count of the same model.
+func (d fixedModel) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	r := *req
+	r.Model = d.model
+	return llm.CountTokens(ctx, d.Driver, &r)
 }
 
 // lockedWriter serialises writes from concurrent goroutines.

@@ -163,6 +163,11 @@ func (d batchDriver) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm
 	return s, nil
 }
 
+// CountTokens implements llm.TokenCounter for the driver it wraps.
+func (d batchDriver) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	return llm.CountTokens(ctx, d.Driver, req)
+}
+
 // batched serves h with a batchWriter, which the driver finds through the
 // request's context.
 func batched(h http.Handler) http.HandlerFunc {

@@ -2,6 +2,8 @@ package anthropic
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -143,6 +145,35 @@ func (m Messages) Encode(req *llm.Request, model string) ([]byte, error) {
 		maxTokens = DefaultMaxTokens
 	}
 	return encodeRequest(req, model, maxTokens)
+}
+
+var _ live.Counter = Messages{}
+
+// CountEndpoint is the Endpoint's count_tokens: {base}/messages/count_tokens
+// for a base that ends in /v1, else {base}/v1/messages/count_tokens.
+func (m Messages) CountEndpoint(base *url.URL, model string) string {
+	return m.Endpoint(base, model) + "/count_tokens"
+}
+
+// EncodeCount writes a count_tokens request: what a call of req sends
+// (its settings and breakpoints as the agent sent them), without stream
+// and without a max_tokens the agent did not send.
+func (Messages) EncodeCount(req *llm.Request, model string) ([]byte, error) {
+	return encodeBody(req, model, 0, false)
+}
+
+// DecodeCount reads count_tokens' answer, {"input_tokens": N}.
+func (Messages) DecodeCount(body []byte) (int64, error) {
+	var a struct {
+		InputTokens *int64 `json:"input_tokens"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		return 0, err
+	}
+	if a.InputTokens == nil {
+		return 0, errors.New("it has no input_tokens")
+	}
+	return *a.InputTokens, nil
 }
 
 // Decoder reads a Messages event stream.

@@ -21,6 +21,13 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // them, and its cache breakpoints (Forward.Cache) where the agent put
 // them; any other gets maxTokens.
 func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error) {
+	return encodeBody(req, model, maxTokens, true)
+}
+
+// encodeBody is encodeRequest, or with stream false the body of a token
+// count (POST /v1/messages/count_tokens), which takes no stream member and
+// no max_tokens unless the agent sent one (maxTokens 0 adds none).
+func encodeBody(req *llm.Request, model string, maxTokens int, stream bool) ([]byte, error) {
 	set, err := ownSettings(req)
 	if err != nil {
 		return nil, err
@@ -30,10 +37,10 @@ func encodeRequest(req *llm.Request, model string, maxTokens int) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	body := Request{Model: model, Messages: msgs, Stream: true}
+	body := Request{Model: model, Messages: msgs, Stream: stream}
 	body.MaxTokens = set["max_tokens"]
 	delete(set, "max_tokens")
-	if len(body.MaxTokens) == 0 {
+	if len(body.MaxTokens) == 0 && maxTokens > 0 {
 		body.MaxTokens = json.RawMessage(strconv.Itoa(maxTokens))
 	}
 	if body.System = cache.system(req.System); body.System == nil && req.System != "" {

@@ -23,7 +23,10 @@ type Router struct {
 	creds   map[string]string
 }
 
-var _ llm.Driver = (*Router)(nil)
+var (
+	_ llm.Driver       = (*Router)(nil)
+	_ llm.TokenCounter = (*Router)(nil)
+)
 
 // NewRouter returns the live model for cfg (its APIKey ignored: each API's
 // key is read through getenv from its KeyVars). api names one API to call
@@ -66,6 +69,19 @@ func (r *Router) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.Chu
 		return nil, fmt.Errorf("%w (the agent calls %s)", a.MissingKey(), a.Title)
 	}
 	return r.drivers[a.Name].Stream(ctx, req)
+}
+
+// CountTokens implements llm.TokenCounter: req's tokens counted in the
+// API it is called in, by that API's token counting endpoint.
+func (r *Router) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	a, err := r.api(req)
+	if err != nil {
+		return 0, err
+	}
+	if r.keys[a.Name] == "" {
+		return 0, fmt.Errorf("%w (the agent counts tokens in %s)", a.MissingKey(), a.Title)
+	}
+	return r.drivers[a.Name].CountTokens(ctx, req)
 }
 
 // api is the API req is called in.

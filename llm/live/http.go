@@ -65,7 +65,7 @@ type decoderAt interface {
 // response of a stream that can be read, or nil and the finish to yield.
 func (d *Driver) open(ctx context.Context, endpoint string, body []byte, c call, sc Scrubber) (*http.Response, session.Chunk) {
 	for attempt := 1; ; attempt++ {
-		resp, err := d.send(ctx, endpoint, body, c.header)
+		resp, err := d.send(ctx, endpoint, body, c.header, "text/event-stream")
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, session.Finish(session.FinishAborted)
@@ -101,10 +101,11 @@ func (d *Driver) open(ctx context.Context, endpoint string, body []byte, c call,
 }
 
 // send makes one HTTP request, with the driver's headers and the call's
-// own (a value the driver's already has is sent once). A transport error
+// own (a value the driver's already has is sent once), accepting accept
+// (an event stream, or JSON for a whole answer). A transport error
 // is returned without its URL (url.Error), which could carry a token in a
 // query string.
-func (d *Driver) send(ctx context.Context, endpoint string, body []byte, own http.Header) (*http.Response, error) {
+func (d *Driver) send(ctx context.Context, endpoint string, body []byte, own http.Header, accept string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -122,7 +123,7 @@ func (d *Driver) send(ctx context.Context, endpoint string, body []byte, own htt
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Accept", accept)
 	if d.key != "" {
 		d.api.Authorize(req.Header, d.key)
 	}

@@ -1,0 +1,101 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/llm"
+)
+
+// Counter is an API with an endpoint that counts a request's input tokens
+// without a model call (Anthropic's count_tokens): a Driver of it is an
+// llm.TokenCounter.
+type Counter interface {
+	// CountEndpoint is the URL of a token count of model at base.
+	CountEndpoint(base *url.URL, model string) string
+	// EncodeCount writes the body of a token count of req for model.
+	EncodeCount(req *llm.Request, model string) ([]byte, error)
+	// DecodeCount reads the count from the endpoint's answer.
+	DecodeCount(body []byte) (int64, error)
+}
+
+// HTTPError is a token count the API answered with an HTTP error status:
+// Status, and Message naming it, scrubbed of the driver's secrets.
+type HTTPError struct {
+	Status  int
+	Message string
+}
+
+func (e *HTTPError) Error() string { return e.Message }
+
+var _ llm.TokenCounter = (*Driver)(nil)
+
+// CountTokens implements llm.TokenCounter: one whole (not streamed) POST
+// to the API's token counting endpoint with what a model call of req
+// sends — the key, the API's headers, the call's own (anthropic-beta),
+// the settings and breakpoints of a request decoded from this API — and
+// the count it answers. A 429 or 5xx answer is retried as a model call's
+// is. An API without such an endpoint is an error saying so; an HTTP
+// error answer an *HTTPError.
+func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
+	p := d.api.Prefix()
+	c, ok := d.api.(Counter)
+	if !ok {
+		return 0, fmt.Errorf("%s: the API %s has no token counting endpoint agentsnap knows; have the agent not count tokens while it runs under agentsnap", p, d.api.Name())
+	}
+	if req == nil {
+		return 0, fmt.Errorf("%s: %w: nil request", p, ErrBadRequest)
+	}
+	model := req.Model
+	if model == "" {
+		model = d.model
+	}
+	where := fmt.Sprintf("a token count of session %q (after turn %d step %d)", req.Session.ID, req.Turn, req.Step)
+	if model == "" {
+		return 0, fmt.Errorf("%s: %w for %s: set Config.Model or Request.Model", p, ErrNoModel, where)
+	}
+	body, err := c.EncodeCount(req, model)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w for %s: %w", p, ErrBadRequest, where, err)
+	}
+	var header http.Header
+	if ch, ok := d.api.(callHeader); ok {
+		header = ch.CallHeader(req)
+	}
+	endpoint := c.CountEndpoint(d.base, model)
+	rec := secret.FromContext(ctx)
+	rec.Merge(d.creds)
+	sc := d.scrub.with(rec)
+	for attempt := 1; ; attempt++ {
+		resp, err := d.send(ctx, endpoint, body, header, "application/json")
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			return 0, fmt.Errorf("%s (%s)", d.requestFailure(err, sc).Reason.Failure.Message, where)
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		if err != nil {
+			return 0, fmt.Errorf("%s (%s)", transportFinish("reading the answer", err, sc).Reason.Failure.Message, where)
+		}
+		if resp.StatusCode/100 == 2 {
+			n, err := c.DecodeCount(b)
+			if err != nil {
+				return 0, fmt.Errorf("%s: the answer to %s is no token count (%v): %s", p, where, err, sc.Clip(Snippet(b)))
+			}
+			return n, nil
+		}
+		fin := statusFinish(resp.StatusCode, b, sc, d.api.Hint(resp.StatusCode, model))
+		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
+			return 0, &HTTPError{Status: resp.StatusCode, Message: fmt.Sprintf("%s (%s)", fin.Reason.Failure.Message, where)}
+		}
+		if d.sleep(ctx, d.backoff(attempt, resp.Header.Get("Retry-After"))) != nil || ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// countFormat is a Format whose API counts a request's input tokens on an
+// endpoint beside its model calls (Anthropic's POST
+// /v1/messages/count_tokens). Its count requests read with DecodeRequest,
+// as its model calls do.
+type countFormat interface {
+	Format
+	// MatchCount reports whether r is a token count of this API.
+	MatchCount(r *http.Request) bool
+	// WriteCount answers a token count: n input tokens.
+	WriteCount(w http.ResponseWriter, n int64) error
+}
+
+// countFormat returns the format whose token counting endpoint r is on,
+// or nil.
+func (h *Handler) countFormat(r *http.Request) countFormat {
+	for _, f := range h.cfg.Formats {
+		if c, ok := f.(countFormat); ok && c.MatchCount(r) {
+			return c
+		}
+	}
+	return nil
+}
+
+// serveCount answers an agent's token count request and records it in
+// the log of the session that made it — told as a model call's is, by
+// its Agentsnap-* headers, its context or, with Infer, its conversation —
+// as a count/tokens event (session.CountTokensData), written where an
+// mcp/call is (journal.Journal.RecordCount). While recording the model
+// driver counts (llm.TokenCounter: a live call to the API's endpoint with
+// what the agent's model calls carry); in a replay the recording answers
+// (llm.CountReplay) by the request's digest, and a request it holds no
+// count of fails the replay as drift, naming the session and the request.
+// A count is no model call: it starts no turn and no step.
+func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countFormat) {
+	body, ok := h.readBody(w, r, f)
+	if !ok {
+		return
+	}
+	what := r.Method + " " + r.URL.Path
+	req, err := f.DecodeRequest(r, body)
+	if err == nil {
+		err = noConversation(f, req)
+	}
+	if err != nil {
+		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s: %w", what, err))
+		return
+	}
+	s, err := h.session(r, req)
+	if err != nil {
+		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s: %w", what, err))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.j == nil {
+		if err := s.start(context.WithoutCancel(r.Context()), h); err != nil {
+			h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s of session %s: %w", what, s.name, err))
+			return
+		}
+	}
+	h.mu.Lock()
+	if s.last == nil {
+		// A child whose first request is a count: under Infer its model
+		// call finds it by the conversation, as it would its last call's.
+		s.last = req.Messages
+	}
+	h.mu.Unlock()
+	n, status, err := h.count(r.Context(), s, f, req)
+	if err != nil {
+		h.fail(w, f, status, fmt.Errorf("wire: %s of session %s: %w", what, s.name, err))
+		return
+	}
+	if err := f.WriteCount(w, n); err != nil {
+		h.cfg.Logf("wire: session %s: writing the token count: %v", s.name, err)
+	}
+}
+
+// count answers req, a token count of session s, and records it; or
+// returns the HTTP status to refuse it with and why. The caller holds
+// s.mu.
+func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Request) (int64, int, error) {
+	j := s.j
+	lreq := llm.Request{Session: j.Ref(), Turn: j.Turn(), Step: j.Step(), Model: req.Model, System: req.System,
+		Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings, Forward: req.Forward}
+	d := session.CountTokensData{Turn: lreq.Turn, Step: lreq.Step, API: lreq.API, Model: lreq.Model, Digest: llm.CountDigest(&lreq)}
+	if r, ok := h.cfg.ToolReplay.(llm.CountReplay); ok {
+		rec, err := r.ReplayCount(ctx, lreq.Session, d)
+		switch {
+		case errors.Is(err, llm.ErrRunTool): // recorded anew: the model counts
+		case err != nil:
+			// A 4xx: an SDK retries a 5xx, and the replay would only fail
+			// again.
+			return 0, http.StatusBadRequest, err
+		default:
+			d.InputTokens = rec.InputTokens
+			j.RecordCount(d)
+			return d.InputTokens, 0, nil
+		}
+	}
+	n, err := llm.CountTokens(ctx, h.cfg.Driver, &lreq)
+	if err != nil {
+		if errors.Is(err, llm.ErrCannotCount) {
+			// A 4xx, as for a model call that cannot start: an SDK retries
+			// a 5xx.
+			return 0, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a live model of its API (agentsnap record --live, serve --record --live); or have the agent not count them while it runs under agentsnap", err)
+		}
+		status := http.StatusBadGateway
+		if he, ok := errors.AsType[*live.HTTPError](err); ok {
+			status = he.Status
+		}
+		// The recording fails: its log lacks the count the agent asked
+		// for, so a replay of it could not answer the agent.
+		return 0, status, fmt.Errorf("the model did not count the tokens, so the recording fails (the log lacks the count): %w", err)
+	}
+	d.InputTokens = n
+	j.RecordCount(d)
+	return n, 0, nil
+}
+
+// countPath is the token counting endpoint of Anthropic Messages, under
+// the model calls' path.
+const countPath = "/v1/messages/count_tokens"
+
+func (anthropicMessages) MatchCount(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, countPath)
+}
+
+func (f anthropicMessages) WriteCount(w http.ResponseWriter, n int64) error {
+	return f.writeJSON(w, http.StatusOK, struct {
+		InputTokens int64 `json:"input_tokens"`
+	}{n})
+}
+
+var _ countFormat = anthropicMessages{}

@@ -1,0 +1,220 @@
+package wire_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/session"
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// tokenCounts is what an agent that counts each call's tokens before it
+// makes the call (Anthropic's client.Messages.CountTokens) got back.
+type tokenCounts struct {
+	// Note, when set, is a user text the agent adds to what it counts, and
+	// not to its model calls: a count of another request than the
+	// recording's.
+	Note string
+
+	mu  sync.Mutex
+	got []int64
+}
+
+// count counts the tokens of a call of params, as the agent sends it:
+// the same system blocks, conversation, tools, thinking and betas.
+func (c *tokenCounts) count(ctx context.Context, client sdk.Client, params sdk.MessageNewParams, opts ...sdkoption.RequestOption) error {
+	cp := sdk.MessageCountTokensParams{Model: params.Model, Messages: params.Messages, Thinking: params.Thinking,
+		System: sdk.MessageCountTokensParamsSystemUnion{OfTextBlockArray: params.System}}
+	if c.Note != "" {
+		cp.Messages = append(slices.Clone(cp.Messages), sdk.NewUserMessage(sdk.NewTextBlock(c.Note)))
+	}
+	for _, t := range params.Tools {
+		cp.Tools = append(cp.Tools, sdk.MessageCountTokensToolUnionParam{OfTool: t.OfTool})
+	}
+	n, err := client.Messages.CountTokens(ctx, cp, opts...)
+	if err != nil {
+		return fmt.Errorf("counting tokens: %w", err)
+	}
+	c.mu.Lock()
+	c.got = append(c.got, n.InputTokens)
+	c.mu.Unlock()
+	return nil
+}
+
+// sorted returns the counts in order: children count at once.
+func (c *tokenCounts) sorted() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(slices.Values(c.got))
+}
+
+// countEndpoint is a live Messages endpoint: model calls go on to aimock,
+// which has no count_tokens; it answers those itself, a count from the
+// body's length, and keeps them.
+type countEndpoint struct {
+	model http.Handler
+
+	mu     sync.Mutex
+	bodies []map[string]any
+	header []http.Header
+}
+
+func newCountEndpoint(model string) *countEndpoint {
+	target, err := url.Parse(model)
+	Expect(err).NotTo(HaveOccurred())
+	return &countEndpoint{model: httputil.NewSingleHostReverseProxy(target)}
+}
+
+func (c *countEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer GinkgoRecover()
+	if r.URL.Path != "/v1/messages/count_tokens" {
+		c.model.ServeHTTP(w, r)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	var body map[string]any
+	Expect(json.Unmarshal(b, &body)).To(Succeed())
+	c.mu.Lock()
+	c.bodies, c.header = append(c.bodies, body), append(c.header, r.Header.Clone())
+	c.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"input_tokens":%d}`, len(b)/4)
+}
+
+const countKey = "sk-ant-live-key-0123456789"
+
+// countingClaude is the Anthropic SDK agent of the mixed scenario (a fork
+// and a spawn child at once) counting every call's tokens into counts.
+func countingClaude(counts *tokenCounts) func(*claudeAgent) {
+	return func(a *claudeAgent) {
+		a.Counts, a.Thinking, a.MaxTokens = counts, 1024, 2048
+		a.Betas = []string{"token-counting-2024-11-01"}
+	}
+}
+
+// recordCounting records the counting agent live against aimock behind a
+// countEndpoint, and returns the fixture, the counts the agent got and
+// the endpoint.
+func recordCounting(ctx context.Context) (string, *tokenCounts, *countEndpoint) {
+	GinkgoHelper()
+	srv := startAimock(ctx, claudeAimock)
+	ep := newCountEndpoint(srv.URL)
+	live := httptest.NewServer(ep)
+	DeferCleanup(live.Close)
+	dir := newFixture("mixed/claude-count", claudeScenario, claudePlaybook)
+	drv, err := anthropic.New(anthropic.Config{BaseURL: live.URL, APIKey: countKey})
+	Expect(err).NotTo(HaveOccurred())
+	counts := &tokenCounts{}
+	opts := liveClaude(drv, live.URL)
+	opts.Runtime = claudeRuntimeWith(countingClaude(counts))
+	_, err = recorder.Record(ctx, dir, opts)
+	Expect(err).NotTo(HaveOccurred())
+	return dir, counts, ep
+}
+
+// ownCounts returns the count/tokens events of a session's own events.
+func ownCounts(l *session.Log) []session.CountTokensData {
+	var out []session.CountTokensData
+	for _, e := range l.Events[l.Header.SeedLength:] {
+		if e.Type == session.TypeCountTokens {
+			var d session.CountTokensData
+			Expect(e.Decode(&d)).To(Succeed())
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messages/count_tokens)", func() {
+	It("are recorded from the live endpoint in the log of the session that asked, and replayed offline by digest", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, recorded, ep := recordCounting(ctx)
+
+		ep.mu.Lock()
+		Expect(ep.bodies).To(HaveLen(len(recorded.sorted())))
+		for i, body := range ep.bodies {
+			Expect(body).NotTo(Or(HaveKey("stream"), HaveKey("max_tokens")), "a count is no model call")
+			Expect(body).To(HaveKeyWithValue("thinking", map[string]any{"type": "enabled", "budget_tokens": 1024.0}))
+			Expect(body).To(HaveKeyWithValue("system", "You are an agent on the Anthropic SDK."))
+			Expect(ep.header[i].Get("X-Api-Key")).To(Equal(countKey), "the recording's key, not the agent's")
+			Expect(ep.header[i].Get("Anthropic-Version")).To(Equal(anthropic.Version))
+			Expect(ep.header[i].Values("Anthropic-Beta")).To(ContainElement("token-counting-2024-11-01"))
+		}
+		ep.mu.Unlock()
+
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(3))
+		total := 0
+		for _, l := range fx.Logs {
+			counts := ownCounts(l)
+			Expect(counts).To(HaveLen(len(session.ModelCalls(l.Events[l.Header.SeedLength:]))), "session %s counts each of its own calls", l.Header.ID)
+			for _, d := range counts {
+				Expect(d.API).To(Equal(anthropic.API))
+				Expect(d.Model).To(Equal(claudeModel))
+				Expect(d.Digest).To(HaveLen(64))
+				Expect(d.InputTokens).To(BeNumerically(">", 0))
+			}
+			total += len(counts)
+		}
+		Expect(total).To(Equal(len(recorded.sorted())))
+		for _, name := range []string{"session.jsonl", "session.1.jsonl", "session.2.jsonl"} {
+			Expect(string(mustRead(filepath.Join(dir, name)))).NotTo(ContainSubstring(countKey))
+		}
+
+		replayed := &tokenCounts{}
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(replayed))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		Expect(replayed.sorted()).To(Equal(recorded.sorted()), "each count as the live endpoint answered it")
+	})
+
+	It("is drift when the agent counts another request, naming the session and the request", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, _, _ := recordCounting(ctx)
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(&tokenCounts{Note: "Count this too."}))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(And(ContainSubstring("token count drift"), ContainSubstring("token count request 1 of the session (anthropic-messages, model claude-sonnet-4-5, before its first turn)"),
+			ContainSubstring("root"), ContainSubstring("counts another conversation, system prompt, tool set, model or settings")))
+	})
+
+	It("fails the replay's consumption check when a recorded count is never asked for", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, _, _ := recordCounting(ctx)
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(func(a *claudeAgent) { a.Thinking, a.MaxTokens = 1024, 2048 })})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(And(ContainSubstring("never asked for the recorded token count of turn 1 step 0"), ContainSubstring("root/toolu_s")))
+	})
+
+	It("cannot be recorded from a playbook, which counts nothing: the agent gets a 400 saying what to do, and the recording fails", func(ctx SpecContext) {
+		dir := newFixture("custom/one", oneTurn, `{"sessions":{"root":[{"text":"x"}]}}`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = claudeRuntimeWith(countingClaude(&tokenCounts{}))
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).To(MatchError(And(ContainSubstring("POST /v1/messages/count_tokens of session root"), ContainSubstring("cannot count tokens"),
+			ContainSubstring("needs a live model of its API (agentsnap record --live"))))
+		Expect(filepath.Join(dir, "session.jsonl")).NotTo(BeAnExistingFile())
+	})
+})
