@@ -8,18 +8,21 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/gemini"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
 
 // countFormat is a Format whose API counts a request's input tokens on an
 // endpoint beside its model calls (Anthropic's POST
-// /v1/messages/count_tokens). Its count requests read with DecodeRequest,
-// as its model calls do.
+// /v1/messages/count_tokens, Gemini's models/{model}:countTokens).
 type countFormat interface {
 	Format
 	// MatchCount reports whether r is a token count of this API.
 	MatchCount(r *http.Request) bool
+	// DecodeCount reads a token count's request with the decoder of the
+	// API's model calls.
+	DecodeCount(r *http.Request, body []byte) (*Request, error)
 	// WriteCount answers a token count: n input tokens.
 	WriteCount(w http.ResponseWriter, n int64) error
 }
@@ -51,7 +54,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countForm
 		return
 	}
 	what := r.Method + " " + r.URL.Path
-	req, err := f.DecodeRequest(r, body)
+	req, err := f.DecodeCount(r, body)
 	if err == nil {
 		err = noConversation(f, req)
 	}
@@ -139,6 +142,10 @@ func (anthropicMessages) MatchCount(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, countPath)
 }
 
+func (f anthropicMessages) DecodeCount(r *http.Request, body []byte) (*Request, error) {
+	return f.DecodeRequest(r, body)
+}
+
 func (f anthropicMessages) WriteCount(w http.ResponseWriter, n int64) error {
 	return f.writeJSON(w, http.StatusOK, struct {
 		InputTokens int64 `json:"input_tokens"`
@@ -146,3 +153,29 @@ func (f anthropicMessages) WriteCount(w http.ResponseWriter, n int64) error {
 }
 
 var _ countFormat = anthropicMessages{}
+
+func (geminiFormat) MatchCount(r *http.Request) bool {
+	_, ok := gemini.ParseCountPath(r.URL.Path)
+	return r.Method == http.MethodPost && ok
+}
+
+// DecodeCount reads a countTokens body — its contents, or its
+// generateContentRequest — as a generateContent body, with the model of
+// the URL.
+func (geminiFormat) DecodeCount(r *http.Request, body []byte) (*Request, error) {
+	model, _ := gemini.ParseCountPath(r.URL.Path)
+	inner, err := gemini.CountBody(body)
+	if err != nil {
+		return nil, err
+	}
+	return decodeGemini(model, false, inner, nil)
+}
+
+func (geminiFormat) WriteCount(w http.ResponseWriter, n int64) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err := fmt.Fprintf(w, "{\"totalTokens\":%d}\n", n)
+	return err
+}
+
+var _ countFormat = geminiFormat{}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,12 +19,15 @@ import (
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/llm/gemini"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/genai"
 )
 
 // tokenCounts is what an agent that counts each call's tokens before it
@@ -59,6 +63,22 @@ func (c *tokenCounts) count(ctx context.Context, client sdk.Client, params sdk.M
 	return nil
 }
 
+// countGemini counts the tokens of contents (the Gemini API counts a
+// conversation alone: genai refuses a system instruction or tools there).
+func (c *tokenCounts) countGemini(ctx context.Context, client *genai.Client, contents []*genai.Content) error {
+	if c.Note != "" {
+		contents = append(slices.Clone(contents), genai.NewContentFromText(c.Note, genai.RoleUser))
+	}
+	n, err := client.Models.CountTokens(ctx, geminiModel, contents, nil)
+	if err != nil {
+		return fmt.Errorf("counting tokens: %w", err)
+	}
+	c.mu.Lock()
+	c.got = append(c.got, int64(n.TotalTokens))
+	c.mu.Unlock()
+	return nil
+}
+
 // sorted returns the counts in order: children count at once.
 func (c *tokenCounts) sorted() []int64 {
 	c.mu.Lock()
@@ -66,9 +86,9 @@ func (c *tokenCounts) sorted() []int64 {
 	return slices.Sorted(slices.Values(c.got))
 }
 
-// countEndpoint is a live Messages endpoint: model calls go on to aimock,
-// which has no count_tokens; it answers those itself, a count from the
-// body's length, and keeps them.
+// countEndpoint is a live Messages or Gemini endpoint: model calls go on
+// to aimock, which has no count_tokens or countTokens; it answers those
+// itself, a count from the body's length, and keeps them.
 type countEndpoint struct {
 	model http.Handler
 
@@ -85,7 +105,8 @@ func newCountEndpoint(model string) *countEndpoint {
 
 func (c *countEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer GinkgoRecover()
-	if r.URL.Path != "/v1/messages/count_tokens" {
+	isGemini := strings.HasSuffix(r.URL.Path, ":countTokens")
+	if r.URL.Path != "/v1/messages/count_tokens" && !isGemini {
 		c.model.ServeHTTP(w, r)
 		return
 	}
@@ -96,6 +117,10 @@ func (c *countEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.bodies, c.header = append(c.bodies, body), append(c.header, r.Header.Clone())
 	c.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	if isGemini {
+		fmt.Fprintf(w, `{"totalTokens":%d,"promptTokensDetails":[{"modality":"TEXT","tokenCount":%d}]}`, len(b)/4, len(b)/4)
+		return
+	}
 	fmt.Fprintf(w, `{"input_tokens":%d}`, len(b)/4)
 }
 
@@ -216,5 +241,88 @@ var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messag
 		Expect(err).To(MatchError(And(ContainSubstring("POST /v1/messages/count_tokens of session root"), ContainSubstring("cannot count tokens"),
 			ContainSubstring("needs a live model of its API (agentsnap record --live"))))
 		Expect(filepath.Join(dir, "session.jsonl")).NotTo(BeAnExistingFile())
+	})
+})
+
+var _ = Describe("token counts of an agent on the genai SDK (models/{model}:countTokens)", func() {
+	It("are recorded from the live endpoint in the log of the session that asked, replayed offline by digest, and another request is drift", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		srv := startAimock(ctx, geminiAimock)
+		ep := newCountEndpoint(srv.URL)
+		live := httptest.NewServer(ep)
+		DeferCleanup(live.Close)
+		dir := newFixture("mixed/genai-count", forkScenario, forkPlaybook)
+		drv, err := gemini.New(gemini.Config{BaseURL: live.URL, APIKey: "aimock-gemini-key-0123"})
+		Expect(err).NotTo(HaveOccurred())
+		recorded := &tokenCounts{}
+		opts := recorder.LiveOptions(drv, live.URL, "gemini-2.5-flash")
+		opts.Provider = gemini.API
+		opts.Runtime = genaiRuntime(func(a *genaiAgent) { a.Counts = recorded })
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+
+		ep.mu.Lock()
+		Expect(ep.bodies).To(HaveLen(len(recorded.sorted())))
+		for i, body := range ep.bodies {
+			Expect(body).To(HaveKey("contents"))
+			Expect(body).To(HaveLen(1), "the conversation alone, as genai sends it")
+			Expect(ep.header[i].Get("X-Goog-Api-Key")).To(Equal("aimock-gemini-key-0123"), "the recording's key, not the agent's")
+		}
+		ep.mu.Unlock()
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(3))
+		for _, l := range fx.Logs {
+			counts := ownCounts(l)
+			Expect(counts).To(HaveLen(len(session.ModelCalls(l.Events[l.Header.SeedLength:]))), "session %s counts each of its own calls", l.Header.ID)
+			for _, d := range counts {
+				Expect(d.API).To(Equal(gemini.API))
+				Expect(d.Model).To(Equal(geminiModel))
+			}
+		}
+
+		replayed := &tokenCounts{}
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: genaiRuntime(func(a *genaiAgent) { a.Counts = replayed })})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		Expect(replayed.sorted()).To(Equal(recorded.sorted()))
+
+		o, err = judge.Replay(ctx, fx, harness.Options{Runtime: genaiRuntime(func(a *genaiAgent) { a.Counts = &tokenCounts{Note: "Count this too."} })})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(ContainSubstring("token count drift: session root (session.jsonl): token count request 1 of the session (gemini, model gemini-agent-model, before its first turn)"))
+	})
+})
+
+var _ = Describe("a Gemini countTokens body with a generateContentRequest", func() {
+	It("is read as that request (system instruction, tools, settings) and sent on to the live endpoint the same way, the count recorded", func(ctx SpecContext) {
+		ep := &countEndpoint{model: http.NotFoundHandler()}
+		live := httptest.NewServer(ep)
+		DeferCleanup(live.Close)
+		drv, err := gemini.New(gemini.Config{BaseURL: live.URL, APIKey: "gemini-live-key-0123"})
+		Expect(err).NotTo(HaveOccurred())
+		h, store, url := serveWire(drv)
+		body := `{"generateContentRequest":{"model":"models/g-1","contents":[{"role":"user","parts":[{"text":"hi"}]}],` +
+			`"systemInstruction":{"parts":[{"text":"Be terse."}]},"generationConfig":{"temperature":0.5}}}`
+		resp, err := http.Post(url+"/v1beta/models/g-1:countTokens", "application/json", strings.NewReader(body))
+		Expect(err).NotTo(HaveOccurred())
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusOK), string(answer))
+		Expect(h.Close(ctx)).To(Succeed())
+
+		ep.mu.Lock()
+		Expect(ep.bodies).To(HaveLen(1))
+		sent := ep.bodies[0]["generateContentRequest"]
+		Expect(sent).To(And(HaveKeyWithValue("model", "models/g-1"), HaveKeyWithValue("generationConfig", map[string]any{"temperature": 0.5}),
+			HaveKeyWithValue("systemInstruction", map[string]any{"parts": []any{map[string]any{"text": "Be terse."}}})))
+		ep.mu.Unlock()
+		var n struct{ TotalTokens int64 }
+		Expect(json.Unmarshal(answer, &n)).To(Succeed())
+		logs, err := persistence.LoadAll(ctx, store)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(logs).To(HaveLen(1))
+		counts := ownCounts(logs[0])
+		Expect(counts).To(HaveLen(1))
+		Expect(counts[0]).To(And(HaveField("API", gemini.API), HaveField("Model", "g-1"), HaveField("InputTokens", n.TotalTokens)))
 	})
 })

@@ -59,6 +59,12 @@ func (geminiFormat) decodeNext(r *http.Request, body []byte, prev any) (*Request
 	if stream && r.URL.Query().Get("alt") != "sse" {
 		return nil, fmt.Errorf("streamGenerateContent without alt=sse asks for a JSON array stream, which agentsnap does not serve; ask for server-sent events with ?alt=sse, as the official SDKs do")
 	}
+	return decodeGemini(model, stream, body, prev)
+}
+
+// decodeGemini reads a generateContent body of model against what the
+// session's last request left (prev), or afresh with prev nil.
+func decodeGemini(model string, stream bool, body []byte, prev any) (*Request, error) {
 	last, _ := prev.(*geminiState)
 	var against *gemini.Decoded
 	if last != nil {

@@ -37,6 +37,9 @@ type genaiAgent struct {
 	Temperature float32
 	// ThinkingBudget, when set, is sent with every call.
 	ThinkingBudget int32
+	// Counts, when set, has the agent count each call's tokens first
+	// (client.Models.CountTokens; without Chat) and keeps the answers.
+	Counts *tokenCounts
 }
 
 // newGenaiAgent returns the agent configured by settings, scenario.json's
@@ -200,6 +203,11 @@ func (s *genaiSession) generate(ctx context.Context, parts []*genai.Part) ([]*ge
 		return answer, nil
 	}
 	s.history = append(s.history, &genai.Content{Role: genai.RoleUser, Parts: parts})
+	if a.Counts != nil {
+		if err := a.Counts.countGemini(ctx, a.client, s.history); err != nil {
+			return nil, err
+		}
+	}
 	if a.Whole {
 		r, err := a.client.Models.GenerateContent(ctx, geminiModel, s.history, a.config())
 		if err != nil {

@@ -231,7 +231,7 @@ func (h *Handler) format(r *http.Request) Format {
 
 // unknown answers a request on a path no format serves, naming the APIs
 // that are, and keeps it for Close: an SDK may hide the 404. A request on
-// an endpoint under one of their paths (count_tokens, a Responses
+// an endpoint under one of their paths (Message Batches, a Responses
 // compaction) came from an SDK pointed the right way: it is answered in
 // its API's error shape, saying so.
 func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
@@ -257,7 +257,7 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 }
 
 // beside returns the format whose model calls' path r's path is under
-// (POST /v1/messages/count_tokens: Anthropic Messages), or nil.
+// (POST /v1/messages/batches: Anthropic Messages), or nil.
 func (h *Handler) beside(r *http.Request) Format {
 	parent := path.Dir(r.URL.Path)
 	if parent == r.URL.Path || parent == "/" {

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"path"
@@ -60,6 +62,53 @@ func (GenerateContent) Endpoint(base *url.URL, model string) string {
 	u = *u.JoinPath(modelPath(model) + ":streamGenerateContent")
 	u.RawQuery = withAltSSE(u.RawQuery)
 	return u.String()
+}
+
+var _ live.Counter = GenerateContent{}
+
+// CountEndpoint is {base}[/v1beta]/{models/model}:countTokens, the base
+// URL's query kept as written.
+func (GenerateContent) CountEndpoint(base *url.URL, model string) string {
+	u := *base
+	if !version.MatchString(path.Base(u.Path)) {
+		u = *u.JoinPath("v1beta")
+	}
+	return u.JoinPath(modelPath(model) + ":countTokens").String()
+}
+
+// EncodeCount writes a countTokens request: {"contents": …} for a request
+// of a conversation alone, as the SDKs send it; one with a system
+// instruction, tools or settings as the generateContentRequest of model
+// that a call of it sends.
+func (GenerateContent) EncodeCount(req *llm.Request, model string) ([]byte, error) {
+	body, err := encodeRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	if len(m) == 1 {
+		return body, nil // contents alone
+	}
+	name, _ := json.Marshal(modelPath(model))
+	m["model"] = name
+	return json.Marshal(map[string]any{"generateContentRequest": m})
+}
+
+// DecodeCount reads countTokens' answer, {"totalTokens": N}.
+func (GenerateContent) DecodeCount(body []byte) (int64, error) {
+	var a struct {
+		TotalTokens *int64 `json:"totalTokens"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		return 0, err
+	}
+	if a.TotalTokens == nil {
+		return 0, errors.New("it has no totalTokens")
+	}
+	return *a.TotalTokens, nil
 }
 
 // withAltSSE returns the query raw with alt=sse in place of any alt

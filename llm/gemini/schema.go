@@ -3,6 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -211,6 +212,46 @@ func ParsePath(path string) (model string, stream, ok bool) {
 		model = "tunedModels/" + model
 	}
 	return model, m[3] == "streamGenerateContent", true
+}
+
+// countRE matches the path of a token count (:countTokens).
+var countRE = regexp.MustCompile(`/(models|tunedModels)/([^/:]+):countTokens$`)
+
+// ParseCountPath reads a token count's URL path as ParsePath reads a
+// call's: the model. ok is false for a path that is not a countTokens.
+func ParseCountPath(path string) (model string, ok bool) {
+	m := countRE.FindStringSubmatch(path)
+	if m == nil {
+		return "", false
+	}
+	if m[1] == "tunedModels" {
+		return "tunedModels/" + m[2], true
+	}
+	return m[2], true
+}
+
+// CountBody returns the request in a countTokens body: the body itself
+// ({"contents": …}, what the SDKs send to the Gemini API), or its
+// generateContentRequest without the model it names (which the URL
+// names too), a generateContent body either way.
+func CountBody(body []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	inner, ok := m["generateContentRequest"]
+	if !ok {
+		return body, nil
+	}
+	if len(m) > 1 {
+		return nil, fmt.Errorf("a countTokens body has contents or generateContentRequest, not both")
+	}
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(inner, &r); err != nil {
+		return nil, fmt.Errorf("generateContentRequest: %w", err)
+	}
+	delete(r, "model")
+	return json.Marshal(r)
 }
 
 // modelPath is the resource of model in a call's path: models/{model},
