@@ -135,10 +135,25 @@ func countingClaude(counts *tokenCounts) func(*claudeAgent) {
 	}
 }
 
+// countingRun is a live recording of the counting agent: its fixture, the
+// counts the agent got, the endpoint, and the options it was recorded
+// with.
+type countingRun struct {
+	dir    string
+	counts *tokenCounts
+	ep     *countEndpoint
+	opts   recorder.Options
+}
+
 // recordCounting records the counting agent live against aimock behind a
-// countEndpoint, and returns the fixture, the counts the agent got and
-// the endpoint.
+// countEndpoint.
 func recordCounting(ctx context.Context) (string, *tokenCounts, *countEndpoint) {
+	GinkgoHelper()
+	r := recordCountingRun(ctx)
+	return r.dir, r.counts, r.ep
+}
+
+func recordCountingRun(ctx context.Context) *countingRun {
 	GinkgoHelper()
 	srv := startAimock(ctx, claudeAimock)
 	ep := newCountEndpoint(srv.URL)
@@ -152,7 +167,7 @@ func recordCounting(ctx context.Context) (string, *tokenCounts, *countEndpoint) 
 	opts.Runtime = claudeRuntimeWith(countingClaude(counts))
 	_, err = recorder.Record(ctx, dir, opts)
 	Expect(err).NotTo(HaveOccurred())
-	return dir, counts, ep
+	return &countingRun{dir: dir, counts: counts, ep: ep, opts: opts}
 }
 
 // ownCounts returns the count/tokens events of a session's own events.
@@ -230,6 +245,31 @@ var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messag
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Passed()).To(BeFalse())
 		Expect(o.Report()).To(And(ContainSubstring("never asked for the recorded token count of turn 1 step 0"), ContainSubstring("root/toolu_s")))
+	})
+
+	It("are answered from the recording for a session an only-changed recording replays, and counted live for one recorded anew", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		run := recordCountingRun(ctx)
+		before := logFiles(run.dir)
+		run.ep.mu.Lock()
+		asked := len(run.ep.bodies)
+		run.ep.mu.Unlock()
+		again := &tokenCounts{}
+		opts := run.opts
+		opts.Runtime, opts.OnlyChanged, opts.Session = claudeRuntimeWith(countingClaude(again)), true, "root/toolu_s"
+		_, err := recorder.Record(ctx, run.dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again.sorted()).To(Equal(run.counts.sorted()))
+		fx, err := fixture.Load(run.dir)
+		Expect(err).NotTo(HaveOccurred())
+		run.ep.mu.Lock()
+		Expect(len(run.ep.bodies)-asked).To(Equal(len(ownCounts(fx.Logs[2]))), "the spawn child's counts, and nothing else")
+		run.ep.mu.Unlock()
+		after := logFiles(run.dir)
+		Expect(after["session.jsonl"]).To(Equal(before["session.jsonl"]))
+		Expect(after["session.1.jsonl"]).To(Equal(before["session.1.jsonl"]))
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(&tokenCounts{}))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
 	})
 
 	It("cannot be recorded from a playbook, which counts nothing: the agent gets a 400 saying what to do, and the recording fails", func(ctx SpecContext) {
