@@ -54,6 +54,9 @@ type claudeAgent struct {
 	// Counts, when set, has the agent count each call's tokens first
 	// (client.Messages.CountTokens) and keeps the answers.
 	Counts *tokenCounts
+	// Untagged runs the children on their parent's context: an agent
+	// that names no sessions, for wire.InferLineage.
+	Untagged bool
 }
 
 // newClaudeAgent returns the agent configured by scenario.json's agent
@@ -220,8 +223,16 @@ func (s *claudeSession) runTools(ctx context.Context, calls []sdk.ContentBlockUn
 // context of its calls.
 func (s *claudeSession) child(ctx context.Context, callID string, fork bool) (*claudeSession, context.Context) {
 	c := &claudeSession{agent: s.agent}
+	tagged := ctx
+	switch {
+	case s.agent.Untagged:
+	case fork:
+		tagged = wire.Fork(ctx, callID)
+	default:
+		tagged = wire.Spawn(ctx, callID)
+	}
 	if !fork {
-		return c, wire.Spawn(ctx, callID)
+		return c, tagged
 	}
 	inherit := s.completed
 	if s.agent.ForkAll {
@@ -229,7 +240,7 @@ func (s *claudeSession) child(ctx context.Context, callID string, fork bool) (*c
 	}
 	c.msgs = slices.Clone(s.msgs[:inherit])
 	c.completed = len(c.msgs)
-	return c, wire.Fork(ctx, callID)
+	return c, tagged
 }
 
 // cacheBreakpoints marks params's system prompt, last tool and last

@@ -23,6 +23,7 @@ import (
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	. "github.com/onsi/ginkgo/v2"
@@ -270,6 +271,36 @@ var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messag
 		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(&tokenCounts{}))})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
+	})
+
+	It("are routed by lineage inference as the model calls are, a child's first request being a count (wire.InferLineage)", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		srv := startAimock(ctx, claudeAimock)
+		live := httptest.NewServer(newCountEndpoint(srv.URL))
+		DeferCleanup(live.Close)
+		dir := newFixture("mixed/claude-count", claudeScenario, claudePlaybook)
+		drv, err := anthropic.New(anthropic.Config{BaseURL: live.URL, APIKey: countKey})
+		Expect(err).NotTo(HaveOccurred())
+		inferred := func(counts *tokenCounts) func(*claudeAgent) {
+			return func(a *claudeAgent) { countingClaude(counts)(a); a.Untagged = true }
+		}
+		recorded := &tokenCounts{}
+		opts := liveClaude(drv, live.URL)
+		opts.Runtime = claudeRuntimeWith(inferred(recorded), wire.InferLineage())
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(3))
+		Expect(fx.Logs[1].Header).To(And(HaveField("ParentCallID", "toolu_f"), HaveField("Mode", session.ModeFork)))
+		Expect(fx.Logs[2].Header).To(And(HaveField("ParentCallID", "toolu_s"), HaveField("Mode", session.ModeSpawn)))
+		for _, l := range fx.Logs {
+			Expect(ownCounts(l)).To(HaveLen(len(session.ModelCalls(l.Own()))), "session %s counts each of its own calls", l.Header.ID)
+		}
+		replayed := &tokenCounts{}
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(inferred(replayed), wire.InferLineage())})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		Expect(replayed.sorted()).To(Equal(recorded.sorted()))
 	})
 
 	It("cannot be recorded from a playbook, which counts nothing: the agent gets a 400 saying what to do, and the recording fails", func(ctx SpecContext) {
