@@ -82,7 +82,7 @@ func (e *checkError) Error() string {
 		}
 	}
 	failed(&b, e.failures, "model %s failed during the replay:")
-	failed(&b, e.toolFailures, "recorded tool %s could not be served during the replay:")
+	failed(&b, e.toolFailures, "%s to a recorded tool, MCP server or token count could not be served during the replay:")
 	return b.String()
 }
 
