@@ -191,16 +191,25 @@ func (d *Driver) ReplayCount(_ context.Context, ref llm.SessionRef, call session
 	recorded := fmt.Sprintf("the recording holds no count of this session left to serve (%d recorded, all served)", len(r.script.Counts))
 	if next >= 0 {
 		rec := &r.script.Counts[next]
-		recorded = fmt.Sprintf("the recording's next count of this session is of another request (turn %d step %d, model %s, digest %s, %d tokens)", rec.Turn, rec.Step, rec.Model, short(rec.Digest), rec.InputTokens)
+		recorded = fmt.Sprintf("the recording's next count of this session is of another request (turn %d step %d%s, digest %s, %d tokens)", rec.Turn, rec.Step, modelOf(rec.Model), short(rec.Digest), rec.InputTokens)
 	}
 	at := "before its first turn"
 	if call.Turn > 0 {
 		at = fmt.Sprintf("with its log at turn %d step %d", call.Turn, call.Step)
 	}
-	err = fmt.Errorf("fakellm: %w: %s: token count request %d of the session (%s, model %s, %s) counts a request with digest %s, and %s — the agent counts another conversation, system prompt, tool set, model or settings than it did while recording; %s",
-		ErrCountDrift, r.describe(), t.counts, call.API, call.Model, at, short(call.Digest), recorded, d.advice)
+	err = fmt.Errorf("fakellm: %w: %s: token count request %d of the session (%s%s, %s) counts a request with digest %s, and %s — the agent counts another conversation, system prompt, tool set, model or settings than it did while recording; %s",
+		ErrCountDrift, r.describe(), t.counts, call.API, modelOf(call.Model), at, short(call.Digest), recorded, d.advice)
 	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: "count/" + call.Digest, err: err})
 	return session.CountTokensData{}, err
+}
+
+// modelOf names a count's model in a message: ", model M", or "" when
+// the count names none.
+func modelOf(model string) string {
+	if model == "" {
+		return ""
+	}
+	return ", model " + model
 }
 
 // short is a digest as messages name it.
@@ -228,8 +237,8 @@ func (r *replay) unserved() []string {
 	for i, used := range t.countUsed {
 		if !used {
 			rec := &r.script.Counts[i]
-			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded token count of turn %d step %d (%s, model %s, digest %s, %d tokens) — the agent no longer counts that request, or counts another one (a token count drift names it)",
-				r.describe(), r.live, rec.Turn, rec.Step, rec.API, rec.Model, short(rec.Digest), rec.InputTokens))
+			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded token count of turn %d step %d (%s%s, digest %s, %d tokens) — the agent no longer counts that request, or counts another one (a token count drift names it)",
+				r.describe(), r.live, rec.Turn, rec.Step, rec.API, modelOf(rec.Model), short(rec.Digest), rec.InputTokens))
 		}
 	}
 	return out
