@@ -20,8 +20,9 @@ import (
 // it. They append v1/messages to their base URL: point them at the origin
 // (http://agentsnap.invalid for Runtime, serve's printed URL without /v1).
 // A path that ends in /v1/messages under any prefix is served, so a base
-// URL that ends in /v1 works too (its calls go to /v1/v1/messages). The
-// schema is package llm/anthropic's, the live side's too.
+// URL that ends in /v1 works too (its calls go to /v1/v1/messages). Token
+// counts (POST .../v1/messages/count_tokens) are served beside them (see
+// Handler). The schema is package llm/anthropic's, the live side's too.
 var AnthropicMessages Format = anthropicMessages{}
 
 type anthropicMessages struct{}

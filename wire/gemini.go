@@ -17,8 +17,9 @@ import (
 // and :streamGenerateContent?alt=sse for a stream), as the official SDKs
 // (google.golang.org/genai, @google/genai) speak it. The model and whether
 // to stream are in the URL, under any prefix (the SDKs add the API
-// version, v1beta, to the base URL they are given). The schema is package
-// llm/gemini's, shared with the live driver.
+// version, v1beta, to the base URL they are given). Token counts
+// (.../models/{model}:countTokens) are served beside them (see Handler).
+// The schema is package llm/gemini's, shared with the live driver.
 var Gemini Format = geminiFormat{}
 
 type geminiFormat struct{}

@@ -71,6 +71,11 @@ const (
 // the tool results the next request brings; a fork child's seed is its
 // parent's completed turns. A call's events are stored once its answer is
 // recorded (journal.Config.FlushAfterAnswers), not before it is served.
+// A token count of an API that has one (Anthropic's count_tokens,
+// Gemini's countTokens) is answered too, as no model call: while recording
+// by Config.Driver (an llm.TokenCounter), in a replay by Config.ToolReplay
+// (an llm.CountReplay), and recorded as a count/tokens event of the
+// session that asked.
 //
 // A Handler is safe for concurrent use: sessions may call at the same
 // time; one session's calls are served one after another. Call Close when
