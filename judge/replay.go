@@ -16,7 +16,6 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
-	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -194,7 +193,7 @@ func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persiste
 	}
 	store, err := opener()
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: the store of Options.Store does not open: %w; %s; nothing was replayed", fx.Name, err, open.Advice(err))
+		return nil, fmt.Errorf("judge: %s: the store of Options.Store does not open: %w; %s; nothing was replayed", fx.Name, err, persistence.OpenAdvice(err))
 	}
 	held, err := store.List(ctx)
 	if err == nil && len(held) > 0 {

@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"errors"
+	"io/fs"
 
 	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
@@ -99,3 +100,19 @@ func LoadAll(ctx context.Context, store Store) ([]*session.Log, error) {
 // parallelLoads is how many sessions LoadAll loads in parallel from: a
 // replay of a few sessions (a check) loads them faster on one goroutine.
 const parallelLoads = 64
+
+// OpenAdvice says what to do about err, the error of a store that does not
+// open, for a message that names the store (the jsonl and sqlite stores'
+// errors carry its path).
+func OpenAdvice(err error) string {
+	var pe *session.ParseError
+	switch {
+	case errors.As(err, &pe):
+		return "the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it"
+	case errors.Is(err, fs.ErrNotExist):
+		return "create the folder it names, or give a path in a folder that exists"
+	case errors.Is(err, fs.ErrPermission):
+		return "give a path this user can write, or make it writable"
+	}
+	return "give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote"
+}

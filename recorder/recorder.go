@@ -21,7 +21,6 @@ import (
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
-	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -362,7 +361,7 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	store, err := opts.Store(ctx)
 	if err != nil {
 		own.Close()
-		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, open.Advice(err))
+		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, persistence.OpenAdvice(err))
 	}
 	// Checked before the agent runs: the recording creates its sessions
 	// there, every recording of a scenario the same ids, and would fail on

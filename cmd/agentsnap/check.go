@@ -369,7 +369,7 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 	shared, err := open.Store(ctx, kind+":"+path)
 	if err != nil {
 		cleanup()
-		return nil, noop, fmt.Errorf("%w; %s", err, open.Advice(err))
+		return nil, noop, fmt.Errorf("%w; %s", err, persistence.OpenAdvice(err))
 	}
 	// The replays create their sessions: a store that already holds some
 	// (the last check's) would fail every replay on "session already

@@ -45,8 +45,10 @@ var layers = []layer{
 	// mcpsnap is a module of its own (the MCP SDK stays out of go.mod).
 	{name: "runtimes", packages: []string{"agent/...", "wire", "mcpsnap"},
 		forbidden: append([]string{module + "/judge", module + "/recorder"}, testFrameworks...)},
+	// A user's test imports the harness, and so these: SQLite (a store
+	// the CLI opens by name) stays out of its build.
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
-		forbidden: testFrameworks},
+		forbidden: append([]string{module + "/persistence/open", module + "/persistence/sqlite", "modernc.org/"}, testFrameworks...)},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
 		"internal/aimock", "internal/drivertest", "internal/nexttest", "internal/wirebench/...", "internal/leaktest", "internal/unprivileged", "internal/layers/..."}},
 }

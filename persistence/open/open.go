@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -168,19 +167,3 @@ func (f *fileSource) Read(_ context.Context, id string) (*session.Log, error) {
 }
 
 func (f *fileSource) Close() error { return nil }
-
-// Advice says what to do about err, the error of a store that does not
-// open, for a message that names the store (the jsonl and sqlite stores'
-// errors carry its path).
-func Advice(err error) string {
-	var pe *session.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return "the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it"
-	case errors.Is(err, fs.ErrNotExist):
-		return "create the folder it names, or give a path in a folder that exists"
-	case errors.Is(err, fs.ErrPermission):
-		return "give a path this user can write, or make it writable"
-	}
-	return "give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote"
-}
