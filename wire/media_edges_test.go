@@ -81,6 +81,29 @@ var _ = Describe("a Chat Completions file or input_audio part without its conten
 		Entry("a file part without file", `{"type":"file"}`, "a file part with neither file.file_id nor file.file_data"),
 		Entry("a file part with an empty file", `{"type":"file","file":{"filename":"a.pdf"}}`, "a file part with neither file.file_id nor file.file_data"),
 		Entry("an input_audio part without input_audio", `{"type":"input_audio"}`, "an input_audio part without its input_audio"),
+		// Else recorded: an empty attachment, or one of media type "audio/".
+		Entry("an input_audio part with empty data", `{"type":"input_audio","input_audio":{"data":"","format":"wav"}}`, "an input_audio part whose input_audio.data is empty: give it the audio, base64-encoded, or leave the part out"),
+		Entry("an input_audio part with an empty input_audio", `{"type":"input_audio","input_audio":{}}`, "an input_audio part whose input_audio.data is empty"),
+		Entry("an input_audio part without its format", `{"type":"input_audio","input_audio":{"data":"aGk="}}`, "an input_audio part whose input_audio.format is empty: give it the audio's format (wav, mp3), or leave the part out"),
+	)
+})
+
+// The same in the Responses API: an input_audio part whose input_audio
+// lacks its data or format is refused, not recorded.
+var _ = Describe("a Responses input_audio part without its audio or format", func() {
+	DescribeTable("is refused with a 400 naming the input and part and what is missing, before any model call",
+		func(part, want string) {
+			drv := &capture{next: sayDriver}
+			_, _, url := serveWire(drv)
+			code, body := postResp(url, respReq(`"input":[{"role":"user","content":[{"type":"input_text","text":"Hear it."},`+part+`]}]`), nil)
+			Expect(code).To(Equal(http.StatusBadRequest), body)
+			Expect(body).To(ContainSubstring("wire: POST /v1/responses: input[0]: content[1]: " + want))
+			drv.mu.Lock()
+			defer drv.mu.Unlock()
+			Expect(drv.reqs).To(BeEmpty(), "no model call")
+		},
+		Entry("empty data", `{"type":"input_audio","input_audio":{"data":"","format":"wav"}}`, "an input_audio part whose input_audio.data is empty: give it the audio, base64-encoded, or leave the part out"),
+		Entry("no format", `{"type":"input_audio","input_audio":{"data":"aGk="}}`, "an input_audio part whose input_audio.format is empty"),
 	)
 })
 

@@ -107,6 +107,15 @@ type contentPart struct {
 	} `json:"file"`
 }
 
+// audioMissing says what an input_audio part whose input_audio member is
+// there lacks — its data (else its format) — and what to do.
+func audioMissing(data string) string {
+	if strings.TrimSpace(data) == "" {
+		return "an input_audio part whose input_audio.data is empty: give it the audio, base64-encoded, or leave the part out"
+	}
+	return "an input_audio part whose input_audio.format is empty: give it the audio's format (wav, mp3), or leave the part out"
+}
+
 // contentAt names the content of the request's messages[i], formatted
 // only for an error: a request reads many messages.
 func contentAt(i int) string { return fmt.Sprintf("messages[%d].content", i) }
@@ -152,7 +161,7 @@ func readContent(raw json.RawMessage, i, at int, role string, media *llm.Media) 
 			return "", nil, fmt.Errorf("%s[%d]: an image_url part whose URL is empty (image_url.url): give it the image's https: or data: URL, or leave the part out", contentAt(i), k)
 		case c.Type == "image_url":
 			p, err = llm.AttachURL(session.PartImage, "", "", c.ImageURL.URL)
-		case c.Type == "input_audio" && c.InputAudio != nil:
+		case c.Type == "input_audio" && c.InputAudio != nil && strings.TrimSpace(c.InputAudio.Data) != "" && c.InputAudio.Format != "":
 			p, err = llm.AttachBase64(session.PartFile, "audio/"+c.InputAudio.Format, "", c.InputAudio.Data)
 		case c.Type == "file" && c.File != nil && c.File.FileID != "":
 			p = llm.AttachFile(session.PartFile, "", c.File.Filename, c.File.FileID)
@@ -162,8 +171,12 @@ func readContent(raw json.RawMessage, i, at int, role string, media *llm.Media) 
 			p, err = llm.AttachBase64(session.PartFile, "", c.File.Filename, c.File.FileData)
 		case c.Type == "file":
 			return "", nil, fmt.Errorf("%s[%d]: a file part with neither file.file_id nor file.file_data: give it an uploaded file's id or the file's data, or leave the part out", contentAt(i), k)
-		case c.Type == "input_audio":
+		case c.Type == "input_audio" && c.InputAudio == nil:
 			return "", nil, fmt.Errorf("%s[%d]: an input_audio part without its input_audio (data and format): give it the audio, or leave the part out", contentAt(i), k)
+		case c.Type == "input_audio":
+			// Recorded, it would be an empty attachment, or one of media
+			// type "audio/".
+			return "", nil, fmt.Errorf("%s[%d]: %s", contentAt(i), k, audioMissing(c.InputAudio.Data))
 		default:
 			return "", nil, llm.NotRecorded(fmt.Sprintf("%s[%d]", contentAt(i), k), c.Type)
 		}

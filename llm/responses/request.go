@@ -382,8 +382,12 @@ func (b *builder) mediaParts(raw json.RawMessage, err error, result bool) ([]ses
 			p, perr = llm.AttachURL(session.PartFile, "", c.Filename, c.FileURL)
 		case c.Type == "input_file" && c.FileID != "":
 			p = llm.AttachFile(session.PartFile, "", c.Filename, c.FileID)
-		case c.Type == "input_audio" && c.InputAudio != nil:
+		case c.Type == "input_audio" && c.InputAudio != nil && strings.TrimSpace(c.InputAudio.Data) != "" && c.InputAudio.Format != "":
 			p, perr = llm.AttachBase64(session.PartFile, "audio/"+c.InputAudio.Format, "", c.InputAudio.Data)
+		case c.Type == "input_audio" && c.InputAudio != nil:
+			// Recorded, it would be an empty attachment, or one of media
+			// type "audio/".
+			return nil, &partError{k, errors.New(audioMissing(c.InputAudio.Data))}
 		default:
 			if k, _ := notText([]Part{{Type: c.Type}}); k < 0 {
 				run.WriteString(c.Text)
@@ -422,6 +426,15 @@ func inContent(member string, err error) error {
 		return fmt.Errorf("%s[%d]: %w", member, pe.index, pe.err)
 	}
 	return fmt.Errorf("%s: %w", member, err)
+}
+
+// audioMissing says what an input_audio part whose input_audio member is
+// there lacks — its data (else its format) — and what to do.
+func audioMissing(data string) string {
+	if strings.TrimSpace(data) == "" {
+		return "an input_audio part whose input_audio.data is empty: give it the audio, base64-encoded, or leave the part out"
+	}
+	return "an input_audio part whose input_audio.format is empty: give it the audio's format (wav, mp3), or leave the part out"
 }
 
 // partError is what is wrong with the part at index of a content array;
