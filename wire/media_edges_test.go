@@ -107,6 +107,27 @@ var _ = Describe("a Responses input_audio part without its audio or format", fun
 	)
 })
 
+// And an input_file or input_audio part with no file or audio at all: a
+// part agentsnap records, so not "does not record it yet".
+var _ = Describe("a Responses input_file or input_audio part without its content", func() {
+	DescribeTable("is refused with a 400 naming the input and part and what is missing, before any model call",
+		func(part, want string) {
+			drv := &capture{next: sayDriver}
+			_, _, url := serveWire(drv)
+			code, body := postResp(url, respReq(`"input":[{"role":"user","content":[{"type":"input_text","text":"Read it."},`+part+`]}]`), nil)
+			Expect(code).To(Equal(http.StatusBadRequest), body)
+			Expect(body).To(ContainSubstring("wire: POST /v1/responses: input[0]: content[1]: " + want))
+			Expect(body).NotTo(ContainSubstring("does not record it yet"))
+			drv.mu.Lock()
+			defer drv.mu.Unlock()
+			Expect(drv.reqs).To(BeEmpty(), "no model call")
+		},
+		Entry("an input_file part with a filename only", `{"type":"input_file","filename":"a.pdf"}`, "an input_file part with none of file_data, file_url and file_id: give it the file's data, its URL or an uploaded file's id, or leave the part out"),
+		Entry("an input_file part with empty members", `{"type":"input_file","file_data":"","file_url":"","file_id":""}`, "an input_file part with none of file_data, file_url and file_id"),
+		Entry("an input_audio part without input_audio", `{"type":"input_audio"}`, "an input_audio part without its input_audio (data and format): give it the audio, or leave the part out"),
+	)
+})
+
 // The same in the Responses API: an input_image part with no image.
 var _ = Describe("a Responses input_image part with an empty image_url and no file_id", func() {
 	It("is refused with a 400 naming the input and part and saying the image is missing, before any model call", func() {

@@ -388,6 +388,12 @@ func (b *builder) mediaParts(raw json.RawMessage, err error, result bool) ([]ses
 			// Recorded, it would be an empty attachment, or one of media
 			// type "audio/".
 			return nil, &partError{k, errors.New(audioMissing(c.InputAudio.Data))}
+		case c.Type == "input_file":
+			// A part agentsnap records, without its file: the agent's
+			// mistake, as an input_image without its image is.
+			return nil, &partError{k, errors.New("an input_file part with none of file_data, file_url and file_id: give it the file's data, its URL or an uploaded file's id, or leave the part out")}
+		case c.Type == "input_audio":
+			return nil, &partError{k, errors.New("an input_audio part without its input_audio (data and format): give it the audio, or leave the part out")}
 		default:
 			if k, _ := notText([]Part{{Type: c.Type}}); k < 0 {
 				run.WriteString(c.Text)
