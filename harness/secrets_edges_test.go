@@ -19,6 +19,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/leaktest"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/playbook"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/wire"
@@ -226,4 +227,46 @@ var _ = Describe("a test's failures redacted", Label("secrets"), func() {
 		harness.Run(t, copyFixture("fork/codeword"), harness.Options{Runtime: stuck})
 		Expect(t.text()).To(ContainSubstring("the replay did not finish (context deadline exceeded)"))
 	}, NodeTimeout(10*time.Second))
+})
+
+// warning is the reference runtime with a scenario check that warns about
+// a setting, quoting it as runtimes do.
+type warning struct {
+	agentsnap.Runtime
+	text string
+}
+
+func (w warning) Name() string { return agentsnap.ReferenceName }
+func (w warning) Validate(*scenario.Scenario) ([]string, error) {
+	return []string{w.text}, nil
+}
+
+var _ = Describe("what Run logs and stops on, with a key of the shell in it", Label("secrets"), func() {
+	// A database password AGENTSNAP_SECRET_VARS names: the developer's
+	// shell holds it, CI's log must not.
+	const password = "pw-shell-db-0123456789abcdef"
+	BeforeEach(func() {
+		recordEnv(map[string]string{"AGENTSNAP_SECRET_VARS": "RUNS_DB_PASSWORD"})
+		GinkgoT().Setenv("RUNS_DB_PASSWORD", password)
+	})
+
+	It("shows it as [REDACTED] in a log line: a runtime's warning that quotes a setting", func() {
+		t := &reportTB{TB: GinkgoTB()}
+		rt := warning{Runtime: agent.Reference, text: "agent.store: postgres://app:" + password + "@db/runs is ignored in a replay"}
+		harness.Check(t, copyFixture("fork/codeword"), harness.Options{Runtime: rt})
+		out := t.text()
+		Expect(out).To(ContainSubstring("agent.store: postgres://app:" + secret.Redacted + "@db/runs is ignored in a replay"))
+		Expect(out).NotTo(ContainSubstring(password))
+	})
+
+	It("shows it as [REDACTED] in the failure that stops the test: a store whose error quotes its address", func() {
+		t := &reportTB{TB: GinkgoTB()}
+		store := func() (persistence.Store, error) {
+			return nil, fmt.Errorf("postgres://app:%s@db/runs: connection refused", password)
+		}
+		Expect(harness.Run(t, copyFixture("fork/codeword"), harness.Options{Runtime: agent.Reference, Store: store})).To(BeNil())
+		out := t.text()
+		Expect(out).To(ContainSubstring("postgres://app:" + secret.Redacted + "@db/runs: connection refused"))
+		Expect(out).NotTo(ContainSubstring(password))
+	})
 })
