@@ -254,16 +254,26 @@ func (s *Set) addHeaderValue(name, v, of string) {
 // AddEnviron adds the value of every NAME=value entry of environ (the
 // environment a program is started with, as exec.Cmd.Env holds it) whose
 // name says it carries a credential: key, token, secret, auth, pass or
-// credential in it, as GITHUB_PERSONAL_ACCESS_TOKEN or DB_PASSWORD. The
-// program is given it to use, and may echo it. Each is named "the NAME
-// variable of " + where.
+// credential in it, as GITHUB_PERSONAL_ACCESS_TOKEN or DB_PASSWORD, unless
+// it names where one is kept (see credentialVar) — and the credentials of
+// every *_URL or *_URI entry's URL (AddURL). The program is given them to
+// use, and may echo them. Each is named "the NAME variable of " + where.
 func (s *Set) AddEnviron(where string, environ []string) {
 	if s == nil {
 		return
 	}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !credentialVar(name) {
+		if !ok {
+			continue
+		}
+		if n := strings.ToLower(name); strings.HasSuffix(n, "url") || strings.HasSuffix(n, "uri") {
+			// A URL's credentials are its user info and query (a
+			// DATABASE_URL's password), whatever its name.
+			s.AddURL("the "+name+" variable of "+where, strings.TrimSpace(value))
+			continue
+		}
+		if !credentialVar(name) {
 			continue
 		}
 		// Trimmed: the value as written holds it, and blanks around a
@@ -273,9 +283,20 @@ func (s *Set) AddEnviron(where string, environ []string) {
 }
 
 // credentialVar tells the environment variables treated as credentials,
-// by name.
+// by name. A program is usually started with the whole environment
+// (append(os.Environ(), ...)), so names that only mention a credential are
+// not ones: where one is kept or how it is asked for (SSH_AUTH_SOCK,
+// GIT_ASKPASS, PIP_KEYRING_PROVIDER, a *_FILE or *_PATH) hold paths and
+// program names, which would make ordinary words of a log secrets.
 func credentialVar(name string) bool {
 	n := strings.ToLower(name)
+	words := strings.FieldsFunc(n, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(words) == 0 {
+		return false
+	}
+	if slices.Contains(notCredentialWords, words[len(words)-1]) || slices.Contains(words, "askpass") {
+		return false
+	}
 	for _, word := range []string{"key", "token", "secret", "auth", "pass", "credential"} {
 		if strings.Contains(n, word) {
 			return true
@@ -283,6 +304,10 @@ func credentialVar(name string) bool {
 	}
 	return false
 }
+
+// notCredentialWords end the names of variables that say where a
+// credential is or what asks for it, not what it is.
+var notCredentialWords = []string{"sock", "socket", "file", "path", "dir", "provider", "helper", "program", "command", "cmd", "url", "host", "port", "type", "mode"}
 
 // AddRequest adds the credentials an HTTP request carries: its credential
 // headers and its URL's, named after where ("the agent's request"). The

@@ -96,4 +96,23 @@ var _ = Describe("the credentials of a program's environment", func() {
 		Expect(s.Short()).To(BeEmpty())
 		Expect(s.Redact("read /etc/server/config.json; malformed-entry-0123456789")).To(Equal("read /etc/server/config.json; malformed-entry-0123456789"))
 	})
+
+	It("leaves out what the whole environment holds that only names a credential: where it is kept or what asks for it", func() {
+		s := secret.New()
+		s.AddEnviron("the command of MCP server github", []string{
+			"SSH_AUTH_SOCK=/tmp/ssh-XXXXabcdef/agent.1234",
+			"GIT_ASKPASS=/usr/lib/git-core/git-gui--askpass",
+			"PIP_KEYRING_PROVIDER=subprocess",
+			"GOOGLE_APPLICATION_CREDENTIALS_FILE=/home/me/creds.json",
+			"XAUTHORITY_PATH=/run/user/1000/gdm/Xauthority",
+			"API_TOKEN=tok-0123456789abcdef",
+			"DATABASE_URL=postgres://app:pw-0123456789@db:5432/app",
+			"AUTH_SERVER_URL=https://auth.example.com/oauth",
+		})
+		Expect(s.Redact("connecting as pw-0123456789 to https://auth.example.com/oauth")).
+			To(Equal("connecting as [REDACTED] to https://auth.example.com/oauth"), "a URL's password, not the URL")
+		Expect(s.Redact("ran git-gui--askpass as a subprocess on /tmp/ssh-XXXXabcdef/agent.1234 with /home/me/creds.json")).
+			To(Equal("ran git-gui--askpass as a subprocess on /tmp/ssh-XXXXabcdef/agent.1234 with /home/me/creds.json"))
+		Expect(s.Redact("token tok-0123456789abcdef")).To(Equal("token [REDACTED]"), "a credential beside them still is one")
+	})
 })
