@@ -178,10 +178,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, f Format) ([]
 	// What the agent sends as a credential (a header, a key= in the
 	// query, userinfo) is a secret of the recording too: an agent that
 	// puts its own key into a message must not leave it in a fixture.
-	// A replay without a set in its context (the tests') adds nothing;
-	// serve's replay has one, so its verdict shows the agent's key as
-	// [REDACTED]. In process the request's context is the agent's, which
-	// need not come from Run's: the run's set takes it too.
+	// A replay without a set in its context adds nothing; serve's and the
+	// harness's replays have one, so their verdicts show the agent's key
+	// as [REDACTED]. In process the request's context is the agent's,
+	// which need not come from Run's: the run's set takes it too.
 	secret.FromContext(r.Context()).AddRequest(r, "the agent's request")
 	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
 		s.AddRequest(r, "the agent's request")
