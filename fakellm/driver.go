@@ -161,8 +161,18 @@ func (d *Driver) name(r *replay, lineage string) int {
 	d.order = append(d.order, r)
 	// The k-th child of a call id belongs to the k-th call with that id
 	// (a parent may reuse an id in a later step), children of one id taken
-	// in creation order.
-	slices.SortStableFunc(r.children, func(a, b *replay) int { return cmp.Compare(a.script.Header.CreatedAt, b.script.Header.CreatedAt) })
+	// in creation order as session.LineageOrder takes it: createdAt ties
+	// (a recording on a fixed clock) fall to the ids' "#n", not to the
+	// order given.
+	heads := make([]*session.Header, len(r.children))
+	for i, c := range r.children {
+		heads[i] = &c.script.Header
+	}
+	byCreation := make([]*replay, len(r.children))
+	for i, k := range session.CreationOrder(heads) {
+		byCreation[i] = r.children[k]
+	}
+	r.children = byCreation
 	calls := callSteps(r.script)
 	for _, c := range r.children {
 		id := c.script.Header.ParentCallID

@@ -2,6 +2,7 @@ package session
 
 import (
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -66,6 +67,34 @@ func ChildID(parent, callID string, n int) string {
 		id += "#" + strconv.Itoa(n)
 	}
 	return id
+}
+
+// ChildNumber returns n when id is ChildID(parent, callID, n): the n-th
+// child, in creation order, that the parent's tool call callID created, as
+// LineageIDs names it. It returns 0 for any other id, and for an empty
+// callID.
+func ChildNumber(id, parent, callID string) int {
+	if callID == "" {
+		return 0
+	}
+	rest, ok := strings.CutPrefix(id, parent+"/"+callID)
+	switch {
+	case !ok:
+		return 0
+	case rest == "":
+		return 1
+	}
+	digits, ok := strings.CutPrefix(rest, "#")
+	// Only what ChildID writes: digits alone (strconv.Atoi also takes a
+	// sign), without a leading 0.
+	if !ok || digits == "" || digits[0] == '0' || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
+		return 0
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 2 {
+		return 0
+	}
+	return n
 }
 
 // LineageKeys names every session of a lineage-ordered tree (see

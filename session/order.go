@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -185,35 +184,16 @@ func sortChildren(kids []int, heads []*Header, pos map[int]int) {
 // childPositions places each child (an index of heads) at the position of
 // the tool call that created it among its parent's own events (occ, the
 // parent's callOccurrences). Children of a repeated call id take that
-// id's occurrences in creation order: by createdAt, then, when every child
-// of that id has the id LineageIDs gives (ChildID's "#n"), by n, else in
-// the order given (a store lists sessions in creation order; the steps of
-// one parent run one after another). The ids come first because not every source
-// keeps creation order: a JSONL store read back lists a tie by file name,
-// which puts "root/call_0#2" before "root/call_0".
+// id's occurrences in creation order (CreationOrder).
 func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]int {
 	used := map[string]int{}
 	pos := make(map[int]int, len(kids))
-	byTime := slices.Clone(kids)
-	// Per call id: only the order of one id's children matters, and a
-	// sibling without ChildID's id (a dsh child, which names no call)
-	// says nothing about them.
-	numbered := map[string]bool{}
-	for _, k := range kids {
-		id := heads[k].ParentCallID
-		all, seen := numbered[id]
-		numbered[id] = (all || !seen) && nth(heads[k]) > 0
+	hs := make([]*Header, len(kids))
+	for i, k := range kids {
+		hs[i] = heads[k]
 	}
-	n := func(k int) int {
-		if numbered[heads[k].ParentCallID] {
-			return nth(heads[k])
-		}
-		return 0 // the order given
-	}
-	slices.SortStableFunc(byTime, func(a, b int) int {
-		return cmp.Or(cmp.Compare(heads[a].CreatedAt, heads[b].CreatedAt), cmp.Compare(n(a), n(b)))
-	})
-	for _, k := range byTime {
+	for _, i := range CreationOrder(hs) {
+		k := kids[i]
 		id := heads[k].ParentCallID
 		if n := used[id]; id != "" && n < len(occ[id]) {
 			pos[k] = occ[id][n]
@@ -223,28 +203,40 @@ func childPositions(occ map[string][]int, kids []int, heads []*Header) map[int]i
 	return pos
 }
 
+// CreationOrder returns the indexes of kids, children of one parent, in
+// the order they were created as a tree's logs tell it, which decides
+// which of a repeated call id's occurrences each child of that id belongs
+// to: by createdAt, then, when every child of that id has the id
+// LineageIDs gives (ChildID's "#n"), by n, else in the order given (a
+// store lists sessions in creation order; the steps of one parent run one
+// after another). The ids come before the order given because not every
+// source keeps creation order: a JSONL store read back lists a tie by file
+// name, which puts "root/call_0#2" before "root/call_0".
+func CreationOrder(kids []*Header) []int {
+	// Per call id: only the order of one id's children matters, and a
+	// sibling without ChildID's id (a dsh child, which names no call)
+	// says nothing about them.
+	numbered := map[string]bool{}
+	for _, h := range kids {
+		all, seen := numbered[h.ParentCallID]
+		numbered[h.ParentCallID] = (all || !seen) && nth(h) > 0
+	}
+	n := func(h *Header) int {
+		if numbered[h.ParentCallID] {
+			return nth(h)
+		}
+		return 0 // the order given
+	}
+	order := make([]int, len(kids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(kids[a].CreatedAt, kids[b].CreatedAt), cmp.Compare(n(kids[a]), n(kids[b])))
+	})
+	return order
+}
+
 // nth returns n when h's id is ChildID(h.ParentSession, h.ParentCallID, n),
 // else 0.
-func nth(h *Header) int {
-	if h.ParentCallID == "" {
-		return 0
-	}
-	rest, ok := strings.CutPrefix(h.ID, h.ParentSession+"/"+h.ParentCallID)
-	switch {
-	case !ok:
-		return 0
-	case rest == "":
-		return 1
-	}
-	digits, ok := strings.CutPrefix(rest, "#")
-	// Only what ChildID writes: digits alone (strconv.Atoi also takes a
-	// sign), without a leading 0.
-	if !ok || digits == "" || digits[0] == '0' || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
-		return 0
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n < 2 {
-		return 0
-	}
-	return n
-}
+func nth(h *Header) int { return ChildNumber(h.ID, h.ParentSession, h.ParentCallID) }
