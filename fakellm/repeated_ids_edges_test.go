@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -53,4 +54,34 @@ var _ = Describe("children of a reused call id, ordered as the logs' contract or
 		Expect(say(drv, lRoot, 1, 3)).To(Equal("DONE"))
 		Expect(drv.Check()).To(Succeed())
 	})
+
+	// The live ids are session.LineageIDs', as journal.Child gives them:
+	// root/call_0 for the child step 1 created, root/call_0#2 for step 2's.
+	// Each child runs beside its parent (an in-process Journal.Child may
+	// be created well before its first call), so it may first ask after
+	// the parent went on to a later step; the schedule is the order of the
+	// calls below.
+	lineRoot := liveRoot("root")
+	liveA := liveChild("root/call_0", "root", "call_0", session.ModeSpawn)
+	liveB := liveChild("root/call_0#2", "root", "call_0", session.ModeSpawn)
+	DescribeTable("routes a live child by the #n of its lineage id to the recorded child of that rank, whatever step its parent is at when it first asks",
+		func(parentSteps int, first, second string) {
+			drv, err := fakellm.New(lineageRecording())
+			Expect(err).NotTo(HaveOccurred())
+			for step := 1; step <= parentSteps; step++ {
+				say(drv, lineRoot, 1, step)
+			}
+			child := map[string]llm.SessionRef{"A": liveA, "B": liveB}
+			Expect(say(drv, child[first], 1, 1)).To(Equal(first), "%s asks first, its parent past step %d", child[first].ID, parentSteps)
+			Expect(say(drv, child[second], 1, 1)).To(Equal(second), "%s asks second", child[second].ID)
+			for step := parentSteps + 1; step <= 3; step++ {
+				say(drv, lineRoot, 1, step)
+			}
+			Expect(drv.Check()).To(Succeed())
+		},
+		Entry("step 1's child asks first, once its parent is at step 2, which reused the id", 2, "A", "B"),
+		Entry("step 2's child asks first, once its parent is at step 3", 3, "B", "A"),
+		Entry("step 1's child asks first, once its parent is at step 3", 3, "A", "B"),
+		Entry("step 2's child asks first, at the step that created it (as before)", 2, "B", "A"),
+	)
 })

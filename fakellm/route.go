@@ -35,10 +35,10 @@ func (d *Driver) bind(req *llm.Request) (*replay, error) {
 // nothing. It is for a caller that sends the session's calls elsewhere: a
 // recorder that re-records one session while its siblings replay binds it
 // at once, so that a sibling created by the same call id is not bound to
-// its recording by asking first (children of one call id are bound in the
-// order they first ask). A session bound already stays bound. The error
-// says why ref cannot be bound; it is not kept for [Driver.Check], since
-// no call was refused.
+// its recording by asking first (children of one call id whose ids are
+// not session.LineageIDs' are bound in the order they first ask). A
+// session bound already stays bound. The error says why ref cannot be
+// bound; it is not kept for [Driver.Check], since no call was refused.
 func (d *Driver) Bind(ref llm.SessionRef) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -84,7 +84,7 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 		}
 		candidates = append(candidates, c)
 	}
-	if c := pickCreated(parent, candidates); c != nil {
+	if c := pickCreated(parent, ref, candidates); c != nil {
 		if ref.Mode != "" && c.script.Header.Mode != "" && ref.Mode != c.script.Header.Mode {
 			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — the agent took another path; %s",
 				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode, d.advice)
@@ -106,12 +106,26 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 
 // pickCreated chooses among the unbound recorded children of one call id
 // (a parent may reuse an id in later steps: servers that send no ids, or
-// number them per response). The one created at the step the live parent
-// is at — its last replayed call — wins; else the first, in the order the
-// recording created them, since one parent's steps run one after another.
-func pickCreated(parent *replay, candidates []*replay) *replay {
+// number them per response) the one the live child ref stands for. A live
+// id that session.LineageIDs gave (ChildID's "#n") says which of the
+// parent's children of the id it is in creation order, the order that
+// numbers the recorded ones too (session.CreationOrder): the n-th is
+// taken, whenever it first asks. Else the one created at the step the
+// live parent is at — its last replayed call — wins, and else the first,
+// since one parent's steps run one after another; a child that first asks
+// after its parent went on to a later step that reused the id is then
+// told apart only by its id.
+func pickCreated(parent *replay, ref llm.SessionRef, candidates []*replay) *replay {
 	if len(candidates) == 0 {
 		return nil
+	}
+	if n := session.ChildNumber(ref.ID, ref.ParentID, ref.ParentCallID); n > 0 {
+		want := session.ChildID(parent.lineage, ref.ParentCallID, n)
+		for _, c := range candidates {
+			if c.lineage == want {
+				return c
+			}
+		}
 	}
 	if parent.cursor > 0 {
 		last := parent.script.Entries[parent.cursor-1]

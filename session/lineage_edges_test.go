@@ -123,3 +123,23 @@ var _ = Describe("LineageOrder of a reused call id's children whose ids only loo
 		Expect(ids(ordered)).To(Equal([]string{"root", "root/call_0", "root/call_0#2"}))
 	})
 })
+
+var _ = Describe("ChildNumber", func() {
+	DescribeTable("reads back the n ChildID wrote, and nothing else",
+		func(id string, want int) {
+			Expect(session.ChildNumber(id, "root/call_1", "call_0")).To(Equal(want))
+		},
+		Entry("the first child", "root/call_1/call_0", 1),
+		Entry("a later one", "root/call_1/call_0#12", 12),
+		Entry("#1, which ChildID never writes", "root/call_1/call_0#1", 0),
+		Entry("a leading 0", "root/call_1/call_0#02", 0),
+		Entry("a sign", "root/call_1/call_0#+2", 0),
+		Entry("another call whose id starts alike", "root/call_1/call_01", 0),
+		Entry("another parent", "root/call_2/call_0", 0),
+		Entry("an id of another runtime", "live-7", 0),
+	)
+
+	It("is 0 for a child that names no call (a dsh log)", func() {
+		Expect(session.ChildNumber("root/", "root", "")).To(BeZero())
+	})
+})
