@@ -244,10 +244,20 @@ func (r *reuse) sessionOf(ref llm.SessionRef) *reused {
 		p := r.sessions[ref.ParentID]
 		if !ref.IsRoot() && p != nil {
 			// As session.LineageKeys names it: "#n" for the n-th child of
-			// a repeated call id, created one step after another.
+			// a repeated call id, created one step after another. The
+			// order they first come in is that order only when each
+			// first calls before the next is created; a child may run
+			// beside its parent and first call after a later sibling.
+			// The "#n" of an id session.LineageIDs gave (journal's
+			// default) is its rank in creation order, which numbers the
+			// recording's children too (session.CreationOrder).
 			base := p.lineage + "/" + ref.ParentCallID
 			r.children[base]++
-			s.lineage = session.ChildID(p.lineage, ref.ParentCallID, r.children[base])
+			n := r.children[base]
+			if k := session.ChildNumber(ref.ID, ref.ParentID, ref.ParentCallID); k > 0 {
+				n = k
+			}
+			s.lineage = session.ChildID(p.lineage, ref.ParentCallID, n)
 			if ref.ParentCallID == "" {
 				s.lineage = p.lineage + "/#" + strconv.Itoa(r.children[base])
 			}

@@ -238,3 +238,21 @@ var _ = Describe("children of a call id the parent reused, the later created rea
 		Entry("step 2's child first calls at the step that created it", 2, "B"),
 	)
 })
+
+var _ = Describe("record --session naming a child of a call id the parent reused", func() {
+	DescribeTable("re-records the child of that name, whichever sibling reaches the recorder first",
+		func(after int, first string) {
+			dir, m := recordedSiblings()
+			res, err := recordSiblings(dir, m, siblings(after, first), func(o *recorder.Options) { o.Session = "root/call_0#2" })
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.requests()).To(Equal([]string{"root/call_0#2 turn 1 step 1"}), "step 2's child, task B")
+			Expect(res.Reuse.Kept).To(ConsistOf("root", "root/call_0"))
+			Expect(res.Reuse.Changed).To(HaveLen(1))
+			Expect(res.Reuse.Changed[0].Session).To(Equal("root/call_0#2"))
+			Expect(res.Reuse.Changed[0].Why).To(ContainSubstring("--session"))
+		},
+		Entry("step 2's child first, at the step that created it", 2, "B"),
+		Entry("step 2's child first, once its parent is at step 3", 3, "B"),
+		Entry("step 1's child first (as before)", 2, "A"),
+	)
+})
