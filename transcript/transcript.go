@@ -175,6 +175,15 @@ type writer struct {
 	inStep   bool
 }
 
+// sideIndent is the indent of what happens beside the model calls (an MCP
+// call, a token count): under the step it is made in, or the turn.
+func (w *writer) sideIndent() int {
+	if w.inStep {
+		return 2
+	}
+	return 1
+}
+
 // line writes text under a label, continuation lines aligned after the
 // label. Trailing spaces are cut from every line, so editors that strip
 // them cannot break a golden; the session logs still hold the exact text.
@@ -233,19 +242,11 @@ func (w *writer) event(e *session.Event) {
 	case session.TypeMCPCall:
 		var d session.MCPCallData
 		_ = e.Decode(&d)
-		indent := 1
-		if w.inStep {
-			indent = 2
-		}
-		w.line(indent, "mcp "+d.Server+" ", mcpSummary(&d))
+		w.line(w.sideIndent(), "mcp "+d.Server+" ", mcpSummary(&d))
 	case session.TypeCountTokens:
 		var d session.CountTokensData
 		_ = e.Decode(&d)
-		indent := 1
-		if w.inStep {
-			indent = 2
-		}
-		w.line(indent, "count tokens ", strconv.FormatInt(d.InputTokens, 10))
+		w.line(w.sideIndent(), "count tokens ", strconv.FormatInt(d.InputTokens, 10))
 	case session.TypeAssistantChunk:
 		w.chunk(e)
 	case session.TypeAssistantMessage:
