@@ -11,7 +11,8 @@ import (
 
 // TokenCounter is a driver that can count a request's input tokens
 // without making a model call: a live driver of an API with a token
-// counting endpoint (Anthropic's count_tokens). The wire layer asks it
+// counting endpoint (Anthropic's count_tokens), or a playbook, which
+// estimates the count as it does a turn's usage. The wire layer asks it
 // while recording an agent's own count request; the answer is recorded as
 // a count/tokens event (session.CountTokensData).
 type TokenCounter interface {
@@ -21,7 +22,7 @@ type TokenCounter interface {
 }
 
 // ErrCannotCount is what CountTokens answers (wrapped) for a driver that
-// is no TokenCounter: a playbook, a replay driver.
+// is no TokenCounter: a replay driver, a DriverFunc.
 var ErrCannotCount = errors.New("the model driver cannot count tokens")
 
 // CountTokens asks d to count req's input tokens, for a driver that wraps

@@ -44,7 +44,7 @@ func (h *Handler) countFormat(r *http.Request) countFormat {
 // as a count/tokens event (session.CountTokensData), written where an
 // mcp/call is (journal.Journal.RecordCount). While recording the model
 // driver counts (llm.TokenCounter: a live call to the API's endpoint with
-// what the agent's model calls carry); in a replay the recording answers
+// what the agent's model calls carry, or a playbook's estimate); in a replay the recording answers
 // (llm.CountReplay) by the request's digest, and a request it holds no
 // count of fails the replay as drift, naming the session and the request.
 // A count is no model call: it starts no turn and no step.
@@ -119,7 +119,7 @@ func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Requ
 		if errors.Is(err, llm.ErrCannotCount) {
 			// A 4xx, as for a model call that cannot start: an SDK retries
 			// a 5xx.
-			return 0, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a live model of its API (agentsnap record --live, serve --record --live); or have the agent not count them while it runs under agentsnap", err)
+			return 0, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a model driver that counts (a live model of its API: agentsnap record --live, serve --record --live; or a playbook, which estimates the count); or have the agent not count them while it runs under agentsnap", err)
 		}
 		status := http.StatusBadGateway
 		if he, ok := errors.AsType[*live.HTTPError](err); ok {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
@@ -303,15 +304,37 @@ var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messag
 		Expect(replayed.sorted()).To(Equal(recorded.sorted()))
 	})
 
-	It("cannot be recorded from a playbook, which counts nothing: the agent gets a 400 saying what to do, and the recording fails", func(ctx SpecContext) {
-		dir := newFixture("custom/one", oneTurn, `{"sessions":{"root":[{"text":"x"}]}}`)
-		opts, err := recorder.PlaybookOptions(dir, 0)
+	It("are recorded from a playbook, each the estimate the playbook reports as the input tokens of a call of that request, and replayed", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir := newFixture("mixed/claude-count", claudeScenario, claudePlaybook)
+		opts, err := recorder.PlaybookOptions(dir, time.Microsecond) // paced, as serve --record --pace is
 		Expect(err).NotTo(HaveOccurred())
-		opts.Runtime = claudeRuntimeWith(countingClaude(&tokenCounts{}))
+		recorded := &tokenCounts{}
+		opts.Runtime = claudeRuntimeWith(countingClaude(recorded))
 		_, err = recorder.Record(ctx, dir, opts)
-		Expect(err).To(MatchError(And(ContainSubstring("POST /v1/messages/count_tokens of session root"), ContainSubstring("cannot count tokens"),
-			ContainSubstring("needs a live model of its API (agentsnap record --live"))))
-		Expect(filepath.Join(dir, "session.jsonl")).NotTo(BeAnExistingFile())
+		Expect(err).NotTo(HaveOccurred())
+
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs).To(HaveLen(3))
+		u, err := budget.Of(fx.Logs)
+		Expect(err).NotTo(HaveOccurred())
+		var inputs []int64
+		for _, s := range u.Sessions {
+			for _, c := range s.Calls {
+				inputs = append(inputs, int64(c.Tokens.Input))
+			}
+		}
+		slices.Sort(inputs)
+		Expect(recorded.sorted()).To(Equal(inputs), "the agent counts each call's request before it makes the call")
+		for _, l := range fx.Logs {
+			Expect(ownCounts(l)).To(HaveLen(len(session.ModelCalls(l.Own()))), "session %s counts each of its own calls", l.Header.ID)
+		}
+
+		replayed := &tokenCounts{}
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(replayed))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		Expect(replayed.sorted()).To(Equal(recorded.sorted()))
 	})
 })
 

@@ -40,8 +40,9 @@ Gemini SDK — replays its fixture: POST .../chat/completions and
 .../responses (OpenAI Chat Completions and Responses, previous_response_id
 too), .../v1/messages (Anthropic) and Gemini's generateContent, streamed or
 whole, and token counts (Anthropic's .../v1/messages/count_tokens, Gemini's
-:countTokens: recorded with --record --live, answered from the recording in
-a replay). The first line of the output is the base URL to point the SDK at
+:countTokens: recorded with --record, from the live endpoint with --live
+or, from the playbook, as the input tokens it reports for a call of that
+request; answered from the recording in a replay). The first line of the output is the base URL to point the SDK at
 (on stdout; notes go to stderr), such as http://127.0.0.1:41234/v1
 (Anthropic and Gemini SDKs take it without /v1). Then run the agent, and
 stop serve with SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an

@@ -132,13 +132,30 @@ func (t *Turn) usage(req *llm.Request, m *llm.Message) *session.Usage {
 	if t.Usage != nil {
 		return &session.Usage{InputTokens: t.Usage.InputTokens, OutputTokens: t.Usage.OutputTokens, CacheReadTokens: t.Usage.CacheReadTokens, ReasoningTokens: t.Usage.ReasoningTokens}
 	}
+	out, _ := session.MarshalData(m)
+	return &session.Usage{InputTokens: int(inputEstimate(req)), OutputTokens: len(out)/4 + 1}
+}
+
+// inputEstimate is the input tokens of req a playbook reports: 4
+// characters of its system prompt and conversation a token.
+func inputEstimate(req *llm.Request) int64 {
 	in := len(req.System)
 	for _, msg := range req.Messages {
 		b, _ := session.MarshalData(msg)
 		in += len(b)
 	}
-	out, _ := session.MarshalData(m)
-	return &session.Usage{InputTokens: in/4 + 1, OutputTokens: len(out)/4 + 1}
+	return int64(in/4 + 1)
+}
+
+var _ llm.TokenCounter = (*Driver)(nil)
+
+// CountTokens implements llm.TokenCounter, so an agent that counts its
+// tokens can be recorded from a playbook: the count is the estimate a
+// turn without authored usage reports as its input tokens, so counting a
+// request and then calling with it agree, as with a live model. It uses
+// no turn: playbook.json has nothing to author for a count.
+func (d *Driver) CountTokens(_ context.Context, req *llm.Request) (int64, error) {
+	return inputEstimate(req), nil
 }
 
 // Unused reports the playbook turns no call consumed — a sign the agent took
