@@ -10,8 +10,8 @@ import (
 // Check is the consumption check, run when a replay is over. It returns
 // nil when every recorded call was replayed and no call failed; otherwise
 // one error that lists, all at once, every recorded session never called,
-// every session that stopped early, every recorded tool result or MCP
-// answer a session that ran never asked for, and every call that failed
+// every session that stopped early, every recorded tool result, MCP
+// answer or token count a session that ran never asked for, and every call that failed
 // during the replay (even those the agent swallowed), recorded tools'
 // included. The error matches [ErrNotConsumed] when calls were left over,
 // and the sentinel of each failed call ([ErrUnrecordedSession], [ErrScriptExhausted],
@@ -31,8 +31,7 @@ func (d *Driver) Check() error {
 		case r.live == "" && n > 0:
 			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, plural(n, "call")))
 		case r.live == "" && len(r.script.Tools)+len(r.script.MCP)+len(r.script.Counts) > 0:
-			k := len(r.script.Tools) + len(r.script.MCP) + len(r.script.Counts)
-			left = append(left, fmt.Sprintf("%s: never called (%d recorded tool %s)", r.describe(), k, plural(k, "result")))
+			left = append(left, fmt.Sprintf("%s: never called (%s)", r.describe(), r.recordedAnswers()))
 		case r.live != "" && r.cursor < n:
 			next := r.script.Entries[r.cursor]
 			left = append(left, fmt.Sprintf("%s: live session %s used %d of %d recorded calls (the next was at %s)", r.describe(), r.live, r.cursor, n, next.where()))
@@ -109,6 +108,26 @@ func (e *checkError) Unwrap() []error {
 	}
 	out = append(out, e.failures...)
 	return append(out, e.toolFailures...)
+}
+
+// recordedAnswers says what a session never called recorded besides model
+// calls, each kind by its name: "1 recorded tool result, 2 MCP answers
+// and 3 token counts".
+func (r *replay) recordedAnswers() string {
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		word string
+	}{{len(r.script.Tools), "tool result"}, {len(r.script.MCP), "MCP answer"}, {len(r.script.Counts), "token count"}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, plural(k.n, k.word)))
+		}
+	}
+	last := len(kinds) - 1
+	if last == 0 {
+		return strings.Replace(kinds[0], " ", " recorded ", 1)
+	}
+	return strings.Replace(strings.Join(kinds[:last], ", ")+" and "+kinds[last], " ", " recorded ", 1)
 }
 
 func plural(n int, word string) string {

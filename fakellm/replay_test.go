@@ -185,7 +185,7 @@ var _ = Describe("the consumption check", func() {
 		say(drv, lRoot, 1, 1)
 		err = drv.Check()
 		Expect(err).To(MatchError(fakellm.ErrNotConsumed))
-		Expect(err.Error()).To(ContainSubstring("session root/call_1 (spawn; session.1.jsonl): never called (1 recorded tool result)"))
+		Expect(err.Error()).To(ContainSubstring("session root/call_1 (spawn; session.1.jsonl): never called (1 recorded MCP answer)"))
 	})
 })
 
