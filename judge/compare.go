@@ -226,9 +226,10 @@ const parallelSessions = 64
 // log.
 type verdict struct {
 	diff *Difference
-	// tool and request are toolDriftAt's and driftAt's at diff, where it
-	// asks them: the drift the difference is, when it is the first.
-	tool, request *Drift
+	// tool, count and request are toolDriftAt's, countDriftAt's and
+	// driftAt's at diff, where it asks them: the drift the difference is,
+	// when it is the first.
+	tool, count, request *Drift
 }
 
 // judgePair compares one pair of sessions.
@@ -250,6 +251,9 @@ func judgePair(p pair, n *normalizer) verdict {
 	}
 	if d.Type == session.TypeToolRecorded {
 		v.tool = toolDriftAt(p, d.Seq)
+	}
+	if d.Type == session.TypeCountTokens || replayType == session.TypeCountTokens {
+		v.count = countDriftAt(p, d)
 	}
 	if conversationEvent(d.Type) || conversationEvent(replayType) || toolAttachment(d) {
 		v.request = driftAt(p, d.Seq)

@@ -17,7 +17,8 @@ import (
 // changed, so the recorded answers no longer belong to it. Or, when Tool
 // is set, the first call of a recorded tool whose arguments (or tool)
 // differ from the recorded call with the same id, so the recorded result
-// no longer belongs to it.
+// no longer belongs to it. Or, when Count is set, a token count the agent
+// no longer asks for where it was recorded, or asks for where none was.
 type Drift struct {
 	Session string // lineage label
 	Lineage string
@@ -27,7 +28,22 @@ type Drift struct {
 	// Tool and ToolCall name a recorded tool's call that drifted: the
 	// tool's name and the call id.
 	Tool, ToolCall string
-	Changes        []string // what changed, one sentence each
+	// Count is the token count (count/tokens) that drifted: its 1-based
+	// number among the session's own counts.
+	Count   int
+	Changes []string // what changed, one sentence each
+}
+
+// Kind names the drift as a report heads it: "request drift", "tool
+// drift" or "token count drift".
+func (d *Drift) Kind() string {
+	switch {
+	case d.Tool != "":
+		return "tool drift"
+	case d.Count > 0:
+		return "token count drift"
+	}
+	return "request drift"
 }
 
 // String says the drift in one line, as a report lists it: the session,
@@ -35,6 +51,9 @@ type Drift struct {
 func (d *Drift) String() string {
 	if d.Tool != "" {
 		return fmt.Sprintf("%s (%s), tool %s call %s (turn %d step %d): %s", d.Session, d.Lineage, d.Tool, d.ToolCall, d.Turn, d.Step, strings.Join(d.Changes, "; "))
+	}
+	if d.Count > 0 {
+		return fmt.Sprintf("%s (%s), token count %d (turn %d step %d): %s", d.Session, d.Lineage, d.Count, d.Turn, d.Step, strings.Join(d.Changes, "; "))
 	}
 	return fmt.Sprintf("%s (%s), model call %d (turn %d step %d): %s", d.Session, d.Lineage, d.Call, d.Turn, d.Step, strings.Join(d.Changes, "; "))
 }
@@ -72,6 +91,82 @@ func toolDriftAt(p pair, seq int64) *Drift {
 		}
 	}
 	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: rd.Turn, Step: rd.Step, Tool: rd.Name, ToolCall: rd.CallID, Changes: changes}
+}
+
+// countDriftAt explains a first difference d that is at a token count
+// (count/tokens) of the recording or of the replay: a count the agent no
+// longer asks for there, one it asks for where none was recorded, or
+// another request counted; or returns nil.
+func countDriftAt(p pair, d *Difference) *Drift {
+	i := int(d.Seq)
+	if i < 0 || p.golden == nil || p.replay == nil {
+		return nil
+	}
+	g, gType := countAt(p.golden, i)
+	r, rType := countAt(p.replay, i)
+	var changes []string
+	at, own := r, p.replay
+	switch {
+	case g == nil && r == nil:
+		return nil
+	case r == nil:
+		at, own = g, p.golden
+		now := "the replay has " + rType
+		if rType == "" {
+			now = "the replay ends there"
+		}
+		changes = append(changes, fmt.Sprintf("the agent no longer counts the recorded request here (%s, %d tokens); %s — it counts no longer, later, or another request (a refused count is in the replay driver's verdict)", countOf(g), g.InputTokens, now))
+	case g == nil:
+		was := "the recording has " + gType
+		if gType == "" {
+			was = "the recording ends"
+		}
+		changes = append(changes, fmt.Sprintf("the agent counts a request here (%s) where %s", countOf(r), was))
+	default:
+		if g.Digest != r.Digest || g.API != r.API || g.Model != r.Model {
+			changes = append(changes, fmt.Sprintf("the agent counts another request here: %s recorded, %s now", countOf(g), countOf(r)))
+		}
+		if g.Turn != r.Turn || g.Step != r.Step {
+			changes = append(changes, fmt.Sprintf("the count is at turn %d step %d, recorded at turn %d step %d", r.Turn, r.Step, g.Turn, g.Step))
+		}
+		if len(changes) == 0 && g.InputTokens != r.InputTokens {
+			changes = append(changes, fmt.Sprintf("the count answered %d tokens, recorded %d", r.InputTokens, g.InputTokens))
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+	}
+	n := 1
+	for j := min(int(own.Header.SeedLength), i); j < i; j++ {
+		if own.Events[j].Type == session.TypeCountTokens {
+			n++
+		}
+	}
+	return &Drift{Session: p.label, Lineage: p.lineage, Count: n, Turn: at.Turn, Step: at.Step, Changes: changes}
+}
+
+// countAt returns the token count at index i of l's events, or nil and
+// the type of the event there ("" past the end).
+func countAt(l *session.Log, i int) (*session.CountTokensData, string) {
+	if i >= len(l.Events) {
+		return nil, ""
+	}
+	e := &l.Events[i]
+	var d session.CountTokensData
+	if e.Type != session.TypeCountTokens || e.Decode(&d) != nil {
+		return nil, e.Type
+	}
+	return &d, e.Type
+}
+
+// countOf names a count's request: "anthropic-messages, model M, digest
+// 0123456789ab".
+func countOf(d *session.CountTokensData) string {
+	s := d.API
+	if d.Model != "" {
+		s += ", model " + d.Model
+	}
+	return s + ", digest " + d.Digest[:min(12, len(d.Digest))]
 }
 
 // conversationEvent reports whether events of type typ make the

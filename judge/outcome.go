@@ -16,7 +16,7 @@ type Outcome struct {
 	Replayed    []*session.Log // in lineage order
 	Transcript  string         // rendered from the replayed logs
 	Calls       int            // model calls replayed (session.ModelCalls of every replayed log)
-	Drift       *Drift         // the first request that differs from the recording, or nil
+	Drift       *Drift         // the first request, recorded tool's call or token count that differs from the recording, or nil
 	Differences []Difference   // the first difference of each session that differs
 	RunErrors   []error        // the runtime's error: a call that could not start, a store that failed
 	Consumption error          // the replay driver's teardown check
@@ -94,6 +94,9 @@ func (o *Outcome) Report() string {
 	case o.Drift != nil && o.Drift.Tool != "":
 		fmt.Fprintf(&b, "\ntool drift: %s\n", o.Drift)
 		b.WriteString("  The agent no longer calls the recorded tool as it did, so the recorded result does not belong to the call.\n")
+	case o.Drift != nil && o.Drift.Count > 0:
+		fmt.Fprintf(&b, "\ntoken count drift: %s\n", o.Drift)
+		b.WriteString("  The agent no longer counts the tokens of what was recorded, where it was recorded, so the recorded counts do not belong to it.\n")
 	case o.Drift != nil:
 		fmt.Fprintf(&b, "\nrequest drift: %s\n", o.Drift)
 		b.WriteString("  The agent no longer sends what was recorded, so the recorded answers do not belong to it.\n")

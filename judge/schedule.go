@@ -169,7 +169,7 @@ func (d Difference) between(a, b string) string {
 func mismatchLines(o *Outcome) []string {
 	var out []string
 	if o.Drift != nil {
-		out = append(out, "request drift: "+o.Drift.String())
+		out = append(out, o.Drift.Kind()+": "+o.Drift.String())
 	}
 	for _, d := range o.Differences {
 		out = append(out, d.String())

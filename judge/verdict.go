@@ -126,6 +126,8 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 		// and stays a plain difference.
 		case o.Drift == nil && v.tool != nil:
 			o.Drift = v.tool
+		case o.Drift == nil && v.count != nil:
+			o.Drift = v.count
 		case o.Drift == nil && v.request != nil:
 			o.Drift = v.request
 		default:

@@ -247,6 +247,8 @@ var _ = Describe("token counts of an agent on the Anthropic SDK (POST /v1/messag
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Passed()).To(BeFalse())
 		Expect(o.Report()).To(And(ContainSubstring("never asked for the recorded token count of turn 1 step 0"), ContainSubstring("root/toolu_s")))
+		Expect(o.Drift).NotTo(BeNil())
+		Expect(o.Report()).To(ContainSubstring("token count drift: root (root session), token count 1 (turn 1 step 0): the agent no longer counts the recorded request here (anthropic-messages, model claude-sonnet-4-5, digest "))
 	})
 
 	It("are answered from the recording for a session an only-changed recording replays, and counted live for one recorded anew", NodeTimeout(2*time.Minute), func(ctx SpecContext) {

@@ -190,7 +190,7 @@ func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
 func firstDifference(o *judge.Outcome, g judge.GoldenResult, golden *string) string {
 	switch {
 	case o.Drift != nil:
-		return "request drift: " + o.Drift.String()
+		return o.Drift.Kind() + ": " + o.Drift.String()
 	case o.Consumption != nil:
 		return "replay driver: " + firstLine(o.Consumption.Error())
 	case len(o.RunErrors) > 0:
