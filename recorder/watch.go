@@ -15,6 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -69,6 +70,12 @@ func (w *liveWatch) Stream(ctx context.Context, req *llm.Request) (iter.Seq[llm.
 // the recording's secrets in its context as for Stream.
 func (w *liveWatch) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
 	n, err := llm.CountTokens(secret.NewContext(ctx, w.set), w.inner, req)
+	if ce, ok := errors.AsType[*live.CountError](err); ok {
+		// Kept a CountError, redacted: the wire layer records it.
+		redacted := *ce
+		redacted.Failure.Message = w.set.Redact(ce.Failure.Message)
+		return n, &redacted
+	}
 	if err != nil {
 		if msg := w.set.Redact(err.Error()); msg != err.Error() {
 			err = errors.New(msg) // what it wraps says the same

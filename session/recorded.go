@@ -74,6 +74,12 @@ type CountTokensData struct {
 	// InputTokens is the answer: Anthropic's input_tokens, Gemini's
 	// totalTokens.
 	InputTokens int64 `json:"inputTokens"`
+	// Failure, when set, is why the count failed while recording (the
+	// live endpoint's HTTP error, or no answer): the agent got that error
+	// instead of a count, and a replay answers the request with it again
+	// (InputTokens is 0), so an agent that counts again after a 5xx, as
+	// an SDK retries, replays as it ran.
+	Failure *Failure `json:"failure,omitempty"`
 }
 
 // MCPError is a JSON-RPC error response.

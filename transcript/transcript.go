@@ -246,7 +246,16 @@ func (w *writer) event(e *session.Event) {
 	case session.TypeCountTokens:
 		var d session.CountTokensData
 		_ = e.Decode(&d)
-		w.line(w.sideIndent(), "count tokens ", strconv.FormatInt(d.InputTokens, 10))
+		if f := d.Failure; f != nil {
+			// The code and status: the message names the endpoint's host.
+			why := f.Code
+			if f.Status > 0 {
+				why += " (HTTP " + strconv.Itoa(f.Status) + ")"
+			}
+			w.line(w.sideIndent(), "count tokens failed: ", why)
+		} else {
+			w.line(w.sideIndent(), "count tokens ", strconv.FormatInt(d.InputTokens, 10))
+		}
 	case session.TypeAssistantChunk:
 		w.chunk(e)
 	case session.TypeAssistantMessage:

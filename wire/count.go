@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -82,20 +84,28 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countForm
 		s.last = req.Messages
 	}
 	h.mu.Unlock()
-	n, status, err := h.count(r.Context(), s, f, req)
+	d, status, err := h.count(r.Context(), s, f, req)
 	if err != nil {
 		h.fail(w, f, status, fmt.Errorf("wire: %s of session %s: %w", what, s.name, err))
 		return
 	}
-	if err := f.WriteCount(w, n); err != nil {
+	if d.Failure != nil {
+		// The agent gets the failure it got while recording, as for a
+		// failed model call: it is no fault of the replay's.
+		status, code, msg := live.ServedFailure(&session.FinishReason{Kind: session.FinishError, Failure: d.Failure})
+		f.WriteError(w, status, code, msg)
+		return
+	}
+	if err := f.WriteCount(w, d.InputTokens); err != nil {
 		h.cfg.Logf("wire: session %s: writing the token count: %v", s.name, err)
 	}
 }
 
-// count answers req, a token count of session s, and records it; or
-// returns the HTTP status to refuse it with and why. The caller holds
+// count answers req, a token count of session s, and records it — a
+// count that failed as the live endpoint failed it, or as recorded so —
+// or returns the HTTP status to refuse it with and why. The caller holds
 // s.mu.
-func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Request) (int64, int, error) {
+func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Request) (session.CountTokensData, int, error) {
 	j := s.j
 	lreq := llm.Request{Session: j.Ref(), Turn: j.Turn(), Step: j.Step(), Model: req.Model, System: req.System,
 		Messages: req.Messages, Tools: req.Tools, API: f.API(), Settings: req.Settings, Forward: req.Forward}
@@ -107,31 +117,59 @@ func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Requ
 		case err != nil:
 			// A 4xx: an SDK retries a 5xx, and the replay would only fail
 			// again.
-			return 0, http.StatusBadRequest, err
+			return d, http.StatusBadRequest, err
 		default:
-			d.InputTokens = rec.InputTokens
+			d.InputTokens, d.Failure = rec.InputTokens, rec.Failure
 			j.RecordCount(d)
-			return d.InputTokens, 0, nil
+			return d, 0, nil
 		}
 	}
 	n, err := llm.CountTokens(ctx, h.cfg.Driver, &lreq)
+	if ce, ok := errors.AsType[*live.CountError](err); ok {
+		// Recorded as a failed model call is, so an agent that counts
+		// again (an SDK retries a 5xx) records and replays as it ran. One
+		// it never counts again with success fails the recording at
+		// Close (failedCountsError), as a model call it never retried.
+		failure := ce.Failure
+		d.Failure = &failure
+		j.RecordCount(d)
+		if s.failedCounts == nil {
+			s.failedCounts = map[string]string{}
+		}
+		s.failedCounts[d.Digest] = failure.Message
+		return d, 0, nil
+	}
 	if err != nil {
 		if errors.Is(err, llm.ErrCannotCount) {
 			// A 4xx, as for a model call that cannot start: an SDK retries
 			// a 5xx.
-			return 0, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a model driver that counts (a live model of its API: agentsnap record --live, serve --record --live; or a playbook, which estimates the count); or have the agent not count them while it runs under agentsnap", err)
-		}
-		status := http.StatusBadGateway
-		if he, ok := errors.AsType[*live.HTTPError](err); ok {
-			status = he.Status
+			return d, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a model driver that counts (a live model of its API: agentsnap record --live, serve --record --live; or a playbook, which estimates the count); or have the agent not count them while it runs under agentsnap", err)
 		}
 		// The recording fails: its log lacks the count the agent asked
 		// for, so a replay of it could not answer the agent.
-		return 0, status, fmt.Errorf("the model did not count the tokens, so the recording fails (the log lacks the count): %w", err)
+		return d, http.StatusBadGateway, fmt.Errorf("the model did not count the tokens, so the recording fails (the log lacks the count): %w", err)
 	}
 	d.InputTokens = n
 	j.RecordCount(d)
-	return n, 0, nil
+	delete(s.failedCounts, d.Digest)
+	return d, 0, nil
+}
+
+// failedCountsError is the recording's failure when the live endpoint
+// failed a token count of s that the agent never counted again with
+// success, or nil. A replay would hand the agent the same failure, so
+// the recording would keep an outage, as it would for a failed model call
+// the agent did not retry. The caller holds s.mu.
+func (s *wireSession) failedCountsError() error {
+	if len(s.failedCounts) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, digest := range slices.Sorted(maps.Keys(s.failedCounts)) {
+		errs = append(errs, fmt.Errorf("wire: session %s: the live endpoint failed its token count of the request with digest %s, and the agent never counted that request again with success, so the recording fails: %s; let the agent count again after a failed count (an SDK retries a 429 or 5xx), or record when the endpoint answers",
+			s.name, digest[:min(12, len(digest))], s.failedCounts[digest]))
+	}
+	return errors.Join(errs...)
 }
 
 // countPath is the token counting endpoint of Anthropic Messages, under

@@ -39,6 +39,12 @@ type tokenCounts struct {
 	// not to its model calls: a count of another request than the
 	// recording's.
 	Note string
+	// Retries is how many times the SDK retries a count answered with a
+	// 429 or 5xx (default none).
+	Retries int
+	// Tolerate makes the agent go on without a count that failed, as an
+	// agent that estimates its tokens then does; the count is kept as -1.
+	Tolerate bool
 
 	mu  sync.Mutex
 	got []int64
@@ -55,7 +61,13 @@ func (c *tokenCounts) count(ctx context.Context, client sdk.Client, params sdk.M
 	for _, t := range params.Tools {
 		cp.Tools = append(cp.Tools, sdk.MessageCountTokensToolUnionParam{OfTool: t.OfTool})
 	}
+	if c.Retries > 0 {
+		opts = append(slices.Clone(opts), sdkoption.WithMaxRetries(c.Retries))
+	}
 	n, err := client.Messages.CountTokens(ctx, cp, opts...)
+	if err != nil && c.Tolerate {
+		n, err = &sdk.MessageTokensCount{InputTokens: -1}, nil
+	}
 	if err != nil {
 		return fmt.Errorf("counting tokens: %w", err)
 	}
@@ -93,6 +105,9 @@ func (c *tokenCounts) sorted() []int64 {
 // itself, a count from the body's length, and keeps them.
 type countEndpoint struct {
 	model http.Handler
+	// Fail, when set, are the statuses the first counts are answered
+	// with, one each, before the endpoint counts.
+	Fail []int
 
 	mu     sync.Mutex
 	bodies []map[string]any
@@ -117,8 +132,17 @@ func (c *countEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	Expect(json.Unmarshal(b, &body)).To(Succeed())
 	c.mu.Lock()
 	c.bodies, c.header = append(c.bodies, body), append(c.header, r.Header.Clone())
+	fail := 0
+	if len(c.Fail) > 0 {
+		fail, c.Fail = c.Fail[0], c.Fail[1:]
+	}
 	c.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
+	if fail != 0 {
+		w.WriteHeader(fail)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded (the count's failure %d)"}}`, fail)
+		return
+	}
 	if isGemini {
 		fmt.Fprintf(w, `{"totalTokens":%d,"promptTokensDetails":[{"modality":"TEXT","tokenCount":%d}]}`, len(b)/4, len(b)/4)
 		return

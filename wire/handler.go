@@ -75,7 +75,8 @@ const (
 // Gemini's countTokens) is answered too, as no model call: while recording
 // by Config.Driver (an llm.TokenCounter), in a replay by Config.ToolReplay
 // (an llm.CountReplay), and recorded as a count/tokens event of the
-// session that asked.
+// session that asked — one the live endpoint failed as failed, served
+// again as that failure in a replay.
 //
 // A Handler is safe for concurrent use: sessions may call at the same
 // time; one session's calls are served one after another. Call Close when
@@ -418,9 +419,13 @@ func (h *Handler) Close(ctx context.Context) error {
 	for _, s := range all {
 		s.mu.Lock()
 		err := s.close(ctx, h.stopAdvice())
+		counts := s.failedCountsError()
 		s.mu.Unlock()
 		if err != nil {
 			h.problem(err)
+		}
+		if counts != nil {
+			h.problem(counts)
 		}
 	}
 	h.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // Counter is an API with an endpoint that counts a request's input tokens
@@ -23,14 +24,25 @@ type Counter interface {
 	DecodeCount(body []byte) (int64, error)
 }
 
-// HTTPError is a token count the API answered with an HTTP error status:
-// Status, and Message naming it, scrubbed of the driver's secrets.
-type HTTPError struct {
-	Status  int
-	Message string
+// CountError is a token count that failed outside the agent's request's
+// content: the API answered an HTTP error status (after the retries), or
+// the request never got an answer. Failure is what a model call's failed
+// finish holds — its code, its message naming the count and scrubbed of
+// the driver's secrets, and the status (0 when no answer came) — so the
+// count can be recorded and served again as a failed call is
+// (ServedFailure).
+type CountError struct {
+	Failure session.Failure
 }
 
-func (e *HTTPError) Error() string { return e.Message }
+func (e *CountError) Error() string { return e.Failure.Message }
+
+// countFailed is the CountError of a failed finish fin of the count where.
+func countFailed(fin session.Chunk, where string) *CountError {
+	f := *fin.Reason.Failure
+	f.Message = fmt.Sprintf("%s (%s)", f.Message, where)
+	return &CountError{Failure: f}
+}
 
 var _ llm.TokenCounter = (*Driver)(nil)
 
@@ -40,7 +52,7 @@ var _ llm.TokenCounter = (*Driver)(nil)
 // the settings and breakpoints of a request decoded from this API — and
 // the count it answers. A 429 or 5xx answer is retried as a model call's
 // is. An API without such an endpoint is an error saying so; an HTTP
-// error answer an *HTTPError.
+// error answer, or none, a *CountError.
 func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
 	p := d.api.Prefix()
 	c, ok := d.api.(Counter)
@@ -76,12 +88,12 @@ func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, erro
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
 			}
-			return 0, fmt.Errorf("%s (%s)", d.requestFailure(err, sc).Reason.Failure.Message, where)
+			return 0, countFailed(d.requestFailure(err, sc), where)
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		if err != nil {
-			return 0, fmt.Errorf("%s (%s)", transportFinish("reading the answer", err, sc).Reason.Failure.Message, where)
+			return 0, countFailed(transportFinish("reading the answer", err, sc), where)
 		}
 		if resp.StatusCode/100 == 2 {
 			n, err := c.DecodeCount(b)
@@ -92,7 +104,7 @@ func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, erro
 		}
 		fin := statusFinish(resp.StatusCode, b, sc, d.api.Hint(resp.StatusCode, model))
 		if attempt >= d.maxAttempts || !retryableStatus(resp.StatusCode) {
-			return 0, &HTTPError{Status: resp.StatusCode, Message: fmt.Sprintf("%s (%s)", fin.Reason.Failure.Message, where)}
+			return 0, countFailed(fin, where)
 		}
 		if d.sleep(ctx, d.backoff(attempt, resp.Header.Get("Retry-After"))) != nil || ctx.Err() != nil {
 			return 0, ctx.Err()

@@ -1,0 +1,76 @@
+package wire_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/recorder"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("a token count the live endpoint fails while recording", func() {
+	// record records the Anthropic SDK agent that counts before each call
+	// live against aimock behind a countEndpoint that fails the first
+	// counts with fail; the live driver retries nothing, so the agent gets
+	// each failure.
+	record := func(ctx SpecContext, counts *tokenCounts, fail ...int) (string, *countEndpoint, error) {
+		srv := startAimock(ctx, claudeAimock)
+		ep := newCountEndpoint(srv.URL)
+		ep.Fail = fail
+		live := httptest.NewServer(ep)
+		DeferCleanup(live.Close)
+		dir := newFixture("mixed/claude-count", claudeScenario, claudePlaybook)
+		drv, err := anthropic.New(anthropic.Config{BaseURL: live.URL, APIKey: countKey, MaxRetries: -1})
+		Expect(err).NotTo(HaveOccurred())
+		opts := liveClaude(drv, live.URL)
+		opts.Runtime = claudeRuntimeWith(countingClaude(counts))
+		_, err = recorder.Record(ctx, dir, opts)
+		return dir, ep, err
+	}
+
+	It("is recorded as failed, with its status, when the agent counts again, and a replay answers the agent the failure, then the count", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		recorded := &tokenCounts{Retries: 1}
+		dir, ep, err := record(ctx, recorded, http.StatusServiceUnavailable)
+		Expect(err).NotTo(HaveOccurred())
+		ep.mu.Lock()
+		Expect(ep.bodies).To(HaveLen(len(recorded.sorted())+1), "the SDK counted the failed request again")
+		ep.mu.Unlock()
+
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		counts := ownCounts(fx.Logs[0])
+		Expect(len(counts)).To(BeNumerically(">", 2))
+		Expect(counts[0].Failure).NotTo(BeNil())
+		Expect(*counts[0].Failure).To(And(HaveField("Status", http.StatusServiceUnavailable), HaveField("Code", "SERVER"),
+			HaveField("Message", ContainSubstring("the count's failure 503"))))
+		Expect(counts[0].InputTokens).To(BeZero())
+		Expect(counts[1]).To(And(HaveField("Digest", counts[0].Digest), HaveField("Failure", BeNil()), HaveField("InputTokens", BeNumerically(">", 0))))
+		Expect(string(mustRead(dir + "/session.jsonl"))).NotTo(ContainSubstring(countKey))
+		Expect(string(mustRead(dir + "/transcript.golden"))).To(ContainSubstring("count tokens failed: SERVER (HTTP 503)"))
+
+		replayed := &tokenCounts{Retries: 1}
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(replayed))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+		Expect(replayed.sorted()).To(Equal(recorded.sorted()))
+
+		o, err = judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(&tokenCounts{}))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeFalse(), "an agent that does not count again meets the recorded failure")
+		Expect(o.Report()).To(ContainSubstring("503 Service Unavailable"))
+	})
+
+	It("fails the recording when the agent never counts the request again with success, naming the session, the request and the failure", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, _, err := record(ctx, &tokenCounts{Tolerate: true}, http.StatusServiceUnavailable)
+		Expect(err).To(MatchError(And(ContainSubstring("wire: session root: the live endpoint failed its token count of the request with digest "),
+			ContainSubstring("the agent never counted that request again with success, so the recording fails"),
+			ContainSubstring("the count's failure 503"), ContainSubstring("let the agent count again after a failed count"))))
+		Expect(dir + "/" + fixture.RootLog).NotTo(BeAnExistingFile())
+	})
+})
