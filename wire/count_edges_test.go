@@ -15,11 +15,15 @@ import (
 )
 
 var _ = Describe("a token count the live endpoint fails while recording", func() {
+	var recordWith func(ctx SpecContext, counts *tokenCounts, change func(*countEndpoint, *recorder.Options), fail ...int) (string, *countEndpoint, error)
 	// record records the Anthropic SDK agent that counts before each call
 	// live against aimock behind a countEndpoint that fails the first
 	// counts with fail; the live driver retries nothing, so the agent gets
 	// each failure.
 	record := func(ctx SpecContext, counts *tokenCounts, fail ...int) (string, *countEndpoint, error) {
+		return recordWith(ctx, counts, func(*countEndpoint, *recorder.Options) {}, fail...)
+	}
+	recordWith = func(ctx SpecContext, counts *tokenCounts, change func(*countEndpoint, *recorder.Options), fail ...int) (string, *countEndpoint, error) {
 		srv := startAimock(ctx, claudeAimock)
 		ep := newCountEndpoint(srv.URL)
 		ep.Fail = fail
@@ -30,6 +34,7 @@ var _ = Describe("a token count the live endpoint fails while recording", func()
 		Expect(err).NotTo(HaveOccurred())
 		opts := liveClaude(drv, live.URL)
 		opts.Runtime = claudeRuntimeWith(countingClaude(counts))
+		change(ep, &opts)
 		_, err = recorder.Record(ctx, dir, opts)
 		return dir, ep, err
 	}
@@ -72,5 +77,19 @@ var _ = Describe("a token count the live endpoint fails while recording", func()
 			ContainSubstring("the agent never counted that request again with success, so the recording fails"),
 			ContainSubstring("the count's failure 503"), ContainSubstring("let the agent count again after a failed count"))))
 		Expect(dir + "/" + fixture.RootLog).NotTo(BeAnExistingFile())
+	})
+
+	It("is recorded with the recording's secrets gone from its message", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		const secret = "tenant-secret-0123456789"
+		dir, _, err := recordWith(ctx, &tokenCounts{Retries: 1}, func(ep *countEndpoint, opts *recorder.Options) {
+			ep.FailText = " for tenant " + secret
+			opts.Secrets = map[string]string{"TENANT_TOKEN": secret}
+		}, http.StatusServiceUnavailable)
+		Expect(err).NotTo(HaveOccurred())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		failed := ownCounts(fx.Logs[0])[0].Failure
+		Expect(failed).NotTo(BeNil())
+		Expect(failed.Message).To(And(ContainSubstring("(the count's failure 503) for tenant "), Not(ContainSubstring(secret))))
 	})
 })

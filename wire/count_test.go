@@ -106,8 +106,10 @@ func (c *tokenCounts) sorted() []int64 {
 type countEndpoint struct {
 	model http.Handler
 	// Fail, when set, are the statuses the first counts are answered
-	// with, one each, before the endpoint counts.
-	Fail []int
+	// with, one each, before the endpoint counts; FailText ends their
+	// message.
+	Fail     []int
+	FailText string
 
 	mu     sync.Mutex
 	bodies []map[string]any
@@ -140,7 +142,7 @@ func (c *countEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if fail != 0 {
 		w.WriteHeader(fail)
-		fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded (the count's failure %d)"}}`, fail)
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded (the count's failure %d)%s"}}`, fail, c.FailText)
 		return
 	}
 	if isGemini {
