@@ -22,7 +22,10 @@ type TokenCounter interface {
 }
 
 // ErrCannotCount is what CountTokens answers (wrapped) for a driver that
-// is no TokenCounter: a replay driver, a DriverFunc.
+// is no TokenCounter: a replay driver, a DriverFunc; and what a
+// TokenCounter answers (wrapped) when it can count no request of the API
+// asked — a live driver of an API without a counting endpoint, or without
+// the API's key.
 var ErrCannotCount = errors.New("the model driver cannot count tokens")
 
 // CountTokens asks d to count req's input tokens, for a driver that wraps

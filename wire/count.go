@@ -145,6 +145,11 @@ func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Requ
 			// a 5xx.
 			return d, http.StatusBadRequest, fmt.Errorf("%w: a recording of an agent that counts tokens needs a model driver that counts (a live model of its API: agentsnap record --live, serve --record --live; or a playbook, which estimates the count); or have the agent not count them while it runs under agentsnap", err)
 		}
+		if errors.Is(err, live.ErrNoModel) || errors.Is(err, live.ErrBadRequest) {
+			// Refused before it was sent: a 4xx, as for a model call that
+			// cannot start; a 502 would have the SDK send it again, in vain.
+			return d, http.StatusBadRequest, fmt.Errorf("the token count could not be sent to the model, so the recording fails (the log lacks the count): %w", err)
+		}
 		// The recording fails: its log lacks the count the agent asked
 		// for, so a replay of it could not answer the agent.
 		return d, http.StatusBadGateway, fmt.Errorf("the model did not count the tokens, so the recording fails (the log lacks the count): %w", err)

@@ -79,7 +79,9 @@ func (r *Router) CountTokens(ctx context.Context, req *llm.Request) (int64, erro
 		return 0, err
 	}
 	if r.keys[a.Name] == "" {
-		return 0, fmt.Errorf("%w (the agent counts tokens in %s)", a.MissingKey(), a.Title)
+		// llm.ErrCannotCount: nothing was sent, and asking again would
+		// not help.
+		return 0, fmt.Errorf("%w (the agent counts tokens in %s): %w", a.MissingKey(), a.Title, llm.ErrCannotCount)
 	}
 	return r.drivers[a.Name].CountTokens(ctx, req)
 }

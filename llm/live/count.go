@@ -51,13 +51,17 @@ var _ llm.TokenCounter = (*Driver)(nil)
 // sends — the key, the API's headers, the call's own (anthropic-beta),
 // the settings and breakpoints of a request decoded from this API — and
 // the count it answers. A 429 or 5xx answer is retried as a model call's
-// is. An API without such an endpoint is an error saying so; an HTTP
-// error answer, or none, a *CountError.
+// is. An API without such an endpoint is an error wrapping
+// llm.ErrCannotCount; a request that cannot be sent one wrapping
+// ErrNoModel or ErrBadRequest; an HTTP error answer, or none, a
+// *CountError.
 func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, error) {
 	p := d.api.Prefix()
 	c, ok := d.api.(Counter)
 	if !ok {
-		return 0, fmt.Errorf("%s: the API %s has no token counting endpoint agentsnap knows; have the agent not count tokens while it runs under agentsnap", p, d.api.Name())
+		// Wrapped in llm.ErrCannotCount: the model is never asked, so the
+		// wire layer answers a 4xx saying what to do, which no SDK retries.
+		return 0, fmt.Errorf("%s: %w: the API %s has no token counting endpoint agentsnap knows (Anthropic Messages and Gemini have one)", p, llm.ErrCannotCount, d.api.Name())
 	}
 	if req == nil {
 		return 0, fmt.Errorf("%s: %w: nil request", p, ErrBadRequest)
