@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -38,6 +39,11 @@ type Outcome struct {
 	prepared *prepared // what the fixture's other replays may share
 	commands commands
 	judged   bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
+	// secrets is the set of the replay's context (secret.FromContext),
+	// which the wire layer adds the agent's credentials to: a user's test
+	// prints Report and Err itself, and an agent that wrote a key into a
+	// message would show it there.
+	secrets *secret.Set
 }
 
 // ErrMismatch is wrapped by Outcome.Err.
@@ -78,8 +84,11 @@ func (e rulesError) Is(target error) bool { return target == ErrMismatch }
 // agent now sends something else), then the replay driver's verdict (calls
 // it could not serve, naming the mis-routed session, and recorded calls
 // never replayed), then the first difference of each log. It ends with
-// what to do.
-func (o *Outcome) Report() string {
+// what to do. The secrets a harness replay gathered (the key variables,
+// what the agent sent as a credential) show as [REDACTED], so does Err.
+func (o *Outcome) Report() string { return o.secrets.Redact(o.report()) }
+
+func (o *Outcome) report() string {
 	if o.Passed() {
 		return fmt.Sprintf("%s: replay matches the recording (%d sessions, %d model calls)", o.Fixture.Name, len(o.Replayed), o.Calls)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -122,7 +123,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	}
 	defer store.Close()
 
-	o := &Outcome{Fixture: fx, Warnings: append(slices.Clip(fx.Scenario.Warnings), prep.warnings...), driver: drv, commands: cmds, prepared: prep}
+	o := &Outcome{Fixture: fx, Warnings: append(slices.Clip(fx.Scenario.Warnings), prep.warnings...), driver: drv, commands: cmds, prepared: prep, secrets: secret.FromContext(ctx)}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
