@@ -56,11 +56,11 @@ type Options struct {
 	// (wire.Infer), so a replay does the same.
 	Lineage string
 
-	// Live says Driver is a live endpoint. A live call that fails for a
-	// reason outside the model — the network, the key, an unknown model, a
-	// server error after the retries — and that the agent did not recover
-	// from by retrying fails the recording, and nothing is saved, unless
-	// KeepLiveFailures. Endpoint (a redacted URL) names the endpoint in
+	// Live says Driver is a live endpoint. A live call (or token count)
+	// that fails for a reason outside the model — the network, the key, an
+	// unknown model, a server error after the retries — and that the agent
+	// did not recover from by retrying (counting the request again) fails
+	// the recording, and nothing is saved, unless KeepLiveFailures. Endpoint (a redacted URL) names the endpoint in
 	// that message.
 	Live             bool
 	Endpoint         string

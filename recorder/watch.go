@@ -34,11 +34,22 @@ type liveWatch struct {
 
 	mu   sync.Mutex
 	last map[stepKey]callOutcome
+	// counts holds how the last token count of each request of a session
+	// ended: its failure outside the model, or nil. A failure the agent
+	// never counted again with success fails the recording as a model call
+	// it did not retry does, unless KeepLiveFailures.
+	counts map[countKey]*session.Failure
 }
 
 type stepKey struct {
 	session    string
 	turn, step int
+}
+
+// countKey is a token count's request: its session and llm.CountDigest,
+// which the count/tokens event records.
+type countKey struct {
+	session, digest string
 }
 
 type callOutcome struct {
@@ -74,7 +85,11 @@ func (w *liveWatch) CountTokens(ctx context.Context, req *llm.Request) (int64, e
 		// Kept a CountError, redacted: the wire layer records it.
 		redacted := *ce
 		redacted.Failure.Message = w.set.Redact(ce.Failure.Message)
+		w.noteCount(req, &redacted.Failure)
 		return n, &redacted
+	}
+	if err == nil {
+		w.noteCount(req, nil)
 	}
 	if err != nil {
 		if msg := w.set.Redact(err.Error()); msg != err.Error() {
@@ -119,8 +134,23 @@ func (w *liveWatch) note(req *llm.Request, finish llm.Chunk) {
 	}
 }
 
+// noteCount records how the token count of req ended: f is its failure,
+// nil when it counted. A later count of the same request replaces it.
+func (w *liveWatch) noteCount(req *llm.Request, f *session.Failure) {
+	if f != nil && !w.failure(f.Code) {
+		f = nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.counts == nil {
+		w.counts = map[countKey]*session.Failure{}
+	}
+	w.counts[countKey{req.Session.ID, llm.CountDigest(req)}] = f
+}
+
 // failed returns an error naming every step whose last live call failed
-// outside the model, or nil.
+// outside the model, and every request whose last token count did, or
+// nil.
 func (w *liveWatch) failed(endpoint string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -130,23 +160,47 @@ func (w *liveWatch) failed(endpoint string) error {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) == 0 {
+	var counts []countKey
+	for k, f := range w.counts {
+		if f != nil {
+			counts = append(counts, k)
+		}
+	}
+	if len(keys) == 0 && len(counts) == 0 {
 		return nil
 	}
 	slices.SortFunc(keys, func(a, b stepKey) int {
 		return cmp.Or(strings.Compare(a.session, b.session), cmp.Compare(a.turn, b.turn), cmp.Compare(a.step, b.step))
 	})
+	slices.SortFunc(counts, func(a, b countKey) int {
+		return cmp.Or(strings.Compare(a.session, b.session), strings.Compare(a.digest, b.digest))
+	})
 	where := "the live endpoint"
 	if endpoint != "" {
 		where = endpoint
 	}
+	var what []string
+	if len(keys) > 0 {
+		what = append(what, fmt.Sprintf("%d model %s", len(keys), plural(len(keys), "call")))
+	}
+	if len(counts) > 0 {
+		what = append(what, fmt.Sprintf("%d token %s", len(counts), plural(len(counts), "count")))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d model %s failed at %s", len(keys), plural(len(keys), "call"), where)
+	fmt.Fprintf(&b, "%s failed at %s", strings.Join(what, " and "), where)
 	for _, k := range keys {
 		f := w.last[k].failure
 		fmt.Fprintf(&b, "\n  session %s turn %d step %d: %s: %s", k.session, k.turn, k.step, f.Code, f.Message)
 	}
-	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)")
+	for _, k := range counts {
+		f := w.counts[k]
+		fmt.Fprintf(&b, "\n  session %s, the token count of the request with digest %s, never counted again with success: %s: %s", k.session, k.digest[:min(12, len(k.digest))], f.Code, f.Message)
+	}
+	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; ")
+	if len(counts) > 0 {
+		b.WriteString("let the agent count again after a failed count, as an SDK retries a 429 or 5xx; ")
+	}
+	b.WriteString("to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)")
 	return fmt.Errorf("%w: %s", ErrLiveFailure, b.String())
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -128,15 +126,12 @@ func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Requ
 	if ce, ok := errors.AsType[*live.CountError](err); ok {
 		// Recorded as a failed model call is, so an agent that counts
 		// again (an SDK retries a 5xx) records and replays as it ran. One
-		// it never counts again with success fails the recording at
-		// Close (failedCountsError), as a model call it never retried.
+		// it never counts again with success fails the recording, as a
+		// model call it never retried does, unless the recorder keeps
+		// live failures (recorder's liveWatch).
 		failure := ce.Failure
 		d.Failure = &failure
 		j.RecordCount(d)
-		if s.failedCounts == nil {
-			s.failedCounts = map[string]string{}
-		}
-		s.failedCounts[d.Digest] = failure.Message
 		return d, 0, nil
 	}
 	if err != nil {
@@ -156,25 +151,7 @@ func (h *Handler) count(ctx context.Context, s *wireSession, f Format, req *Requ
 	}
 	d.InputTokens = n
 	j.RecordCount(d)
-	delete(s.failedCounts, d.Digest)
 	return d, 0, nil
-}
-
-// failedCountsError is the recording's failure when the live endpoint
-// failed a token count of s that the agent never counted again with
-// success, or nil. A replay would hand the agent the same failure, so
-// the recording would keep an outage, as it would for a failed model call
-// the agent did not retry. The caller holds s.mu.
-func (s *wireSession) failedCountsError() error {
-	if len(s.failedCounts) == 0 {
-		return nil
-	}
-	var errs []error
-	for _, digest := range slices.Sorted(maps.Keys(s.failedCounts)) {
-		errs = append(errs, fmt.Errorf("wire: session %s: the live endpoint failed its token count of the request with digest %s, and the agent never counted that request again with success, so the recording fails: %s; let the agent count again after a failed count (an SDK retries a 429 or 5xx), or record when the endpoint answers",
-			s.name, digest[:min(12, len(digest))], s.failedCounts[digest]))
-	}
-	return errors.Join(errs...)
 }
 
 // countPath is the token counting endpoint of Anthropic Messages, under

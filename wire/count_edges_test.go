@@ -73,10 +73,28 @@ var _ = Describe("a token count the live endpoint fails while recording", func()
 
 	It("fails the recording when the agent never counts the request again with success, naming the session, the request and the failure", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
 		dir, _, err := record(ctx, &tokenCounts{Tolerate: true}, http.StatusServiceUnavailable)
-		Expect(err).To(MatchError(And(ContainSubstring("wire: session root: the live endpoint failed its token count of the request with digest "),
-			ContainSubstring("the agent never counted that request again with success, so the recording fails"),
-			ContainSubstring("the count's failure 503"), ContainSubstring("let the agent count again after a failed count"))))
+		Expect(err).To(MatchError(recorder.ErrLiveFailure))
+		Expect(err).To(MatchError(And(ContainSubstring("1 token count failed at "),
+			MatchRegexp(`\n  session \S+, the token count of the request with digest [0-9a-f]{12}, never counted again with success: SERVER: `),
+			ContainSubstring("the count's failure 503"), ContainSubstring("let the agent count again after a failed count"),
+			ContainSubstring("record with --keep-live-failures"), ContainSubstring("nothing was saved"))))
 		Expect(dir + "/" + fixture.RootLog).NotTo(BeAnExistingFile())
+	})
+
+	It("is kept, as a failed model call is, when the recording keeps live failures (--keep-live-failures), and replays", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, _, err := recordWith(ctx, &tokenCounts{Tolerate: true}, func(_ *countEndpoint, opts *recorder.Options) {
+			opts.KeepLiveFailures = true
+		}, http.StatusServiceUnavailable)
+		Expect(err).NotTo(HaveOccurred())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		counts := ownCounts(fx.Logs[0])
+		Expect(counts).NotTo(BeEmpty())
+		Expect(counts[0].Failure).To(HaveField("Status", http.StatusServiceUnavailable))
+
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: claudeRuntimeWith(countingClaude(&tokenCounts{Tolerate: true}))})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
 	})
 
 	It("is recorded with the recording's secrets gone from its message", NodeTimeout(2*time.Minute), func(ctx SpecContext) {

@@ -419,13 +419,9 @@ func (h *Handler) Close(ctx context.Context) error {
 	for _, s := range all {
 		s.mu.Lock()
 		err := s.close(ctx, h.stopAdvice())
-		counts := s.failedCountsError()
 		s.mu.Unlock()
 		if err != nil {
 			h.problem(err)
-		}
-		if counts != nil {
-			h.problem(counts)
 		}
 	}
 	h.mu.Lock()

@@ -39,9 +39,6 @@ type wireSession struct {
 	sent     int                           // messages the last request sent: the log's conversation before its answer
 	failed   *session.FinishReason         // the last call failed: a retry, or the end of the turn
 	turns    int                           // turns this session started
-	// failedCounts are the token counts the live endpoint failed and the
-	// agent has not counted again with success since: digest to failure.
-	failedCounts map[string]string
 
 	// Under Handler.mu: what other sessions' requests are checked against.
 	made []madeCall        // every tool call the session's answers made, as they streamed

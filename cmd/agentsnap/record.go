@@ -50,9 +50,10 @@ model from --model or AGENTSNAP_MODEL, the key from AGENTSNAP_API_KEY, else
 OPENAI_API_KEY, else DEEPSEEK_API_KEY, sent as a bearer token.
 
 All or nothing: a failed, cancelled or killed recording leaves the previous
-fixture byte-identical. A live model call that fails outside the model —
-the network, the key (401/403), an unknown model (404), a server error after
-the retries — and that the agent did not recover from fails the recording;
+fixture byte-identical. A live model call or token count that fails outside
+the model — the network, the key (401/403), an unknown model (404), a server
+error after the retries — and that the agent did not recover from (by
+retrying the call, by counting the request again) fails the recording;
 --keep-live-failures records such failures on purpose. A recording that
 would contain a credential — the value of a key variable (AGENTSNAP_API_KEY,
 OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
