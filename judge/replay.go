@@ -194,7 +194,7 @@ func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persiste
 	}
 	store, err := opener()
 	if err != nil {
-		return nil, fmt.Errorf("judge: %s: the store of Options.Store does not open: %w; %s; nothing was replayed", fx.Name, err, persistence.OpenAdvice(err))
+		return nil, fmt.Errorf("judge: %s: the store of Options.Store does not open: %w; %snothing was replayed", fx.Name, err, knownOpenAdvice(err))
 	}
 	held, err := store.List(ctx)
 	if err == nil && len(held) > 0 {
@@ -210,6 +210,17 @@ func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persiste
 		return nil, fmt.Errorf("judge: %s: the store of Options.Store: %w", fx.Name, err)
 	}
 	return store, nil
+}
+
+// knownOpenAdvice is persistence.OpenAdvice's advice and "; " when it
+// recognises err, else "". Options.Store's function is the caller's own —
+// a database connection, a folder it chose — so the advice for a path the
+// CLI opens (OpenAdvice(nil)) would mislead.
+func knownOpenAdvice(err error) string {
+	if a := persistence.OpenAdvice(err); a != persistence.OpenAdvice(nil) {
+		return a + "; "
+	}
+	return ""
 }
 
 // replayEnv is the Env a replay runs the runtime in: the replay driver

@@ -103,7 +103,10 @@ const parallelLoads = 64
 
 // OpenAdvice says what to do about err, the error of a store that does not
 // open, for a message that names the store (the jsonl and sqlite stores'
-// errors carry its path).
+// errors carry its path). An error it does not recognise gets the advice
+// for a path the CLI opens (--store jsonl:DIR, sqlite:PATH), which is
+// OpenAdvice(nil): a caller whose store is another's (Options.Store's
+// function) compares with it, and gives its own advice instead.
 func OpenAdvice(err error) string {
 	var pe *session.ParseError
 	switch {

@@ -91,9 +91,11 @@ type Options struct {
 	// never reaches the side store: the recording is refused at once and
 	// the sessions it created there are deleted (the store must be a
 	// persistence.Deleter, as the jsonl and sqlite stores are; with another
-	// the error names what is left). Its error, which the recording's
-	// follows with what to do, should name the store's path, as the jsonl
-	// and sqlite stores' errors do.
+	// the error names what is left). Its error should name what did not
+	// open (the store's path, as the jsonl and sqlite stores' errors do):
+	// the recording's follows it with what to do only when it is one
+	// persistence.OpenAdvice recognises (a missing folder, a permission, a
+	// file that is no log), and says that nothing ran.
 	Store func(ctx context.Context) (persistence.Store, error)
 
 	Progress io.Writer // one line per session turn; nil for none
@@ -361,7 +363,7 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	store, err := opts.Store(ctx)
 	if err != nil {
 		own.Close()
-		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %s; nothing ran and the fixture is unchanged", err, persistence.OpenAdvice(err))
+		return nil, nil, fmt.Errorf("recorder: the side store (Options.Store, record's --store) does not open: %w; %snothing ran and the fixture is unchanged", err, knownOpenAdvice(err))
 	}
 	// Checked before the agent runs: the recording creates its sessions
 	// there, every recording of a scenario the same ids, and would fail on
@@ -383,6 +385,17 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 	}
 	side := newSideStore(own, store, set)
 	return side, side, nil
+}
+
+// knownOpenAdvice is persistence.OpenAdvice's advice and "; " when it
+// recognises err, else "". Options.Store's function is the caller's own —
+// a database connection, a folder it chose — so its advice for a path the
+// CLI opens would mislead: the CLI adds that to its --store errors itself.
+func knownOpenAdvice(err error) string {
+	if a := persistence.OpenAdvice(err); a != persistence.OpenAdvice(nil) {
+		return a + "; "
+	}
+	return ""
 }
 
 // run drives the prompts through the runtime on store and returns the logs

@@ -2,6 +2,7 @@ package recorder_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -40,14 +41,20 @@ var _ = Describe("recording into a side store an earlier run filled (Options.Sto
 })
 
 var _ = Describe("recording into a side store that does not open (Options.Store, --store)", func() {
-	// record records a scenario with the side store spec opens and
+	// recordWith records a scenario with the side store opener opens and
 	// returns the error, checked to say that nothing ran or changed.
+	var recordWith func(name string, opener func(context.Context) (persistence.Store, error)) error
+	// record records it with the side store spec opens.
 	record := func(name, spec string) error {
+		GinkgoHelper()
+		s, err := open.Parse(spec)
+		Expect(err).NotTo(HaveOccurred())
+		return recordWith(name, func(ctx context.Context) (persistence.Store, error) { return s.Store(ctx) })
+	}
+	recordWith = func(name string, opener func(context.Context) (persistence.Store, error)) error {
 		GinkgoHelper()
 		dir := scaffold(name)
 		before := tree(dir)
-		s, err := open.Parse(spec)
-		Expect(err).NotTo(HaveOccurred())
 		var ran atomic.Int64
 		opts, err := recorder.PlaybookOptions(dir, 0)
 		Expect(err).NotTo(HaveOccurred())
@@ -55,7 +62,7 @@ var _ = Describe("recording into a side store that does not open (Options.Store,
 			ran.Add(1)
 			return agent.Reference.Run(ctx, env)
 		})
-		opts.Store = func(ctx context.Context) (persistence.Store, error) { return s.Store(ctx) }
+		opts.Store = opener
 		_, err = recorder.Record(context.Background(), dir, opts)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(HavePrefix("recorder: the side store (Options.Store, record's --store) does not open: "))
@@ -80,11 +87,19 @@ var _ = Describe("recording into a side store that does not open (Options.Store,
 		Expect(err).To(MatchError(ContainSubstring("; the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it;")))
 	})
 
-	It("names a file that is no database and keeps the store's own advice", func() {
+	It("names a file that is no database and keeps the store's own advice, with none about paths the CLI opens (record --store adds its own)", func() {
 		file := filepath.Join(GinkgoT().TempDir(), "runs.db")
 		Expect(os.WriteFile(file, []byte("hello, no database\n"), 0o644)).To(Succeed())
 		err := record("spawn/store-not-sqlite", "sqlite:"+file)
 		Expect(err).To(MatchError(ContainSubstring("sqlite: " + file + ": not a SQLite database")))
-		Expect(err).To(MatchError(ContainSubstring("; give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote;")))
+		Expect(err).To(MatchError(HaveSuffix("; give the path of an agentsnap database, or of a new file to create one; nothing ran and the fixture is unchanged")))
+		Expect(err.Error()).NotTo(ContainSubstring("jsonl:DIR"))
+	})
+
+	It("says a user's function's own error (a database connection) and that nothing ran, with no advice about paths it did not open", func() {
+		refused := errors.New("postgres: dial tcp 127.0.0.1:5432: connect: connection refused")
+		err := recordWith("spawn/store-refused", func(context.Context) (persistence.Store, error) { return nil, refused })
+		Expect(err).To(MatchError(refused))
+		Expect(err).To(MatchError("recorder: the side store (Options.Store, record's --store) does not open: postgres: dial tcp 127.0.0.1:5432: connect: connection refused; nothing ran and the fixture is unchanged"))
 	})
 })

@@ -197,7 +197,15 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 			return usageError(e, "record", "--store: %v", err)
 		}
 		spec.Path = e.path(spec.Path)
-		opts.Store = func(ctx context.Context) (persistence.Store, error) { return spec.Store(ctx) }
+		opts.Store = func(ctx context.Context) (persistence.Store, error) {
+			s, err := spec.Store(ctx)
+			if err != nil && persistence.OpenAdvice(err) == persistence.OpenAdvice(nil) {
+				// The recorder adds the advice it recognises; the rest is
+				// the CLI's, for the path it was given.
+				err = fmt.Errorf("%w; %s", err, persistence.OpenAdvice(err))
+			}
+			return s, err
+		}
 	}
 	opts.Logf = func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap record: warning: "+format+"\n", args...)

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -24,4 +27,19 @@ var _ = Describe("record --store into a store an earlier recording filled", func
 		Entry("SQLite", "sqlite:rec.db"),
 		Entry("JSONL", "jsonl:rec"),
 	)
+})
+
+// The recorder gives Options.Store's errors only the advice it
+// recognises: a user's function is no path the CLI opened. record's
+// --store is, and keeps the CLI's advice for it.
+var _ = Describe("record --store with a path that is no store", func() {
+	It("names it, keeps the advice for a path the CLI opens and says nothing ran", func() {
+		root := fixtureCopy("spawn/one-child")
+		Expect(os.WriteFile(filepath.Join(root, "notes.db"), []byte("hello, no database\n"), 0o644)).To(Succeed())
+		r := cli(root, nil, "record", "fixtures/spawn/one-child", "--store", "sqlite:notes.db")
+		Expect(r.code).NotTo(Equal(exitOK))
+		Expect(r.stderr).To(ContainSubstring("agentsnap record: recorder: the side store (Options.Store, record's --store) does not open: sqlite: " + filepath.Join(root, "notes.db") + ": not a SQLite database"))
+		Expect(r.stderr).To(ContainSubstring("; give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote; nothing ran and the fixture is unchanged"))
+		Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
+	})
 })
