@@ -210,7 +210,9 @@ func DeriveLog(l *session.Log, opts DeriveOptions) (*Script, error) {
 	events := l.Events
 	if !opts.IgnoreSeed {
 		if n := l.Header.SeedLength; n < 0 || n > len(events) {
-			return nil, fmt.Errorf("fakellm: derive %s: %w: seedLength is %d but the log holds %d events", name, session.ErrSeedPastEnd, n, len(events))
+			// Located as a boundary error is: the header holds seedLength.
+			err := fmt.Errorf("%w: seedLength is %d but the log of session %s holds %d events, and the inherited prefix cannot be longer than the log; if the log was cut short (a hand edit, a partial copy), restore it from version control, else the fork backend stamped a seedLength other than the length of the prefix it handed the child", session.ErrSeedPastEnd, n, l.Header.ID, len(events))
+			return nil, seedError(name, l.Path != "", err, &opts)
 		}
 		if err := session.CheckSeedBoundary(events, l.Header.SeedLength); err != nil {
 			return nil, seedError(name, l.Path != "", err, &opts)
