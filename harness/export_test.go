@@ -39,10 +39,9 @@ func SetGinkgoTool(has bool) func() {
 // GinkgoFocus is ginkgoFocus.
 var GinkgoFocus = ginkgoFocus
 
-// Held reports whether the harness still holds o (judged, or its replay's
-// secrets).
+// Held reports whether the harness still holds o (whether it was judged,
+// its replay's secrets).
 func Held(o *Outcome) bool {
-	_, j := judged.Load(o)
-	_, r := replaySecrets.Load(o)
-	return j || r
+	_, ok := runs.Load(o)
+	return ok
 }

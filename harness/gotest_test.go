@@ -91,3 +91,30 @@ func TestAnOutcomeIsForgottenWithItsTest(t *testing.T) {
 		t.Fatal("the harness still holds the outcome (its logs) after its test ended")
 	}
 }
+
+// An outcome shared across subtests is judged after the test that ran it
+// ended: the assertion judges it and holds nothing for the rest of the
+// process.
+func TestAnOutcomeJudgedAfterItsTestIsNotHeld(t *testing.T) {
+	var o *harness.Outcome
+	t.Run("replay", func(t *testing.T) {
+		o = harness.Run(t, filepath.Join("..", "fixtures", "spawn", "one-child"), harness.Options{Runtime: agent.Reference})
+	})
+	if o == nil || harness.Held(o) {
+		t.Fatal("the outcome is not made, or still held after its test ended: this test checks nothing")
+	}
+	t.Run("AssertReplay", func(t *testing.T) {
+		harness.AssertReplay(t, o)
+		if harness.Held(o) {
+			t.Error("AssertReplay holds an outcome whose test ended: it stays for the life of the process")
+		}
+	})
+	t.Run("MatchRecording", func(t *testing.T) {
+		if ok, err := harness.MatchRecording().Match(o); !ok || err != nil {
+			t.Errorf("MatchRecording of a replay that matches: %v, %v", ok, err)
+		}
+		if harness.Held(o) {
+			t.Error("MatchRecording holds an outcome whose test ended: it stays for the life of the process")
+		}
+	})
+}

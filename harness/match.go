@@ -23,7 +23,7 @@ func (recordingMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	judged.Store(o, struct{}{})
+	markJudged(o)
 	return o.Passed(), nil
 }
 

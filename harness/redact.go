@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -21,17 +20,13 @@ import (
 // (the wire layer adds it to the set of the replay's context) show as
 // [REDACTED], as in agentsnap serve's verdict.
 
-// replaySecrets holds the set each Run replayed with, until its test's
-// cleanup: the credentials the agent sent are known only to it.
-var replaySecrets sync.Map // *Outcome -> *secret.Set
-
 // secretsOf returns the secrets to keep out of what is reported about o:
 // those of the environment now, and those its replay gathered when Run
-// made it.
+// made it (see runs).
 func secretsOf(o *Outcome) *secret.Set {
 	s := secret.FromEnv(os.Getenv)
-	if r, ok := replaySecrets.Load(o); ok {
-		s.Merge(r.(*secret.Set))
+	if r, ok := runs.Load(o); ok {
+		s.Merge(r.(*run).secrets)
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,30 +63,49 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
 		return nil
 	}
-	replaySecrets.Store(out, secrets)
+	r := &run{secrets: secrets}
+	runs.Store(out, r)
 	t.Cleanup(func() {
 		// Forgotten with the test: a suite runs thousands of replays in one
 		// process, and each outcome holds its logs.
-		defer judged.Delete(out)
-		defer replaySecrets.Delete(out)
+		defer runs.Delete(out)
 		// The consumption check runs at teardown whatever the test did; an
 		// outcome already judged (AssertReplay, MatchRecording) reported it.
-		if _, ok := judged.Load(out); !ok && out.Consumption != nil {
+		if !r.judged.Load() && out.Consumption != nil {
 			t.Errorf("%s", termtext.Lines(out.Consumption.Error()))
 		}
 	})
 	return out
 }
 
-// judged holds the outcomes an assertion judged.
-var judged sync.Map // *Outcome -> struct{}
+// runs holds what the harness keeps of each outcome Run made, until its
+// test's cleanup. Only Run adds to it: an assertion on an outcome whose
+// test already ended (one shared across subtests) finds nothing to mark,
+// and adds nothing that would stay for the life of the process.
+var runs sync.Map // *Outcome -> *run
+
+type run struct {
+	// secrets is the set the replay ran with: the credentials the agent
+	// sent are known only to it (see redact.go).
+	secrets *secret.Set
+	// judged says an assertion (AssertReplay, MatchRecording) judged the
+	// outcome, and so reported the consumption check.
+	judged atomic.Bool
+}
+
+// markJudged notes that an assertion judged o, if its test still runs.
+func markJudged(o *Outcome) {
+	if r, ok := runs.Load(o); ok {
+		r.(*run).judged.Store(true)
+	}
+}
 
 // AssertReplay fails t with the outcome's report unless the replay matched
 // the recording.
 func AssertReplay(t testing.TB, o *Outcome) {
 	t.Helper()
 	t = redacting(t, secretsOf(o))
-	judged.Store(o, struct{}{})
+	markJudged(o)
 	if !o.Passed() {
 		t.Errorf("%s", termtext.Lines(o.Report()))
 	}
