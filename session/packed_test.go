@@ -105,7 +105,7 @@ var _ = Describe("packed rows", func() {
 		It("may not pass the logical length", func() {
 			_, err := readPacked(header(`"seedLength":12`), packedLog)
 			Expect(err).To(MatchError(session.ErrSeedPastEnd))
-			Expect(err).To(MatchError(ContainSubstring("packed.jsonl:1: seedLength is past the end of the log: seedLength is 12 but the log holds 11 events (logical, packed rows expanded)")))
+			Expect(err).To(MatchError(ContainSubstring("packed.jsonl:1: seedLength is past the end of the log: seedLength is 12 but the log of session s1 holds 11 events (logical, packed rows expanded)")))
 		})
 	})
 

@@ -227,7 +227,7 @@ func isSyntax(err error) bool {
 
 func (r *Reader) finish() error {
 	if r.header.SeedLength > int(r.count) {
-		return r.fail(1, fmt.Errorf("%w: seedLength is %d but the log holds %d events (logical, packed rows expanded); the inherited prefix cannot be longer than the log", ErrSeedPastEnd, r.header.SeedLength, r.count))
+		return r.fail(1, fmt.Errorf("%w: seedLength is %d but the log of session %s holds %d events (logical, packed rows expanded), and the inherited prefix cannot be longer than the log; if the log was cut short (a hand edit, a partial copy), restore it from version control, else the fork backend stamped a seedLength other than the length of the prefix it handed the child", ErrSeedPastEnd, r.header.SeedLength, r.header.ID, r.count))
 	}
 	r.err = io.EOF
 	return io.EOF
