@@ -38,7 +38,6 @@ type Outcome struct {
 	driver   *fakellm.Driver
 	prepared *prepared // what the fixture's other replays may share
 	commands commands
-	judged   bool // AssertReplay or MatchRecording saw it (and reported the consumption check)
 	// secrets is the set of the replay's context (secret.FromContext),
 	// which the wire layer adds the agent's credentials to: a user's test
 	// prints Report and Err itself, and an agent that wrote a key into a
