@@ -3,15 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
@@ -54,41 +49,7 @@ var _ = Describe("agentsnap serve, an agent on the genai SDK that counts tokens 
 	// (aimock has no such endpoint), and returns the fixture, the count
 	// and the headers of each count the live endpoint got.
 	record := func(ctx context.Context) (string, int64, func() []http.Header) {
-		GinkgoT().Setenv("CI", "") // the recording writes the fixture and its golden
-		srv := startAimock(ctx, okAimock)
-		target, err := url.Parse(srv.URL)
-		Expect(err).NotTo(HaveOccurred())
-		rp := httputil.NewSingleHostReverseProxy(target)
-		var mu sync.Mutex
-		var counted []http.Header
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.HasSuffix(r.URL.Path, ":countTokens") {
-				rp.ServeHTTP(w, r)
-				return
-			}
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			counted = append(counted, r.Header.Clone())
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"totalTokens":%d}`, len(b)/4)
-		}))
-		DeferCleanup(proxy.Close)
-
-		dir := filepath.Join(GinkgoT().TempDir(), "custom", "gemini-count")
-		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(`{"prompts": ["Reply OK."]}`), 0o644)).To(Succeed())
-		s := startServe(map[string]string{"AGENTSNAP_API_KEY": "aimock-key-0123456789"}, "serve", dir, "--record", "--live", "--base-url", proxy.URL, "--model", "m-1")
-		n, text, err := countingGemini(ctx, s.url, "")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(text).To(Equal("OK from the model."))
-		code, out, stderr := s.stop()
-		Expect(code).To(Equal(0), out+stderr)
-		return dir, n, func() []http.Header {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]http.Header(nil), counted...)
-		}
+		return recordCounting(ctx, "gemini-count", func(path string) bool { return strings.HasSuffix(path, ":countTokens") }, `{"totalTokens":%d}`, countingGemini)
 	}
 
 	It("records the count from the live endpoint with --record --live, and a replay answers it from the recording", NodeTimeout(2*time.Minute), func(ctx SpecContext) {

@@ -53,41 +53,7 @@ var _ = Describe("agentsnap serve, an agent on the Anthropic SDK that counts tok
 	// (aimock has no such endpoint), and returns the fixture, the count
 	// and the headers of each count the live endpoint got.
 	record := func(ctx context.Context) (string, int64, func() []http.Header) {
-		GinkgoT().Setenv("CI", "") // the recording writes the fixture and its golden
-		srv := startAimock(ctx, okAimock)
-		target, err := url.Parse(srv.URL)
-		Expect(err).NotTo(HaveOccurred())
-		rp := httputil.NewSingleHostReverseProxy(target)
-		var mu sync.Mutex
-		var counted []http.Header
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/v1/messages/count_tokens" {
-				rp.ServeHTTP(w, r)
-				return
-			}
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			counted = append(counted, r.Header.Clone())
-			mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"input_tokens":%d}`, len(b)/4)
-		}))
-		DeferCleanup(proxy.Close)
-
-		dir := filepath.Join(GinkgoT().TempDir(), "custom", "claude-count")
-		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(`{"prompts": ["Reply OK."]}`), 0o644)).To(Succeed())
-		s := startServe(map[string]string{"AGENTSNAP_API_KEY": "aimock-key-0123456789"}, "serve", dir, "--record", "--live", "--base-url", proxy.URL, "--model", "m-1")
-		n, text, err := countingClaude(ctx, s.url, "")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(text).To(Equal("OK from the model."))
-		code, out, stderr := s.stop()
-		Expect(code).To(Equal(0), out+stderr)
-		return dir, n, func() []http.Header {
-			mu.Lock()
-			defer mu.Unlock()
-			return append([]http.Header(nil), counted...)
-		}
+		return recordCounting(ctx, "claude-count", func(path string) bool { return path == "/v1/messages/count_tokens" }, `{"input_tokens":%d}`, countingClaude)
 	}
 
 	It("records the count from the live endpoint with --record --live, and a replay answers it from the recording", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
@@ -120,3 +86,49 @@ var _ = Describe("agentsnap serve, an agent on the Anthropic SDK that counts tok
 		Expect(out + stderr).To(And(ContainSubstring("token count drift: session root"), ContainSubstring("token count request 1 of the session (anthropic-messages, model claude-sonnet-4-5, before its first turn)")))
 	})
 })
+
+// recordCounting records an agent that counts its tokens (agent, given
+// serve's url) through serve --record --live into a new fixture custom/NAME,
+// against aimock behind a proxy that answers the count requests (isCount)
+// itself with answer (formatted with a quarter of the body's length):
+// aimock has no such endpoint. It returns the fixture, the agent's count
+// and the headers of each count the live endpoint got.
+func recordCounting(ctx context.Context, name string, isCount func(path string) bool, answer string,
+	agent func(ctx context.Context, url, note string) (int64, string, error)) (string, int64, func() []http.Header) {
+	GinkgoHelper()
+	GinkgoT().Setenv("CI", "") // the recording writes the fixture and its golden
+	srv := startAimock(ctx, okAimock)
+	target, err := url.Parse(srv.URL)
+	Expect(err).NotTo(HaveOccurred())
+	rp := httputil.NewSingleHostReverseProxy(target)
+	var mu sync.Mutex
+	var counted []http.Header
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isCount(r.URL.Path) {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		counted = append(counted, r.Header.Clone())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, answer, len(b)/4)
+	}))
+	DeferCleanup(proxy.Close)
+
+	dir := filepath.Join(GinkgoT().TempDir(), "custom", name)
+	Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(`{"prompts": ["Reply OK."]}`), 0o644)).To(Succeed())
+	s := startServe(map[string]string{"AGENTSNAP_API_KEY": "aimock-key-0123456789"}, "serve", dir, "--record", "--live", "--base-url", proxy.URL, "--model", "m-1")
+	n, text, err := agent(ctx, s.url, "")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(text).To(Equal("OK from the model."))
+	code, out, stderr := s.stop()
+	Expect(code).To(Equal(0), out+stderr)
+	return dir, n, func() []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]http.Header(nil), counted...)
+	}
+}
