@@ -1,0 +1,51 @@
+package judge_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// A count the live endpoint failed while recording is recorded with its
+// failure and 0 input tokens: a drift at it says it failed, not that it
+// answered 0 tokens.
+var _ = Describe("drift at a token count the live endpoint failed while recording", func() {
+	log := func(es ...[2]any) []*session.Log {
+		GinkgoHelper()
+		l := &session.Log{Header: session.Header{ID: "root", AgentPreset: "default"}}
+		for _, e := range es {
+			ev, err := session.NewEvent(e[0].(string), e[1])
+			Expect(err).NotTo(HaveOccurred())
+			ev.Seq = int64(len(l.Events))
+			l.Events = append(l.Events, ev)
+		}
+		return []*session.Log{l}
+	}
+	start := [2]any{session.TypeTurnStart, session.TurnStartData{Turn: 1}}
+	step := [2]any{session.TypeStepStart, session.StepData{Turn: 1, Step: 1}}
+	count := func(n int64, f *session.Failure) [2]any {
+		return [2]any{session.TypeCountTokens, session.CountTokensData{Turn: 1, API: "anthropic-messages", Model: "m", Digest: "aaaaaaaaaaaaaaaa", InputTokens: n, Failure: f}}
+	}
+	unavailable := &session.Failure{Code: "SERVER", Message: "503 Service Unavailable", Status: 503}
+
+	DescribeTable("names the failure the recording holds",
+		func(golden, replay []*session.Log, change string) {
+			o := judge.SettleVerdict(golden, replay)
+			Expect(o.Drift).NotTo(BeNil(), "differences: %v", o.Differences)
+			Expect(o.Drift.Kind()).To(Equal("token count drift"))
+			Expect(o.Drift.Changes).To(ConsistOf(ContainSubstring(change)))
+			Expect(o.Report()).NotTo(MatchRegexp(`\b0 tokens`))
+		},
+		Entry("one no longer asked for",
+			log(start, count(0, unavailable), count(10, nil), step), log(start, step),
+			"the agent no longer counts the recorded request here (anthropic-messages, model m, digest aaaaaaaaaaaa, failed with HTTP 503 SERVER); the replay has step/start"),
+		Entry("one that failed with no answer",
+			log(start, count(0, &session.Failure{Code: "TRANSPORT", Message: "connection refused"}), step), log(start, step),
+			"(anthropic-messages, model m, digest aaaaaaaaaaaa, failed: TRANSPORT)"),
+		Entry("one answered where the recording's failed",
+			log(start, count(0, unavailable), step), log(start, count(10, nil), step),
+			"the count answered 10 tokens, recorded failed with HTTP 503 SERVER"),
+	)
+})
