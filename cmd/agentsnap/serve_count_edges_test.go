@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,5 +107,52 @@ var _ = Describe("agentsnap serve, an agent on the genai SDK that counts tokens 
 		code, out, stderr = s.stop()
 		Expect(code).To(Equal(0), out+stderr)
 		Expect(out).To(ContainSubstring("custom/gemini-count: replay matches the recording"))
+	})
+})
+
+var _ = Describe("agentsnap serve --record --live, a token count the live endpoint fails and the agent never counts again", func() {
+	// record records the counting Anthropic agent (its SDK retries
+	// nothing) through serve against a live endpoint that refuses every
+	// token count with a 401, which the live driver does not retry either:
+	// the agent gets the failure and stops before its model call.
+	record := func(ctx context.Context, flags ...string) (string, int, string, string) {
+		GinkgoT().Setenv("CI", "") // the recording writes the fixture and its golden
+		live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/v1/messages/count_tokens" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+		}))
+		DeferCleanup(live.Close)
+		dir := filepath.Join(GinkgoT().TempDir(), "custom", "claude-count-failed")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, scenario.File), []byte(`{"prompts": ["Reply OK."]}`), 0o644)).To(Succeed())
+		args := append([]string{"serve", dir, "--record", "--live", "--api", "anthropic", "--base-url", live.URL, "--model", "m-1"}, flags...)
+		s := startServe(map[string]string{"AGENTSNAP_API_KEY": "live-key-0123456789"}, args...)
+		_, _, err := countingClaude(ctx, s.url, "")
+		Expect(err).To(MatchError(ContainSubstring("401")), "the agent gets the live endpoint's failure")
+		code, out, stderr := s.stop()
+		return dir, code, out, stderr
+	}
+
+	It("fails the recording, naming the count, and leaves no fixture", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, code, out, stderr := record(ctx)
+		Expect(code).NotTo(Equal(0), out+stderr)
+		Expect(stderr).To(And(ContainSubstring("1 token count failed at "),
+			MatchRegexp(`session \S+, the token count of the request with digest [0-9a-f]{12}, never counted again with success: AUTH: `),
+			ContainSubstring("--keep-live-failures"), ContainSubstring("nothing was saved")))
+		Expect(stderr).NotTo(ContainSubstring("live-key-0123456789"))
+		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile())
+	})
+
+	It("records the failed count with --keep-live-failures", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
+		dir, code, out, stderr := record(ctx, "--keep-live-failures")
+		Expect(code).To(Equal(0), out+stderr)
+		log := readFile(filepath.Join(dir, fixture.RootLog))
+		Expect(log).To(And(ContainSubstring(`"type":"count/tokens"`), ContainSubstring(`"code":"AUTH","status":401}`)))
+		Expect(log).NotTo(ContainSubstring("live-key-0123456789"))
 	})
 })
