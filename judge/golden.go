@@ -201,7 +201,17 @@ func compareGolden(o *Outcome, propose bool) GoldenResult {
 	if err == nil && differs {
 		diff = textdiff.Unified(string(old), o.Transcript, 3)
 	}
-	return settle(o, err != nil, differs, diff, propose)
+	return o.redactGolden(settle(o, err != nil, differs, diff, propose))
+}
+
+// redactGolden returns res with the replay's secrets gone from its
+// message, as from Report: the diff quotes the replayed transcript, in
+// which an agent that wrote a key into a message shows it, and a user's
+// test prints the message itself (the harness's assertions redact with
+// the replay's secrets only while the test that ran it runs).
+func (o *Outcome) redactGolden(res GoldenResult) GoldenResult {
+	res.Message = o.secrets.Redact(res.Message)
+	return res
 }
 
 // invisibleDifference says how golden differs from transcript when a
@@ -255,7 +265,7 @@ func GoldenUnreadable(path string) string {
 // beside the golden in step, as CompareGolden does, and returns the
 // verdict, whose message ends with the command that updates the golden.
 func SettleGolden(o *Outcome, missing, differs bool, diff string) GoldenResult {
-	return settle(o, missing, missing || differs, diff, true)
+	return o.redactGolden(settle(o, missing, missing || differs, diff, true))
 }
 
 func settle(o *Outcome, missing, differs bool, diff string, propose bool) GoldenResult {
