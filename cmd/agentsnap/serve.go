@@ -182,7 +182,7 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.rec.api, "api", "", "with --live: call every request in this model `API` ("+apis.Names()+"); default $AGENTSNAP_API, else the API each request comes in")
 	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
 	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
-	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls that failed outside the model in the fixture")
+	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls and token counts that failed outside the model in the fixture")
 	fs.BoolVar(&f.rec.replace, "replace-golden", false, "with --record: replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
 	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.rec.onlyChangedFlags(fs, "with --record: ")
