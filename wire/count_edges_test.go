@@ -9,7 +9,11 @@ import (
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/wire"
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -109,5 +113,30 @@ var _ = Describe("a token count the live endpoint fails while recording", func()
 		failed := ownCounts(fx.Logs[0])[0].Failure
 		Expect(failed).NotTo(BeNil())
 		Expect(failed.Message).To(And(ContainSubstring("(the count's failure 503) for tenant "), Not(ContainSubstring(secret))))
+	})
+})
+
+// A live endpoint that answers a token count with a 2xx that holds no
+// count (a gateway's page, a proxy without the API's count endpoint)
+// fails the recording saying what to do about the base URL.
+var _ = Describe("a token count the live endpoint answers with no count", func() {
+	It("fails the recording naming the endpoint, the answer and what to do", func(ctx SpecContext) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html>gateway</html>"))
+		}))
+		DeferCleanup(srv.Close)
+		drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789", MaxRetries: -1})
+		Expect(err).NotTo(HaveOccurred())
+		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New()})
+		Expect(err).NotTo(HaveOccurred())
+		client := sdk.NewClient(sdkoption.WithBaseURL("http://agentsnap.invalid"), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(0),
+			sdkoption.WithHTTPClient(&http.Client{Transport: wire.Transport(h)}))
+		_, err = client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
+		Expect(err).To(HaveOccurred())
+		Expect(h.Close(ctx)).To(MatchError(And(ContainSubstring("POST /v1/messages/count_tokens of session root"),
+			ContainSubstring("is no token count"), ContainSubstring("<html>gateway</html>"),
+			ContainSubstring(srv.URL+"/v1/messages/count_tokens answered HTTP 200 but not the API's count"),
+			ContainSubstring("point the base URL at the API itself"))))
 	})
 })

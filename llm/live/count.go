@@ -102,7 +102,11 @@ func (d *Driver) CountTokens(ctx context.Context, req *llm.Request) (int64, erro
 		if resp.StatusCode/100 == 2 {
 			n, err := c.DecodeCount(b)
 			if err != nil {
-				return 0, fmt.Errorf("%s: the answer to %s is no token count (%v): %s", p, where, err, sc.Clip(Snippet(b)))
+				// A 2xx that is no count: the base URL is no endpoint of
+				// this API's (a gateway's page, a proxy without the count
+				// endpoint); asking again would get the same.
+				return 0, fmt.Errorf("%s: the answer to %s is no token count (%v): %s; %s answered HTTP %d but not the API's count: point the base URL at the API itself (or at a proxy that serves its token counting endpoint), or have the agent not count tokens while it runs under agentsnap",
+					p, where, err, sc.Clip(Snippet(b)), sc.Clip(RedactURL(endpoint)), resp.StatusCode)
 			}
 			return n, nil
 		}
