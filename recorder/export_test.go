@@ -1,10 +1,12 @@
 package recorder
 
 import (
+	"context"
 	"os"
 	"syscall"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 )
@@ -32,4 +34,10 @@ func NewSideStore(side persistence.Store, secrets map[string]string) persistence
 	set := secret.New()
 	set.AddAll(secrets)
 	return newSideStore(memory.New(), side, set)
+}
+
+// WatchedCount is the count a recording's live watch answers with set
+// for a live driver d.
+func WatchedCount(ctx context.Context, d llm.Driver, set *secret.Set, req *llm.Request) (int64, error) {
+	return (&liveWatch{inner: d, set: set}).CountTokens(ctx, req)
 }

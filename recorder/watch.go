@@ -91,12 +91,10 @@ func (w *liveWatch) CountTokens(ctx context.Context, req *llm.Request) (int64, e
 	if err == nil {
 		w.noteCount(req, nil)
 	}
-	if err != nil {
-		if msg := w.set.Redact(err.Error()); msg != err.Error() {
-			err = errors.New(msg) // what it wraps says the same
-		}
-	}
-	return n, err
+	// Redacted, still wrapping what it wrapped: the wire layer answers
+	// llm.ErrCannotCount and a request that cannot be sent with a 400, a
+	// 502 (which SDKs retry) only for the rest.
+	return n, w.set.Error(err)
 }
 
 // redact returns finish with the secrets gone from its failure message.
