@@ -455,12 +455,8 @@ func (h *Handler) answered(s *wireSession, calls []session.Part) {
 	}
 }
 
-// commonPrefix returns how many leading messages a and b share, as a model
-// sees them.
-func commonPrefix(a, b []session.Message) int { return commonPrefixFrom(a, b, 0) }
-
-// commonPrefixFrom is commonPrefix for a and b known to share their first
-// known messages.
+// commonPrefixFrom returns how many leading messages a and b share, as a
+// model sees them, for a and b known to share their first known messages.
 func commonPrefixFrom(a, b []session.Message, known int) int {
 	n := min(len(a), len(b))
 	for i := known; i < n; i++ {

@@ -26,9 +26,6 @@ import (
 // version is written into recordings.
 const version = "agentsnap v0.1.0"
 
-// keyVars are the environment variables a live key is read from, in order.
-var keyVars = []string{"AGENTSNAP_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY"}
-
 func init() {
 	register(&command{
 		name:    "record",
