@@ -57,24 +57,9 @@ func sessionfulUpstream() *upstream {
 var _ = Describe("serve --record when a subagent connects an MCP client of its own", func() {
 	It("starts a live session for each initialize, and sends each agent session's requests on its own", func() {
 		u := sessionfulUpstream()
-		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
-		pb := filepath.Join(dir, fixture.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
-		child := func(r *http.Request) {
-			r.Header.Set("Agentsnap-Session", "helper")
-			r.Header.Set("Agentsnap-Parent", "root")
-			r.Header.Set("Agentsnap-Call", "call_h")
-			r.Header.Set("Agentsnap-Mode", "spawn")
-		}
-		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body = chatPost(s.url, chatJSON(), nil)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, child)
-		Expect(status).To(Equal(http.StatusOK), body)
+		s, child := recordMCPChild(u.URL)
+		var status int
+		var body string
 		status, body, _ = mcpPost(s.url, "clock", toolsCall, child)
 		Expect(status).To(Equal(http.StatusOK), body)
 		status, body = chatPost(s.url, `{"model":"own-agent","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Tick."}]}`, child)
@@ -410,24 +395,9 @@ var _ = Describe("serve --record when MCP clients send no lineage headers (--lin
 
 	It("still routes a client that does not send its id back when one live session can be its: each agent session's own, by its headers", func() {
 		u := unclear()
-		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
-		pb := filepath.Join(dir, fixture.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
-		child := func(r *http.Request) {
-			r.Header.Set("Agentsnap-Session", "helper")
-			r.Header.Set("Agentsnap-Parent", "root")
-			r.Header.Set("Agentsnap-Call", "call_h")
-			r.Header.Set("Agentsnap-Mode", "spawn")
-		}
-		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body = chatPost(s.url, chatJSON(), nil)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, child)
-		Expect(status).To(Equal(http.StatusOK), body)
+		s, child := recordMCPChild(u.URL)
+		var status int
+		var body string
 		for _, edit := range []func(*http.Request){child, nil} {
 			status, body, _ = mcpPost(s.url, "clock", toolsCall, edit)
 			Expect(status).To(Equal(http.StatusOK), body)
@@ -535,3 +505,31 @@ var _ = Describe("serve --record --session naming the first of two children one 
 		Expect(out).NotTo(ContainSubstring("root/call_h#2: "))
 	})
 })
+
+// recordMCPChild starts serve --record of a playbook whose root spawns a
+// child (call_h) against the MCP server clock at url, and has the root's
+// MCP client initialize, the root call the model, and the child's own MCP
+// client initialize. It returns serve and the edit that names the
+// child's requests.
+func recordMCPChild(url string) (*serving, func(*http.Request)) {
+	GinkgoHelper()
+	dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+	pb := filepath.Join(dir, fixture.PlaybookFile)
+	b, err := os.ReadFile(pb)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
+	s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+url)
+	child := func(r *http.Request) {
+		r.Header.Set("Agentsnap-Session", "helper")
+		r.Header.Set("Agentsnap-Parent", "root")
+		r.Header.Set("Agentsnap-Call", "call_h")
+		r.Header.Set("Agentsnap-Mode", "spawn")
+	}
+	status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
+	Expect(status).To(Equal(http.StatusOK), body)
+	status, body = chatPost(s.url, chatJSON(), nil)
+	Expect(status).To(Equal(http.StatusOK), body)
+	status, body, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, child)
+	Expect(status).To(Equal(http.StatusOK), body)
+	return s, child
+}
