@@ -100,19 +100,8 @@ var _ = Describe("serve --record of a request that holds no conversation", func(
 
 var _ = Describe("serve --record --session naming the first of two children one call created", func() {
 	It("re-records that child only: the second, unchanged, replays and keeps its log", func() {
-		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
-		pb := filepath.Join(dir, fixture.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "one"}, {"text": "two"}]}}`), 1), 0o644)).To(Succeed())
-		child := func(id string) func(r *http.Request) {
-			return func(r *http.Request) {
-				r.Header.Set("Agentsnap-Session", id)
-				r.Header.Set("Agentsnap-Parent", "root")
-				r.Header.Set("Agentsnap-Call", "call_h")
-				r.Header.Set("Agentsnap-Mode", "spawn")
-			}
-		}
+		dir := spawnScenario(`{"text": "one"}, {"text": "two"}`)
+		child := spawnedBy
 		// The root's call_h creates two children at once (root/call_h and
 		// root/call_h#2), each asking the model once.
 		run := func(args ...string) string {
@@ -136,3 +125,27 @@ var _ = Describe("serve --record --session naming the first of two children one 
 		Expect(out).NotTo(ContainSubstring("root/call_h#2: "))
 	})
 })
+
+// spawnScenario is a playbook scenario whose root spawns children with
+// one call, call_h ("Tick."), then answers OK; its children's turns are
+// childTurns, a JSON list's items, in the order the children ask.
+func spawnScenario(childTurns string) string {
+	GinkgoHelper()
+	dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
+	pb := filepath.Join(dir, fixture.PlaybookFile)
+	b, err := os.ReadFile(pb)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [`+childTurns+`]}}`), 1), 0o644)).To(Succeed())
+	return dir
+}
+
+// spawnedBy names a request as one of session id, a child the root
+// spawned with call_h.
+func spawnedBy(id string) func(r *http.Request) {
+	return func(r *http.Request) {
+		r.Header.Set("Agentsnap-Session", id)
+		r.Header.Set("Agentsnap-Parent", "root")
+		r.Header.Set("Agentsnap-Call", "call_h")
+		r.Header.Set("Agentsnap-Mode", "spawn")
+	}
+}

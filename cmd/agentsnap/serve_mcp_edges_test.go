@@ -461,19 +461,8 @@ var _ = Describe("serve --record --session naming the first of two children one 
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"12:0%d"}]}}`, id, answered.Add(1))
 		})
-		dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
-		pb := filepath.Join(dir, fixture.PlaybookFile)
-		b, err := os.ReadFile(pb)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "one"}, {"text": "two"}]}}`), 1), 0o644)).To(Succeed())
-		child := func(id string) func(r *http.Request) {
-			return func(r *http.Request) {
-				r.Header.Set("Agentsnap-Session", id)
-				r.Header.Set("Agentsnap-Parent", "root")
-				r.Header.Set("Agentsnap-Call", "call_h")
-				r.Header.Set("Agentsnap-Mode", "spawn")
-			}
-		}
+		dir := spawnScenario(`{"text": "one"}, {"text": "two"}`)
+		child := spawnedBy
 		// The root's call_h creates two children (root/call_h and
 		// root/call_h#2); each asks the clock before it asks the model,
 		// the second while the first has not asked the model yet.
@@ -513,18 +502,9 @@ var _ = Describe("serve --record --session naming the first of two children one 
 // child's requests.
 func recordMCPChild(url string) (*serving, func(*http.Request)) {
 	GinkgoHelper()
-	dir := playbookScenario(`{"toolCalls": [{"id": "call_h", "name": "subagent_spawn", "arguments": {"prompt": "Tick."}}]}, {"text": "OK"}`)
-	pb := filepath.Join(dir, fixture.PlaybookFile)
-	b, err := os.ReadFile(pb)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(pb, bytes.Replace(b, []byte(`]}}`), []byte(`], "call_h": [{"text": "ticked"}]}}`), 1), 0o644)).To(Succeed())
+	dir := spawnScenario(`{"text": "ticked"}`)
 	s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+url)
-	child := func(r *http.Request) {
-		r.Header.Set("Agentsnap-Session", "helper")
-		r.Header.Set("Agentsnap-Parent", "root")
-		r.Header.Set("Agentsnap-Call", "call_h")
-		r.Header.Set("Agentsnap-Mode", "spawn")
-	}
+	child := spawnedBy("helper")
 	status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
 	Expect(status).To(Equal(http.StatusOK), body)
 	status, body = chatPost(s.url, chatJSON(), nil)
