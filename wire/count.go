@@ -91,6 +91,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countForm
 		// The agent gets the failure it got while recording, as for a
 		// failed model call: it is no fault of the replay's.
 		status, code, msg := live.ServedFailure(&session.FinishReason{Kind: session.FinishError, Failure: d.Failure})
+		retryAtOnce(w)
 		f.WriteError(w, status, code, msg)
 		return
 	}

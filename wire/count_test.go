@@ -45,6 +45,8 @@ type tokenCounts struct {
 	// Tolerate makes the agent go on without a count that failed, as an
 	// agent that estimates its tokens then does; the count is kept as -1.
 	Tolerate bool
+	// Seen, when set, keeps every HTTP attempt of the SDK's counts.
+	Seen *attempts
 
 	mu  sync.Mutex
 	got []int64
@@ -63,6 +65,9 @@ func (c *tokenCounts) count(ctx context.Context, client sdk.Client, params sdk.M
 	}
 	if c.Retries > 0 {
 		opts = append(slices.Clone(opts), sdkoption.WithMaxRetries(c.Retries))
+	}
+	if c.Seen != nil {
+		opts = append(slices.Clone(opts), sdkoption.WithMiddleware(c.Seen.observe))
 	}
 	n, err := client.Messages.CountTokens(ctx, cp, opts...)
 	if err != nil && c.Tolerate {

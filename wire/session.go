@@ -252,6 +252,11 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 	t.drain() // what the writer did not read (a whole answer, a client gone)
 	msg, finish := c.End()
 	if !req.Stream {
+		if finish.Kind == session.FinishError || finish.Kind == session.FinishAborted {
+			// A stream's failure is an event after its 200, which no SDK
+			// retries; a whole answer's is its status.
+			retryAtOnce(w)
+		}
 		err = f.WriteMessage(w, req, msg, c.Usage(), finish)
 	}
 	if werr := s.answered(ctx, msg, finish); werr != nil {
