@@ -192,10 +192,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, f Format) ([]
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			// serve's guard answers and notes it; it is not a call.
-			f.WriteError(w, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
+			refuse(w, f, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
 			return nil, false
 		}
-		f.WriteError(w, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
+		refuse(w, f, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
 		return nil, false
 	}
 	return body, true
@@ -259,7 +259,7 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		h.problems = append([]error{err}, h.problems...)
 		h.mu.Unlock()
 	}
-	shape.WriteError(w, http.StatusNotFound, "NOT_FOUND", err.Error())
+	refuse(w, shape, http.StatusNotFound, "NOT_FOUND", err.Error())
 }
 
 // beside returns the format whose model calls' path r's path is under
@@ -279,7 +279,7 @@ func (h *Handler) beside(r *http.Request) Format {
 // Close: an agent may swallow the error.
 func (h *Handler) fail(w http.ResponseWriter, f Format, status int, err error) {
 	h.problem(err)
-	f.WriteError(w, status, "AGENTSNAP", err.Error())
+	refuse(w, f, status, "AGENTSNAP", err.Error())
 }
 
 func (h *Handler) problem(err error) {

@@ -26,3 +26,15 @@ func retryAtOnce(w http.ResponseWriter) {
 	h.Set("Retry-After-Ms", "1")
 	h.Set("Retry-After", "0")
 }
+
+// refuse answers a request agentsnap itself cannot serve — a broken body,
+// an unknown path or session, drift, a call that cannot start — in f's
+// error shape, telling SDKs that honour x-should-retry (the official
+// OpenAI and Anthropic ones) not to send it again: it would fail the same
+// way, after a real back-off. Most such answers are 4xx, which they do
+// not retry anyway; a 502 (a token count the live model did not answer)
+// they would, twice.
+func refuse(w http.ResponseWriter, f Format, status int, code, message string) {
+	w.Header().Set("X-Should-Retry", "false")
+	f.WriteError(w, status, code, message)
+}

@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -20,8 +21,10 @@ import (
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
+	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	sdkoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	. "github.com/onsi/ginkgo/v2"
@@ -236,4 +239,41 @@ var _ = Describe("the answer to a failed model call, whole", func() {
 		Entry("Anthropic Messages", "/v1/messages", `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}`),
 		Entry("Gemini", "/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`),
 	)
+})
+
+var _ = Describe("a request agentsnap refuses", func() {
+	DescribeTable("tells an SDK not to send it again",
+		func(path, body string, status int) {
+			_, _, url := serveWire(sayDriver)
+			resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(status))
+			Expect(resp.Header.Get("X-Should-Retry")).To(Equal("false"))
+			Expect(resp.Header.Values("Retry-After-Ms")).To(BeEmpty())
+		},
+		Entry("a body that is no call", "/v1/chat/completions", `{"model":"m"}`, http.StatusBadRequest),
+		Entry("a path no API has", "/v1/embeddings", `{}`, http.StatusNotFound),
+	)
+
+	It("is not retried by anthropic-sdk-go when it is a 5xx: a token count the live model did not answer", func(ctx SpecContext) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html>gateway</html>"))
+		}))
+		DeferCleanup(srv.Close)
+		drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789", MaxRetries: -1})
+		Expect(err).NotTo(HaveOccurred())
+		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New()})
+		Expect(err).NotTo(HaveOccurred())
+		seen := &attempts{}
+		client := sdk.NewClient(sdkoption.WithBaseURL("http://agentsnap.invalid"), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(2),
+			sdkoption.WithHTTPClient(&http.Client{Transport: wire.Transport(h)}), sdkoption.WithMiddleware(seen.observe))
+		_, err = client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
+		var apiErr *sdk.Error
+		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
+		Expect(apiErr.StatusCode).To(Equal(http.StatusBadGateway))
+		Expect(seen.take()).To(HaveLen(1), "the count is sent once: again, it would fail the same way, after a back-off")
+		Expect(h.Close(ctx)).To(MatchError(ContainSubstring("is no token count")))
+	})
 })

@@ -242,7 +242,7 @@ func (s *wireSession) call(ctx context.Context, h *Handler, f Format, w http.Res
 		s.failed = session.ErrorFinish("NOT_STARTED", err.Error()).Reason
 		// A 4xx: SDKs retry a 5xx, and a call the replay cannot serve
 		// would only fail again.
-		f.WriteError(w, http.StatusBadRequest, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
+		refuse(w, f, http.StatusBadRequest, "AGENTSNAP", fmt.Sprintf("wire: session %s: the model call could not start: %v", s.name, err))
 		return fmt.Errorf("wire: session %s turn %d step %d: the model call could not start: %w", s.name, lreq.Turn, lreq.Step, err)
 	}
 	t := req.tap(ctx, h, s, stream, c)
