@@ -31,9 +31,9 @@ type Format interface {
 	// WriteMessage writes a whole answer (a request that did not ask for a
 	// stream): the assembled message, its usage and how it finished.
 	WriteMessage(w http.ResponseWriter, req *Request, msg session.Message, usage *session.Usage, finish *session.FinishReason) error
-	// WriteError writes a failure that is not the model's: a request the
-	// handler cannot serve (an unknown session, a broken body), in the
-	// API's error shape.
+	// WriteError writes a failure in the API's error shape: a request the
+	// handler cannot serve (an unknown session, a broken body; see refuse)
+	// or a model call's failure served as recorded (see retryAtOnce).
 	WriteError(w http.ResponseWriter, status int, code, message string)
 }
 

@@ -238,6 +238,14 @@ var _ = Describe("writing an answer", func() {
 		Expect(rec.Body.String()).To(HavePrefix(`data: {"error":{"code":500,"message":"gemini: tool call c1 (f)`))
 	})
 
+	It("refuses a whole answer with a tool call whose arguments are not an object as a 500 no SDK retries", func() {
+		rec := httptest.NewRecorder()
+		err := gemini.WriteMessage(rec, gemini.Answer{}, msg(session.Part{Type: session.PartToolCall, ID: "c1", Name: "f", Arguments: "[1]"}), nil, &session.FinishReason{Kind: session.FinishToolCalls})
+		Expect(err).To(MatchError(ContainSubstring("gemini: tool call c1 (f) has arguments that are not a JSON object")))
+		Expect(rec.Code).To(Equal(500))
+		Expect(rec.Header().Get("X-Should-Retry")).To(Equal("false"))
+	})
+
 	It("writes a whole answer as one content, and a failure as an error body with an integer code", func() {
 		rec := httptest.NewRecorder()
 		Expect(gemini.WriteMessage(rec, gemini.Answer{Model: "m", ResponseID: "r"}, msg(text("Hi"), session.Part{Type: session.PartToolCall, ID: "c1", Name: "f", Arguments: `{"a":1}`}), &session.Usage{InputTokens: 3, OutputTokens: 2}, &session.FinishReason{Kind: session.FinishToolCalls})).To(Succeed())

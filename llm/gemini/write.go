@@ -251,6 +251,9 @@ func WriteMessage(w http.ResponseWriter, a Answer, msg session.Message, usage *s
 		case session.PartToolCall:
 			fc, err := functionCallPart(p.ID, p.Name, p.Arguments, sig)
 			if err != nil {
+				// agentsnap's own refusal: a retry would fail alike, after
+				// the SDK's back-off.
+				w.Header().Set("X-Should-Retry", "false")
 				_ = WriteError(w, http.StatusInternalServerError, "AGENTSNAP", err.Error())
 				return err
 			}
