@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -66,6 +67,10 @@ type ScheduleResult struct {
 	Mismatches int
 
 	commands commands
+	// secrets is the set of the search's context, as an Outcome's is: a
+	// user's test prints Report and Err itself, and the drift, the
+	// differences and the errors they quote may hold what the agent sent.
+	secrets *secret.Set
 }
 
 // Passed reports whether every schedule matched the recording and wrote
@@ -110,8 +115,11 @@ func (r *ScheduleResult) Reproduce() int64 {
 
 // Report explains the verdict: which schedules differ, where first, how
 // the failing one differs from the recording, and the command that
-// replays it alone.
-func (r *ScheduleResult) Report() string {
+// replays it alone. The secrets of the search's context show as
+// [REDACTED], as in Outcome.Report; so does Err.
+func (r *ScheduleResult) Report() string { return r.secrets.Redact(r.report()) }
+
+func (r *ScheduleResult) report() string {
 	name, seeds := r.Fixture.Name, seedRange(r.Seeds)
 	if r.Passed() {
 		return fmt.Sprintf("%s: the replay matches the recording, byte for byte, under %d %s (%s)", name, len(r.Seeds), plural(len(r.Seeds), "schedule"), seeds)
@@ -223,7 +231,7 @@ func searchSeeds(opts Options, n int) ([]int64, error) {
 // search replays fx under each seed; first, if set, is schedule 0's
 // outcome already.
 func search(ctx context.Context, fx *fixture.Fixture, opts Options, seeds []int64, first0 *Outcome) (*ScheduleResult, error) {
-	r := &ScheduleResult{Fixture: fx, Seeds: seeds, Diverged: -1, Unmatched: -1, commands: opts.commands()}
+	r := &ScheduleResult{Fixture: fx, Seeds: seeds, Diverged: -1, Unmatched: -1, commands: opts.commands(), secrets: secret.FromContext(ctx)}
 	// The playbook is read once: every schedule shares its verdict.
 	var stale string
 	if first0 != nil {

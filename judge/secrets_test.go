@@ -2,8 +2,12 @@ package judge_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
+	"sync/atomic"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -20,15 +24,21 @@ import (
 var _ = Describe("a replay whose context carries secrets", Label("secrets"), func() {
 	const key = "sk-shell-key-0123456789abcdefXYZ"
 
-	// replay replays fork/codeword with the key in its first prompt and a
-	// set holding it in the context: the agent sends the key.
-	replay := func() *judge.Outcome {
+	// leaky loads fork/codeword with the key in its first prompt, and a
+	// context whose set holds it: the agent sends the key.
+	leaky := func() (context.Context, *fixture.Fixture) {
 		fx, err := fixture.Load(filepath.Join("..", "fixtures", "fork", "codeword"))
 		Expect(err).NotTo(HaveOccurred())
 		fx.Scenario.Prompts[0] += " The key is " + key + "."
 		set := secret.New()
 		set.Add("OPENAI_API_KEY", key)
-		o, err := judge.Replay(secret.NewContext(context.Background(), set), fx, judge.Options{Runtime: agent.Reference})
+		return secret.NewContext(context.Background(), set), fx
+	}
+
+	// replay replays the leaky fixture.
+	replay := func() *judge.Outcome {
+		ctx, fx := leaky()
+		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Transcript).To(ContainSubstring(key), "the replayed transcript holds the key: this spec checks nothing")
 		return o
@@ -48,5 +58,42 @@ var _ = Describe("a replay whose context carries secrets", Label("secrets"), fun
 		g := judge.DiffGolden(replay())
 		Expect(g.Message).To(ContainSubstring("The key is " + secret.Redacted))
 		Expect(g.Message).NotTo(ContainSubstring(key))
+	})
+
+	It("shows it as [REDACTED] in a schedule search's Report and Err, under the schedule that does not match", func() {
+		ctx, fx := leaky()
+		r, err := judge.SearchSchedules(ctx, fx, judge.Options{Runtime: agent.Reference}, 1)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Unmatched).To(Equal(0))
+		Expect(r.Mismatch.Drift).NotTo(BeNil(), "the agent sends the key: this spec checks nothing")
+		Expect(r.Mismatch.Drift.String()).To(ContainSubstring(key), "Drift is the raw value; Report is the redacted view")
+		for _, text := range []string{r.Report(), r.Err().Error()} {
+			Expect(text).To(ContainSubstring("does not match the recording"))
+			Expect(text).To(ContainSubstring("The key is " + secret.Redacted))
+			Expect(text).NotTo(ContainSubstring(key))
+		}
+	})
+
+	It("shows it as [REDACTED] where two schedules wrote different logs", func() {
+		ctx, fx := leaky()
+		// Each run says which it is after the key: the schedules' logs
+		// differ first in the message that holds it.
+		var runs atomic.Int64
+		rt := agentsnap.RuntimeFunc(func(ctx context.Context, env *agentsnap.Env) error {
+			e, sc := *env, *env.Scenario
+			sc.Prompts = slices.Clone(sc.Prompts)
+			sc.Prompts[0] += fmt.Sprintf(" This is run %d.", runs.Add(1))
+			e.Scenario = &sc
+			return agent.Reference.Run(ctx, &e)
+		})
+		r, err := judge.SearchSchedules(ctx, fx, judge.Options{Runtime: rt}, 2)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Diverged).To(Equal(1))
+		Expect(r.Difference.Golden+r.Difference.Replay).To(ContainSubstring(key), "the difference quotes the key: this spec checks nothing")
+		for _, text := range []string{r.Report(), r.Err().Error()} {
+			Expect(text).To(ContainSubstring("wrote different logs"))
+			Expect(text).To(ContainSubstring("The key is " + secret.Redacted + ". This is run 2."))
+			Expect(text).NotTo(ContainSubstring(key))
+		}
 	})
 })
