@@ -14,6 +14,13 @@ import (
 
 // Difference is the first place where a replayed session's log differs from
 // its fixture.
+//
+// A Difference is a plain value, made by CompareLogs from two trees of
+// logs with no replay, and hence no secrets, in sight: Golden, Replay,
+// Note and String hold the logs' text as it is, a key an agent wrote into
+// a message included. The views that show the replay's secrets as
+// [REDACTED] are Outcome.Report and Err, ScheduleResult.Report and Err,
+// and GoldenResult.Message; print those, not String.
 type Difference struct {
 	Session string // lineage label: root, session 1, ...
 	Lineage string // how the session was created, e.g. "fork of root via call_7"

@@ -19,6 +19,13 @@ import (
 // differ from the recorded call with the same id, so the recorded result
 // no longer belongs to it. Or, when Count is set, a token count the agent
 // no longer asks for where it was recorded, or asks for where none was.
+//
+// A Drift is a plain value: Changes, and so String, quote what the agent
+// sent as it sent it, a key it wrote into a message included. The views
+// that show the replay's secrets as [REDACTED] are Outcome.Report and Err,
+// and ScheduleResult.Report and Err; print those, not String. (A Drift
+// carries no secrets, as a Difference carries none: the outcome that holds
+// it knows those of the replay's context and redacts its report with them.)
 type Drift struct {
 	Session string // lineage label
 	Lineage string
