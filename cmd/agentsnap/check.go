@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
@@ -281,7 +282,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	opts := checkOptions{update: f.update, page: f.report != "", growth: growth, schedules: f.schedules, seed: f.seed}
-	rctx, cancel := context.WithTimeout(ctx, f.timeout)
+	rctx, cancel := context.WithTimeout(withSecrets(ctx, e), f.timeout)
 	defer cancel()
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
 		return checkOne(rctx, dir, store(dir), opts)
@@ -389,7 +390,15 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 	}, closeAll, nil
 }
 
+// checkOne checks the scenario in dir. The secrets ctx carries (see
+// withSecrets) show as [REDACTED] in all the result shows.
 func checkOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
+	r := replayOne(ctx, dir, store, opts)
+	r.redact(secret.FromContext(ctx))
+	return r
+}
+
+func replayOne(ctx context.Context, dir string, store func() (persistence.Store, error), opts checkOptions) checkResult {
 	r := checkResult{name: fixture.Name(dir), dir: dir}
 	if ctx.Err() != nil {
 		r.late = true

@@ -79,7 +79,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	rctx, cancel := context.WithTimeout(ctx, f.timeout)
+	rctx, cancel := context.WithTimeout(withSecrets(ctx, e), f.timeout)
 	defer cancel()
 	results := replayAll(dirs, f.jobs, func(dir string) checkResult {
 		return checkOne(rctx, dir, nil, checkOptions{page: true, readOnly: true})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 )
 
@@ -114,6 +115,7 @@ func runReview(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "review", err)
 	}
+	redactProposals(secret.FromEnv(e.getenv), props)
 	interactive := f.format == "" && !f.accept && !f.reject
 	if len(props) == 0 {
 		if f.format == "json" {
