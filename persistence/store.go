@@ -115,7 +115,9 @@ func OpenAdvice(err error) string {
 	case errors.Is(err, fs.ErrNotExist):
 		return "create the folder it names, or give a path in a folder that exists"
 	case errors.Is(err, fs.ErrPermission):
-		return "give a path this user can write, or make it writable"
+		// A store is read as well as written: one this user may write but
+		// not read is as broken as one it may not write.
+		return "give a path this user can read and write, or make it readable and writable by this user (fix its permissions)"
 	}
 	return "give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote"
 }
