@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap"
@@ -24,16 +25,22 @@ import (
 var _ = Describe("a replay whose context carries secrets", Label("secrets"), func() {
 	const key = "sk-shell-key-0123456789abcdefXYZ"
 
-	// leaky loads fork/codeword with the key in its first prompt, and a
+	// leakyAt loads fork/codeword with the key in its first prompt,
+	// starting at byte at of it (or right after the prompt's text), and a
 	// context whose set holds it: the agent sends the key.
-	leaky := func() (context.Context, *fixture.Fixture) {
+	leakyAt := func(at int) (context.Context, *fixture.Fixture) {
 		fx, err := fixture.Load(filepath.Join("..", "fixtures", "fork", "codeword"))
 		Expect(err).NotTo(HaveOccurred())
-		fx.Scenario.Prompts[0] += " The key is " + key + "."
+		add := " The key is "
+		if pad := at - len(fx.Scenario.Prompts[0]) - len(add); pad > 0 {
+			add = strings.Repeat(" ", pad) + add
+		}
+		fx.Scenario.Prompts[0] += add + key + "."
 		set := secret.New()
 		set.Add("OPENAI_API_KEY", key)
 		return secret.NewContext(context.Background(), set), fx
 	}
+	leaky := func() (context.Context, *fixture.Fixture) { return leakyAt(0) }
 
 	// replay replays the leaky fixture.
 	replay := func() *judge.Outcome {
@@ -51,6 +58,21 @@ var _ = Describe("a replay whose context carries secrets", Label("secrets"), fun
 		for _, text := range []string{o.Report(), o.Err().Error()} {
 			Expect(text).To(ContainSubstring("The key is " + secret.Redacted))
 			Expect(text).NotTo(ContainSubstring(key))
+		}
+	})
+
+	It("shows a key that a difference cuts short as [REDACTED]…, not its first bytes", func() {
+		// The drift and the log difference show a message's first 160
+		// runes: a key after 140 of them is cut in the middle.
+		ctx, fx := leakyAt(140)
+		o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Differences).NotTo(BeEmpty())
+		Expect(o.Differences[0].Replay).To(ContainSubstring(key[:secret.MinCut]), "the difference holds the key's start: this spec checks nothing")
+		Expect(o.Differences[0].Replay).NotTo(ContainSubstring(key), "the difference cuts the key: this spec checks nothing")
+		for _, text := range []string{o.Report(), o.Err().Error()} {
+			Expect(text).To(ContainSubstring("The key is " + secret.Redacted + secret.Cut))
+			Expect(text).NotTo(ContainSubstring(key[:secret.MinCut]))
 		}
 	})
 

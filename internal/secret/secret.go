@@ -253,16 +253,58 @@ func (s *Set) snapshot() ([]form, *strings.Replacer) {
 	return s.forms, s.repl
 }
 
-// Redact returns text with every form of every value replaced by Redacted.
+// Cut is the mark agentsnap's messages end a value they shorten with.
+const Cut = "…"
+
+// MinCut is the length in bytes of the shortest start of a value that
+// Redact replaces before a Cut: a shorter one tells little, and would
+// match ordinary text that a message cut.
+const MinCut = 4
+
+// Redact returns text with every form of every value replaced by Redacted,
+// and the start of one that a message cut (MinCut bytes or more, right
+// before a Cut) too: a difference shows a value's first runes only, and
+// may end in the middle of a key.
 func (s *Set) Redact(text string) string {
 	if s == nil {
 		return text
 	}
-	_, r := s.snapshot()
+	forms, r := s.snapshot()
 	if r == nil {
 		return text
 	}
-	return r.Replace(text)
+	return redactCuts(r.Replace(text), forms)
+}
+
+// redactCuts replaces, before each Cut in text, the longest end of the
+// text before it that starts a form of a value.
+func redactCuts(text string, forms []form) string {
+	if !strings.Contains(text, Cut) {
+		return text
+	}
+	var b strings.Builder
+	for {
+		head, rest, found := strings.Cut(text, Cut)
+		if !found {
+			b.WriteString(head)
+			return b.String()
+		}
+		n := 0
+		for _, f := range forms {
+			for k := min(len(f.text)-1, len(head)); k >= MinCut && k > n; k-- {
+				if strings.HasSuffix(head, f.text[:k]) {
+					n = k
+					break
+				}
+			}
+		}
+		b.WriteString(head[:len(head)-n])
+		if n > 0 {
+			b.WriteString(Redacted)
+		}
+		b.WriteString(Cut)
+		text = rest
+	}
 }
 
 // Find returns the source of the value found earliest in b and where it

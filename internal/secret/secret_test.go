@@ -33,6 +33,26 @@ var _ = Describe("a secret set", func() {
 		Expect(s.Redact("sk-1234 sk-12345")).To(Equal("sk-1234 [REDACTED]"), "the short value is no secret")
 	})
 
+	It("redacts the start of a value a message cut, right before the cut mark, down to MinCut bytes", func() {
+		const v = "sk-0123456789abcdef"
+		s := secret.New()
+		s.Add("OPENAI_API_KEY", v)
+		for k := secret.MinCut; k < len(v); k++ {
+			Expect(s.Redact(`was "`+v[:k]+secret.Cut+`"`)).To(Equal(`was "`+secret.Redacted+secret.Cut+`"`), "cut after %d bytes", k)
+		}
+		Expect(s.Redact(v[:secret.MinCut-1]+secret.Cut)).To(Equal(v[:secret.MinCut-1]+secret.Cut), "too short to tell")
+		Expect(s.Redact("ends in "+v[:10])).To(Equal("ends in "+v[:10]), "no cut: text that happens to start like a key")
+		Expect(s.Redact(v + secret.Cut + " and " + v[:9] + secret.Cut + " and " + v[:5])).To(Equal(secret.Redacted + secret.Cut + " and " + secret.Redacted + secret.Cut + " and " + v[:5]))
+		Expect(s.Redact(v[:9]+"x"+secret.Cut)).To(Equal(v[:9]+"x"+secret.Cut), "not the start of the value")
+	})
+
+	It("redacts the start of a value's JSON escaping a message cut", func() {
+		const v = `pa"ss-0123456789`
+		s := secret.New()
+		s.Add("DB_PASSWORD", v)
+		Expect(s.Redact(`"text":"pa\"ss-01` + secret.Cut)).To(Equal(`"text":"` + secret.Redacted + secret.Cut))
+	})
+
 	DescribeTable("redacts and finds a value in every encoding it travels in",
 		func(value string, encode func(string) string) {
 			s := secret.New()
