@@ -7,7 +7,9 @@
 // usage: node agent.mjs BASE_URL SCENARIO_DIR
 //   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
 // It runs the prompts of SCENARIO_DIR/scenario.json as the root's turns
-// and prints the root's answers.
+// and prints the root's answers. Its "agent" settings: "system", the
+// system prompt; "stream": false asks for whole answers instead of streams.
+import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -64,16 +66,7 @@ class Session {
   async turn(prompt) {
     this.messages.push({ role: 'user', content: prompt });
     for (;;) {
-      const stream = await this.agent.client.chat.completions.create(
-        {
-          model: MODEL,
-          messages: [{ role: 'system', content: this.agent.system }, ...this.messages],
-          tools: TOOLS,
-          stream: true,
-        },
-        { headers: this.headers() },
-      );
-      const message = await assemble(stream);
+      const message = await this.ask();
       this.messages.push(message);
       if (!message.tool_calls) {
         this.completed = this.messages.length;
@@ -85,6 +78,23 @@ class Session {
         this.messages.push({ role: 'tool', tool_call_id: call.id, content: results[i] });
       });
     }
+  }
+
+  // ask makes one model call and returns the assistant message it answered,
+  // streamed or whole.
+  async ask() {
+    const body = {
+      model: MODEL,
+      messages: [{ role: 'system', content: this.agent.system }, ...this.messages],
+      tools: TOOLS,
+    };
+    const options = { headers: this.headers() };
+    const { completions } = this.agent.client.chat;
+    if (this.agent.stream) {
+      return assemble(await completions.create({ ...body, stream: true }, options));
+    }
+    const { message } = (await completions.create(body, options)).choices[0];
+    return reply(message.content, message.tool_calls ?? []);
   }
 
   async run(call) {
@@ -143,9 +153,28 @@ async function assemble(stream) {
       if (d.function?.arguments) call.function.arguments += d.function.arguments;
     }
   }
+  return reply(content, calls);
+}
+
+// reply is the assistant message sent back: its text, its tool calls.
+function reply(content, calls) {
   const message = { role: 'assistant', content: content || null };
   if (calls.length > 0) message.tool_calls = calls;
   return message;
+}
+
+// timedFetch is a test hook, used only when AGENT_ATTEMPTS_LOG names a file
+// (the Go specs set it): each HTTP attempt the SDK makes appends a line to
+// it, {session, status, start, end} (ms), so a spec sees the SDK's retries
+// and how long it waited before each.
+function timedFetch(file) {
+  return async (url, init) => {
+    const start = Date.now();
+    const res = await fetch(url, init);
+    const session = new Headers(init?.headers).get('agentsnap-session');
+    appendFileSync(file, `${JSON.stringify({ session, status: res.status, start, end: Date.now() })}\n`);
+    return res;
+  };
 }
 
 async function main() {
@@ -156,10 +185,14 @@ async function main() {
     process.exit(2);
   }
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
+  const attempts = process.env.AGENT_ATTEMPTS_LOG;
   const agent = {
-    // agentsnap serve needs no key; the SDK wants one.
-    client: new OpenAI({ baseURL, apiKey: 'unused', maxRetries: 0 }),
+    // agentsnap serve needs no key; the SDK wants one. The SDK retries as
+    // it does by default: serve answers a failure it replays so that the
+    // SDK retries at once, and one it makes itself so that it does not.
+    client: new OpenAI({ baseURL, apiKey: 'unused', fetch: attempts ? timedFetch(attempts) : undefined }),
     system: scenario.agent?.system ?? 'You are a helpful agent.',
+    stream: scenario.agent?.stream ?? true,
   };
   const root = new Session(agent, { id: 'root' });
   for (const prompt of scenario.prompts) {

@@ -11,6 +11,13 @@
 // order; a fork child sends its parent's conversation up to the parent's
 // last completed turn, then its prompt.
 //
+// It keeps the SDK's default retries. A scenario whose agent settings say
+// "stream": false has it ask for whole answers: a failed one is a status
+// the SDK retries, and serve answers a replayed failure so that it does
+// so at once (fixtures/errors/rate-limited, retry_test.go). With
+// AGENT_ATTEMPTS_LOG set, the agent logs each HTTP attempt to that file,
+// for the specs to time its retries.
+//
 // Set up once (CI's .ci/run does it): npm ci --prefix examples/node-agent.
 // Re-record a fixture from its playbook.json:
 //

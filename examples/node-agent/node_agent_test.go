@@ -19,11 +19,8 @@ import (
 // kit is the agent's specs' machinery, shared with the other Node agents.
 var kit = &nodetest.Kit{Runtime: "node-agent", Folder: "examples/node-agent", Packages: []string{"openai"}}
 
-var _ = Describe("the Node agent, replayed out of process by agentsnap serve", Ordered, Label("node"), func() {
-	BeforeAll(func() {
-		kit.Require()
-		kit.Build()
-	})
+var _ = Describe("the Node agent, replayed out of process by agentsnap serve", Label("node"), func() {
+	BeforeEach(kit.Require)
 
 	DescribeTable("replays its fixture: every session, children at once, exit 0 after SIGINT",
 		func(dir string) {

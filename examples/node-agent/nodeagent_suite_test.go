@@ -11,3 +11,6 @@ func TestNodeAgent(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "node-agent: an agent on the openai npm package, replayed by agentsnap serve")
 }
+
+// The specs run one agentsnap binary, built once.
+var _ = BeforeSuite(kit.Build)
