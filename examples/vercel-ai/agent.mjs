@@ -15,10 +15,11 @@
 //   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
 // It runs the prompts of SCENARIO_DIR/scenario.json as the conversation's
 // turns and prints the answers.
+import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
-import { stepCountIs, streamText, tool } from 'ai';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { childTool, lineageFetch, recordedTool } from 'agentsnap-lineage';
 
@@ -44,22 +45,25 @@ function releaseNotes(baseURL) {
 }
 
 // desk returns the agent's model and tools; settings (scenario.json's
-// "agent") may replace its instructions. baseURL is agentsnap serve's.
+// "agent") may replace its instructions ("coordinator", "researcher"), and
+// "researcherStream": false has the researchers ask for whole answers
+// (generateText). baseURL is agentsnap serve's.
 export function desk(provider, baseURL, settings = {}) {
   const model = provider.chat(MODEL); // Chat Completions
   const research = tool({
     description: 'Ask a researcher about one release; it reads the release notes.',
     inputSchema: z.object({ question: z.string() }),
     execute: async ({ question }, { abortSignal }) => {
-      const answer = streamText({
+      const call = {
         model,
         instructions: settings.researcher ?? 'You research one release: read its notes with release_notes and answer in one sentence.',
         prompt: question,
         tools: { release_notes: releaseNotes(baseURL) },
         stopWhen: stepCountIs(4),
         abortSignal,
-      });
-      return await answer.text;
+      };
+      if (settings.researcherStream === false) return (await generateText(call)).text;
+      return await streamText(call).text;
     },
   });
   return {
@@ -67,6 +71,20 @@ export function desk(provider, baseURL, settings = {}) {
     instructions: settings.coordinator ?? 'You run the release desk. Ask the research tool about each release you need, several at once when you can, then answer briefly.',
     // agentsnap: each research run is a child session, named by its tool call.
     tools: { research: childTool(research) },
+  };
+}
+
+// timedFetch is a test hook, used only when AGENT_ATTEMPTS_LOG names a file
+// (the Go specs set it): each HTTP attempt of a model call appends a line to
+// it, {session, status, start, end} (ms), so a spec sees the SDK's retries
+// and how long it waited before each.
+function timedFetch(file) {
+  return async (url, init) => {
+    const start = Date.now();
+    const res = await fetch(url, init);
+    const session = new Headers(init?.headers).get('agentsnap-session');
+    appendFileSync(file, `${JSON.stringify({ session, status: res.status, start, end: Date.now() })}\n`);
+    return res;
   };
 }
 
@@ -79,7 +97,8 @@ async function main() {
   }
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
   // agentsnap: the provider names each call's session; serve needs no key.
-  const provider = createOpenAI({ baseURL, apiKey: 'unused', fetch: lineageFetch() });
+  const attempts = process.env.AGENT_ATTEMPTS_LOG;
+  const provider = createOpenAI({ baseURL, apiKey: 'unused', fetch: lineageFetch(attempts ? timedFetch(attempts) : undefined) });
   const { model, instructions, tools } = desk(provider, baseURL, scenario.agent);
   const messages = [];
   for (const prompt of scenario.prompts) {

@@ -12,6 +12,12 @@
 // lineageFetch, and the research tool is wrapped in childTool, so each run
 // of it is a child session named by the toolCallId its execute gets.
 //
+// With "researcherStream": false in a scenario's agent settings the
+// researchers ask for whole answers (generateText), which the AI SDK
+// retries on a 429 or 5xx; with AGENT_ATTEMPTS_LOG set, the agent logs
+// each HTTP attempt of a model call to that file, for the specs to time
+// those retries.
+//
 // Set up once (CI's .ci/run does it): npm ci --prefix examples/vercel-ai.
 // Re-record a fixture from its playbook.json:
 //
