@@ -1,8 +1,6 @@
 package nodeagent_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,57 +23,17 @@ var rateLimited = filepath.Join("fixtures", "errors", "rate-limited")
 // a 2-CPU machine under a load average of 9: the bound sits between.
 const noBackoffMs = 250
 
-// attempt is one HTTP attempt of the agent's SDK, as agent.mjs's
-// timedFetch logs it (AGENT_ATTEMPTS_LOG).
-type attempt struct {
-	Session string `json:"session"`
-	Status  int    `json:"status"`
-	Start   int64  `json:"start"` // ms since the epoch
-	End     int64  `json:"end"`
-}
-
-// logAttempts has the agent log its HTTP attempts to a fresh file for the
-// rest of the spec, and returns what reads them.
-func logAttempts() func() []attempt {
-	file := filepath.Join(GinkgoT().TempDir(), "attempts.jsonl")
-	GinkgoT().Setenv("AGENT_ATTEMPTS_LOG", file)
-	return func() []attempt {
-		GinkgoHelper()
-		f, err := os.Open(file)
-		Expect(err).NotTo(HaveOccurred(), "the agent logged no attempt")
-		defer f.Close()
-		var all []attempt
-		lines := bufio.NewScanner(f)
-		for lines.Scan() {
-			var a attempt
-			Expect(json.Unmarshal(lines.Bytes(), &a)).To(Succeed(), "%s: %s", file, lines.Text())
-			all = append(all, a)
-		}
-		Expect(lines.Err()).NotTo(HaveOccurred())
-		return all
-	}
-}
-
-// statuses is the status of each attempt, in order.
-func statuses(all []attempt) []int {
-	out := make([]int, len(all))
-	for i, a := range all {
-		out[i] = a.Status
-	}
-	return out
-}
-
 var _ = Describe("a failure agentsnap serve replays to the openai npm package", Label("node"), func() {
 	BeforeEach(kit.Require)
 
 	It("is retried by the SDK as while recording, at once, and the replay matches", func(ctx SpecContext) {
 		By("recording from the playbook: the SDK retries the 429; the fixture again, byte for byte")
 		dir := nodetest.CopyFixture(rateLimited, scenario.File, fixture.PlaybookFile)
-		attempts := logAttempts()
+		attempts := nodetest.LogAttempts()
 		code, verdict := kit.Run(ctx, nodetest.Environ([]string{"CI"}), dir, dir, "--record") // serve --record refuses under CI
 		Expect(code).To(Equal(0), verdict)
-		recorded := attempts()
-		Expect(statuses(recorded)).To(Equal([]int{429, 200, 200}), "the failed call, the SDK's retry, the step after the tool: %+v", recorded)
+		recorded := attempts("")
+		Expect(nodetest.Statuses(recorded)).To(Equal([]int{429, 200, 200}), "the failed call, the SDK's retry, the step after the tool: %+v", recorded)
 		for _, name := range []string{scenario.File, fixture.RootLog, fixture.GoldenFile} {
 			want, err := os.ReadFile(filepath.Join(rateLimited, name))
 			Expect(err).NotTo(HaveOccurred())
@@ -88,12 +46,12 @@ var _ = Describe("a failure agentsnap serve replays to the openai npm package", 
 		Expect(string(golden)).To(ContainSubstring("model call failed (attempt 1): RATE_LIMIT"))
 
 		By("replaying the fixture: the same attempts, the retry without the SDK's back-off")
-		attempts = logAttempts()
+		attempts = nodetest.LogAttempts()
 		code, verdict = kit.Run(ctx, nil, rateLimited, rateLimited)
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(MatchRegexp(`^%s: replay matches the recording \(1 sessions, 3 model calls\)\n$`, regexp.QuoteMeta(harness.Name(rateLimited))))
-		replayed := attempts()
-		Expect(statuses(replayed)).To(Equal(statuses(recorded)), "the SDK retries as it did while recording: %+v", replayed)
+		replayed := attempts("")
+		Expect(nodetest.Statuses(replayed)).To(Equal(nodetest.Statuses(recorded)), "the SDK retries as it did while recording: %+v", replayed)
 		failed, retry := replayed[0], replayed[1]
 		Expect([]string{failed.Session, retry.Session}).To(Equal([]string{"root", "root"}), "the retry is the root's, as the failure")
 		waited := retry.Start - failed.End

@@ -1,8 +1,6 @@
 package vercelai_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -27,59 +25,17 @@ const researcher = "root/call_research_24"
 // some 200 ms on a 2-CPU machine under a load average of 9.
 const noBackoffMs = 250
 
-// attempt is one HTTP attempt of a model call, as agent.mjs's timedFetch
-// logs it (AGENT_ATTEMPTS_LOG).
-type attempt struct {
-	Session string `json:"session"`
-	Status  int    `json:"status"`
-	Start   int64  `json:"start"` // ms since the epoch
-	End     int64  `json:"end"`
-}
-
-// logAttempts has the agent log its HTTP attempts to a fresh file for the
-// rest of the spec, and returns what reads those of session.
-func logAttempts() func(session string) []attempt {
-	file := filepath.Join(GinkgoT().TempDir(), "attempts.jsonl")
-	GinkgoT().Setenv("AGENT_ATTEMPTS_LOG", file)
-	return func(session string) []attempt {
-		GinkgoHelper()
-		f, err := os.Open(file)
-		Expect(err).NotTo(HaveOccurred(), "the agent logged no attempt")
-		defer f.Close()
-		var all []attempt
-		lines := bufio.NewScanner(f)
-		for lines.Scan() {
-			var a attempt
-			Expect(json.Unmarshal(lines.Bytes(), &a)).To(Succeed(), "%s: %s", file, lines.Text())
-			if a.Session == session {
-				all = append(all, a)
-			}
-		}
-		Expect(lines.Err()).NotTo(HaveOccurred())
-		return all
-	}
-}
-
-// statuses is the status of each attempt, in order.
-func statuses(all []attempt) []int {
-	out := make([]int, len(all))
-	for i, a := range all {
-		out[i] = a.Status
-	}
-	return out
-}
-
 var _ = Describe("a failure agentsnap serve replays to the AI SDK", Label("node"), func() {
 	BeforeEach(kit.Require)
 
 	It("of a whole call (generateText) is retried as while recording, at once, and the replay matches", func(ctx SpecContext) {
 		By("recording from the playbook: the SDK retries the 429; the fixture again, byte for byte")
 		dir := nodetest.CopyFixture(researchRetried, scenario.File, fixture.PlaybookFile)
-		attempts := logAttempts()
+		attempts := nodetest.LogAttempts()
 		code, verdict := kit.Run(ctx, nodetest.Environ([]string{"CI"}), dir, dir, "--record") // serve --record refuses under CI
 		Expect(code).To(Equal(0), verdict)
 		recorded := attempts(researcher)
-		Expect(statuses(recorded)).To(Equal([]int{http.StatusTooManyRequests, http.StatusOK, http.StatusOK}),
+		Expect(nodetest.Statuses(recorded)).To(Equal([]int{http.StatusTooManyRequests, http.StatusOK, http.StatusOK}),
 			"the failed call, the SDK's retry, the step after release_notes: %+v", recorded)
 		for _, name := range []string{scenario.File, fixture.RootLog, "session.1.jsonl", fixture.GoldenFile} {
 			want, err := os.ReadFile(filepath.Join(researchRetried, name))
@@ -93,12 +49,12 @@ var _ = Describe("a failure agentsnap serve replays to the AI SDK", Label("node"
 		Expect(string(golden)).To(ContainSubstring("model call failed (attempt 1): RATE_LIMIT"))
 
 		By("replaying the fixture: the same attempts, the retry without the SDK's back-off")
-		attempts = logAttempts()
+		attempts = nodetest.LogAttempts()
 		code, verdict = kit.Run(ctx, nil, researchRetried, researchRetried)
 		Expect(code).To(Equal(0), verdict)
 		Expect(verdict).To(MatchRegexp(verdictOK(researchRetried)))
 		replayed := attempts(researcher)
-		Expect(statuses(replayed)).To(Equal(statuses(recorded)), "the SDK retries as it did while recording: %+v", replayed)
+		Expect(nodetest.Statuses(replayed)).To(Equal(nodetest.Statuses(recorded)), "the SDK retries as it did while recording: %+v", replayed)
 		waited := replayed[1].Start - replayed[0].End
 		GinkgoWriter.Printf("the AI SDK retried %d ms after the failure\n", waited)
 		Expect(waited).To(BeNumerically("<", noBackoffMs), "the AI SDK waited %d ms before its retry: it backed off", waited)
