@@ -121,18 +121,10 @@ var _ = Describe("a token count the live endpoint fails while recording", func()
 // fails the recording saying what to do about the base URL.
 var _ = Describe("a token count the live endpoint answers with no count", func() {
 	It("fails the recording naming the endpoint, the answer and what to do", func(ctx SpecContext) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = w.Write([]byte("<html>gateway</html>"))
-		}))
-		DeferCleanup(srv.Close)
-		drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789", MaxRetries: -1})
-		Expect(err).NotTo(HaveOccurred())
-		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New()})
-		Expect(err).NotTo(HaveOccurred())
+		srv, h := gatewayCounts()
 		client := sdk.NewClient(sdkoption.WithBaseURL("http://agentsnap.invalid"), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(0),
 			sdkoption.WithHTTPClient(&http.Client{Transport: wire.Transport(h)}))
-		_, err = client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
+		_, err := client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
 		Expect(err).To(HaveOccurred())
 		Expect(h.Close(ctx)).To(MatchError(And(ContainSubstring("POST /v1/messages/count_tokens of session root"),
 			ContainSubstring("is no token count"), ContainSubstring("<html>gateway</html>"),
@@ -140,3 +132,20 @@ var _ = Describe("a token count the live endpoint answers with no count", func()
 			ContainSubstring("point the base URL at the API itself"))))
 	})
 })
+
+// gatewayCounts is a wire handler recording live token counts from an
+// endpoint that answers every request with a gateway's HTML page (HTTP
+// 200, no count), and that endpoint.
+func gatewayCounts() (*httptest.Server, *wire.Handler) {
+	GinkgoHelper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>gateway</html>"))
+	}))
+	DeferCleanup(srv.Close)
+	drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789", MaxRetries: -1})
+	Expect(err).NotTo(HaveOccurred())
+	h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New()})
+	Expect(err).NotTo(HaveOccurred())
+	return srv, h
+}

@@ -21,7 +21,6 @@ import (
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/anthropic"
-	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
@@ -257,19 +256,11 @@ var _ = Describe("a request agentsnap refuses", func() {
 	)
 
 	It("is not retried by anthropic-sdk-go when it is a 5xx: a token count the live model did not answer", func(ctx SpecContext) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			_, _ = w.Write([]byte("<html>gateway</html>"))
-		}))
-		DeferCleanup(srv.Close)
-		drv, err := anthropic.New(anthropic.Config{BaseURL: srv.URL, APIKey: "sk-ant-live-key-0123456789", MaxRetries: -1})
-		Expect(err).NotTo(HaveOccurred())
-		h, err := wire.NewHandler(wire.Config{Driver: drv, Store: memory.New()})
-		Expect(err).NotTo(HaveOccurred())
+		_, h := gatewayCounts()
 		seen := &attempts{}
 		client := sdk.NewClient(sdkoption.WithBaseURL("http://agentsnap.invalid"), sdkoption.WithAPIKey(claudeAgentKey), sdkoption.WithMaxRetries(2),
 			sdkoption.WithHTTPClient(&http.Client{Transport: wire.Transport(h)}), sdkoption.WithMiddleware(seen.observe))
-		_, err = client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
+		_, err := client.Messages.CountTokens(ctx, sdk.MessageCountTokensParams{Model: claudeModel, Messages: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("How long is this?"))}})
 		var apiErr *sdk.Error
 		Expect(errors.As(err, &apiErr)).To(BeTrue(), "%v", err)
 		Expect(apiErr.StatusCode).To(Equal(http.StatusBadGateway))
