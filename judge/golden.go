@@ -85,6 +85,10 @@ func UpdateGolden(o *Outcome) GoldenResult {
 	old, err := os.ReadFile(fx.Golden)
 	exists := err == nil
 	if !exists || string(old) != o.Transcript {
+		if why := o.holdsSecret(fx.Golden); why != "" {
+			res.Message = why
+			return res
+		}
 		if err := atomicfile.WriteFile(fx.Golden, []byte(o.Transcript), 0o644); err != nil {
 			res.Message = fmt.Sprintf("judge: updating %s: %v", fx.Golden, err)
 			if why := GoldenUnreadable(fx.Golden); why != "" {
@@ -339,4 +343,20 @@ func settle(o *Outcome, missing, differs bool, diff string, propose bool) Golden
 		res.Message += "\n" + note
 	}
 	return res
+}
+
+// holdsSecret says why o's transcript may not be written to path, a
+// golden or its proposal: it holds a value of the replay's secret set (a
+// key of the shell or of the agent), and a golden is committed. A replay
+// writes it only when it matches its recording, whose logs were checked
+// for the recording's secrets; this is for a key the recording's shell
+// did not have, or an agent that prints one. "" when it holds none.
+func (o *Outcome) holdsSecret(path string) string {
+	source, at, ok := o.secrets.FindString(o.Transcript)
+	if !ok {
+		return ""
+	}
+	line := 1 + strings.Count(o.Transcript[:at], "\n")
+	return fmt.Sprintf("judge: not writing %s: line %d of the replay's transcript holds the value of %s, a credential, and a golden is committed; "+
+		"keep it out of the scenario and of what the agent writes, then re-record the scenario (if %s holds no secret, unset it for this run)", path, line, source, source)
 }

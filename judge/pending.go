@@ -58,6 +58,9 @@ func settleProposal(o *Outcome, differs bool) (pending, problem string) {
 	case !o.Passed():
 		return "", "(no golden proposal written: the replay itself does not match its recording; fix that first)"
 	}
+	if why := o.holdsSecret(path); why != "" {
+		return "", "(no golden proposal written) " + why
+	}
 	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, []byte(o.Transcript)) {
 		o.Fixture.NoteProposal()
 		if err := atomicfile.WriteFile(path, []byte(o.Transcript), 0o644); err != nil {

@@ -3,6 +3,7 @@ package judge_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -117,5 +118,48 @@ var _ = Describe("a replay whose context carries secrets", Label("secrets"), fun
 			Expect(text).To(ContainSubstring("The key is " + secret.Redacted + ". This is run 2."))
 			Expect(text).NotTo(ContainSubstring(key))
 		}
+	})
+})
+
+// A golden is committed: an update or a proposal that would write a value
+// of the replay's secret set is refused, naming the file, the line and
+// the variable, never the value.
+var _ = Describe("a golden whose replay holds a secret", Label("secrets"), func() {
+	const word = "MARMALADE" // fork/codeword's codeword: in its recording and golden
+
+	// replay replays a copy of fork/codeword, its golden a stale one, with
+	// a context whose set holds the codeword as a key: the replay matches
+	// its recording.
+	replay := func() *judge.Outcome {
+		GinkgoT().Setenv("CI", "")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		dir := GinkgoT().TempDir()
+		Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "fork", "codeword")))).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, fixture.GoldenFile), []byte("== root ==\n"), 0o644)).To(Succeed())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		set := secret.New()
+		Expect(set.Add("PROJECT_API_KEY", word)).To(BeTrue())
+		o, err := judge.Replay(secret.NewContext(context.Background(), set), fx, judge.Options{Runtime: agent.Reference})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeTrue(), o.Report())
+		return o
+	}
+
+	It("is not updated", func() {
+		o := replay()
+		res := judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeFalse())
+		Expect(res.Message).To(And(ContainSubstring("not writing "+o.Fixture.Golden), ContainSubstring("line 3 of the replay's transcript holds the value of PROJECT_API_KEY"),
+			ContainSubstring("re-record the scenario"), Not(ContainSubstring(word))))
+		Expect(os.ReadFile(o.Fixture.Golden)).To(Equal([]byte("== root ==\n")), "the golden stays as it was")
+		Expect(o.Transcript).To(ContainSubstring(word), "the transcript holds the word: this spec checks nothing")
+	})
+
+	It("gets no proposal", func() {
+		o := replay()
+		g := judge.CompareGolden(o)
+		Expect(g.Message).To(And(ContainSubstring("no golden proposal written"), ContainSubstring("holds the value of PROJECT_API_KEY"), Not(ContainSubstring(word))))
+		Expect(judge.ProposalPath(o.Fixture.Golden)).NotTo(BeAnExistingFile())
 	})
 })
