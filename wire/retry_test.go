@@ -77,6 +77,21 @@ func (a *attempts) take() []attempt {
 	return all
 }
 
+// replayRetried replays the recording in dir with rt and asserts that it
+// matches, and that the SDK (its attempts seen) made the failed attempt
+// and its retry again, the retry at once.
+func replayRetried(ctx context.Context, dir string, rt agentsnap.Runtime, seen *attempts, status int) {
+	GinkgoHelper()
+	fx, err := fixture.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	o, err := judge.Replay(ctx, fx, harness.Options{Runtime: rt})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(o).To(harness.MatchRecording())
+	replayed := seen.take()
+	Expect(replayed).To(HaveLen(2), "the SDK sends the call again as it did while recording")
+	expectRetriedAtOnce(replayed, status)
+}
+
 // expectRetriedAtOnce asserts that the run's first attempt failed with
 // status, that the SDK retried it, and that the retry left as soon as the
 // failure came: the answer told it to, and no back-off ran in between.
@@ -150,14 +165,7 @@ var _ = Describe("a replayed failure", func() {
 		Expect(string(mustRead(filepath.Join(dir, "session.jsonl")))).To(ContainSubstring(`"status":529`))
 		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring("model call failed (attempt 1)"))
 
-		fx, err := fixture.Load(dir)
-		Expect(err).NotTo(HaveOccurred())
-		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: rt})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(o).To(harness.MatchRecording())
-		replayed := seen.take()
-		Expect(replayed).To(HaveLen(2), "the SDK retries as it did while recording")
-		expectRetriedAtOnce(replayed, 529)
+		replayRetried(ctx, dir, rt, seen, 529)
 	})
 
 	It("is retried by openai-go at once, a 429 of a playbook recording, and replays the logs as recorded", NodeTimeout(time.Minute), func(ctx SpecContext) {
@@ -177,14 +185,7 @@ var _ = Describe("a replayed failure", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(seen.take()).To(HaveLen(2))
 
-		fx, err := fixture.Load(dir)
-		Expect(err).NotTo(HaveOccurred())
-		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: rt})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(o).To(harness.MatchRecording())
-		replayed := seen.take()
-		Expect(replayed).To(HaveLen(2), "the SDK retries as it did while recording")
-		expectRetriedAtOnce(replayed, http.StatusTooManyRequests)
+		replayRetried(ctx, dir, rt, seen, http.StatusTooManyRequests)
 	})
 
 	It("of a token count is counted again by anthropic-sdk-go at once, and replays the logs as recorded", NodeTimeout(time.Minute), func(ctx SpecContext) {
@@ -207,12 +208,7 @@ var _ = Describe("a replayed failure", func() {
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ownCounts(fx.Logs[0])).To(HaveLen(2))
-		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: counting()})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(o).To(harness.MatchRecording())
-		replayed := seen.take()
-		Expect(replayed).To(HaveLen(2), "the SDK counts again as it did while recording")
-		expectRetriedAtOnce(replayed, http.StatusServiceUnavailable)
+		replayRetried(ctx, dir, counting(), seen, http.StatusServiceUnavailable)
 	})
 })
 
