@@ -92,6 +92,7 @@ func redactLogs(s *secret.Set, logs []*session.Log) []*session.Log {
 	return out
 }
 
+// redactJSON returns raw redacted, raw itself when it holds no secret.
 func redactJSON(s *secret.Set, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return raw
@@ -102,6 +103,7 @@ func redactJSON(s *secret.Set, raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
+// redactRaw returns a copy of m, each value redacted (redactJSON).
 func redactRaw(s *secret.Set, m map[string]json.RawMessage) map[string]json.RawMessage {
 	if m == nil {
 		return nil
