@@ -129,4 +129,84 @@ var _ = Describe("check, report and review with a key of the shell in what they 
 		expectRedacted(r.stdout + r.stderr)
 		Expect(os.ReadFile(filepath.Join(dir, fixture.ProposalFile))).To(Equal([]byte(next)), "skipped: the proposal stays as it is")
 	})
+
+	Describe("a proposal holding it, made by hand", func() {
+		// leakyProposal writes fork/codeword's golden with the key on its
+		// line 5 as the proposal, and returns the folder, the golden's
+		// text and the proposal's.
+		leakyProposal := func() (root, dir, golden, next string) {
+			root = fixtureCopy("fork/codeword", "spawn/one-child")
+			dir = filepath.Join(root, "fixtures/fork/codeword")
+			golden = readFile(filepath.Join(dir, fixture.GoldenFile))
+			lines := strings.SplitAfter(golden, "\n")
+			Expect(len(lines)).To(BeNumerically(">", 5))
+			lines[4] = "the key is " + key + "\n"
+			next = strings.Join(lines, "")
+			Expect(os.WriteFile(filepath.Join(dir, fixture.ProposalFile), []byte(next), 0o644)).To(Succeed())
+			return root, dir, golden, next
+		}
+		// expectPending checks that the golden and the proposal are as they were.
+		expectPending := func(dir, golden, next string) {
+			GinkgoHelper()
+			Expect(readFile(filepath.Join(dir, fixture.GoldenFile))).To(Equal(golden), "the golden is not replaced")
+			Expect(readFile(filepath.Join(dir, fixture.ProposalFile))).To(Equal(next), "the proposal stays pending")
+		}
+		// why is the refusal of the proposal in dir, as review prints it.
+		why := func(dir string) string {
+			return "line 5 of " + filepath.Join(dir, fixture.ProposalFile) + " holds the value of OPENAI_API_KEY, a credential, and a golden is committed"
+		}
+
+		BeforeEach(func() {
+			GinkgoT().Setenv("CI", "")
+			GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		})
+
+		DescribeTable("is never accepted: review names its line and variable, leaves it pending and exits 1",
+			func(args ...string) {
+				root, dir, golden, next := leakyProposal()
+				r := cli(root, environ, append([]string{"review"}, args...)...)
+				Expect(r.code).To(Equal(exitFail), r.stdout+r.stderr)
+				Expect(r.stdout + r.stderr).To(ContainSubstring("left pending fork/codeword: " + why(dir) + ": reject it (go tool agentsnap review --reject " + dir + ")"))
+				Expect(r.stdout + r.stderr).NotTo(ContainSubstring("accepted fork/codeword"))
+				traces, err := leaktest.Traces(key, nil, r.stdout+r.stderr)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(traces).To(BeEmpty(), "the key shows in:\n%s", r.stdout+r.stderr)
+				expectPending(dir, golden, next)
+			},
+			Entry("--accept", "--accept"),
+			Entry("--accept --force", "--accept", "--force"),
+			Entry("--accept --format markdown", "--accept", "--format", "markdown"),
+		)
+
+		It("is listed as not accepted, as JSON and as Markdown", func() {
+			root, dir, golden, next := leakyProposal()
+			r := cli(root, environ, "review", "--format", "json")
+			Expect(r.code).To(Equal(exitOK), r.stderr)
+			var props []struct{ Refused string }
+			Expect(json.Unmarshal([]byte(r.stdout), &props)).To(Succeed())
+			Expect(props).To(HaveLen(1))
+			Expect(props[0].Refused).To(HavePrefix(why(dir)))
+			r = cli(root, environ, "review", "--format", "markdown")
+			Expect(r.code).To(Equal(exitOK), r.stderr)
+			Expect(r.stdout).To(ContainSubstring("> **Not accepted:** " + why(dir)))
+			expectPending(dir, golden, next)
+		})
+
+		DescribeTable("is left pending when review asks, the others accepted",
+			func(keys string) {
+				root, dir, golden, next := leakyProposal()
+				other, _, text := propose(root, "spawn/one-child", replace("Jupiter", "Saturn"))
+				r := reviewCLI(root, keys, environ, "review", "--force")
+				Expect(r.code).To(Equal(exitFail), r.stdout+r.stderr)
+				Expect(r.stdout).To(ContainSubstring("not accepted: " + why(dir)))
+				Expect(r.stdout).To(ContainSubstring("left pending: " + why(dir)))
+				Expect(r.stdout).To(ContainSubstring("review: 1 accepted, 0 rejected, 1 left pending\n1 proposal holding a key left pending"))
+				expectRedacted(r.stdout + r.stderr)
+				expectPending(dir, golden, next)
+				Expect(readFile(other)).To(Equal(text), "the other proposal is accepted")
+			},
+			Entry("a for each", "a\na\n"),
+			Entry("A: all remaining", "A\n"),
+		)
+	})
 })

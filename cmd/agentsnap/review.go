@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -42,7 +43,7 @@ coloured when stdout is a terminal and NO_COLOR is not set.
 --accept accepts every proposal and --reject rejects every one, without
 asking. --format json prints the proposals as a JSON array
 ([{"scenario", "dir", "golden", "proposal", "sessions": [{"session",
-"status" (changed, added or removed), "diff"}], "warnings"}]) and
+"status" (changed, added or removed), "diff"}], "warnings", "refused"}]) and
 --format markdown as one section per scenario with diff blocks, for a pull
 request comment; neither changes anything unless --accept or --reject is
 given too (the markdown then says which proposals were accepted, rejected
@@ -57,8 +58,15 @@ unless AGENTSNAP_FORCE_UPDATE=1 (check there writes and removes no
 proposal either); listing them (--format without --accept or --reject)
 is not.
 
-Exit status 0 when done, 1 when a proposal refused as a likely mistake was
-left pending (or a file could not be changed, or accepting or rejecting
+A proposal holding the value of a key of the shell (the variables check
+redacts: the API key variables, the base URL's credentials and those
+AGENTSNAP_SECRET_VARS names) is never accepted, --force or not: a golden
+is committed. review names its line and variable, never the value, and
+leaves it pending; reject it, keep the key out of the scenario and of what
+the agent writes, and check again.
+
+Exit status 0 when done, 1 when a proposal refused as a likely mistake or
+for a key was left pending (or a file could not be changed, or accepting or rejecting
 is refused under CI), 2 on bad usage.`,
 		flags: func() *flag.FlagSet { return new(reviewFlags).set() },
 		run:   runReview,
@@ -88,6 +96,9 @@ type proposal struct {
 	Proposal string        `json:"proposal"`
 	Sessions []sessionDiff `json:"sessions"`
 	Warnings []string      `json:"warnings"`
+	// Refused says why the proposal is never accepted, --force or not: it
+	// holds a key of the shell (see secretRefusal). "" when it may be.
+	Refused string `json:"refused,omitempty"`
 	// settled is what --accept or --reject did with it: "accepted",
 	// "rejected", or "" while it is pending.
 	settled string
@@ -111,11 +122,12 @@ func runReview(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	props, err := loadProposals(dirs)
+	secrets := secret.FromEnv(e.getenv)
+	props, err := loadProposals(dirs, secrets)
 	if err != nil {
 		return fail(e, "review", err)
 	}
-	redactProposals(secret.FromEnv(e.getenv), props)
+	redactProposals(secrets, props)
 	interactive := f.format == "" && !f.accept && !f.reject
 	if len(props) == 0 {
 		if f.format == "json" {
@@ -162,8 +174,9 @@ func runReview(ctx context.Context, e *env, args []string) int {
 }
 
 // loadProposals reads the proposal of every scenario folder that has one,
-// with its golden ("" when the golden is missing: every session is added).
-func loadProposals(dirs []string) ([]proposal, error) {
+// with its golden ("" when the golden is missing: every session is added),
+// and refuses each that holds a value of secrets.
+func loadProposals(dirs []string, secrets *secret.Set) ([]proposal, error) {
 	var out []proposal
 	for _, dir := range dirs {
 		golden := filepath.Join(dir, fixture.GoldenFile)
@@ -179,7 +192,7 @@ func loadProposals(dirs []string) ([]proposal, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w; the proposal beside it cannot be compared with it, nor accepted over it: restore the golden from version control (or fix its permissions), or move it away to accept the proposal as a new golden, then review again", err)
 		}
-		p := proposal{Scenario: fixture.Name(dir), Dir: dir, Golden: golden, Proposal: path}
+		p := proposal{Scenario: fixture.Name(dir), Dir: dir, Golden: golden, Proposal: path, Refused: secretRefusal(secrets, path, next)}
 		p.Sessions, p.Warnings = diffSessions(string(old), string(next))
 		p.Sessions = append([]sessionDiff{}, p.Sessions...)
 		p.Warnings = append([]string{}, p.Warnings...)
@@ -188,9 +201,27 @@ func loadProposals(dirs []string) ([]proposal, error) {
 	return out, nil
 }
 
+// secretRefusal says why the proposal at path, whose text is next, is
+// never accepted: it holds a value of secrets, and a golden is committed.
+// agentsnap writes no such proposal (judge refuses to); this is one made or
+// edited by hand, or written by an older agentsnap. It names the line and
+// the variable, never the value. "" when it holds none.
+func secretRefusal(secrets *secret.Set, path string, next []byte) string {
+	source, at, ok := secrets.Find(next)
+	if !ok {
+		return ""
+	}
+	line := 1 + bytes.Count(next[:at], []byte("\n"))
+	return fmt.Sprintf("line %d of %s holds the value of %s, a credential, and a golden is committed: reject it (go tool agentsnap review --reject %s), keep the key out of the scenario and of what the agent writes, then check again",
+		line, path, source, judge.ShellQuote(filepath.Dir(path)))
+}
+
 // acceptProposal renames the proposal over its golden: atomic, so the
-// golden is always whole.
+// golden is always whole. A proposal holding a key is refused (Refused).
 func acceptProposal(p *proposal) error {
+	if p.Refused != "" {
+		return fmt.Errorf("not accepting %s: %s", p.Proposal, p.Refused)
+	}
 	if err := os.Rename(p.Proposal, p.Golden); err != nil {
 		return fmt.Errorf("accepting %s: %w", p.Proposal, err)
 	}
@@ -217,6 +248,9 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 				p.settled = "rejected"
 				fmt.Fprintf(w, "rejected %s: removed %s\n", p.Scenario, p.Proposal)
 			}
+		case p.Refused != "":
+			fmt.Fprintf(w, "left pending %s: %s\n", p.Scenario, p.Refused)
+			code = exitFail
 		case len(p.Warnings) > 0 && !force:
 			fmt.Fprintf(w, "left pending %s: %s looks like a mistake:\n", p.Scenario, p.Proposal)
 			for _, warn := range p.Warnings {
@@ -268,6 +302,9 @@ func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
 			fmt.Fprintf(w, "\n## %s\n\n`%s` was rejected and removed; `%s` stays.\n", p.Scenario, p.Proposal, p.Golden)
 		default:
 			fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
+		}
+		if p.Refused != "" {
+			fmt.Fprintf(w, "\n> **Not accepted:** %s\n", p.Refused)
 		}
 		for _, warn := range p.Warnings {
 			fmt.Fprintf(w, "\n> **Warning:** %s (accepted only with `--force`)\n", warn)

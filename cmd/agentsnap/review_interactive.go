@@ -154,7 +154,7 @@ func reviewInteractive(ctx context.Context, e *env, props []proposal, force bool
 	defer in.close()
 
 	fmt.Fprintf(out, "%s pending review\n", count(len(props), "golden proposal"))
-	var accepted, rejected, skipped, refused int
+	var accepted, rejected, skipped, refused, holding int
 	all := false
 	i := 0
 loop:
@@ -171,6 +171,11 @@ loop:
 			all = true
 			fallthrough
 		case 'a':
+			if p.Refused != "" {
+				fmt.Fprintf(out, "left pending: %s\n", p.Refused)
+				holding++
+				continue
+			}
 			if len(p.Warnings) > 0 && !force {
 				fmt.Fprint(out, colour.paint(ansiYellow, "This proposal looks like a mistake (see the warnings above).")+"\n")
 				if ask(ctx, out, in, "Accept it anyway? [y/N]: ", "") != 'y' {
@@ -199,10 +204,15 @@ loop:
 			return exitFail
 		}
 	}
-	left := skipped + refused + len(props) - i
+	left := skipped + refused + holding + len(props) - i
 	fmt.Fprintf(out, "\nreview: %d accepted, %d rejected, %d left pending\n", accepted, rejected, left)
 	if refused > 0 {
 		fmt.Fprintf(out, "%s that looked like a mistake left pending; accept with --force once intended\n", count(refused, "proposal"))
+	}
+	if holding > 0 {
+		fmt.Fprintf(out, "%s holding a key left pending; reject, keep the key out of the scenario and of what the agent writes, then check again\n", count(holding, "proposal"))
+	}
+	if refused+holding > 0 {
 		return exitFail
 	}
 	return exitOK
@@ -246,5 +256,8 @@ func showProposal(out io.Writer, c palette, n, total int, p *proposal) {
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintln(out, c.paint(ansiYellow, "warning: "+printableLines(w)))
+	}
+	if p.Refused != "" {
+		fmt.Fprintln(out, c.paint(ansiYellow, "not accepted: "+printableLines(p.Refused)))
 	}
 }
