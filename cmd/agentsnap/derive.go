@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -28,7 +29,8 @@ replay.override.json sidecar:
   [{"kind": "chunks", "turn": 1, "step": 1, "chunks": [...]}, ...]
 
 A log that cannot be derived (a broken line, a seedLength past the end, a model
-call without a finish) exits 1 with the file, the session and the call.`,
+call without a finish) exits 1 with the file, the session and the call.
+The values of the shell's keys (those check redacts) print as [REDACTED].`,
 		order: 2,
 		flags: func() *flag.FlagSet { return new(deriveFlags).set() },
 		run:   runDerive,
@@ -76,10 +78,25 @@ func runDerive(_ context.Context, e *env, args []string) int {
 	for _, d := range s.Dropped {
 		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), count(d.Chunks, "chunk"))
 	}
-	if _, err := e.stdout.Write(fakellm.MarshalScript(s.Entries)); err != nil {
+	if _, err := e.stdout.Write(redactScript(e, pos[0], fakellm.MarshalScript(s.Entries))); err != nil {
 		return fail(e, "derive", err)
 	}
 	return exitOK
+}
+
+// redactScript returns the script derived from the log name with the
+// secrets of the shell replaced (see redact.go), and says so on stderr: a
+// script printed is often saved as a sidecar or pasted into an issue, and
+// either is shared. The set's forms include a value's JSON escaping, and
+// its replacement needs none, so the JSON stays valid.
+func redactScript(e *env, name string, script []byte) []byte {
+	secrets := secret.FromEnv(e.getenv)
+	source, _, ok := secrets.Find(script)
+	if !ok {
+		return script
+	}
+	fmt.Fprintf(e.stderr, "agentsnap derive: %s: the script holds the value of %s, a credential; it is printed as %s (a recording should hold no key: keep it out of the scenario and of what the agent writes, then re-record)\n", name, source, secret.Redacted)
+	return []byte(secrets.Redact(string(script)))
 }
 
 // deriveInput refuses a missing file and a folder before reading, naming

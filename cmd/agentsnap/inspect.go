@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -68,6 +69,9 @@ Usage is each call's assistant/message usage, else the last usage chunk
 of its stream (a failed call), else none ("without usage"). A fork
 child's inherited seed is its parent's and counts there.
 
+The values of the shell's keys (the variables check redacts) print as
+[REDACTED].
+
 Exit status is 0, or 1 with "file:line: what is wrong" on bad input.`,
 		flags: func() *flag.FlagSet { return newFlagSet("inspect") },
 		run:   runInspect,
@@ -87,21 +91,26 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 		return fail(e, "inspect", err)
 	}
 	prices, note := inspectPrices(e.path(pos[0]))
+	// Written whole, then redacted: a key may span two writes.
+	var out strings.Builder
 	if len(logs) > 1 {
 		for i, t := range trees(logs) {
 			if i > 0 {
-				fmt.Fprintln(e.stdout)
+				fmt.Fprintln(&out)
 			}
-			printTree(e.stdout, t)
-			fmt.Fprintln(e.stdout)
-			printUsage(e.stdout, t, prices, note)
+			printTree(&out, t)
+			fmt.Fprintln(&out)
+			printUsage(&out, t, prices, note)
 		}
 	}
 	for i, l := range logs {
 		if i > 0 || len(logs) > 1 {
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(&out)
 		}
-		printLog(e.stdout, l, prices)
+		printLog(&out, l, prices)
+	}
+	if _, err := io.WriteString(e.stdout, secret.FromEnv(e.getenv).Redact(out.String())); err != nil {
+		return fail(e, "inspect", err)
 	}
 	return exitOK
 }
