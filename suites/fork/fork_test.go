@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// What a fork/ scenario must hold is harness.CategoryRules, checked by
+// What a fork/ scenario must hold is judge.CategoryRules, checked by
 // MatchRecording here exactly as agentsnap check checks it.
 var _ = Describe("fork scenarios", Label("fork"), func() {
 	DescribeTable("replay to their recording and golden, and hold what the category requires",

@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// What a mixed/ scenario must hold is harness.CategoryRules, checked by
+// What a mixed/ scenario must hold is judge.CategoryRules, checked by
 // MatchRecording here exactly as agentsnap check checks it.
 var _ = Describe("mixed scenarios", Label("mixed"), func() {
 	DescribeTable("replay to their recording and golden, and hold what the category requires",

@@ -19,7 +19,7 @@ import (
 const schedules = 50
 
 var _ = Describe("parallel scenarios", Label("parallel"), func() {
-	// harness.CategoryRules requires a step that delegates to two or more
+	// judge.CategoryRules requires a step that delegates to two or more
 	// children at once, checked by MatchRecording. Every replay runs under
 	// a seeded schedule, which times each model call of each session so
 	// that concurrent children answer and finish in another order: the
