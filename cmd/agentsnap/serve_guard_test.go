@@ -169,7 +169,7 @@ var _ = Describe("agentsnap serve answers only its own agent", func() {
 			r.Body, r.ContentLength = io.NopCloser(strings.NewReader(big)), int64(len(big))
 		})
 		Expect(status).To(Equal(http.StatusRequestEntityTooLarge))
-		Expect(msg).To(Equal(fmt.Sprintf("agentsnap serve: the request body is %d bytes (its Content-Length), more than serve's limit of 4KiB; raise it with --max-body SIZE, such as --max-body 8KiB", len(big))))
+		Expect(msg).To(Equal(fmt.Sprintf("agentsnap serve: the request body is %d bytes (its Content-Length), more than serve's limit of 4KiB; raise it with --max-body SIZE, such as --max-body 16KiB", len(big))))
 		// Chunked, the wire handler reads it and fails on the limit; the
 		// guard's 413 answers for it.
 		status, msg, _ = post(s.url, func(r *http.Request) {

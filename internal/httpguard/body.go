@@ -44,7 +44,7 @@ func (b *body) Read(p []byte) (int, error) {
 	case err == nil, errors.Is(err, io.EOF):
 	case errors.As(err, &tooLarge):
 		if b.failed == nil {
-			b.failed = b.g.tooLarge("is larger (it was sent without a Content-Length)")
+			b.failed = b.g.tooLarge("is larger (it was sent without a Content-Length)", -1)
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		if b.failed == nil {

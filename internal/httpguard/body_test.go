@@ -31,10 +31,25 @@ var _ = Describe("the body bound", func() {
 		a := read(resp)
 		Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
 		Expect(a.err.Code).To(Equal("BODY_TOO_LARGE"))
-		Expect(a.err.Message).To(Equal("agentsnap serve: the request body is 500000000 bytes (its Content-Length), more than serve's limit of 32MiB; raise it with --max-body SIZE, such as --max-body 64MiB"))
+		Expect(a.err.Message).To(Equal("agentsnap serve: the request body is 500000000 bytes (its Content-Length), more than serve's limit of 32MiB; raise it with --max-body SIZE, such as --max-body 512MiB"))
 		Expect(body.read.Load()).To(BeFalse(), "the client was asked for the body")
 		Expect(s.calls.Load()).To(BeZero())
 	})
+
+	DescribeTable("suggests a --max-body that takes the body its Content-Length announces, so the advice is not refused again",
+		func(limit, length int64, advice string) {
+			s := start(httpguard.Config{MaxBody: limit}, nil)
+			_, br := s.raw(fmt.Sprintf("POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", s.addr, length))
+			a := readRaw(br)
+			Expect(a.status).To(Equal(http.StatusRequestEntityTooLarge))
+			Expect(a.err.Message).To(HaveSuffix(advice))
+			Expect(s.calls.Load()).To(BeZero())
+		},
+		Entry("a little over the limit: twice it", int64(4<<10), int64(4<<10+1), "such as --max-body 8KiB"),
+		Entry("just over twice the limit: four times it", int64(4<<10), int64(8<<10+60), "such as --max-body 16KiB"),
+		Entry("past the largest limit on the way: the largest", int64(32<<20), int64(1<<30), "such as --max-body 1GiB"),
+		Entry("past the largest limit: no size takes it", int64(32<<20), int64(1<<30+1), "more than serve's limit of 32MiB and than the largest --max-body, 1GiB; send a smaller request"),
+	)
 
 	It("answers a 500 MB Content-Length from the headers alone, on a connection that sent nothing more", func() {
 		s := start(httpguard.Config{}, nil)

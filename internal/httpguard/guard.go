@@ -170,7 +170,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > g.cfg.MaxBody {
-		g.refuse(w, r, g.tooLarge(fmt.Sprintf("is %d bytes (its Content-Length)", r.ContentLength)))
+		g.refuse(w, r, g.tooLarge(fmt.Sprintf("is %d bytes (its Content-Length)", r.ContentLength), r.ContentLength))
 		return
 	}
 	g.serve(w, r)
@@ -289,9 +289,26 @@ func (g *Guard) checkContentType(r *http.Request) *refusal {
 		"%s %s has %s; serve takes JSON bodies only: send Content-Type: application/json", r.Method, r.URL.Path, got)}
 }
 
-// tooLarge is the refusal of a body over the limit; what says how large.
-func (g *Guard) tooLarge(what string) *refusal {
+// tooLarge is the refusal of a body over the limit; what says how large,
+// n is its Content-Length (-1 when it came without one).
+func (g *Guard) tooLarge(what string, n int64) *refusal {
+	if n > MaxMaxBody {
+		return &refusal{status: http.StatusRequestEntityTooLarge, code: "BODY_TOO_LARGE", message: fmt.Sprintf(
+			"the request body %s, more than serve's limit of %s and than the largest --max-body, %s; send a smaller request",
+			what, FormatSize(g.cfg.MaxBody), FormatSize(MaxMaxBody))}
+	}
 	return &refusal{status: http.StatusRequestEntityTooLarge, code: "BODY_TOO_LARGE", message: fmt.Sprintf(
 		"the request body %s, more than serve's limit of %s; raise it with --max-body SIZE, such as --max-body %s",
-		what, FormatSize(g.cfg.MaxBody), FormatSize(min(2*g.cfg.MaxBody, MaxMaxBody)))}
+		what, FormatSize(g.cfg.MaxBody), FormatSize(suggestMaxBody(g.cfg.MaxBody, n)))}
+}
+
+// suggestMaxBody is the --max-body a refusal suggests: the limit doubled
+// until a body of n bytes fits (once when n is unknown), so that following
+// the advice is not refused again; at most MaxMaxBody.
+func suggestMaxBody(limit, n int64) int64 {
+	s := min(2*limit, MaxMaxBody)
+	for s < n && s < MaxMaxBody {
+		s = min(2*s, MaxMaxBody)
+	}
+	return s
 }
