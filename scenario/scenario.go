@@ -37,7 +37,7 @@ type Scenario struct {
 	TurnTimeout Duration        `json:"turnTimeout,omitempty"` // bounds each prompt's turn, e.g. "500ms"; 0 means none
 	Serial      bool            `json:"serial,omitempty"`      // run subagent calls of a step one at a time
 	MaxAttempts int             `json:"maxAttempts,omitempty"` // model call attempts per step (retries of retryable failures); 0 means 1
-	Schedules   int             `json:"schedules,omitempty"`   // replay also under this many seeded schedules (harness.SearchSchedules); 0 means none
+	Schedules   int             `json:"schedules,omitempty"`   // replay also under this many seeded schedules (judge.SearchSchedules); 0 means none
 	Data        Data            `json:"data,omitempty"`        // facts the lookup tool answers from
 	Prices      budget.Prices   `json:"prices,omitempty"`      // per model, per million tokens: what inspect and check --max-growth cost with
 	Recorded    *Recorded       `json:"recorded,omitempty"`    // written by agentsnap record

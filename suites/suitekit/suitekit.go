@@ -6,7 +6,7 @@
 // Sharding: with AGENTSNAP_SHARD=K/N in the environment (1 <= K <= N),
 // Entries and OtherEntries return only the scenarios of shard K of N, so N
 // CI jobs each run one part of every suite. The split is
-// harness.InShard — the FNV-1a hash of CATEGORY/NAME, mod N — the same as
+// fixture.InShard — the FNV-1a hash of CATEGORY/NAME, mod N — the same as
 // "agentsnap check --shard K/N", so a scenario always lands in the same
 // shard and adding one moves no other. A category with no scenario in the
 // shard has no entries (its table runs no spec), and a sharded run reports
