@@ -3,6 +3,7 @@ package harness_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -98,6 +99,15 @@ var _ = Describe("Discover, with a symlinked folder in the fixtures tree", func(
 		dirs, err := harness.Discover(root)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(dirs).To(Equal([]string{filepath.Join(root, "fork/codeword")}))
+	})
+})
+
+var _ = Describe("Discover, before the first scenario", func() {
+	It("names the missing fixtures folder and the command that scaffolds a scenario in it", func() {
+		root := filepath.Join(GinkgoT().TempDir(), "testdata", "fixtures")
+		_, err := harness.Discover(root)
+		Expect(err).To(MatchError(fs.ErrNotExist))
+		Expect(err).To(MatchError(ContainSubstring(root + ": no such file or directory; no scenario is recorded there yet: scaffold one with go tool agentsnap new CATEGORY/NAME --fixtures " + root)))
 	})
 })
 

@@ -2,6 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -22,7 +25,17 @@ type Options = judge.Options
 type Outcome = judge.Outcome
 
 // Discover returns the scenario folders under root; see fixture.Discover.
-func Discover(root string) ([]string, error) { return fixture.Discover(root) }
+// A root that does not exist is an error that says how to scaffold the
+// first scenario there: a new module's test runs before it has one.
+func Discover(root string) ([]string, error) {
+	dirs, err := fixture.Discover(root)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Lstat(root); errors.Is(serr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w; no scenario is recorded there yet: scaffold one with go tool agentsnap new CATEGORY/NAME --fixtures %s", err, root)
+		}
+	}
+	return dirs, err
+}
 
 // Name returns CATEGORY/NAME for a fixture folder.
 func Name(dir string) string { return fixture.Name(dir) }
