@@ -42,6 +42,7 @@ func checkGolden(t testing.TB, o *Outcome) judge.GoldenResult {
 // sessions the update removed, the children whose mode or fork seed it
 // changed (see judge.GoldenResult.Warnings).
 func logUpdate(t testing.TB, res judge.GoldenResult) {
+	t.Helper()
 	if res.Updated {
 		t.Logf("harness: updated %s", res.Path)
 	}

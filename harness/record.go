@@ -66,6 +66,7 @@ func RecordAsked(dir string) (bool, error) {
 
 // recordIfAsked re-records dir with rt when -record matches its name.
 func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
+	t.Helper() // its log lines point at the test that called Run
 	if asked, err := RecordAsked(dir); !asked {
 		return err
 	}
