@@ -23,6 +23,7 @@ import (
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/apis"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 )
@@ -431,8 +432,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		return err
 	}
 	// An only-changed recording has a ToolReplay too, for the sessions
-	// that still replay: Recording tells the two apart.
-	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: &http.Client{}, maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}, logf: r.guard.Logf}
+	// that still replay: Recording tells the two apart. The agent's
+	// Authorization and an --mcp URL's token go to that URL's origin only.
+	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: live.SameOriginClient(nil), maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}, logf: r.guard.Logf}
 	tools := &toolEndpoint{h: h, recording: env.Recording}
 	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if strings.HasPrefix(req.URL.Path, mcpPath) {

@@ -51,7 +51,9 @@ type Config struct {
 	// Header holds extra request headers. Their values are treated as
 	// secrets like the key: never logged, scrubbed from messages.
 	Header http.Header
-	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
+	// HTTPClient sends the requests; nil means http.DefaultClient. The
+	// driver sends them through a copy that follows no redirect to another
+	// origin (SameOriginClient). Do not
 	// give it a Timeout shorter than a whole response stream: cancel the
 	// context instead.
 	HTTPClient *http.Client
@@ -134,9 +136,8 @@ func New(api API, cfg Config) (*Driver, error) {
 	case cfg.MaxRetries < 0:
 		d.maxAttempts = 1
 	}
-	if d.client == nil {
-		d.client = http.DefaultClient
-	}
+	// The key goes to the base URL's origin only, redirected or not.
+	d.client = SameOriginClient(d.client)
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}

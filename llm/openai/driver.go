@@ -41,7 +41,8 @@ type Config struct {
 	// Header holds extra request headers. Their values are treated as
 	// secrets like the key: never logged, scrubbed from messages.
 	Header http.Header
-	// HTTPClient sends the requests; nil means http.DefaultClient. Do not
+	// HTTPClient sends the requests; nil means http.DefaultClient. No
+	// redirect to another origin is followed (live.SameOriginClient). Do not
 	// give it a Timeout shorter than a whole response stream: cancel the
 	// context instead.
 	HTTPClient *http.Client
