@@ -9,9 +9,14 @@ import (
 )
 
 // WriteFile writes data to path through a temporary file in the same folder,
-// syncs it, renames it over path and syncs the folder. On any error the
-// temporary file is removed and path is untouched.
+// syncs it, renames it over path and syncs the folder. A new file gets perm;
+// a file replaced keeps its permissions, so that a private one stays
+// private. On any error the temporary file is removed and path is
+// untouched.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+		perm = st.Mode().Perm()
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -44,6 +44,15 @@ var _ = Describe("WriteFile", func() {
 		Expect(listing(dir)).To(Equal([]string{"golden.txt"}), "no temp file left behind")
 	})
 
+	It("keeps the permissions of the file it replaces: a private golden stays private", func() {
+		Expect(os.WriteFile(path, []byte("old\n"), 0o600)).To(Succeed())
+		Expect(atomicfile.WriteFile(path, []byte("new\n"), 0o644)).To(Succeed())
+		Expect(os.ReadFile(path)).To(Equal([]byte("new\n")))
+		info, err := os.Stat(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(info.Mode().Perm()).To(Equal(fs.FileMode(0o600)))
+	})
+
 	It("replaces an existing file whole", func() {
 		Expect(os.WriteFile(path, bytes.Repeat([]byte("old content "), 1000), 0o644)).To(Succeed())
 		Expect(atomicfile.WriteFile(path, []byte("short"), 0o644)).To(Succeed())
