@@ -153,7 +153,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = noConversation(f, req)
 	}
 	if err != nil {
-		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.Path, err))
+		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.EscapedPath(), err))
 		return
 	}
 	s, err := h.session(r, req)
@@ -192,7 +192,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, f Format) ([]
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			// serve's guard answers and notes it; it is not a call.
-			refuse(w, f, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.Path, tooBig.Limit))
+			refuse(w, f, http.StatusRequestEntityTooLarge, "BAD_REQUEST", fmt.Sprintf("wire: %s %s: the body is over %d bytes; send a smaller request (or raise the limit: agentsnap serve --max-body)", r.Method, r.URL.EscapedPath(), tooBig.Limit))
 			return nil, false
 		}
 		refuse(w, f, http.StatusBadRequest, "BAD_REQUEST", "wire: reading the request: "+err.Error())
@@ -250,7 +250,7 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		shape = f
 		advice = "it is an endpoint of " + f.Name() + " beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
 	}
-	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.Path, strings.Join(names, ", "), advice)
+	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.EscapedPath(), strings.Join(names, ", "), advice)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		// A call the agent needed: named first, it explains what follows.
 		// (A GET, such as a client listing models, asks for nothing a

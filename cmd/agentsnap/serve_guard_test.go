@@ -228,3 +228,30 @@ var _ = Describe("agentsnap serve answers only its own agent", func() {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+var _ = Describe("agentsnap serve's terminal and the paths clients ask for", func() {
+	It("shows a path with an ESC or a line break escaped, in a refusal's note and in the verdict's error for a stray request", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		base := strings.TrimSuffix(s.url, "/v1")
+		// A web page's no-cors POST: refused by the guard, noted at once.
+		status, _, _ := postJSON(base+"/v1/%1b%5b2J%1b%5b31mforged%0arecorded%20all%0d", chatBody, func(r *http.Request) {
+			r.Header.Set("Origin", "https://evil.example")
+			r.Header.Set("Content-Type", "text/plain")
+		})
+		Expect(status).To(Equal(http.StatusForbidden))
+		// Another local process: past the guard, a call serve does not
+		// serve, named when serve stops.
+		status, _, _ = postJSON(base+"/v1/%1b%5d0;title%07", chatBody, nil)
+		Expect(status).To(Equal(http.StatusNotFound))
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		// As the client escaped it: the note on stderr, the verdict's
+		// replay errors on stdout.
+		Expect(stderr).To(ContainSubstring("note: refused POST /v1/%1b%5b2J%1b%5b31mforged%0arecorded%20all%0d (403)"))
+		Expect(out).To(ContainSubstring("wire: POST /v1/%1b%5d0;title%07 is not a model call agentsnap serves"))
+		for _, text := range []string{out, stderr} {
+			Expect(text).NotTo(ContainSubstring("\x1b"))
+			Expect(text).NotTo(ContainSubstring("\r"))
+		}
+	})
+})

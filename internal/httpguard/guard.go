@@ -213,7 +213,9 @@ type refusal struct {
 // refuse answers r with rf and tells Logf.
 func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, rf *refusal) {
 	g.refused.Add(1)
-	g.cfg.Logf("refused %s %s (%d): %s", r.Method, r.URL.Path, rf.status, rf.message)
+	// The path as it was sent, escaped: a web page's request must not
+	// write an ESC or a line break into the terminal serve runs in.
+	g.cfg.Logf("refused %s %s (%d): %s", r.Method, r.URL.EscapedPath(), rf.status, rf.message)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Should-Retry", strconv.FormatBool(rf.retry))
@@ -286,7 +288,7 @@ func (g *Guard) checkContentType(r *http.Request) *refusal {
 		got = "no Content-Type"
 	}
 	return &refusal{status: http.StatusUnsupportedMediaType, code: "UNSUPPORTED_CONTENT_TYPE", message: fmt.Sprintf(
-		"%s %s has %s; serve takes JSON bodies only: send Content-Type: application/json", r.Method, r.URL.Path, got)}
+		"%s %s has %s; serve takes JSON bodies only: send Content-Type: application/json", r.Method, r.URL.EscapedPath(), got)}
 }
 
 // tooLarge is the refusal of a body over the limit; what says how large,

@@ -35,6 +35,25 @@ var _ = Describe("the Guard, at its edges", func() {
 		}
 	})
 
+	It("writes a refused request's path into its log and its answer escaped: a web page cannot put an ESC or a line break on serve's terminal", func() {
+		s := start(httpguard.Config{}, nil)
+		a := s.do(func(r *http.Request) {
+			r.URL.Path = "/v1/\x1b[2J\x1b[31mforged\nrecorded all\r"
+			r.Header.Set("Origin", "http://evil.example")
+		})
+		Expect(a.status).To(Equal(http.StatusForbidden))
+		b := s.do(func(r *http.Request) {
+			r.URL.Path = "/v1/\x1b]0;title\x07"
+			r.Header.Set("Content-Type", "text/plain")
+		})
+		Expect(b.status).To(Equal(http.StatusUnsupportedMediaType))
+		Expect(b.err.Message).To(HavePrefix("agentsnap serve: POST /v1/%1B%5D0;title%07 has "))
+		Expect(s.logged()).To(HaveExactElements(
+			HavePrefix("refused POST /v1/%1B%5B2J%1B%5B31mforged%0Arecorded%20all%0D (403): "),
+			HavePrefix("refused POST /v1/%1B%5D0;title%07 (415): POST /v1/%1B%5D0;title%07 has "),
+		))
+	})
+
 	It("tells the SDK not to retry a refusal, and closes its connection", func() {
 		s := start(httpguard.Config{}, nil)
 		a := s.do(func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") })
