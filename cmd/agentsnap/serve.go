@@ -349,12 +349,12 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed%s; run the agent against the URL serve prints first, then stop serve", fx.Name, rt.refusedNote())
 	}
 	if err != nil {
-		return fail(e, "serve", err)
+		return fail(e, "serve", shown(err))
 	}
 	g := judge.CompareGolden(o)
-	fmt.Fprintln(e.stdout, strings.TrimRight(o.Report(), "\n"))
+	fmt.Fprintln(e.stdout, printableLines(strings.TrimRight(o.Report(), "\n")))
 	if g.Message != "" {
-		fmt.Fprintf(e.stdout, "\n%s\n", strings.TrimRight(g.Message, "\n"))
+		fmt.Fprintf(e.stdout, "\n%s\n", printableLines(strings.TrimRight(g.Message, "\n")))
 	}
 	if !o.Passed() || g.Message != "" {
 		return exitFail
@@ -393,11 +393,17 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was recorded and the fixture is unchanged%s; run the agent against the URL serve prints (its first line on stdout) first, then stop serve", name, rt.refusedNote())
 	}
 	if err != nil {
-		return fail(e, "serve", err)
+		return fail(e, "serve", shown(err))
 	}
 	printRecorded(e, name, res)
 	return exitOK
 }
+
+// shown is err escaped for the terminal (printableLines), as check shows
+// its problems: a run's errors and verdict quote what clients sent — a
+// model name, a message, a path — and any local process may send serve an
+// ESC or a line break.
+func shown(err error) error { return errors.New(printableLines(err.Error())) }
 
 // serveRuntime is the agent in another process as a runtime: its Run
 // serves the model over HTTP on ln until stop, and the agent drives the

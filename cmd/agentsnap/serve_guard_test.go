@@ -254,4 +254,33 @@ var _ = Describe("agentsnap serve's terminal and the paths clients ask for", fun
 			Expect(text).NotTo(ContainSubstring("\r"))
 		}
 	})
+
+	It("shows an MCP method with an ESC escaped in the error that fails a recording", func() {
+		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		})
+		dir := playbookScenario(`{"text": "OK"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":7,"method":"\u001b[2Jtools/call","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusBadGateway), body)
+		status, body = chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(stderr).To(ContainSubstring(`  \x1b[2Jtools/call to server "clock" (session root): `))
+		Expect(stderr).NotTo(ContainSubstring("\x1b"))
+	})
+
+	It("shows a model name or a message with an ESC or a line break escaped in the verdict, as check does", func() {
+		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent")
+		status, body := chatPost(s.url, `{"model":"\u001b[2Jm","messages":[{"role":"system","content":"You are terse."},`+
+			`{"role":"user","content":"The codeword is \u001b[31mRED\r\nforged. Reply OK."}]}`, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		code, out, stderr := s.stop()
+		Expect(code).To(Equal(exitFail), out+stderr)
+		Expect(out).To(ContainSubstring(`the model changed from playbook/go-agent-model to playbook/\x1b[2Jm;`))
+		Expect(out).To(ContainSubstring(`+  user: The codeword is \x1b[31mRED\r`))
+		Expect(out).NotTo(ContainSubstring("\x1b"))
+		Expect(out).NotTo(ContainSubstring("\r"))
+	})
 })
