@@ -284,3 +284,44 @@ var _ = Describe("agentsnap serve's terminal and the paths clients ask for", fun
 		Expect(out).NotTo(ContainSubstring("\r"))
 	})
 })
+
+var _ = Describe("serve's recorded-tool endpoint and a web page", func() {
+	It("is guarded as the model endpoint is: a web page's POST, a WebSocket, a rebinding Host never ask for the tool", func() {
+		dir := playbookScenario(`{"toolCalls": [{"id": "call_1", "name": "lookup", "arguments": {"key": "owner"}}]}, {"text": "done"}`)
+		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent")
+		DeferCleanup(func() { s.stop() })
+		status, body := chatPost(s.url, chatJSON(), nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		tool := strings.TrimSuffix(s.url, "/v1") + toolPath
+		call := `{"name": "lookup", "arguments": "{\"key\":\"owner\"}"}`
+		_, p, _ := strings.Cut(hostPort(s.url), ":")
+		for _, attack := range []struct {
+			status int
+			edit   func(*http.Request)
+		}{
+			{http.StatusForbidden, func(r *http.Request) {
+				r.Header.Set("Origin", "https://evil.example")
+				r.Header.Set("Content-Type", "text/plain")
+			}},
+			{http.StatusForbidden, func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }},
+			{http.StatusUnsupportedMediaType, func(r *http.Request) { r.Header.Set("Content-Type", "application/x-www-form-urlencoded") }},
+			{http.StatusMisdirectedRequest, func(r *http.Request) { r.Host = "rebind.evil.example:" + p }},
+			{http.StatusForbidden, func(r *http.Request) { // a WebSocket from a page
+				r.Method = http.MethodGet
+				r.Header.Set("Origin", "https://evil.example")
+				r.Header.Set("Connection", "Upgrade")
+				r.Header.Set("Upgrade", "websocket")
+				r.Header.Set("Sec-WebSocket-Version", "13")
+				r.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+			}},
+		} {
+			status, body, _ := postJSON(tool, call, attack.edit)
+			Expect(status).To(Equal(attack.status), body)
+			Expect(body).NotTo(ContainSubstring(`"run"`))
+		}
+		// The call was not asked for: the agent's own ask is told to run it.
+		status, body, _ = postJSON(tool, call, nil)
+		Expect(status).To(Equal(http.StatusOK), body)
+		Expect(body).To(MatchJSON(`{"run": true, "id": "call_1"}`))
+	})
+})
