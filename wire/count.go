@@ -53,7 +53,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countForm
 	if !ok {
 		return
 	}
-	what := r.Method + " " + r.URL.Path
+	what := r.Method + " " + r.URL.EscapedPath()
 	req, err := f.DecodeCount(r, body)
 	if err == nil {
 		err = noConversation(f, req)

@@ -243,12 +243,15 @@ var _ = Describe("agentsnap serve's terminal and the paths clients ask for", fun
 		// serve, named when serve stops.
 		status, _, _ = postJSON(base+"/v1/%1b%5d0;title%07", chatBody, nil)
 		Expect(status).To(Equal(http.StatusNotFound))
+		status, _, _ = postJSON(base+"/v1beta/models/%1b%5b2Jm:countTokens", `{}`, nil)
+		Expect(status).To(Equal(http.StatusBadRequest))
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(exitFail), out+stderr)
 		// As the client escaped it: the note on stderr, the verdict's
 		// replay errors on stdout.
 		Expect(stderr).To(ContainSubstring("note: refused POST /v1/%1b%5b2J%1b%5b31mforged%0arecorded%20all%0d (403)"))
 		Expect(out).To(ContainSubstring("wire: POST /v1/%1b%5d0;title%07 is not a model call agentsnap serves"))
+		Expect(out).To(ContainSubstring("wire: POST /v1beta/models/%1b%5b2Jm:countTokens: "))
 		for _, text := range []string{out, stderr} {
 			Expect(text).NotTo(ContainSubstring("\x1b"))
 			Expect(text).NotTo(ContainSubstring("\r"))
