@@ -156,6 +156,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, f, http.StatusBadRequest, fmt.Errorf("wire: %s %s: %w", r.Method, r.URL.EscapedPath(), err))
 		return
 	}
+	h.settingsSecrets(r, req.Settings)
 	s, err := h.session(r, req)
 	if err != nil {
 		h.fail(w, f, http.StatusBadRequest, err)
@@ -169,6 +170,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.call(r.Context(), h, f, w, req); err != nil {
 		h.problem(err)
+	}
+}
+
+// settingsSecrets takes the credentials a request's settings carry (an
+// api_key member, extra headers) for secrets, as readBody takes its
+// headers': the settings are recorded as sent.
+func (h *Handler) settingsSecrets(r *http.Request, settings []byte) {
+	if len(settings) == 0 {
+		return
+	}
+	secret.FromContext(r.Context()).AddMembers(settings, "the agent's request")
+	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
+		s.AddMembers(settings, "the agent's request")
 	}
 }
 
