@@ -96,8 +96,8 @@ PATH) serve replays every recorded call whose request still matches and
 asks the model only from each session's first call that changed, as record
 --only-changed does. Under CI --record refuses, as record does, unless
 AGENTSNAP_FORCE_UPDATE=1. What the agent sends as a credential (an
-Authorization, x-api-key or x-goog-api-key header, a key=, user info) is a
-secret of the recording, as the key variables are; name any other — a
+Authorization, x-api-key or x-goog-api-key header, a key=, user info, a
+body member such as api_key) is a secret of the recording, as the key variables are; name any other — a
 header of the agent's own — in AGENTSNAP_SECRET_VARS, the names of the
 variables that hold them (NAME,NAME), and the recording is refused when it
 would hold one; a replay's verdict shows them as [REDACTED].
