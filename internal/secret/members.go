@@ -10,12 +10,13 @@ import (
 
 // memberNames are the JSON member names, lower-case without _ - or ., that
 // hold a credential by themselves; memberSuffixes end the names of more
-// (api_key, x-goog-api-key, client_secret, access_token). A name that
+// (api_key, x-goog-api-key, client_secret, access_token, the
+// authorization_token of Anthropic's MCP connector). A name that
 // only ends in key or tokens is not one: prompt_cache_key, max_tokens.
 var (
 	memberNames    = []string{"key", "token", "auth", "secret", "password", "passwd", "cookie", "credential", "credentials"}
 	memberSuffixes = []string{"apikey", "secret", "secretkey", "privatekey", "password", "accesstoken", "authtoken", "bearertoken",
-		"sessiontoken", "refreshtoken", "idtoken", "authorization", "credential", "credentials"}
+		"sessiontoken", "refreshtoken", "idtoken", "authorization", "authorizationtoken", "credential", "credentials"}
 )
 
 // IsCredentialMember reports whether a JSON member named name holds a

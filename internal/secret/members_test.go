@@ -34,7 +34,7 @@ var _ = Describe("the credentials in a request body's members", func() {
 		},
 		Entry(nil, "api_key", true), Entry(nil, "apiKey", true), Entry(nil, "x-api-key", true), Entry(nil, "key", true),
 		Entry(nil, "access_token", true), Entry(nil, "idToken", true), Entry(nil, "client_secret", true), Entry(nil, "password", true),
-		Entry(nil, "auth", true), Entry(nil, "cookie", true), Entry(nil, "credentials", true),
+		Entry(nil, "authorization_token", true), Entry(nil, "auth", true), Entry(nil, "cookie", true), Entry(nil, "credentials", true),
 		Entry(nil, "prompt_cache_key", false), Entry(nil, "max_tokens", false), Entry(nil, "max_output_tokens", false),
 		Entry(nil, "budget_tokens", false), Entry(nil, "safety_identifier", false), Entry(nil, "user", false), Entry(nil, "top_k", false),
 	)
