@@ -78,13 +78,18 @@ func (s *Set) addMembers(v any, where string) {
 	}
 }
 
-// mayHoldCredential is a quick test that spares decoding settings that
-// name no credential (temperature, max_tokens, tool_choice).
+// credentialWords: every name IsCredentialMember takes holds one of
+// them, case aside ("token" at its end, before the closing quote).
+var credentialWords = [][]byte{[]byte("key"), []byte(`token"`), []byte("auth"), []byte("secret"), []byte("pass"), []byte("cookie"), []byte("credential")}
+
+// mayHoldCredential is a quick test, without allocating, that spares
+// decoding settings that name no credential (temperature, max_tokens).
 func mayHoldCredential(raw []byte) bool {
-	lower := bytes.ToLower(raw)
-	for _, w := range [][]byte{[]byte("key"), []byte("token\""), []byte("auth"), []byte("secret"), []byte("pass"), []byte("cookie"), []byte("credential")} {
-		if bytes.Contains(lower, w) {
-			return true
+	for i := range raw {
+		for _, w := range credentialWords {
+			if len(raw)-i >= len(w) && bytes.EqualFold(raw[i:i+len(w)], w) {
+				return true
+			}
 		}
 	}
 	return false
