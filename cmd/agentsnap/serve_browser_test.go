@@ -41,6 +41,8 @@ async function attack(base) {
   const body = JSON.stringify({model: "m", stream: true, messages: [{role: "user", content: "Spend the key."}]});
   // A "simple" request: no preflight, the answer unreadable, the request sent all the same.
   await fetch(base + "/chat/completions", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body});
+  // A path that would clear and recolour the terminal serve notes refusals on.
+  await fetch(base + "/%1b[2J%1b[31mforged%0a", {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body});
   try {
     await fetch(base + "/chat/completions", {method: "POST", headers: {"Content-Type": "application/json"}, body});
     return "the JSON call went through";
@@ -109,5 +111,7 @@ var _ = Describe("agentsnap serve and web pages in a real browser", Label("brows
 		Expect(out).To(HavePrefix("recorded " + dir + ": 1 session, 1 model call\n"))
 		Expect(stderr).To(ContainSubstring(`refused POST /v1/chat/completions (403): a cross-site request from origin "` + other + `"`))
 		Expect(stderr).To(ContainSubstring(`refused OPTIONS /v1/chat/completions (403): a cross-site request from origin "` + other + `"`))
+		Expect(stderr).To(ContainSubstring(`refused POST /v1/%1b[2J%1b[31mforged%0a (403)`))
+		Expect(stderr).NotTo(ContainSubstring("\x1b"))
 	})
 })
