@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"net"
+	"net/url"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -32,7 +35,8 @@ var (
 // key is read through getenv from its KeyVars). api names one API to call
 // every request in ("" routes each by its own). A fixed API without a key
 // is an error naming the variables; a routed API without one fails the
-// first call in it, the same way.
+// first call in it, the same way. When a key would go over plain http to
+// another machine, it warns through cfg.Logger, once.
 func NewRouter(api string, cfg live.Config, getenv func(string) string) (*Router, error) {
 	r := &Router{drivers: map[string]*live.Driver{}, keys: map[string]string{}, creds: map[string]string{}}
 	todo := all
@@ -56,7 +60,24 @@ func NewRouter(api string, cfg live.Config, getenv func(string) string) (*Router
 		r.drivers[a.Name] = d
 		maps.Copy(r.creds, d.Credentials())
 	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil && len(r.creds) > 0 && cleartext(u) && cfg.Logger != nil {
+		cfg.Logger.Warn("the key goes to " + u.Host + " over plain http, unencrypted: anyone on the network between can read it; use https (http is fine for a server on this machine, such as http://localhost)")
+	}
 	return r, nil
+}
+
+// cleartext reports whether u sends what it is sent unencrypted over a
+// network: plain http to a host other than this machine's loopback.
+func cleartext(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // Stream calls req in its API.
