@@ -38,9 +38,10 @@ func IsCredentialMember(name string) bool {
 // AddMembers adds the string value of every member of the JSON text raw,
 // at any depth, whose name says it holds a credential
 // (IsCredentialMember), trimmed, named "the NAME member of " + where, and
-// of an Authorization member the credentials after its scheme too. A model request's settings are recorded as sent, so a key
-// an agent puts in its body (an api_key member, extra headers) is a
-// secret of the recording. Text that is not JSON adds nothing.
+// of an Authorization member the credentials after its scheme too. A
+// model request's settings are recorded as sent, so a key an agent puts
+// in its body (an api_key member, extra headers) is a secret of the
+// recording. Text that is not JSON adds nothing.
 func (s *Set) AddMembers(raw []byte, where string) {
 	if s == nil || len(raw) == 0 || !mayHoldCredential(raw) {
 		return
