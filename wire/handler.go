@@ -180,9 +180,11 @@ func (h *Handler) settingsSecrets(r *http.Request, settings []byte) {
 	if len(settings) == 0 {
 		return
 	}
-	secret.FromContext(r.Context()).AddMembers(settings, "the agent's request")
+	// The source names the way out: a key is the API's header's business.
+	const where = "the agent's request body, recorded as sent (send the key as a header instead)"
+	secret.FromContext(r.Context()).AddMembers(settings, where)
 	if s := h.secrets; s != nil && s != secret.FromContext(r.Context()) {
-		s.AddMembers(settings, "the agent's request")
+		s.AddMembers(settings, where)
 	}
 }
 
