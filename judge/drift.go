@@ -29,7 +29,7 @@ import (
 type Drift struct {
 	Session string // lineage label
 	Lineage string
-	Call    int // 1-based model call of the session (for a tool: the last one before it)
+	Call    int // 1-based model call among the session's own, a fork's seed not counted (for a tool: the last one before it)
 	Turn    int
 	Step    int
 	// Tool and ToolCall name a recorded tool's call that drifted: the
@@ -97,6 +97,7 @@ func toolDriftAt(p pair, seq int64) *Drift {
 			call++
 		}
 	}
+	call -= seedCalls(p.replay, i)
 	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: rd.Turn, Step: rd.Step, Tool: rd.Name, ToolCall: rd.CallID, Changes: changes}
 }
 
@@ -233,7 +234,26 @@ func driftAt(p pair, seq int64) *Drift {
 		changes = append(changes, fmt.Sprintf("this call does not go on from the root's conversation (another system prompt or first message than its call %d), as the recorded one did: it looks like a subagent's call made without the child's lineage, served from the root's script; "+
 			`name the child's session on its calls (README, "An agent on an SDK: swap its HTTP client": wire.Spawn or wire.Fork on the child's context; behind agentsnap serve, the Agentsnap-* headers)`, call-1))
 	}
-	return &Drift{Session: p.label, Lineage: p.lineage, Call: call, Turn: r.Turn, Step: r.Step, Changes: changes}
+	return &Drift{Session: p.label, Lineage: p.lineage, Call: call - seedCalls(p.replay, rs), Turn: r.Turn, Step: r.Step, Changes: changes}
+}
+
+// seedCalls is how many of l's request/header events a call at index i
+// does not count: those of a fork's seed, which are its parent's calls,
+// when i is past the seed, so a fork's calls are numbered among its own
+// as CountModelCalls and an only-changed recording number them. A call
+// within the seed keeps the number its parent gives it.
+func seedCalls(l *session.Log, i int) int {
+	n := l.Header.SeedLength
+	if n <= 0 || i < n {
+		return 0
+	}
+	calls := 0
+	for j := range min(n, len(l.Events)) {
+		if l.Events[j].Type == session.TypeRequestHeader {
+			calls++
+		}
+	}
+	return calls
 }
 
 // strayRoot reports whether the root's model call number call (its
