@@ -38,3 +38,35 @@ var _ = Describe("comparing with a golden that differs only at its end", func() 
 		Entry("a golden with a blank line more at its end", transcript+"\n"),
 	)
 })
+
+// CI is on when it holds a true value, as CI services set it: CI=false
+// (or 0, no, off) is a developer's machine, where -update writes goldens.
+var _ = Describe("updating a golden with CI set to a false value", func() {
+	DescribeTable("writes it, as without CI",
+		func(ci string) {
+			GinkgoT().Setenv("CI", ci)
+			GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+			Expect(judge.UpdateRefusal()).To(BeEmpty())
+			dir := GinkgoT().TempDir()
+			path := filepath.Join(dir, fixture.GoldenFile)
+			Expect(os.WriteFile(path, []byte("== root ==\nold\n"), 0o644)).To(Succeed())
+			o := &judge.Outcome{
+				Fixture:    &fixture.Fixture{Name: "t/ci", Dir: dir, Golden: path, Scenario: &scenario.Scenario{}},
+				Transcript: "== root ==\nnew\n",
+			}
+			res := judge.UpdateGolden(o)
+			Expect(res.Message).To(BeEmpty())
+			Expect(res.Updated).To(BeTrue())
+			Expect(os.ReadFile(path)).To(Equal([]byte(o.Transcript)))
+		},
+		Entry("false", "false"),
+		Entry("0", "0"),
+		Entry("off", " OFF "),
+	)
+
+	It("refuses under CI=true", func() {
+		GinkgoT().Setenv("CI", "true")
+		GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+		Expect(judge.UpdateRefusal()).To(ContainSubstring("refusing to update goldens with CI=true"))
+	})
+})
