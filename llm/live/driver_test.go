@@ -41,17 +41,6 @@ func (d *plainDecoder) End() []session.Chunk {
 
 // Guarantees of the HTTP driver that mutation testing found unguarded.
 var _ = Describe("the live driver's retries and stream end, at their bounds", func() {
-	collect := func(d *live.Driver) []session.Chunk {
-		GinkgoHelper()
-		s, err := d.Stream(context.Background(), &llm.Request{Model: "m"})
-		Expect(err).NotTo(HaveOccurred())
-		var out []session.Chunk
-		for c := range s {
-			out = append(out, c)
-		}
-		return out
-	}
-
 	It("waits the longer of its backoff and a shorter Retry-After, and says it gave up after the second attempt", func() {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Retry-After", "1")
@@ -64,7 +53,7 @@ var _ = Describe("the live driver's retries and stream end, at their bounds", fu
 			BackoffBase: 4 * time.Second, MaxBackoff: 10 * time.Second,
 			Sleep: func(_ context.Context, w time.Duration) error { waits = append(waits, w); return nil }})
 		Expect(err).NotTo(HaveOccurred())
-		out := collect(d)
+		out := streamAll(d)
 		Expect(waits).To(Equal([]time.Duration{4 * time.Second}))
 		Expect(out).To(HaveLen(1))
 		Expect(out[0].Reason.Failure.Code).To(Equal(live.CodeServer))
@@ -83,3 +72,15 @@ var _ = Describe("the live driver's retries and stream end, at their bounds", fu
 		Expect(last.Reason.Failure.Code).To(Equal(live.CodeBadStream))
 	})
 })
+
+// streamAll streams one call of model "m" with d and returns its chunks.
+func streamAll(d *live.Driver) []session.Chunk {
+	GinkgoHelper()
+	s, err := d.Stream(context.Background(), &llm.Request{Model: "m"})
+	Expect(err).NotTo(HaveOccurred())
+	var out []session.Chunk
+	for c := range s {
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -26,17 +24,6 @@ func (headerKeyAPI) Authorize(h http.Header, key string) { h.Set("X-Api-Key", ke
 var _ = Describe("the live driver and a redirect", func() {
 	const key = "sk-redirect-test-0123456789"
 
-	stream := func(d *live.Driver) []session.Chunk {
-		GinkgoHelper()
-		s, err := d.Stream(context.Background(), &llm.Request{Model: "m"})
-		Expect(err).NotTo(HaveOccurred())
-		var out []session.Chunk
-		for c := range s {
-			out = append(out, c)
-		}
-		return out
-	}
-
 	It("sends neither the key nor the request to another origin a redirect names, and says where it pointed", func() {
 		var elsewhere atomic.Int64
 		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { elsewhere.Add(1) }))
@@ -47,7 +34,7 @@ var _ = Describe("the live driver and a redirect", func() {
 		defer base.Close()
 		d, err := live.New(headerKeyAPI{}, live.Config{BaseURL: base.URL + "/v1?api-key=az-" + key, APIKey: key, Model: "m"})
 		Expect(err).NotTo(HaveOccurred())
-		out := stream(d)
+		out := streamAll(d)
 		Expect(elsewhere.Load()).To(BeZero(), "the redirect was followed")
 		Expect(out).To(HaveLen(1))
 		Expect(out[0].Reason.Failure.Code).To(Equal(live.CodeTransport))
@@ -71,7 +58,7 @@ var _ = Describe("the live driver and a redirect", func() {
 		defer srv.Close()
 		d, err := live.New(headerKeyAPI{}, live.Config{BaseURL: srv.URL, APIKey: key, Model: "m"})
 		Expect(err).NotTo(HaveOccurred())
-		out := stream(d)
+		out := streamAll(d)
 		Expect(out).To(HaveLen(2))
 		Expect(out[0].Text).To(Equal("OK"))
 		Expect(out[1].Reason.Kind).To(Equal(session.FinishStop))
