@@ -16,7 +16,7 @@ var _ = Describe("a replay one event longer than its recording", func() {
 		start := [2]any{session.TypeTurnStart, session.TurnStartData{Turn: 1}}
 		end := [2]any{session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnCompleted}}}
 		log := func(es ...[2]any) []*session.Log {
-			return []*session.Log{{Header: session.Header{ID: "root", AgentPreset: "default"}, Events: mutationEvents(es...)}}
+			return []*session.Log{{Header: session.Header{ID: "root", AgentPreset: "default"}, Events: denseEvents(es...)}}
 		}
 		golden, replay := log(start), log(start, end)
 		d := judge.CompareSessionPair(golden[0], replay[0])

@@ -8,9 +8,9 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// mutationEvents builds a log's events with dense seqs, each a type and
+// denseEvents builds a log's events with dense seqs, each a type and
 // its data.
-func mutationEvents(es ...[2]any) []session.Event {
+func denseEvents(es ...[2]any) []session.Event {
 	GinkgoHelper()
 	var out []session.Event
 	for _, e := range es {
@@ -40,7 +40,7 @@ var _ = Describe("the numbers a drift is named by", func() {
 		}
 		log := func(args string) []*session.Log {
 			return []*session.Log{{Header: session.Header{ID: "root", AgentPreset: "default"},
-				Events: mutationEvents(start(1), request(1), request(2), recorded(args))}}
+				Events: denseEvents(start(1), request(1), request(2), recorded(args))}}
 		}
 		o := judge.SettleVerdict(log(`{"k":1}`), log(`{"k":2}`))
 		Expect(o.Drift).NotTo(BeNil(), "differences: %v", o.Differences)
@@ -52,13 +52,13 @@ var _ = Describe("the numbers a drift is named by", func() {
 	// fork is a root whose turn 1 makes two model calls, and a fork of it
 	// after that turn whose own events are own.
 	fork := func(own ...[2]any) []*session.Log {
-		parent := mutationEvents(start(1), request(1), request(2), end(1))
+		parent := denseEvents(start(1), request(1), request(2), end(1))
 		seed := [][2]any{start(1), request(1), request(2), end(1)}
 		return []*session.Log{
 			{Header: session.Header{ID: "root", AgentPreset: "default"}, Events: parent},
 			{Header: session.Header{ID: "root/call_f", ParentSession: "root", ParentCallID: "call_f", Mode: session.ModeFork, SeedLength: len(seed),
 				Origin: session.OriginSubagent, DelegationDepth: 1, AgentPreset: "default"},
-				Events: mutationEvents(append(seed, own...)...)},
+				Events: denseEvents(append(seed, own...)...)},
 		}
 	}
 
@@ -92,13 +92,13 @@ var _ = Describe("the numbers a drift is named by", func() {
 		count := func(turn int, digest string) [2]any {
 			return [2]any{session.TypeCountTokens, session.CountTokensData{Turn: turn, API: "anthropic-messages", Model: "m", Digest: digest, InputTokens: 10}}
 		}
-		parent := mutationEvents(start(1), count(1, "seedcount"), end(1))
+		parent := denseEvents(start(1), count(1, "seedcount"), end(1))
 		tree := func(digest string) []*session.Log {
 			return []*session.Log{
 				{Header: session.Header{ID: "root", AgentPreset: "default"}, Events: parent},
 				{Header: session.Header{ID: "root/call_f", ParentSession: "root", ParentCallID: "call_f", Mode: session.ModeFork, SeedLength: 3,
 					Origin: session.OriginSubagent, DelegationDepth: 1, AgentPreset: "default"},
-					Events: mutationEvents(start(1), count(1, "seedcount"), end(1), start(2), count(2, digest))},
+					Events: denseEvents(start(1), count(1, "seedcount"), end(1), start(2), count(2, digest))},
 			}
 		}
 		o := judge.SettleVerdict(tree("recordedcount"), tree("othercount"))

@@ -14,18 +14,6 @@ import (
 // The verdict on a tree: the first drift in the recording's lineage order
 // is the drift; every other session that differs is listed, each once.
 var _ = Describe("settling the verdict of a tree", func() {
-	// events builds a log's events with dense seqs.
-	events := func(es ...[2]any) []session.Event {
-		GinkgoHelper()
-		var out []session.Event
-		for _, e := range es {
-			ev, err := session.NewEvent(e[0].(string), e[1])
-			Expect(err).NotTo(HaveOccurred())
-			ev.Seq = int64(len(out))
-			out = append(out, ev)
-		}
-		return out
-	}
 	request := func(system string) [2]any {
 		return [2]any{session.TypeRequestHeader, session.RequestHeaderData{Turn: 1, Step: 1, Provider: "p", Model: "m",
 			SystemDigest: system, SystemChars: len(system), MessagesDigest: "msgs", MessageCount: 1}}
@@ -45,8 +33,8 @@ var _ = Describe("settling the verdict of a tree", func() {
 	}
 
 	It("keeps the first request drift and lists a later session's as a difference", func() {
-		golden := tree(events(start, step, request("sys-a")), events(start, step, request("sys-a")))
-		replay := tree(events(start, step, request("sys-b")), events(start, step, request("sys-c")))
+		golden := tree(denseEvents(start, step, request("sys-a")), denseEvents(start, step, request("sys-a")))
+		replay := tree(denseEvents(start, step, request("sys-b")), denseEvents(start, step, request("sys-c")))
 		o := judge.SettleVerdict(golden, replay)
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.Session).To(Equal("root"))
@@ -58,8 +46,8 @@ var _ = Describe("settling the verdict of a tree", func() {
 	})
 
 	It("keeps the first tool drift and lists a later session's as a difference", func() {
-		golden := tree(events(start, step, recorded(`{"k":1}`)), events(start, step, recorded(`{"k":1}`)))
-		replay := tree(events(start, step, recorded(`{"k":2}`)), events(start, step, recorded(`{"k":3}`)))
+		golden := tree(denseEvents(start, step, recorded(`{"k":1}`)), denseEvents(start, step, recorded(`{"k":1}`)))
+		replay := tree(denseEvents(start, step, recorded(`{"k":2}`)), denseEvents(start, step, recorded(`{"k":3}`)))
 		o := judge.SettleVerdict(golden, replay)
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.Session).To(Equal("root"))
@@ -75,8 +63,8 @@ var _ = Describe("settling the verdict of a tree", func() {
 		d := changed[1].(session.RequestHeaderData)
 		d.MessagesDigest = "other"
 		changed[1] = d
-		golden := tree(events(start, step, request("sys-a")), nil)
-		replay := tree(events(start, replace, step, changed), nil)
+		golden := tree(denseEvents(start, step, request("sys-a")), nil)
+		replay := tree(denseEvents(start, replace, step, changed), nil)
 		o := judge.SettleVerdict(golden, replay)
 		Expect(o.Drift).NotTo(BeNil(), "differences: %v", o.Differences)
 		Expect(o.Drift.Session).To(Equal("root"))
@@ -101,7 +89,7 @@ var _ = Describe("settling the verdict of a tree", func() {
 			conversation := func(digests []string) []session.Event {
 				d := session.RequestHeaderData{Turn: 1, Step: 1, Provider: "p", Model: "m", SystemDigest: "s", SystemChars: 1,
 					MessagesDigest: strings.Join(digests, "+"), MessageCount: len(digests), MessageDigests: digests}
-				return events(start, step, [2]any{session.TypeRequestHeader, d})
+				return denseEvents(start, step, [2]any{session.TypeRequestHeader, d})
 			}
 			o := judge.SettleVerdict(tree(conversation(recorded), nil), tree(conversation(now), nil))
 			Expect(o.Drift).NotTo(BeNil())
@@ -117,7 +105,7 @@ var _ = Describe("settling the verdict of a tree", func() {
 
 	It("takes a recorded tool called under another call id as a difference, not as that call's drift", func() {
 		other := [2]any{session.TypeToolRecorded, session.ToolRecordedData{Turn: 1, Step: 1, CallID: "call_u", Name: "lookup", Arguments: `{"k":2}`}}
-		o := judge.SettleVerdict(tree(events(start, step, recorded(`{"k":1}`)), nil), tree(events(start, step, other), nil))
+		o := judge.SettleVerdict(tree(denseEvents(start, step, recorded(`{"k":1}`)), nil), tree(denseEvents(start, step, other), nil))
 		Expect(o.Drift).To(BeNil())
 		Expect(o.Differences).To(ConsistOf(SatisfyAll(HaveField("Session", "root"), HaveField("Field", "data.arguments"))))
 	})
@@ -128,7 +116,7 @@ var _ = Describe("settling the verdict of a tree", func() {
 		d := now[1].(session.RequestHeaderData)
 		d.API, d.Settings = "openai-chat", json.RawMessage(`{"temperature":0}`)
 		now[1] = d
-		o := judge.SettleVerdict(tree(events(start, step, old), nil), tree(events(start, step, now), nil))
+		o := judge.SettleVerdict(tree(denseEvents(start, step, old), nil), tree(denseEvents(start, step, now), nil))
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.Changes).To(ConsistOf("the system prompt changed (5 characters recorded, 6 now)"))
 	})
@@ -141,13 +129,13 @@ var _ = Describe("settling the verdict of a tree", func() {
 			return [2]any{session.TypeRequestHeader, session.RequestHeaderData{Turn: 1, Step: 1, Provider: "p", Model: "m",
 				MessagesDigest: digest, MessageCount: n}}
 		}
-		golden := tree(events(start, user("first"), user("second"), step, sent("two", 2)), nil)
-		replay := tree(events(start, user("first"), step, sent("one", 1)), nil)
+		golden := tree(denseEvents(start, user("first"), user("second"), step, sent("two", 2)), nil)
+		replay := tree(denseEvents(start, user("first"), step, sent("one", 1)), nil)
 		o := judge.SettleVerdict(golden, replay)
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.Changes).To(ContainElement(`message 2 is gone (recorded: user "second")`))
 
-		edited := tree(events(start, user("first"), user("other"), step, sent("edited", 2)), nil)
+		edited := tree(denseEvents(start, user("first"), user("other"), step, sent("edited", 2)), nil)
 		o = judge.SettleVerdict(golden, edited)
 		Expect(o.Drift).NotTo(BeNil())
 		Expect(o.Drift.Changes).To(ContainElement(`message 2 was user "second", now user "other"`))
@@ -159,7 +147,7 @@ var _ = Describe("settling the verdict of a tree", func() {
 			d := r[1].(session.RequestHeaderData)
 			d.API, d.Settings = "openai-chat", json.RawMessage(settings)
 			r[1] = d
-			return events(start, step, r)
+			return denseEvents(start, step, r)
 		}
 		o := judge.SettleVerdict(tree(with(`{"seed":7,"temperature":0}`), nil), tree(with(`{"max_tokens":10,"temperature":1}`), nil))
 		Expect(o.Drift).NotTo(BeNil())
