@@ -20,16 +20,25 @@ import (
 // was sent.
 func dshHeaders(dir string) {
 	GinkgoHelper()
-	paths, err := filepath.Glob(filepath.Join(dir, "session*.jsonl"))
-	Expect(err).NotTo(HaveOccurred())
-	for _, p := range paths {
-		l, err := session.ReadFile(p)
-		Expect(err).NotTo(HaveOccurred())
+	rewriteLogs(dir, func(l *session.Log) {
 		for i := range l.Events {
 			if l.Events[i].Type == session.TypeRequestHeader {
 				l.Events[i].Data = json.RawMessage(`{"header":{"config":{"provider":"openai-compatible","model":"scripted-model"},"system":"{{system}}","tools":"{{tools}}"},"reason":"initial"}`)
 			}
 		}
+	})
+}
+
+// rewriteLogs reads every session log in dir, lets edit change it and
+// writes it back.
+func rewriteLogs(dir string, edit func(l *session.Log)) {
+	GinkgoHelper()
+	paths, err := filepath.Glob(filepath.Join(dir, "session*.jsonl"))
+	Expect(err).NotTo(HaveOccurred())
+	for _, p := range paths {
+		l, err := session.ReadFile(p)
+		Expect(err).NotTo(HaveOccurred())
+		edit(l)
 		Expect(os.WriteFile(p, session.Encode(&l.Header, l.Events), 0o644)).To(Succeed())
 	}
 }

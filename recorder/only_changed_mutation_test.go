@@ -2,7 +2,6 @@ package recorder_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -21,11 +20,7 @@ import (
 // fork's seed shortened by the headers it held.
 func noHeaders(dir string) {
 	GinkgoHelper()
-	paths, err := filepath.Glob(filepath.Join(dir, "session*.jsonl"))
-	Expect(err).NotTo(HaveOccurred())
-	for _, p := range paths {
-		l, err := session.ReadFile(p)
-		Expect(err).NotTo(HaveOccurred())
+	rewriteLogs(dir, func(l *session.Log) {
 		seed := l.Header.SeedLength
 		var kept []session.Event
 		for i, e := range l.Events {
@@ -38,10 +33,9 @@ func noHeaders(dir string) {
 			e.Seq = int64(len(kept))
 			kept = append(kept, e)
 		}
-		l.Header.SeedLength = seed
-		Expect(os.WriteFile(p, session.Encode(&l.Header, kept), 0o644)).To(Succeed())
-	}
-	_, err = fixture.Load(dir)
+		l.Header.SeedLength, l.Events = seed, kept
+	})
+	_, err := fixture.Load(dir)
 	Expect(err).NotTo(HaveOccurred(), "the logs without headers still load")
 }
 
