@@ -259,11 +259,7 @@ var _ = Describe("agentsnap serve's terminal and the paths clients ask for", fun
 	})
 
 	It("shows an MCP method with an ESC escaped in the error that fails a recording", func() {
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-		})
-		dir := playbookScenario(`{"text": "OK"}`)
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		_, _, s := recordWithMCPDown()
 		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":7,"method":"\u001b[2Jtools/call","params":{}}`, nil)
 		Expect(status).To(Equal(http.StatusBadGateway), body)
 		status, body = chatPost(s.url, chatJSON(), nil)

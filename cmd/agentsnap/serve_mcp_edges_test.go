@@ -17,13 +17,20 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// recordWithMCPDown starts serve --record of a one-answer playbook
+// scenario, its MCP server "clock" answering every request 503, and
+// returns the scenario's folder and the MCP server's URL.
+func recordWithMCPDown() (dir, mcpURL string, s *serving) {
+	u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	})
+	dir = playbookScenario(`{"text": "OK"}`)
+	return dir, u.URL, startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+}
+
 var _ = Describe("serve --record when the live MCP server fails a request", func() {
 	It("fails the recording naming the request and the server, and leaves the fixture unchanged", func() {
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-		})
-		dir := playbookScenario(`{"text": "OK"}`)
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		dir, mcpURL, s := recordWithMCPDown()
 		status, body, _ := mcpPost(s.url, "clock", toolsCall, func(r *http.Request) { r.Header.Set("Agentsnap-Session", "root") })
 		Expect(status).To(Equal(http.StatusBadGateway), body)
 		status, body = chatPost(s.url, chatJSON(), nil)
@@ -31,7 +38,7 @@ var _ = Describe("serve --record when the live MCP server fails a request", func
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(exitFail), out+stderr)
 		Expect(stderr).To(ContainSubstring(`1 MCP request(s) got no answer from the live server, so the recording would lack them:` + "\n" +
-			`  tools/call to server "clock" (session "root"): the live MCP server clock (` + u.URL + `): answered 503 Service Unavailable: down for maintenance`))
+			`  tools/call to server "clock" (session "root"): the live MCP server clock (` + mcpURL + `): answered 503 Service Unavailable: down for maintenance`))
 		Expect(stderr).To(ContainSubstring("start the server, or fix its --mcp NAME=URL, and record again; the fixture is unchanged"))
 		Expect(filepath.Join(dir, fixture.RootLog)).NotTo(BeAnExistingFile(), "a recording without the request would not replay")
 	})
@@ -161,17 +168,13 @@ var _ = Describe("serve --record stopped with live MCP sessions open", func() {
 
 var _ = Describe("serve --record when the agent stops at the live MCP server's failure, before any model call", func() {
 	It("says the MCP request failed, not that the agent never reached serve", func() {
-		u := newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
-		})
-		dir := playbookScenario(`{"text": "OK"}`)
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		_, mcpURL, s := recordWithMCPDown()
 		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)
 		Expect(status).To(Equal(http.StatusBadGateway), body)
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(exitFail), out+stderr)
 		Expect(stderr).To(ContainSubstring(`1 MCP request(s) got no answer from the live server, so the recording would lack them:` + "\n" +
-			`  initialize to server "clock" (session root): the live MCP server clock (` + u.URL + `): answered 503 Service Unavailable`))
+			`  initialize to server "clock" (session root): the live MCP server clock (` + mcpURL + `): answered 503 Service Unavailable`))
 		Expect(stderr).NotTo(ContainSubstring("no model call reached serve"), "the agent reached serve: its MCP request failed")
 	})
 })
