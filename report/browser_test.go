@@ -46,6 +46,7 @@ func requireChromium() {
 // of the tab from its creation on.
 func startBrowser(ctx context.Context, listen func(ev any)) context.Context {
 	GinkgoHelper()
+	profile := GinkgoT().TempDir()
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
 		chromedp.ExecPath(chromiumPath),
 		chromedp.Headless,
@@ -58,7 +59,10 @@ func startBrowser(ctx context.Context, listen func(ev any)) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("force-color-profile", "srgb"),
-		chromedp.UserDataDir(GinkgoT().TempDir()),
+		chromedp.UserDataDir(profile),
+		// Chromium puts its singleton socket in a folder of its own under
+		// TMPDIR and leaves it there when killed.
+		chromedp.Env("TMPDIR="+profile),
 		chromedp.WindowSize(1280, 900),
 	)
 	DeferCleanup(cancelAlloc)

@@ -89,9 +89,12 @@ var _ = Describe("agentsnap serve and web pages in a real browser", Label("brows
 		s := startServe(map[string]string{"AGENTSNAP_API_KEY": "sk-browser-test-0123456789"}, "serve", dir, "--record", "--runtime", "browser-agent",
 			"--live", "--base-url", live.URL+"/v1", "--model", "real-model", "--allow-origin", allowed)
 
+		// Chromium puts its singleton socket in a folder of its own under
+		// TMPDIR and leaves it there when killed: both go in the spec's.
+		profile := GinkgoT().TempDir()
 		alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox,
 			chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(GinkgoT().TempDir()))
+			chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(profile), chromedp.Env("TMPDIR="+profile))
 		DeferCleanup(cancelAlloc)
 		tab, cancelTab := chromedp.NewContext(alloc)
 		DeferCleanup(cancelTab)
