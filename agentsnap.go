@@ -31,6 +31,18 @@ type Runtime interface {
 	Run(ctx context.Context, env *Env) error
 }
 
+// NotMended is implemented by an error Run returns, or wraps (errors.As
+// finds it), that re-recording the scenario does not mend: the run fails
+// the same way while recording — the agent calls an endpoint agentsnap does
+// not serve, say. Its message says what to do instead, and a replay's
+// verdict that holds one ends with that, not with the command that
+// re-records. A runtime's own configuration errors may implement it too.
+type NotMended interface {
+	error
+	// NotMendedByRecording marks the error; it does nothing.
+	NotMendedByRecording()
+}
+
 // RuntimeFunc adapts a function to the Runtime interface.
 type RuntimeFunc func(ctx context.Context, env *Env) error
 

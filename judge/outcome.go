@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -118,7 +119,7 @@ func (o *Outcome) report() string {
 		}
 	}
 	if o.Consumption != nil {
-		fmt.Fprintf(&b, "\nreplay driver:\n  %s\n", indent(o.Consumption.Error()))
+		fmt.Fprintf(&b, "\nreplay driver:\n  %s\n", indent(o.consumption()))
 	}
 	if len(runErrs) > 0 {
 		b.WriteString("\nreplay errors:\n")
@@ -162,8 +163,10 @@ func (o *Outcome) report() string {
 // recordAdvice is the advice a failed replay ends with: re-record with
 // cmd if the change is intended. When the logs depend on the schedule, the
 // search above already said that re-recording does not help, so the
-// advice says to fix the order first instead of contradicting it. With
-// Hints.Fresh it is that: the recording was made moments ago.
+// advice says to fix the order first instead of contradicting it. When a
+// run error is one re-recording does not mend (agentsnap.NotMended), it
+// points at that error's own advice. With Hints.Fresh it is that: the
+// recording was made moments ago.
 func (o *Outcome) recordAdvice(cmd string) string {
 	if o.commands.Fresh != "" {
 		return o.commands.Fresh
@@ -172,6 +175,11 @@ func (o *Outcome) recordAdvice(cmd string) string {
 		// Nothing changed since the recording: recording the same path
 		// again breaks the same rules.
 		return "Once the agent, or the scenario's prompts or playbook, takes a path that keeps the rules above, re-record the scenario:\n  " + cmd
+	}
+	if o.notMended() {
+		// The run fails the same way while recording: the error's own
+		// advice is the one that helps.
+		return "Re-recording would not mend this (the run fails the same way while recording): do what the replay error says, then run again."
 	}
 	for _, e := range o.RunErrors {
 		var se *scheduleError
@@ -184,6 +192,30 @@ func (o *Outcome) recordAdvice(cmd string) string {
 		advice += "\nor ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  " + only
 	}
 	return advice
+}
+
+// consumption is the replay driver's verdict as the report shows it. With
+// a run error that re-recording does not mend, the driver's advice to
+// re-record (which it wrote before the run) points at that error instead.
+func (o *Outcome) consumption() string {
+	text := o.Consumption.Error()
+	if p := o.prepared; p != nil && p.record != "" && o.notMended() {
+		text = strings.Replace(text, " — re-record with: "+p.record, " — the replay errors below say why", 1)
+	}
+	return text
+}
+
+// notMended reports whether a run error is one that re-recording does
+// not mend (agentsnap.NotMended), such as a call to an endpoint the wire
+// layer does not serve.
+func (o *Outcome) notMended() bool {
+	for _, e := range o.RunErrors {
+		var nm agentsnap.NotMended
+		if errors.As(e, &nm) {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyScheduleDependent reports whether the one thing wrong is that

@@ -58,7 +58,7 @@ type geminiRequest struct {
 func (geminiFormat) decodeNext(r *http.Request, body []byte, prev any) (*Request, error) {
 	model, stream, _ := gemini.ParsePath(r.URL.Path)
 	if stream && r.URL.Query().Get("alt") != "sse" {
-		return nil, fmt.Errorf("streamGenerateContent without alt=sse asks for a JSON array stream, which agentsnap does not serve; ask for server-sent events with ?alt=sse, as the official SDKs do")
+		return nil, unserved{fmt.Errorf("streamGenerateContent without alt=sse asks for a JSON array stream, which agentsnap does not serve; ask for server-sent events with ?alt=sse, as the official SDKs do")}
 	}
 	return decodeGemini(model, stream, body, prev)
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/llm"
@@ -238,8 +239,19 @@ func noConversation(f Format, req *Request) error {
 	if system && req.System != "" {
 		return nil
 	}
-	return fmt.Errorf("the body is no model call of %s, the API this path is: it has no %q, or no message in it; send the conversation there, at least one message, as that API defines it", f.Name(), member)
+	return unserved{fmt.Errorf("the body is no model call of %s, the API this path is: it has no %q, or no message in it; send the conversation there, at least one message, as that API defines it", f.Name(), member)}
 }
+
+// unserved is a request agentsnap does not serve, whose message says what
+// the agent should send instead. A recording refuses it alike, so the
+// verdict of a replay it fails does not advise re-recording
+// (agentsnap.NotMended).
+type unserved struct{ error }
+
+var _ agentsnap.NotMended = unserved{}
+
+func (e unserved) Unwrap() error       { return e.error }
+func (unserved) NotMendedByRecording() {}
 
 // format returns the format whose paths r is on, or nil.
 func (h *Handler) format(r *http.Request) Format {
@@ -266,7 +278,7 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		shape = f
 		advice = "it is an endpoint of " + f.Name() + " beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
 	}
-	err := fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.EscapedPath(), strings.Join(names, ", "), advice)
+	err := unserved{fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.EscapedPath(), strings.Join(names, ", "), advice)}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		// A call the agent needed: named first, it explains what follows.
 		// (A GET, such as a client listing models, asks for nothing a
