@@ -148,7 +148,7 @@ type Env struct {
 	// back off before retrying a failed call then, and must not in replay.
 	Recording, Live bool
 
-	// Logf receives notes worth showing the user (testing.T.Logf under a
+	// Logf receives notes worth showing the user (the test's log under a
 	// test, stderr under the CLI).
 	Logf func(format string, args ...any)
 }

@@ -79,7 +79,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	// -record with -update accepts the new transcript at once; -record
 	// alone leaves it beside the golden for review.
 	opts.ReplaceGolden = UpdateRequested()
-	opts.Logf = t.Logf
+	opts.Logf = engineLogf(t)
 	m, _ := recordMu.LoadOrStore(dir, &sync.Mutex{})
 	m.(*sync.Mutex).Lock()
 	defer m.(*sync.Mutex).Unlock()

@@ -155,7 +155,7 @@ func Check(t testing.TB, dir string, opts Options) *Outcome {
 // commands its messages give, -schedule-seed.
 func forTest(t testing.TB, opts Options) Options {
 	if opts.Logf == nil {
-		opts.Logf = t.Logf
+		opts.Logf = engineLogf(t)
 	}
 	if opts.Hints.Test == nil {
 		opts.Hints.Test = rerun(t)

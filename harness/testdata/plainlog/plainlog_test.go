@@ -8,8 +8,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/scenario"
 )
 
 func TestScenario(t *testing.T) {
@@ -18,5 +20,22 @@ func TestScenario(t *testing.T) {
 		// ginkgo -r runs every test package it finds, testdata's too.
 		t.Skip("run by harness/logline_test.go, which names the fixture in PLAINLOG_FIXTURE")
 	}
-	harness.Check(t, dir, harness.Options{Runtime: agent.Reference})
+	var rt agentsnap.Runtime = agent.Reference
+	if w := os.Getenv("PLAINLOG_WARNING"); w != "" {
+		rt = warning{Runtime: rt, text: w}
+	}
+	harness.Check(t, dir, harness.Options{Runtime: rt})
+}
+
+// warning is the reference runtime with a scenario check that warns, as a
+// team's runtime warns about a setting it ignores, quoting it: the
+// recorder and the replay log it.
+type warning struct {
+	agentsnap.Runtime
+	text string
+}
+
+func (w warning) Name() string { return agentsnap.ReferenceName }
+func (w warning) Validate(*scenario.Scenario) ([]string, error) {
+	return []string{w.text}, nil
 }
