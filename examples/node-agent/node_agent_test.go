@@ -38,6 +38,15 @@ var _ = Describe("the Node agent, replayed out of process by agentsnap serve", L
 		nodetest.Entries(),
 	)
 
+	DescribeTable("re-records its fixture from the playbook as committed, byte for byte: none hides what a recording writes today",
+		func(dir string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			kit.ExpectRecordsAsCommitted(ctx, dir)
+		},
+		nodetest.Entries(),
+	)
+
 	It("exits 1 and names the drift when the agent sends another system prompt", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

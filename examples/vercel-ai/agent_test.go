@@ -65,6 +65,11 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 		nodetest.Entries(),
 	)
 
+	DescribeTable("re-records its fixture from the playbook as committed, byte for byte: none hides what a recording writes today",
+		func(dir string) { kit.ExpectRecordsAsCommitted(ctx, dir) },
+		nodetest.Entries(),
+	)
+
 	It("records from the playbook through the wire layer: the fixture again, byte for byte; children named by their toolCallId", func() {
 		GinkgoT().Setenv("CI", "") // serve --record refuses under CI
 		dir := nodetest.CopyFixture(parallel, scenario.File, fixture.PlaybookFile)
