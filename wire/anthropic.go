@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -69,7 +70,7 @@ func (anthropicMessages) decodeNext(r *http.Request, body []byte, prev any) (*Re
 	// settings, without marshaling them again.
 	if last != nil && d.SameRest {
 		set = last.settings
-	} else if set, err = settings(call.Members, anthropic.Known...); err != nil {
+	} else if set, err = anthropicSettings(call); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
 	ar := &anthropicRequest{state: anthropicState{d: d, settings: set}}
@@ -87,6 +88,20 @@ func (anthropicMessages) decodeNext(r *http.Request, body []byte, prev any) (*Re
 	}
 	return req, nil
 }
+
+// anthropicSettings is call's settings: its members but Known, and its
+// tools when they say more than agentsnap's terms (Call.ToolsSetting).
+func anthropicSettings(call *anthropic.Call) (json.RawMessage, error) {
+	if call.ToolsSetting == nil {
+		return settings(call.Members, anthropic.Known...)
+	}
+	members := maps.Clone(call.Members)
+	members["tools"] = call.ToolsSetting
+	return settings(members, anthropicKnownButTools...)
+}
+
+// anthropicKnownButTools is anthropic.Known without "tools".
+var anthropicKnownButTools = slices.DeleteFunc(slices.Clone(anthropic.Known), func(k string) bool { return k == "tools" })
 
 func (anthropicMessages) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
 	flush := startStream(w)

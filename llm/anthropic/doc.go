@@ -15,7 +15,10 @@
 // A call the wire layer decoded from this API is sent with its settings
 // as the agent sent them — max_tokens, temperature, tool_choice, thinking,
 // stop_sequences, metadata, … — any other call with max_tokens
-// DefaultMaxTokens (Config.MaxTokens) and no settings. The system prompt
+// DefaultMaxTokens (Config.MaxTokens) and no settings; its tools, when
+// one of them says more than a name, a description and an input_schema
+// (the Vercel AI SDK's eager_input_streaming, strict, a server tool), are
+// a setting too (Call.ToolsSetting) and go out as sent. The system prompt
 // goes out as a string; tool results go back as tool_result blocks of one
 // user message, after the assistant message whose tool_use blocks made
 // the calls, with is_error; reasoning goes back only as the thinking (or

@@ -46,14 +46,14 @@ func encodeBody(req *llm.Request, model string, maxTokens int, stream bool) ([]b
 	if body.System = cache.system(req.System); body.System == nil && req.System != "" {
 		body.System = Content{{Type: TypeText, Text: req.System}}
 	}
-	for i, t := range req.Tools {
-		params := bytes.TrimSpace(t.Parameters)
-		if len(params) == 0 || string(params) == "null" {
-			params = emptySchema
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+	if tools, ok := set["tools"]; ok {
+		// The agent's tools say more than the specs: they go as sent,
+		// among the settings, their breakpoints where the agent put them.
+		if set["tools"], err = markedTools(tools, cache); err != nil {
+			return nil, err
 		}
-		body.Tools = append(body.Tools, Tool{Name: t.Name, Description: t.Description, InputSchema: params, CacheControl: cache.tool(i, len(req.Tools))})
+	} else if body.Tools, err = specTools(req.Tools, cache); err != nil {
+		return nil, err
 	}
 	out, err := session.MarshalData(&body)
 	if err != nil {
@@ -62,10 +62,27 @@ func encodeBody(req *llm.Request, model string, maxTokens int, stream bool) ([]b
 	return appendMembers(out, set)
 }
 
+// specTools is the API's tools for specs, each with the cache_control
+// cache has for it.
+func specTools(specs []llm.ToolSpec, cache *Cache) ([]Tool, error) {
+	var out []Tool
+	for i, t := range specs {
+		params := bytes.TrimSpace(t.Parameters)
+		if len(params) == 0 || string(params) == "null" {
+			params = emptySchema
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+		}
+		out = append(out, Tool{Name: t.Name, Description: t.Description, InputSchema: params, CacheControl: cache.tool(i, len(specs))})
+	}
+	return out, nil
+}
+
 // ownSettings returns the settings of a call made in this API (an agent's
 // max_tokens, temperature, tool_choice, thinking, …, as the wire layer
-// decoded them), without the members the body says itself; nil for a call
-// of another API, whose settings mean nothing here.
+// decoded them), without the members the body says itself but the tools
+// when they are a setting (Call.ToolsSetting); nil for a call of another
+// API, whose settings mean nothing here.
 func ownSettings(req *llm.Request) (map[string]json.RawMessage, error) {
 	if req.API != API || len(req.Settings) == 0 {
 		return map[string]json.RawMessage{}, nil
@@ -75,7 +92,9 @@ func ownSettings(req *llm.Request) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("the request's settings are not a JSON object: %v", err)
 	}
 	for _, k := range Known {
-		delete(set, k)
+		if k != "tools" {
+			delete(set, k)
+		}
 	}
 	return set, nil
 }

@@ -21,7 +21,13 @@ type Call struct {
 	// DecodeRequest).
 	Messages []session.Message
 	Tools    []llm.ToolSpec
-	Stream   bool
+	// ToolsSetting is the tools as sent, each without its cache_control,
+	// when one of them says more than Tools and Cache hold
+	// (eager_input_streaming, strict, a server tool, …); nil otherwise. It
+	// is a setting, "tools": a live model of this API gets the tools as
+	// the agent sent them, and a change is drift.
+	ToolsSetting json.RawMessage
+	Stream       bool
 	// Members is every member of the request object as sent; all but
 	// Known are its settings.
 	Members map[string]json.RawMessage
@@ -46,12 +52,23 @@ type Call struct {
 // image or file part (see session.Attachment), its block kept in Media
 // for a live model; a tool result's text around them is a text part
 // each. Any other block (a server tool's, a search result) is an error:
-// agentsnap does not record it yet, and does not drop it.
+// agentsnap does not record it yet, and does not drop it. A tool that
+// says more than a name, a description, an input_schema and a
+// cache_control makes the tools a setting (ToolsSetting).
 func DecodeRequest(body []byte) (*Call, error) {
-	if call, ok := fastRequest(body); ok {
-		return call, nil
+	call, ok := fastRequest(body)
+	if !ok {
+		var err error
+		if call, err = decodeStd(body); err != nil {
+			return nil, err
+		}
 	}
-	return decodeStd(body)
+	set, err := toolsSetting(call.Members["tools"])
+	if err != nil {
+		return nil, err
+	}
+	call.ToolsSetting = set
+	return call, nil
 }
 
 // decodeStd is DecodeRequest with encoding/json: what fastRequest reads as
