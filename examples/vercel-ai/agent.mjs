@@ -11,19 +11,50 @@
 // serve records what the service said, and a replay hands it back without
 // asking.
 //
-// usage: node agent.mjs BASE_URL SCENARIO_DIR
-//   (or AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO in the environment)
+// usage: node agent.mjs BASE_URL SCENARIO_DIR [API]
+//   (or AGENTSNAP_BASE_URL, AGENTSNAP_SCENARIO and AGENT_API in the environment)
 // It runs the prompts of SCENARIO_DIR/scenario.json as the conversation's
-// turns and prints the answers.
+// turns and prints the answers. API picks the provider package and the
+// model API it speaks: chat (the default: @ai-sdk/openai's Chat
+// Completions), responses (@ai-sdk/openai's default, the Responses API),
+// anthropic (@ai-sdk/anthropic, Messages) or google (@ai-sdk/google, the
+// Gemini API). The desk is the same in each; only its model changes.
 import { appendFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { childTool, lineageFetch, recordedTool } from 'agentsnap-lineage';
 
-const MODEL = 'gpt-4.1-mini';
+// MODELS is the model the desk names in each API (recording live, serve
+// calls its --model whatever the agent names).
+const MODELS = {
+  chat: 'gpt-4.1-mini',
+  responses: 'gpt-4.1-mini',
+  anthropic: 'claude-sonnet-4-5',
+  google: 'gemini-2.5-flash',
+};
+
+// modelFor returns the desk's model in api, its provider sending each call
+// through fetch to baseURL (serve's; each package appends its API's path).
+// serve needs no key; a provider wants one all the same.
+export function modelFor(api, baseURL, fetch) {
+  switch (api) {
+    case 'chat':
+      return createOpenAI({ baseURL, apiKey: 'unused', fetch }).chat(MODELS.chat);
+    case 'responses':
+      return createOpenAI({ baseURL, apiKey: 'unused', fetch })(MODELS.responses); // the provider's default: provider.responses(...)
+    case 'anthropic':
+      return createAnthropic({ baseURL, apiKey: 'unused', fetch })(MODELS.anthropic);
+    case 'google':
+      return createGoogleGenerativeAI({ baseURL, apiKey: 'unused', fetch })(MODELS.google);
+    default:
+      throw new Error(`unknown API ${JSON.stringify(api)}: want one of ${Object.keys(MODELS).join(', ')}`);
+  }
+}
 
 const NOTES = {
   'v2.4': 'v2.4 (March): SSO login, audit log export.',
@@ -44,12 +75,12 @@ function releaseNotes(baseURL) {
   });
 }
 
-// desk returns the agent's model and tools; settings (scenario.json's
-// "agent") may replace its instructions ("coordinator", "researcher"), and
+// desk returns the agent's instructions and tools around model (the
+// coordinator's and the researchers'); settings (scenario.json's "agent")
+// may replace its instructions ("coordinator", "researcher"), and
 // "researcherStream": false has the researchers ask for whole answers
 // (generateText). baseURL is agentsnap serve's.
-export function desk(provider, baseURL, settings = {}) {
-  const model = provider.chat(MODEL); // Chat Completions
+export function desk(model, baseURL, settings = {}) {
   const research = tool({
     description: 'Ask a researcher about one release; it reads the release notes.',
     inputSchema: z.object({ question: z.string() }),
@@ -67,7 +98,6 @@ export function desk(provider, baseURL, settings = {}) {
     },
   });
   return {
-    model,
     instructions: settings.coordinator ?? 'You run the release desk. Ask the research tool about each release you need, several at once when you can, then answer briefly.',
     // agentsnap: each research run is a child session, named by its tool call.
     tools: { research: childTool(research) },
@@ -92,14 +122,15 @@ async function main() {
   const baseURL = process.argv[2] ?? process.env.AGENTSNAP_BASE_URL;
   const dir = process.argv[3] ?? process.env.AGENTSNAP_SCENARIO;
   if (!baseURL || !dir) {
-    console.error('usage: node agent.mjs BASE_URL SCENARIO_DIR (or set AGENTSNAP_BASE_URL and AGENTSNAP_SCENARIO)');
+    console.error('usage: node agent.mjs BASE_URL SCENARIO_DIR [chat|responses|anthropic|google] (or set AGENTSNAP_BASE_URL, AGENTSNAP_SCENARIO and AGENT_API)');
     process.exit(2);
   }
+  const api = process.argv[4] ?? process.env.AGENT_API ?? 'chat';
   const scenario = JSON.parse(await readFile(path.join(dir, 'scenario.json'), 'utf8'));
-  // agentsnap: the provider names each call's session; serve needs no key.
+  // agentsnap: the provider names each call's session.
   const attempts = process.env.AGENT_ATTEMPTS_LOG;
-  const provider = createOpenAI({ baseURL, apiKey: 'unused', fetch: lineageFetch(attempts ? timedFetch(attempts) : undefined) });
-  const { model, instructions, tools } = desk(provider, baseURL, scenario.agent);
+  const model = modelFor(api, baseURL, lineageFetch(attempts ? timedFetch(attempts) : undefined));
+  const { instructions, tools } = desk(model, baseURL, scenario.agent);
   const messages = [];
   for (const prompt of scenario.prompts) {
     messages.push({ role: 'user', content: prompt });

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/agentsnap/agentsnap/examples/internal/nodetest"
@@ -53,7 +54,12 @@ var _ = Describe("the Vercel AI SDK agent, replayed out of process by agentsnap 
 
 	DescribeTable("replays its fixture: every session, the researchers at once, exit 0 after SIGINT",
 		func(dir string) {
-			kit.RecordIfAsked(ctx, dir)
+			if nodetest.Exists(filepath.Join(dir, fixture.RootLog)) {
+				GinkgoT().Setenv("AGENT_API", agentAPI(dir)) // the provider that spoke the fixture's API
+			}
+			if !strings.HasPrefix(harness.Name(dir), "apis/") {
+				kit.RecordIfAsked(ctx, dir) // apis/ fixtures are recorded against aimock (apis_test.go)
+			}
 			code, verdict := kit.Run(ctx, nil, dir, dir)
 			if code != 0 && harness.UpdateRequested() && nodetest.Exists(filepath.Join(dir, fixture.ProposalFile)) {
 				kit.Accept(ctx, dir) // -update: the replay matched, only the golden differed

@@ -1,7 +1,13 @@
-// Package vercelai is an agent on the Vercel AI SDK (ai, @ai-sdk/openai)
-// tested with agentsnap: agent.mjs, a desk whose research tool asks another
-// model with streamText (two such tools at once in one step) inside a
-// multi-step loop (stopWhen), replayed out of process by "agentsnap serve".
+// Package vercelai is an agent on the Vercel AI SDK (ai, @ai-sdk/openai,
+// @ai-sdk/anthropic, @ai-sdk/google) tested with agentsnap: agent.mjs, a
+// desk whose research tool asks another model with streamText (two such
+// tools at once in one step) inside a multi-step loop (stopWhen), replayed
+// out of process by "agentsnap serve". Its model speaks Chat Completions
+// by default; its third argument (or AGENT_API) picks another provider:
+// responses (@ai-sdk/openai's default, the Responses API), anthropic
+// (Messages) or google (the Gemini API). The fixtures under apis/ were
+// recorded in those, live against aimock (apis_test.go), and each replays
+// with the provider that spoke its API.
 // It holds no Go code of its own; its tests (package vercelai_test, label
 // "node") build the agentsnap binary, serve each fixture under
 // fixtures/CATEGORY/NAME, run the agent against the URL serve prints, stop
@@ -25,5 +31,8 @@
 //
 // (add "-- -update" to accept the new transcript at once), or by hand:
 // agentsnap serve DIR --record --runtime vercel-ai, run node agent.mjs URL
-// DIR, then Ctrl-C serve.
+// DIR, then Ctrl-C serve. The apis/ fixtures are re-recorded against
+// aimock (npm ci --prefix internal/aimock):
+//
+//	AGENTSNAP_RECORD='^apis/' go tool ginkgo ./examples/vercel-ai -- -update
 package vercelai

@@ -6,4 +6,4 @@ import "github.com/agentsnap/agentsnap/examples/internal/nodetest"
 const runtimeName = "vercel-ai"
 
 // kit runs the agent's specs: node agent.mjs against agentsnap serve.
-var kit = &nodetest.Kit{Runtime: runtimeName, Folder: "examples/vercel-ai", Packages: []string{"ai", "@ai-sdk/openai", "zod", "agentsnap-lineage"}}
+var kit = &nodetest.Kit{Runtime: runtimeName, Folder: "examples/vercel-ai", Packages: []string{"ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "zod", "agentsnap-lineage"}}
