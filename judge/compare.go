@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -346,7 +347,8 @@ func olderRequest(golden *session.Event, replay session.Event) session.Event {
 		}
 	}
 	noAPI := !bytes.Contains(golden.Data, []byte(`"api":`)) && bytes.Contains(replay.Data, []byte(`"api":`))
-	if !noAPI && !noToolDigests {
+	noToolsSetting := !bytes.Contains(golden.Data, toolsSettingKey) && bytes.Contains(replay.Data, toolsSettingKey)
+	if !noAPI && !noToolDigests && !noToolsSetting {
 		return replay
 	}
 	var d session.RequestHeaderData
@@ -355,6 +357,12 @@ func olderRequest(golden *session.Event, replay session.Event) session.Event {
 	}
 	if noAPI {
 		d.API, d.Settings = "", nil
+	}
+	if noToolsSetting {
+		var g session.RequestHeaderData
+		if golden.Decode(&g) == nil {
+			d.Settings = olderToolsSetting(g.Settings, d.Settings)
+		}
 	}
 	if noToolDigests {
 		d.ToolDigests = nil
@@ -366,6 +374,55 @@ func olderRequest(golden *session.Event, replay session.Event) session.Event {
 }
 
 var toolDigestsKey = []byte(`"toolDigests":`)
+
+// toolsSettingKey is how a request header's settings hold the tools as
+// sent (no other member of a header is named "tools").
+var toolsSettingKey = []byte(`"tools":`)
+
+// olderToolsSetting returns r, a replayed call's settings, without the
+// tools as sent when g, its recording's, holds none: the readers record
+// tools that say more than a name, a description and a schema (strict,
+// eager_input_streaming, …) as the setting "tools" since 2026-12-07, and
+// dropped those members before, so a fixture recorded before would fail
+// every replay of an agent that sends them. Such a recording is taken for
+// one made before: adding those members to tools that had none is no
+// drift until the fixture is recorded again (then a change is). Settings
+// are canonical (sorted members, canonical values), so the rest is
+// written again byte for byte.
+func olderToolsSetting(g, r json.RawMessage) json.RawMessage {
+	var gm, rm map[string]json.RawMessage
+	if json.Unmarshal(r, &rm) != nil {
+		return r
+	}
+	if _, ok := rm["tools"]; !ok {
+		return r
+	}
+	if len(g) > 0 && json.Unmarshal(g, &gm) != nil {
+		return r
+	}
+	if _, ok := gm["tools"]; ok {
+		return r
+	}
+	delete(rm, "tools")
+	if len(rm) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	out := []byte{'{'}
+	for i, k := range slices.Sorted(maps.Keys(rm)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		b.Reset()
+		if enc.Encode(k) != nil {
+			return r
+		}
+		out = append(append(append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), ':'), rm[k]...)
+	}
+	return append(out, '}')
+}
 
 // withoutToolDigests returns a copy of a request/header payload without
 // its toolDigests member, as the encoder writes it (short hex digests), or

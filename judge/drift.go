@@ -221,6 +221,7 @@ func driftAt(p pair, seq int64) *Drift {
 	if g.API == "" {
 		r.API, r.Settings = "", g.Settings // recorded before they were (see olderRequest)
 	}
+	r.Settings = olderToolsSetting(g.Settings, r.Settings)
 	changes := requestChanges(&g, &r)
 	if len(changes) == 0 {
 		return nil
