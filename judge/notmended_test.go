@@ -100,8 +100,8 @@ var _ = Describe("the advice a verdict ends with, when the replay failed with an
 			"wire: POST /v1/embeddings is not a model call agentsnap serves", "point the agent's SDK at one of those APIs"),
 		Entry("a body with no conversation on a model call's path", stray{"/v1/chat/completions", `{"model":"m"}`},
 			"wire: POST /v1/chat/completions: the body is no model call of OpenAI Chat Completions", "send the conversation there"),
-		Entry("Gemini's streamGenerateContent without alt=sse", stray{"/v1beta/models/m:streamGenerateContent", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
-			"wire: POST /v1beta/models/m:streamGenerateContent: streamGenerateContent without alt=sse", "ask for server-sent events with ?alt=sse"),
+		Entry("Gemini's streamGenerateContent in an encoding agentsnap does not write (alt=proto)", stray{"/v1beta/models/m:streamGenerateContent?alt=proto", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
+			"wire: POST /v1beta/models/m:streamGenerateContent: streamGenerateContent with alt=proto", "ask for server-sent events (alt=sse"),
 	)
 
 	It("is the error's own in the replay driver's verdict and the golden's message too, when the agent stopped at the refused call", func() {

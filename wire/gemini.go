@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/gemini"
@@ -17,7 +19,11 @@ import (
 // and :streamGenerateContent?alt=sse for a stream), as the official SDKs
 // (google.golang.org/genai, @google/genai) speak it. The model and whether
 // to stream are in the URL, under any prefix (the SDKs add the API
-// version, v1beta, to the base URL they are given). Token counts
+// version, v1beta, to the base URL they are given). A stream asked for
+// without alt=sse — alt=json or no alt, as the clients generated from the
+// API's protos send it ($alt=json;enum-encoding=int: generative-ai-go, and
+// langchaingo's googleai on it) — is answered as the API does, with the
+// same responses as one JSON array. Token counts
 // (.../models/{model}:countTokens) are served beside them (see Handler).
 // The schema is package llm/gemini's, shared with the live driver.
 var Gemini Format = geminiFormat{}
@@ -46,6 +52,7 @@ func (f geminiFormat) DecodeRequest(r *http.Request, body []byte) (*Request, err
 type geminiState struct {
 	d        *gemini.Decoded
 	settings json.RawMessage
+	array    bool // the stream goes out as a JSON array, not as events
 }
 
 // geminiRequest is a request read and the state it leaves, in one
@@ -57,10 +64,39 @@ type geminiRequest struct {
 
 func (geminiFormat) decodeNext(r *http.Request, body []byte, prev any) (*Request, error) {
 	model, stream, _ := gemini.ParsePath(r.URL.Path)
-	if stream && r.URL.Query().Get("alt") != "sse" {
-		return nil, unserved{fmt.Errorf("streamGenerateContent without alt=sse asks for a JSON array stream, which agentsnap does not serve; ask for server-sent events with ?alt=sse, as the official SDKs do")}
+	array := false
+	if stream {
+		var err error
+		if array, err = jsonArrayStream(r.URL.Query()); err != nil {
+			return nil, err
+		}
 	}
-	return decodeGemini(model, stream, body, prev)
+	req, err := decodeGemini(model, stream, body, prev)
+	if err == nil {
+		req.state.(*geminiState).array = array
+	}
+	return req, err
+}
+
+// jsonArrayStream reports whether a streamGenerateContent request with
+// query q asks for its responses as one JSON array rather than as
+// server-sent events: alt (or $alt, as Google's APIs also read it) is sse
+// for events, json (with options, such as ;enum-encoding=int, which
+// changes nothing in what agentsnap writes) or absent for an array. Any
+// other alt (proto, media) is refused.
+func jsonArrayStream(q url.Values) (bool, error) {
+	alt := q.Get("alt")
+	if alt == "" {
+		alt = q.Get("$alt")
+	}
+	format, _, _ := strings.Cut(alt, ";")
+	switch format {
+	case "sse":
+		return false, nil
+	case "", "json":
+		return true, nil
+	}
+	return false, unserved{fmt.Errorf("streamGenerateContent with alt=%s asks for an encoding agentsnap does not serve; ask for server-sent events (alt=sse, as the official SDKs do) or JSON (alt=json)", alt)}
 }
 
 // decodeGemini reads a generateContent body of model against what the
@@ -102,6 +138,9 @@ func geminiAnswer(req *Request) gemini.Answer {
 }
 
 func (geminiFormat) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
+	if st, _ := req.state.(*geminiState); st != nil && st.array {
+		return gemini.WriteJSONStream(w, geminiAnswer(req), chunks)
+	}
 	return gemini.WriteStream(w, geminiAnswer(req), chunks)
 }
 

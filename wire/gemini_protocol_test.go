@@ -164,7 +164,7 @@ var _ = Describe("the Gemini format on the wire", func() {
 			Expect(e.Error.Message).To(ContainSubstring(want))
 			Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
 		},
-		Entry("a stream without alt=sse", "/v1beta/models/m:streamGenerateContent", `{"contents":[]}`, "ask for server-sent events with ?alt=sse"),
+		Entry("a stream in an encoding it does not serve", "/v1beta/models/m:streamGenerateContent?alt=proto", `{"contents":[]}`, "ask for server-sent events (alt=sse, as the official SDKs do) or JSON (alt=json)"),
 		Entry("an image the model sent", streamPath, `{"contents":[{"role":"user","parts":[{"text":"Draw."}]},{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}]}`, `contents[1].parts[0]: a "inlineData" part: agentsnap does not record it yet`),
 	)
 

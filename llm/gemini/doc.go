@@ -2,8 +2,9 @@
 // streamGenerateContent), both sides of it on one schema: a live
 // [llm.Driver] that streams calls to a Gemini endpoint (the client side,
 // [New], on package live), and what the wire layer serves agents on the
-// official SDKs with (the server side: [DecodeRequest], [WriteStream],
-// [WriteMessage], [WriteError]).
+// official SDKs with (the server side: [DecodeRequest], [WriteStream] —
+// server-sent events, or [WriteJSONStream], one JSON array, for a client
+// that asks for alt=json — [WriteMessage], [WriteError]).
 //
 // # The live driver
 //

@@ -43,9 +43,17 @@ func (a Answer) response(c Candidate, u *session.Usage) Response {
 //
 // A streamWriter serves one call; only its buffer is reused, so a driver
 // that calls yield after its stream returned reaches an ended writer.
+//
+// With array set the same events go out as the elements of one JSON array
+// (see WriteJSONStream), closed once the last event, the finish or an
+// error, went out: an aborted call leaves it open, as a cut connection
+// does.
 type streamWriter struct {
 	w        io.Writer
 	flusher  http.Flusher // or nil
+	array    bool         // a JSON array, not server-sent events
+	sent     int          // the events written
+	closing  bool         // the last event went out: the array is closed after it
 	answer   Answer
 	pending  outPart
 	held     bool // pending holds a part
@@ -113,7 +121,7 @@ func (s *streamWriter) blockEnd(index int, b *session.Block) error {
 		args, ok := callArgs(b.Arguments, s.buf)
 		if !ok {
 			err := argsError(b.ID, b.Name, b.Arguments)
-			s.done = true
+			s.done, s.closing = true, true
 			_ = s.send(appendErrorEvent(s.start(), http.StatusInternalServerError, err.Error()))
 			return err
 		}
@@ -176,6 +184,7 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 			return err
 		}
 		status, _, msg := live.ServedFailure(r)
+		s.closing = true
 		return s.send(appendErrorEvent(s.start(), status, msg))
 	}
 	if !s.held {
@@ -185,16 +194,33 @@ func (s *streamWriter) finish(r *session.FinishReason) error {
 	if s.usage != nil {
 		u = usageMetadata(s.usage)
 	}
+	s.closing = true
 	return s.send(appendEvent(s.start(), &s.answer, &s.pending, finishReason(r.Kind), u))
 }
 
-// start begins an event in the buffer.
-func (s *streamWriter) start() []byte { return append((*s.buf)[:0], "data: "...) }
+// start begins an event in the buffer: its data line, or the array's
+// opening or the comma before it.
+func (s *streamWriter) start() []byte {
+	b := (*s.buf)[:0]
+	switch {
+	case !s.array:
+		return append(b, "data: "...)
+	case s.sent == 0:
+		return append(b, '[')
+	}
+	return append(b, ",\r\n"...)
+}
 
-// send ends the event ev (begun by start), writes it and flushes.
+// send ends the event ev (begun by start), writes it and flushes; the last
+// one of an array closes it.
 func (s *streamWriter) send(ev []byte) error {
-	ev = append(ev, "\n\n"...)
+	if !s.array {
+		ev = append(ev, "\n\n"...)
+	} else if s.closing {
+		ev = append(ev, ']')
+	}
 	*s.buf = ev // keep the buffer if it grew
+	s.sent++
 	if _, err := s.w.Write(ev); err != nil {
 		return err
 	}
@@ -217,8 +243,25 @@ func finishReason(kind string) string {
 // an error, which WriteStream returns.
 func WriteStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
 	live.StreamHeaders(w.Header())
+	return writeStream(w, &streamWriter{w: w, answer: a}, chunks)
+}
+
+// WriteJSONStream writes a streamed answer of chunks to w as
+// streamGenerateContent answers a request that does not ask for alt=sse
+// (alt=json, the API's default, which the clients generated from its
+// protos ask for — generative-ai-go, and langchaingo's googleai on it):
+// the events of WriteStream as the elements of one JSON array, "[" before
+// the first, ",\r\n" between them and "]" after the finish or an error.
+// Such a client reads an error element as an empty response, as it does
+// the API's.
+func WriteJSONStream(w http.ResponseWriter, a Answer, chunks iter.Seq[session.Chunk]) error {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	return writeStream(w, &streamWriter{w: w, answer: a, array: true}, chunks)
+}
+
+func writeStream(w http.ResponseWriter, s *streamWriter, chunks iter.Seq[session.Chunk]) error {
 	w.WriteHeader(http.StatusOK)
-	s := &streamWriter{w: w, answer: a, buf: streamBufs.Get().(*[]byte)}
+	s.buf = streamBufs.Get().(*[]byte)
 	s.flusher, _ = w.(http.Flusher)
 	// A call of chunks, not a range over it: a range over a dynamic
 	// iterator allocates its closure and state.
