@@ -23,6 +23,8 @@ const (
 	protoPath   = "/v1beta/models/gemini-x:streamGenerateContent?%24alt=json%3Benum-encoding%3Dint"
 	protoBefore = `{"model":"models/gemini-x","systemInstruction":{"parts":[{"text":"Be brief."}],"role":"system"},"contents":[{"parts":[{"text":"Check billing and search."}],"role":"user"}`
 	protoAfter  = `],"tools":[{"functionDeclarations":[{"name":"service_status","description":"The current status of one service.","parameters":{"type":6,"properties":{"service":{"type":1,"description":"auth, billing, checkout or search"}},"required":["service"]}}]}],"safetySettings":[{"category":10,"threshold":3},{"category":7,"threshold":3}],"generationConfig":{"candidateCount":1,"maxOutputTokens":2048,"temperature":0.2,"topP":0.95,"topK":3}}`
+	protoCall1  = `,{"parts":[{"functionCall":{"name":"service_status","args":{"service":"billing"}}}],"role":"model"},{"parts":[{"functionResponse":{"name":"service_status","response":{"response":"billing: degraded"}}}],"role":"user"}`
+	protoCall2  = `,{"parts":[{"functionCall":{"name":"service_status","args":{"service":"search"}}}],"role":"model"},{"parts":[{"functionResponse":{"name":"service_status","response":{"response":"search: operational"}}}],"role":"user"}`
 )
 
 func protoBody(contents ...string) string {
@@ -70,4 +72,41 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 		Entry("alt=proto", "/v1beta/models/m:streamGenerateContent?alt=proto"),
 		Entry("$alt=media", "/v1beta/models/m:streamGenerateContent?%24alt=media"),
 	)
+
+	It("pairs calls and results sent back without ids, one call per content, with the answer's calls: by name, in order", func() {
+		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`), toolCall("call_b", "service_status", `{"service":"search"}`)}, "Billing is degraded."}})
+		h, store, url := serveWire(drv)
+		for _, body := range []string{protoBody(), protoBody(protoCall1, protoCall2)} {
+			code, answer := postGemini(url, protoPath, body)
+			Expect(code).To(Equal(http.StatusOK), answer)
+		}
+		Expect(rendered(h, store, "root")).To(ContainSubstring(`    result call_a: {"response":"billing: degraded"}
+    result call_b: {"response":"search: operational"}
+  history replaced: the first message kept, then:
+    call  service_status {"service":"billing"}
+    result : {"response":"billing: degraded"}
+    call  service_status {"service":"search"}
+    result : {"response":"search: operational"}
+  step 2
+    assistant: Billing is degraded.`))
+	})
+
+	It("takes an answer's one call, sent back without its id, for that call: the conversation goes on, not rewritten", func() {
+		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`)}, "Billing is degraded."}})
+		h, store, url := serveWire(drv)
+		for _, body := range []string{protoBody(), protoBody(protoCall1)} {
+			code, answer := postGemini(url, protoPath, body)
+			Expect(code).To(Equal(http.StatusOK), answer)
+		}
+		Expect(rendered(h, store, "root")).To(Equal(`== root ==
+turn 1 (user)
+  user: Check billing and search.
+  step 1
+    call call_a service_status {"service":"billing"}
+    result call_a: {"response":"billing: degraded"}
+  step 2
+    assistant: Billing is degraded.
+  ended completed
+`))
+	})
 })

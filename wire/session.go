@@ -174,19 +174,7 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 			}
 		}
 	}
-	found := make([]int, len(s.awaiting))
-	used := make([]bool, len(parts))
-	n := 0
-	for i, c := range s.awaiting {
-		found[i] = -1
-		for k := range parts {
-			if !used[k] && parts[k].ToolCallID == c.ID {
-				used[k], found[i] = true, k
-				n++
-				break
-			}
-		}
-	}
+	found, n := pairResults(s.awaiting, parts)
 	if n == 0 && !goesOn(h, s, msgs, known) {
 		// Besides a child that did not say so, the request may be another
 		// agent's that shares the session with no tool call to be named by.
@@ -209,6 +197,33 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 	s.awaiting = nil
 	s.inStep = false
 	return s.j.EndStep(ctx)
+}
+
+// pairResults returns, for each call, the index in parts of its result, or
+// -1, and how many were found: a result that names the call's id, else one
+// that names no id and the call's tool, in order — Gemini's ids are
+// optional, and clients generated from its protos (generative-ai-go, and
+// langchaingo's googleai on it) send results without them.
+func pairResults(calls, parts []session.Part) ([]int, int) {
+	found := make([]int, len(calls))
+	for i := range found {
+		found[i] = -1
+	}
+	used := make([]bool, len(parts))
+	n := 0
+	pair := func(match func(c, r *session.Part) bool) {
+		for i := range calls {
+			for k := range parts {
+				if found[i] < 0 && !used[k] && match(&calls[i], &parts[k]) {
+					used[k], found[i] = true, k
+					n++
+				}
+			}
+		}
+	}
+	pair(func(c, r *session.Part) bool { return r.ToolCallID == c.ID })
+	pair(func(c, r *session.Part) bool { return r.ToolCallID == "" && r.Name == c.Name })
+	return found, n
 }
 
 // goesOn reports whether msgs repeat all of s's last request: the session
@@ -526,14 +541,21 @@ func same(want, got *session.Message) bool {
 			return i == len(want.Content) && k == len(got.Content)
 		}
 		w, g := &want.Content[i], &got.Content[k]
-		if w.Type != g.Type || w.ID != g.ID || w.Name != g.Name || w.Arguments != g.Arguments ||
-			w.ToolCallID != g.ToolCallID || w.IsError != g.IsError || resultText(*w) != resultText(*g) ||
+		if w.Type != g.Type || !sameID(w.ID, g.ID) || w.Name != g.Name || w.Arguments != g.Arguments ||
+			!sameID(w.ToolCallID, g.ToolCallID) || w.IsError != g.IsError || resultText(*w) != resultText(*g) ||
 			!slices.EqualFunc(attachments(w), attachments(g), sameAttachment) {
 			return false
 		}
 		i, k = i+1, k+1
 	}
 }
+
+// sameID reports whether a call id (or a result's) the agent sent, got,
+// names the call want names: the same id, or none — Gemini's ids are
+// optional, and clients generated from its protos (generative-ai-go, and
+// langchaingo's googleai on it) send the calls of an answer back without
+// the ids it gave them; the name, arguments and place tell the call then.
+func sameID(want, got string) bool { return want == got || got == "" }
 
 // comparedPart reports whether differsHow compares p besides the text:
 // tool calls, tool results, images and files.
@@ -582,11 +604,11 @@ func differsHow(want, got *session.Message) string {
 		return fmt.Sprintf("%d tool calls, want %d", len(gc), len(wc))
 	}
 	for i := range wc {
-		if wc[i].ID != gc[i].ID || wc[i].Name != gc[i].Name || !sameJSON(wc[i].Arguments, gc[i].Arguments) {
+		if !sameID(wc[i].ID, gc[i].ID) || wc[i].Name != gc[i].Name || !sameJSON(wc[i].Arguments, gc[i].Arguments) {
 			return fmt.Sprintf("tool call %d is %s %s %s, want %s %s %s", i+1, gc[i].ID, gc[i].Name, gc[i].Arguments, wc[i].ID, wc[i].Name, wc[i].Arguments)
 		}
 	}
-	wr, gr := toolResults(want), toolResults(got)
+	wr, gr := toolResults(want, got), toolResults(got, nil)
 	if wr != gr {
 		return fmt.Sprintf("tool result %q, want %q", abbrev(gr), abbrev(wr))
 	}
@@ -608,12 +630,28 @@ func describeAll(list []session.Attachment) string {
 	return strings.Join(out, " ")
 }
 
-// toolResults is the tool results of m in one string, to compare.
-func toolResults(m *session.Message) string {
+// toolResults is the tool results of m in one string, to compare; the
+// call id of each is left out where the result at its place in other (when
+// given) names none, as sameID does.
+func toolResults(m, other *session.Message) string {
+	var ids []string
+	if other != nil {
+		for _, p := range other.Content {
+			if p.Type == session.PartToolResult {
+				ids = append(ids, p.ToolCallID)
+			}
+		}
+	}
 	var b strings.Builder
+	n := 0
 	for _, p := range m.Content {
 		if p.Type == session.PartToolResult {
-			fmt.Fprintf(&b, "%s:%t:%s;", p.ToolCallID, p.IsError, resultText(p))
+			id := p.ToolCallID
+			if n < len(ids) && ids[n] == "" {
+				id = ""
+			}
+			n++
+			fmt.Fprintf(&b, "%s:%t:%s;", id, p.IsError, resultText(p))
 		}
 	}
 	return b.String()
