@@ -17,6 +17,16 @@
 //     is built with wire.InferLineage, because langchaingo hands a tool no
 //     tool call id to name its child by.
 //
+//     opsloop/ is the same desk for llms/anthropic and llms/googleai, on
+//     which agents.OpenAIFunctionsAgent declares no tool (it passes them
+//     with llms.WithFunctions, which only llms/openai reads): a tool loop
+//     on GenerateContent with llms.WithTools, a researcher (spawn) and a
+//     colleague whose conversation starts as a copy of the desk's completed
+//     turns (fork). loop_test.go wires it to llms/anthropic,
+//     googleai_test.go (built with -tags googleai: googleai's gRPC and
+//     Google Cloud stack is too much to compile in CI) to llms/googleai;
+//     their fixtures are testdata/anthropic and testdata/googleai.
+//
 //  3. testdata/fixtures/ — scenarios recorded from their playbooks:
 //     several tool calls in one answer (langchaingo sends them back as one
 //     assistant message per call), a researcher, memory across turns, the
@@ -33,7 +43,12 @@
 //     recording against a local OpenAI-compatible server replays offline;
 //     no replay opens a socket; without wire.InferLineage, or with a
 //     child's question that two open calls hold, the call is refused with
-//     what to do.
+//     what to do. For the tool loop (providers_test.go,
+//     providers_live_test.go): each provider's fixture replays, streamed
+//     too; a researcher given another prompt drifts at its own first
+//     call; a live recording against aimock, the independent mock of the
+//     model APIs, replays offline; and the functions agent on each
+//     provider is recorded declaring no tool.
 //
 // README.md holds the lines a langchaingo team adds.
 package langchaingo

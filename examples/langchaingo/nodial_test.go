@@ -16,6 +16,10 @@ import (
 	"github.com/tmc/langchaingo/llms/openai"
 )
 
+// trapResolver says whether the no-socket spec swaps net.DefaultResolver
+// too. googleai_test.go turns it off: see there.
+var trapResolver = true
+
 // Serial: the spec swaps process-wide defaults.
 var _ = Describe("replaying the desk", Serial, func() {
 	It("opens no socket: every fixture replays with a transport and resolver that refuse and count any dial", func() {
@@ -24,11 +28,12 @@ var _ = Describe("replaying the desk", Serial, func() {
 			dials.Add(1)
 			return nil, errors.New("replay tried to open a connection")
 		}
-		DeferCleanup(func(t http.RoundTripper, r *net.Resolver) {
-			http.DefaultTransport, net.DefaultResolver = t, r
-		}, http.DefaultTransport, net.DefaultResolver)
+		DeferCleanup(func(t http.RoundTripper) { http.DefaultTransport = t }, http.DefaultTransport)
 		http.DefaultTransport = &http.Transport{DialContext: refuse}
-		net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: refuse}
+		if trapResolver {
+			DeferCleanup(func(r *net.Resolver) { net.DefaultResolver = r }, net.DefaultResolver)
+			net.DefaultResolver = &net.Resolver{PreferGo: true, Dial: refuse}
+		}
 
 		By("checking the trap: the desk on a default client dials, and is counted")
 		llm, err := openai.New(openai.WithBaseURL("http://model.invalid/v1"), openai.WithToken("unused"), openai.WithHTTPClient(http.DefaultClient))
@@ -46,17 +51,25 @@ var _ = Describe("replaying the desk", Serial, func() {
 		for _, dir := range dirs {
 			Expect(replay(dir)).To(harness.MatchRecording())
 		}
+
+		By("replaying the tool-loop desk's, on llms/anthropic and llms/googleai (whose client also builds a gRPC one it never uses)")
+		for _, p := range providers {
+			Expect(replayWith(p.runtime, loopMixed(p))).To(harness.MatchRecording())
+		}
 		Expect(dials.Load()).To(BeZero())
 	})
 
-	It("is tested without the desk knowing agentsnap: the agent package imports none of it", func() {
-		out, err := exec.Command("go", "list", "-deps", "github.com/agentsnap/agentsnap/examples/langchaingo/opsdesk").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		deps := strings.Fields(string(out))
-		Expect(deps).To(ContainElement("github.com/tmc/langchaingo/agents"), "the listing is real")
-		for _, d := range deps {
-			if strings.HasPrefix(d, "github.com/agentsnap/agentsnap") {
-				Expect(d).To(Equal("github.com/agentsnap/agentsnap/examples/langchaingo/opsdesk"))
+	It("is tested without the desk knowing agentsnap: the agent packages import none of it", func() {
+		for pkg, framework := range map[string]string{"opsdesk": "github.com/tmc/langchaingo/agents", "opsloop": "github.com/tmc/langchaingo/llms"} {
+			path := "github.com/agentsnap/agentsnap/examples/langchaingo/" + pkg
+			out, err := exec.Command("go", "list", "-deps", path).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+			deps := strings.Fields(string(out))
+			Expect(deps).To(ContainElement(framework), "the listing is real")
+			for _, d := range deps {
+				if strings.HasPrefix(d, "github.com/agentsnap/agentsnap") {
+					Expect(d).To(Equal(path))
+				}
 			}
 		}
 	})
