@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -63,7 +64,7 @@ func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Requ
 	set := json.RawMessage(nil)
 	if last != nil && d.SameRest {
 		set = last.settings
-	} else if set, err = settings(call.Members, openai.Known...); err != nil {
+	} else if set, err = chatSettings(call); err != nil {
 		return nil, fmt.Errorf("reading the request's settings: %w", err)
 	}
 	cr := &chatRequest{state: chatState{d: d, settings: set}}
@@ -77,6 +78,18 @@ func (chatCompletions) decodeNext(_ *http.Request, body []byte, prev any) (*Requ
 	}
 	return req, nil
 }
+
+// chatSettings is call's settings: its members but Known, and its tools
+// as sent when they say more than agentsnap's terms (Call.ToolsSetting).
+func chatSettings(call *openai.Call) (json.RawMessage, error) {
+	if call.ToolsSetting == nil {
+		return settings(call.Members, openai.Known...)
+	}
+	return settings(call.Members, chatKnownButTools...)
+}
+
+// chatKnownButTools is openai.Known without "tools".
+var chatKnownButTools = slices.DeleteFunc(slices.Clone(openai.Known), func(k string) bool { return k == "tools" })
 
 func (chatCompletions) WriteStream(w http.ResponseWriter, req *Request, chunks iter.Seq[llm.Chunk]) error {
 	flush := startStream(w)

@@ -14,7 +14,11 @@
 // image or file parts goes out as a content array, each of them the
 // content part the agent sent (Forward.Media, for a call the wire layer
 // decoded from this API); a call with one and no such part is refused,
-// the log holding a digest and no bytes.
+// the log holding a digest and no bytes. Such a call goes out with its
+// settings as the agent sent them, and with its tools as sent when one of
+// them says more than a function's name, description and parameters
+// (strict, a tool of another type: Call.ToolsSetting); any other call
+// with the tools' specs alone.
 //
 // # Chunks
 //

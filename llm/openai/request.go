@@ -35,16 +35,16 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
 	}
-	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
-			params = emptySchema
-		} else if !json.Valid(params) {
-			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+	set, err := ownSettings(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := set["tools"]; !ok {
+		// The agent's tools, when they said more than the specs, go as
+		// sent among the settings.
+		if body.Tools, err = specTools(req.Tools); err != nil {
+			return nil, err
 		}
-		body.Tools = append(body.Tools, Tool{Type: "function", Function: Function{
-			Name: t.Name, Description: t.Description, Parameters: params,
-		}})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -52,24 +52,47 @@ func encodeRequest(req *llm.Request, model string, sendReasoning bool) ([]byte, 
 	if err := enc.Encode(&body); err != nil {
 		return nil, err
 	}
-	return withSettings(buf.Bytes(), req)
+	return withSettings(buf.Bytes(), set)
 }
 
-// withSettings adds the settings of a call made in this API (an agent's
+// specTools is the API's function tools for specs.
+func specTools(specs []llm.ToolSpec) ([]Tool, error) {
+	var out []Tool
+	for _, t := range specs {
+		params := t.Parameters
+		if len(bytes.TrimSpace(params)) == 0 || string(bytes.TrimSpace(params)) == "null" {
+			params = emptySchema
+		} else if !json.Valid(params) {
+			return nil, fmt.Errorf("tool %q: parameters are not valid JSON", t.Name)
+		}
+		out = append(out, Tool{Type: "function", Function: Function{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	return out, nil
+}
+
+// ownSettings returns the settings of a call made in this API (an agent's
 // temperature, max_tokens, tool_choice, …, as the wire layer decoded
-// them) to the body, as sent. What the body says itself — the model, the
-// messages, the tools, streaming — stays.
-func withSettings(body []byte, req *llm.Request) ([]byte, error) {
+// them) without what the body says itself — the model, the messages,
+// streaming — but the tools when they are a setting (Call.ToolsSetting);
+// nil for a call of another API, whose settings mean nothing here.
+func ownSettings(req *llm.Request) (map[string]json.RawMessage, error) {
 	if req.API != API || len(req.Settings) == 0 {
-		return body, nil
+		return nil, nil
 	}
 	var set map[string]json.RawMessage
 	if err := json.Unmarshal(req.Settings, &set); err != nil {
 		return nil, fmt.Errorf("the request's settings are not a JSON object: %w", err)
 	}
 	for _, k := range Known {
-		delete(set, k)
+		if k != "tools" {
+			delete(set, k)
+		}
 	}
+	return set, nil
+}
+
+// withSettings adds set to the body, as sent.
+func withSettings(body []byte, set map[string]json.RawMessage) ([]byte, error) {
 	if len(set) == 0 {
 		return body, nil
 	}

@@ -24,7 +24,12 @@ type Call struct {
 	// DecodeRequest).
 	Messages []session.Message
 	Tools    []llm.ToolSpec
-	Stream   bool
+	// ToolsSetting is the tools as sent when one of them says more than
+	// Tools holds (strict, a tool of another type, …); nil otherwise. It
+	// is a setting, "tools": a live model of this API gets the tools as
+	// the agent sent them, and a change is drift.
+	ToolsSetting json.RawMessage
+	Stream       bool
 	// Members is every member of the request object as sent but messages
 	// (which System and Messages hold); all but Known are its settings.
 	Members map[string]json.RawMessage
@@ -44,7 +49,9 @@ type Call struct {
 // (image_url), audio (input_audio) or files (file), its text between
 // them and an image or file part for each (see session.Attachment); any
 // other part, or one of these in another message, is an error: agentsnap
-// does not record it yet, and does not drop it.
+// does not record it yet, and does not drop it. A tool that says more
+// than a function's name, description and parameters makes the tools a
+// setting (ToolsSetting).
 func DecodeRequest(body []byte) (*Call, error) {
 	call, _, err := decodeWhole(body)
 	return call, err
@@ -53,10 +60,19 @@ func DecodeRequest(body []byte) (*Call, error) {
 // decodeWhole is DecodeRequest, also returning the texts of the system
 // prompt.
 func decodeWhole(body []byte) (*Call, []string, error) {
-	if call, system, ok := fastWhole(body); ok {
-		return call, system, nil
+	call, system, ok := fastWhole(body)
+	if !ok {
+		var err error
+		if call, system, err = decodeStd(body); err != nil {
+			return nil, nil, err
+		}
 	}
-	return decodeStd(body)
+	set, err := toolsSetting(call.Members["tools"])
+	if err != nil {
+		return nil, nil, err
+	}
+	call.ToolsSetting = set
+	return call, system, nil
 }
 
 // decodeStd is decodeWhole with encoding/json: what fastWhole reads as it
