@@ -13,7 +13,9 @@ import (
 // encodeRequest builds the body of a streamed call for req. A call the
 // wire layer decoded from an agent's Gemini request has its settings
 // (generationConfig, toolConfig, safetySettings, …) added as sent, and the
-// tools the settings hold (googleSearch, …) after the functions.
+// tools the settings hold (googleSearch, …) after the functions — or in
+// their place, when they are the agent's tools as sent, declarations and
+// all (Call.Settings).
 func encodeRequest(req *llm.Request) ([]byte, error) {
 	if req == nil {
 		return nil, fmt.Errorf("nil request")
@@ -54,6 +56,9 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 			var more []json.RawMessage
 			if err := json.Unmarshal(raw, &more); err != nil {
 				return nil, fmt.Errorf("the request's settings: tools is not an array: %w", err)
+			}
+			if declaresFunctions(more) {
+				tools = nil // the agent's declarations say more than the specs: as sent
 			}
 			for _, t := range more {
 				tools = append(tools, t)

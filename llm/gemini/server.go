@@ -23,7 +23,9 @@ type Call struct {
 	// Settings holds the request's other members as sent, by name
 	// (generationConfig, toolConfig, safetySettings, cachedContent, …),
 	// and, under "tools", the tools that are not function declarations
-	// (googleSearch, codeExecution, …). A member whose value is an empty
+	// (googleSearch, codeExecution, …), or every tool as sent when a
+	// declaration says more than Tools holds (behavior, response,
+	// responseJsonSchema, …). A member whose value is an empty
 	// object says nothing and is left out: the official Go SDK sends
 	// generationConfig: {} whenever a config is given.
 	Settings map[string]json.RawMessage
@@ -85,7 +87,10 @@ func decodeStd(body []byte) (*Call, *conversation, error) {
 			}
 		}
 	}
-	if len(extra) > 0 {
+	switch {
+	case declarationsSayMore(members["tools"]):
+		out.Settings["tools"] = members["tools"]
+	case len(extra) > 0:
 		b, _ := json.Marshal(extra)
 		out.Settings["tools"] = b
 	}

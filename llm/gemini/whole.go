@@ -211,18 +211,20 @@ func otherTool(elem []byte) (json.RawMessage, bool) {
 
 var toolNames = []string{"functionDeclarations"}
 
-var declNames = []string{"name", "description", "parameters", "parametersJsonSchema"}
-
 // fastDecls appends the specs of the functionDeclarations array val, a
-// null declaration a zero one, as encoding/json reads it.
+// null declaration a zero one, as encoding/json reads it. A declaration
+// that says more than declNames is left to decodeStd: the tools are then a
+// setting (declarationsSayMore).
 func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
 	if jsonscan.IsNull(val) {
 		return true
 	}
 	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var d FunctionDeclaration
-		if elem[0] != 'n' && !jsonscan.Fields(elem, declNames, func(k int, v []byte) bool {
+		if elem[0] != 'n' && !jsonscan.Known(elem, declNames, func(k int, _, v []byte) bool {
 			switch k {
+			case -1:
+				return false
 			case 0:
 				return jsonscan.StringField(v, &d.Name)
 			case 1:

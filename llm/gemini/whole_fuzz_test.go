@@ -20,7 +20,7 @@ var fastWholeUsual = []string{
 	` { "contents" : null , "systemInstruction" : null , "tools" : null , "generationConfig" : { } , "cachedContent" : "c" } `,
 	`{"contents":[],"tools":[],"systemInstruction":{}}`,
 	`{"contents":[null,{"role":"user","parts":[]},{"parts":null}],"x":{"a":1},"x":{},"y":{},"y":[1]}`,
-	`{"contents":[{"role":"user","parts":[{"text":"a","videoMetadata":{}}],"Extra":1}],"tools":[{"functionDeclarations":[{"name":"f","Behavior":"BLOCKING"}]}]}`,
+	`{"contents":[{"role":"user","parts":[{"text":"a","videoMetadata":{}}],"Extra":1}],"tools":[{"functionDeclarations":[{"name":"f"}]}]}`,
 	`{"contents":[{"Role":"user","parts":[{"text":"x"}]}]}`, // a content's odd name: decodeContent's fallback
 	`{}`,
 }
@@ -33,6 +33,9 @@ var fastWholeOdd = []string{
 	`{"TOOLS":[]}`,
 	`{"tools":[{"FunctionDeclarations":[]}]}`,
 	`{"tools":[{"functionDeclarations":[{"Name":"f"}]}]}`,
+	// A declaration that says more than a spec: the tools are a setting.
+	`{"tools":[{"functionDeclarations":[{"name":"f","Behavior":"BLOCKING"}]}]}`,
+	`{"tools":[{"functionDeclarations":[{"name":"f","behavior":"NON_BLOCKING","responseJsonSchema":{"type":"string"}}]}]}`,
 	`{"contents":[],"contents":[]}`,
 	`{"systemInstruction":{"parts":[{"text":"a"}]},"systemInstruction":{"parts":[{"thought":true}]}}`,
 	`{"tools":[],"tools":[]}`,
