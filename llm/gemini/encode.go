@@ -21,10 +21,11 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 		return nil, fmt.Errorf("nil request")
 	}
 	var media llm.Media
+	var responses Responses
 	if f, ok := req.Forward.(*Forward); ok && req.API == API {
-		media = f.Media
+		media, responses = f.Media, f.Responses
 	}
-	contents, err := toContents(req.Messages, media)
+	contents, err := toContents(req.Messages, media, responses)
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +81,10 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 // messages become model contents (reasoning as thought parts, tool calls
 // as functionCall parts, each with its thought signature), tool results
 // functionResponse parts of a user content ({"output": text}, or
-// {"error": text} for a result that is an error), and what one role says
-// in a row one content, as the API wants a call's responses together.
-func toContents(msgs []session.Message, media llm.Media) ([]Content, error) {
+// {"error": text} for a result that is an error; the agent's own response
+// when responses has one for it), and what one role says in a row one
+// content, as the API wants a call's responses together.
+func toContents(msgs []session.Message, media llm.Media, responses Responses) ([]Content, error) {
 	names := map[string]string{} // tool call id -> name, for results without one
 	var out []Content
 	add := func(role string, p Part) {
@@ -119,7 +121,11 @@ func toContents(msgs []session.Message, media llm.Media) ([]Content, error) {
 				if name == "" {
 					name = names[p.ToolCallID]
 				}
-				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resultResponse(p)}})
+				resp, ok := responses.at(i, p.ToolCallID)
+				if !ok {
+					resp = resultResponse(p)
+				}
+				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resp}})
 			case session.PartImage, session.PartFile:
 				block, err := media.Block(&p, llm.Place{Message: i, Part: j})
 				if err != nil {
@@ -162,4 +168,8 @@ type Forward struct {
 	// Media is the agent's own part for each image and file part of the
 	// request (Call.Media): the log holds only their digests.
 	Media llm.Media
+	// Responses is the agent's own functionResponse.response for each
+	// tool result of the request whose response says other than its text
+	// (Call.Responses): the log holds the text.
+	Responses Responses
 }

@@ -94,6 +94,7 @@ func (d *Decoded) next(body []byte) *Decoded {
 	out.msgs, out.lastModel, out.paired = c.messages(), c.lastModel, c.paired
 	call.Messages = slices.Clip(out.msgs)
 	call.Media = llm.Merge(d.Call.Media, c.media)
+	call.Responses = mergeResponses(d.Call.Responses, c.responses)
 	out.Call = call
 	return out
 }

@@ -32,6 +32,10 @@ type Call struct {
 	// Media is the agent's own part for each image and file part of
 	// Messages (Forward.Media); nil when there are none.
 	Media llm.Media
+	// Responses is the agent's own functionResponse.response for each
+	// tool result of Messages whose response says other than its text
+	// would (Forward.Responses); nil when there are none.
+	Responses Responses
 }
 
 // DecodeRequest reads an agent's request body. The conversation is read
@@ -72,7 +76,7 @@ func decodeStd(body []byte) (*Call, *conversation, error) {
 	if err := c.addAll(0, in.Contents); err != nil {
 		return nil, nil, err
 	}
-	out.Messages, out.Media = c.messages(), c.media
+	out.Messages, out.Media, out.Responses = c.messages(), c.media, c.responses
 	var extra []json.RawMessage
 	var err error
 	if out.Tools, extra, err = tools(members["tools"]); err != nil {
@@ -117,6 +121,7 @@ func emptyObject(v json.RawMessage) bool {
 // conversation builds the messages of a request.
 type conversation struct {
 	media     llm.Media // of out's images and files, a map of its own
+	responses Responses // of out's tool results, a map of its own
 	out       []session.Message
 	lastModel int   // index in out of the model message the last content added to, or -1
 	paired    calls // of that message's calls, those a result was paired with by name
@@ -273,6 +278,7 @@ func (c *conversation) user(i int, content *Content) error {
 			if err != nil {
 				return err
 			}
+			c.responses = c.responses.keep(len(c.out), &part, p.FunctionResponse.Response)
 			c.out = append(c.out, session.Message{Role: session.RoleTool, Content: []session.Part{part}})
 			text = nil
 		case p.Text != nil:

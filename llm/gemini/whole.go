@@ -57,7 +57,7 @@ func fastWhole(body []byte) (*Call, *conversation, bool) {
 			return nil, nil, false
 		}
 	}
-	out.Messages, out.Media = c.messages(), c.media
+	out.Messages, out.Media, out.Responses = c.messages(), c.media, c.responses
 	if w.tools != nil && !jsonscan.IsNull(w.tools) {
 		var extra []json.RawMessage
 		var ok bool
