@@ -121,8 +121,8 @@ func decodeGemini(model string, stream bool, body []byte, prev any) (*Request, e
 	gr := &geminiRequest{state: geminiState{d: d, settings: set}}
 	req := &gr.req
 	*req = Request{Model: model, System: call.System, Messages: call.Messages, Tools: call.Tools, Stream: stream, Settings: set, state: &gr.state}
-	if call.Media != nil {
-		req.Forward = &gemini.Forward{Media: call.Media}
+	if call.Media != nil || call.Responses != nil {
+		req.Forward = &gemini.Forward{Media: call.Media, Responses: call.Responses}
 	}
 	if last != nil && d.Reused > 0 {
 		req.base, req.reused = last, d.Reused
