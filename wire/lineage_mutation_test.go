@@ -1,0 +1,35 @@
+package wire_test
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/wire"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("a request's session, inferred", func() {
+	infer := func(c *wire.Config) { c.Lineage = wire.Infer }
+	delegate := func(prompt string) []session.Part {
+		return []session.Part{toolCall("call_1", "subagent", `{"prompt":"`+prompt+`"}`)}
+	}
+
+	// Some models number their calls afresh in every answer: the second
+	// turn's call_1 is another call, and its child is that call's.
+	It("gives a call id the parent's answers make again to the latest call with it: a later session with that call's prompt is refused", func() {
+		h, _, url := serveWire(script(map[string][]any{"root": {delegate("look up the release"), "v2.4.1 it is.", delegate("look up the owner")}}), infer)
+		first := []string{user("hi"), asked([3]string{"call_1", "subagent", `{"prompt":"look up the release"}`})}
+		ok(url, chat(first[0]), nil)
+		ok(url, chat(user("look up the release")), nil)
+		ok(url, chat(append(first, result("call_1", "v2.4.1"))...), nil)
+		ok(url, chat(append(first, result("call_1", "v2.4.1"), assistant("v2.4.1 it is."), user("And the owner?"))...), nil)
+		ok(url, chat(user("look up the owner")), nil) // the child of the second call_1
+
+		code, body := post(url, chat(user("Some context."), user("look up the owner")), nil)
+		Expect(code).To(Equal(http.StatusBadRequest), body)
+		Expect(body).To(ContainSubstring("continues no session, and no open tool call's arguments hold its prompt"))
+		Expect(h.Close(context.Background())).To(HaveOccurred())
+	})
+})
