@@ -32,4 +32,22 @@ var _ = Describe("a request's session, inferred", func() {
 		Expect(body).To(ContainSubstring("continues no session, and no open tool call's arguments hold its prompt"))
 		Expect(h.Close(context.Background())).To(HaveOccurred())
 	})
+
+	// An agent may send a user message after its tool results (a reminder,
+	// the user's own words); one that names an open call's argument is still
+	// the session's next step, not a child of that call.
+	It("takes a request that carries a session's results for its next step, though a user message after them holds a call's arguments", func() {
+		lookup := []session.Part{toolCall("call_1", "lookup", `{"key":"release notes"}`)}
+		h, store, url := serveWire(script(map[string][]any{"root": {lookup, "Summed up."}}), infer)
+		ok(url, chat(user("hi")), nil)
+		answer := ok(url, chat(user("hi"), asked([3]string{"call_1", "lookup", `{"key":"release notes"}`}), result("call_1", "v2.4.1: faster"), user("Now sum up the release notes.")), nil)
+		Expect(answer).To(ContainSubstring("Summed up."))
+		Expect(h.Close(context.Background())).To(Succeed())
+		headers, err := store.List(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(headers).To(HaveLen(1))
+		l, err := store.Load(context.Background(), "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(session.Encode(&l.Header, l.Events))).To(MatchRegexp(`"type":"tool/result".*"toolCallId":"call_1".*"text":"v2.4.1: faster"`))
+	})
 })
