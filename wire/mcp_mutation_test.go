@@ -39,3 +39,25 @@ var _ = Describe("an MCP request the recording holds no answer to, in a replay",
 		Expect(requests).To(ContainElement(fmt.Sprintf(`tools/list {"cursor":"2"} refused %d`, wire.ErrMCPReplay)))
 	})
 })
+
+var _ = Describe("an MCP request the server answered with an error", func() {
+	It("is answered that error in a replay, the replay green", func() {
+		missing := &session.MCPError{Code: -32602, Message: "no such resource"}
+		read := func(ctx context.Context, env *wire.Env) {
+			res, err := env.MCP(ctx, "facts", "resources/read", json.RawMessage(`{"uri":"facts://owner"}`), func(context.Context) (json.RawMessage, *session.MCPError, error) {
+				return nil, missing, nil
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(res.Error).To(Equal(missing), "the server's error, as it answered it")
+			Expect(res.Result).To(BeEmpty())
+		}
+		dir := newFixture("fork/mcp", mcpScenario, mcpPlaybook)
+		_, err := recordWith(dir, mcpRuntime(&mcpServer{}, read))
+		Expect(err).NotTo(HaveOccurred())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: mcpRuntime(nil, read)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o).To(harness.MatchRecording())
+	})
+})
