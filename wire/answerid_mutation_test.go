@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -48,5 +49,20 @@ var _ = Describe("the id of each answer", func() {
 		Entry("Gemini, whole", "/v1beta/models/gemini-2.5-flash:generateContent", regexp.MustCompile(`"responseId":"([^"]+)"`),
 			`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
 			`{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"hello root"}]},{"role":"user","parts":[{"text":"again"}]}]}`),
+	)
+})
+
+var _ = Describe("a Responses answer to a request chained by previous_response_id", func() {
+	DescribeTable("names the response it continues, as the API does",
+		func(stream bool) {
+			_, _, url := serveWire(sayDriver)
+			first := postJSON(url+"/v1/responses", `{"model":"m","input":"hi"}`)
+			id := regexp.MustCompile(`"id":"(resp_[^"]+)"`).FindStringSubmatch(first)
+			Expect(id).To(HaveLen(2), first)
+			body := `{"model":"m","stream":` + strconv.FormatBool(stream) + `,"previous_response_id":"` + id[1] + `","input":[{"role":"user","content":"again"}]}`
+			Expect(postJSON(url+"/v1/responses", body)).To(ContainSubstring(`"previous_response_id":"` + id[1] + `"`))
+		},
+		Entry("whole", false),
+		Entry("streamed", true),
 	)
 })
