@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/internal/par"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -407,19 +408,13 @@ func olderToolsSetting(g, r json.RawMessage) json.RawMessage {
 	if len(rm) == 0 {
 		return nil
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
 	out := []byte{'{'}
 	for i, k := range slices.Sorted(maps.Keys(rm)) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		b.Reset()
-		if enc.Encode(k) != nil {
-			return r
-		}
-		out = append(append(append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), ':'), rm[k]...)
+		// As the wire writes a setting's name (wire.settings).
+		out = append(append(jsonscan.AppendStdString(out, k), ':'), rm[k]...)
 	}
 	return append(out, '}')
 }
