@@ -75,6 +75,12 @@ func serveRequests(answers map[string][]any, formats []wire.Format, lineage wire
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
 	_ = h.Close(context.Background()) // a conversation may end before its results
+	return storedLogs(store)
+}
+
+// storedLogs is every log in store, each encoded as its file would be.
+func storedLogs(store persistence.Store) map[string]string {
+	GinkgoHelper()
 	headers, err := store.List(context.Background())
 	Expect(err).NotTo(HaveOccurred())
 	logs := map[string]string{}

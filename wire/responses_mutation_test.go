@@ -35,15 +35,7 @@ func chainLogs(format wire.Format, bodies ...func(ids []string) string) map[stri
 		ids = append(ids, m[1])
 	}
 	Expect(h.Close(context.Background())).To(Succeed())
-	headers, err := store.List(context.Background())
-	Expect(err).NotTo(HaveOccurred())
-	logs := map[string]string{}
-	for _, hd := range headers {
-		l, err := store.Load(context.Background(), hd.ID)
-		Expect(err).NotTo(HaveOccurred())
-		logs[hd.ID] = string(session.Encode(&l.Header, l.Events))
-	}
-	return logs
+	return storedLogs(store)
 }
 
 var _ = Describe("a Responses request that chains to an earlier response than the session's last answer", func() {
