@@ -96,6 +96,9 @@ func decodeStd(body []byte) (*Call, []string, error) {
 	}
 	out.Messages, out.System, out.Media = r.msgs, strings.Join(r.system, "\n\n"), r.media
 	for _, t := range in.Tools {
+		if !isFunction(t.Type) {
+			continue
+		}
 		out.Tools = append(out.Tools, llm.ToolSpec{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
 	return out, r.system, nil

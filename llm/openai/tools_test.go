@@ -76,6 +76,27 @@ var _ = Describe("Chat Completions tools that say more than a name, a descriptio
 		Entry("none", `[]`),
 	)
 
+	It("of another type than function (custom: a grammar or free text) are no tool spec, read whole or by hand: the setting holds them", func() {
+		const tools = `[{"type":"custom","custom":{"name":"apply_patch","description":"Edit files.","format":{"type":"grammar","grammar":{"syntax":"lark","definition":"start: /.+/"}}}},` +
+			`{"type":"function","function":{"name":"lookup","parameters":{"type":"object"}}},{"function":{"name":"untyped"}},{"type":null,"function":{"name":"null-typed"}}]`
+		body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":` + tools + `}`)
+		names := func(specs []llm.ToolSpec) (out []string) {
+			for _, t := range specs {
+				out = append(out, t.Name)
+			}
+			return out
+		}
+		call, err := openai.DecodeRequest(body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(call.Tools)).To(Equal([]string{"lookup", "untyped", "null-typed"}))
+		Expect(string(call.ToolsSetting)).To(MatchJSON(tools))
+
+		By("encoding/json's reader, which the hand reader must agree with")
+		std, _, err := openai.DecodeStd(body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(std.Tools)).To(Equal([]string{"lookup", "untyped", "null-typed"}))
+	})
+
 	It("reach a live model of the API as the agent sent them; a call of another API sends the specs alone", func() {
 		call, err := openai.DecodeRequest([]byte(agentsChatBody))
 		Expect(err).NotTo(HaveOccurred())

@@ -124,26 +124,27 @@ func (r *reader) addAll(val []byte, m *Message) bool {
 }
 
 // fastTools reads a request's tools array val into tools, as encoding/json
-// reads []Tool, each a function tool; Parameters are windows of val.
+// reads []Tool: its function tools; Parameters are windows of val.
 func fastTools(val []byte, tools *[]llm.ToolSpec) bool {
 	if val[0] != '[' {
 		return false
 	}
 	return jsonscan.EachElement(val, func(elem []byte) bool {
 		var t llm.ToolSpec
-		if !fastTool(elem, &t) {
-			return false
+		function, ok := fastTool(elem, &t)
+		if function {
+			*tools = append(*tools, t)
 		}
-		*tools = append(*tools, t)
-		return true
+		return ok
 	})
 }
 
 // fastTool reads one tool: an object of type and function, members it
-// does not know skipped as encoding/json skips them.
-func fastTool(b []byte, t *llm.ToolSpec) bool {
-	var kind string
-	ok := jsonscan.Fields(b, []string{"type", "function"}, func(k int, val []byte) bool {
+// does not know skipped as encoding/json skips them. function reports
+// whether it is a function tool (see isFunction).
+func fastTool(b []byte, t *llm.ToolSpec) (function, ok bool) {
+	kind := ""
+	ok = jsonscan.Fields(b, []string{"type", "function"}, func(k int, val []byte) bool {
 		if k == 0 {
 			return jsonscan.StringField(val, &kind)
 		}
@@ -152,8 +153,16 @@ func fastTool(b []byte, t *llm.ToolSpec) bool {
 		}
 		return jsonscan.NamedSchema(val, functionNames, &t.Name, &t.Description, &t.Parameters)
 	})
-	return ok
+	return isFunction(kind), ok
 }
+
+// isFunction reports whether a tool of type kind is a function tool, one
+// of the request's ToolSpecs. A tool of another type ("custom": a grammar
+// or free text) has no function: it reaches a live model and the
+// comparison in the tools setting (toolsSetting), as the Responses API's
+// tools of other types do. A tool without a type (or of type null or "")
+// is taken for a function, as it always was.
+func isFunction(kind string) bool { return kind == "" || kind == "function" }
 
 // functionNames are the members of a tool's function that fastTool reads.
 var functionNames = []string{"name", "description", "parameters"}
