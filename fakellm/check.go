@@ -100,6 +100,15 @@ func failed(b *strings.Builder, errs []error, what string) {
 	}
 }
 
+// WithAdvice returns the error with advice in place of the driver's (the
+// record command, or WithAdvice's text): for a replay that failed with an
+// error re-recording does not mend, whose verdict points at that error.
+func (e *checkError) WithAdvice(advice string) error {
+	c := *e
+	c.advice = advice
+	return &c
+}
+
 // Unwrap makes errors.Is see ErrNotConsumed and each failure.
 func (e *checkError) Unwrap() []error {
 	out := make([]error, 0, len(e.failures)+len(e.toolFailures)+1)

@@ -21,8 +21,11 @@ import (
 )
 
 // stray is a request an agent sends beside its model calls: to path under
-// the API's host (wire.BaseURL without /v1), with body.
-type stray struct{ path, body string }
+// the API's host (wire.BaseURL without /v1), with body and, if set, header.
+type stray struct {
+	path, body string
+	header     http.Header
+}
 
 // wireAgent is an agent on the in-process wire that sends each prompt with
 // say after it to Chat Completions. Before that it sends extra, if set,
@@ -33,21 +36,25 @@ func wireAgent(say string, extra *stray, stop bool) agentsnap.Runtime {
 		host := strings.TrimSuffix(env.BaseURL, "/v1")
 		return env.EachPrompt(ctx, func(ctx context.Context, _ int, prompt string) error {
 			if extra != nil {
-				if err := post(ctx, env, host+extra.path, extra.body); err != nil && stop {
+				if err := post(ctx, env, host+extra.path, extra.body, extra.header); err != nil && stop {
 					return err
 				}
 			}
 			content, _ := json.Marshal(prompt + say)
-			return post(ctx, env, env.BaseURL+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":`+string(content)+`}]}`)
+			return post(ctx, env, env.BaseURL+"/chat/completions", `{"model":"m","messages":[{"role":"user","content":`+string(content)+`}]}`, nil)
 		})
 	})
 }
 
-// post sends body to url through env's client and reads the answer whole.
-func post(ctx context.Context, env *wire.Env, url, body string) error {
+// post sends body to url with header through env's client and reads the
+// answer whole.
+func post(ctx context.Context, env *wire.Env, url, body string, header http.Header) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		return err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := env.HTTPClient.Do(req)
@@ -96,22 +103,27 @@ var _ = Describe("the advice a verdict ends with, when the replay failed with an
 			Expect(report).NotTo(ContainSubstring("re-record the scenario"))
 			Expect(report).NotTo(ContainSubstring(judge.RecordCommand(o)))
 		},
-		Entry("an endpoint beside the model calls: POST /v1/embeddings", stray{"/v1/embeddings", `{"model":"e","input":"x"}`},
+		Entry("an endpoint beside the model calls: POST /v1/embeddings", stray{"/v1/embeddings", `{"model":"e","input":"x"}`, nil},
 			"wire: POST /v1/embeddings is not a model call agentsnap serves", "point the agent's SDK at one of those APIs"),
-		Entry("a body with no conversation on a model call's path", stray{"/v1/chat/completions", `{"model":"m"}`},
+		Entry("a body with no conversation on a model call's path", stray{"/v1/chat/completions", `{"model":"m"}`, nil},
 			"wire: POST /v1/chat/completions: the body is no model call of OpenAI Chat Completions", "send the conversation there"),
-		Entry("Gemini's streamGenerateContent in an encoding agentsnap does not write (alt=proto)", stray{"/v1beta/models/m:streamGenerateContent?alt=proto", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`},
+		Entry("a child session naming a parent that made no call (lineage headers)", stray{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+			http.Header{wire.HeaderSession: {"child"}, wire.HeaderParent: {"ghost"}, wire.HeaderCall: {"call_1"}, wire.HeaderMode: {"spawn"}}},
+			`wire: child session "child" names parent "ghost", which has made no call`, "its children name it by its Agentsnap-Session"),
+		Entry("Gemini's streamGenerateContent in an encoding agentsnap does not write (alt=proto)", stray{"/v1beta/models/m:streamGenerateContent?alt=proto", `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`, nil},
 			"wire: POST /v1beta/models/m:streamGenerateContent: streamGenerateContent with alt=proto", "ask for server-sent events (alt=sse"),
 	)
 
 	It("is the error's own in the replay driver's verdict and the golden's message too, when the agent stopped at the refused call", func() {
 		fx := recorded()
-		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: wireAgent("", &stray{"/v1/embeddings", `{"input":"x"}`}, true)})
+		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: wireAgent("", &stray{"/v1/embeddings", `{"input":"x"}`, nil}, true)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Consumption).To(HaveOccurred(), "the recorded call was never made")
 		report := o.Report()
 		Expect(report).To(ContainSubstring("wire: POST /v1/embeddings is not a model call agentsnap serves"))
 		Expect(report).To(ContainSubstring("1 recorded session not fully replayed — the replay errors below say why\n"))
+		By("the driver's check itself, which check's summary line and a schedule search show too")
+		Expect(o.Consumption.Error()).To(HavePrefix("fakellm: recording not consumed: 1 recorded session not fully replayed — the replay errors below say why\n"))
 		Expect(report).To(HaveSuffix(pointer + "\n"))
 		Expect(report).NotTo(ContainSubstring(judge.RecordCommand(o)))
 		g := judge.CompareGolden(o)

@@ -119,7 +119,7 @@ func (o *Outcome) report() string {
 		}
 	}
 	if o.Consumption != nil {
-		fmt.Fprintf(&b, "\nreplay driver:\n  %s\n", indent(o.consumption()))
+		fmt.Fprintf(&b, "\nreplay driver:\n  %s\n", indent(o.Consumption.Error()))
 	}
 	if len(runErrs) > 0 {
 		b.WriteString("\nreplay errors:\n")
@@ -192,17 +192,6 @@ func (o *Outcome) recordAdvice(cmd string) string {
 		advice += "\nor ask the live model only from each session's first changed call, the calls before it replayed from the recording:\n  " + only
 	}
 	return advice
-}
-
-// consumption is the replay driver's verdict as the report shows it. With
-// a run error that re-recording does not mend, the driver's advice to
-// re-record (which it wrote before the run) points at that error instead.
-func (o *Outcome) consumption() string {
-	text := o.Consumption.Error()
-	if p := o.prepared; p != nil && p.record != "" && o.notMended() {
-		text = strings.Replace(text, " — re-record with: "+p.record, " — the replay errors below say why", 1)
-	}
-	return text
 }
 
 // notMended reports whether a run error is one that re-recording does

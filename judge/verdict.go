@@ -136,6 +136,11 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 	}
 	o.RuleViolations = violations
 	o.Consumption = o.driver.Check()
+	if a, ok := o.Consumption.(interface{ WithAdvice(string) error }); ok && o.notMended() {
+		// The driver's advice, to re-record, was set before the run; a run
+		// error re-recording does not mend says what helps instead.
+		o.Consumption = a.WithAdvice("the replay errors below say why")
+	}
 	o.Notes = o.driver.Notes()
 	o.Calls = countCalls(o.Replayed)
 	if len(o.Replayed) > 0 {

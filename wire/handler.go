@@ -160,7 +160,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.settingsSecrets(r, req.Settings)
 	s, err := h.session(r, req)
 	if err != nil {
-		h.fail(w, f, http.StatusBadRequest, err)
+		// Which session sent it follows from the agent's own requests (its
+		// headers, its context, its conversation): a recording fails alike.
+		h.fail(w, f, http.StatusBadRequest, unserved{err})
 		return
 	}
 	s.mu.Lock()
@@ -242,10 +244,10 @@ func noConversation(f Format, req *Request) error {
 	return unserved{fmt.Errorf("the body is no model call of %s, the API this path is: it has no %q, or no message in it; send the conversation there, at least one message, as that API defines it", f.Name(), member)}
 }
 
-// unserved is a request agentsnap does not serve, whose message says what
-// the agent should send instead. A recording refuses it alike, so the
-// verdict of a replay it fails does not advise re-recording
-// (agentsnap.NotMended).
+// unserved is a request agentsnap does not serve as sent — its path, its
+// body, or the session it names — whose message says what the agent should
+// send instead. A recording refuses it alike, so the verdict of a replay it
+// fails does not advise re-recording (agentsnap.NotMended).
 type unserved struct{ error }
 
 var _ agentsnap.NotMended = unserved{}

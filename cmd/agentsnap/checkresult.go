@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
@@ -172,13 +173,17 @@ func errorFix(dir string, err error) string {
 
 // fixCommand returns the command that fixes a failing scenario: re-record
 // it when the replay itself fails, else update the golden; none when the
-// replay depends on the schedule, which only a change to the agent fixes.
+// replay depends on the schedule, or failed with an error re-recording
+// does not mend (agentsnap.NotMended), which only a change to the agent
+// fixes.
 func fixCommand(o *judge.Outcome) string {
 	if !o.Passed() {
 		for _, err := range o.RunErrors {
 			// The logs depend on the schedule: a re-recording records one
 			// order of many, so no command fixes it (the problem says so).
-			if errors.Is(err, judge.ErrScheduleDependent) {
+			// An error a recording meets alike says what to do itself.
+			var nm agentsnap.NotMended
+			if errors.Is(err, judge.ErrScheduleDependent) || errors.As(err, &nm) {
 				return ""
 			}
 		}
