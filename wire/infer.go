@@ -112,20 +112,24 @@ func (h *Handler) waiting() bool {
 }
 
 // carriesResults reports whether msgs hold a result of one of s's open
-// calls.
+// calls, paired as the session pairs them (pairResults): by id, or by the
+// tool's name for a result that names no id.
 func carriesResults(msgs []session.Message, s *wireSession) bool {
+	var open, results []session.Part
+	for _, c := range s.made {
+		if !c.answered {
+			open = append(open, session.Part{Type: session.PartToolCall, ID: c.id, Name: c.name})
+		}
+	}
 	for _, m := range msgs {
 		for _, p := range m.Content {
 			if p.Type == session.PartToolResult {
-				for _, c := range s.made {
-					if !c.answered && c.id == p.ToolCallID {
-						return true
-					}
-				}
+				results = append(results, p)
 			}
 		}
 	}
-	return false
+	_, n := pairResults(open, results)
+	return n > 0
 }
 
 // argsHold reports whether a prompt is one of the string values of a

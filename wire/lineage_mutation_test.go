@@ -50,4 +50,30 @@ var _ = Describe("a request's session, inferred", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(session.Encode(&l.Header, l.Events))).To(MatchRegexp(`"type":"tool/result".*"toolCallId":"call_1".*"text":"v2.4.1: faster"`))
 	})
+
+	// langchaingo's googleai (on generative-ai-go's proto-generated client)
+	// sends the answer's call back without its id, and its result names
+	// none either: the result is the call's by the tool's name.
+	It("takes a Gemini request whose results name no ids, as a proto-generated client sends them, for the session's next step, though a user message after them holds a call's arguments", func() {
+		lookup := []session.Part{toolCall("call_1", "lookup", `{"key":"release notes"}`)}
+		h, store, url := serveWire(script(map[string][]any{"root": {lookup, "Summed up."}}), infer)
+		const (
+			before  = `{"model":"models/gemini-x","contents":[{"parts":[{"text":"hi"}],"role":"user"}`
+			after   = `],"tools":[{"functionDeclarations":[{"name":"lookup","description":"Looks a key up.","parameters":{"type":6,"properties":{"key":{"type":1}},"required":["key"]}}]}],"generationConfig":{"candidateCount":1}}`
+			call    = `,{"parts":[{"functionCall":{"name":"lookup","args":{"key":"release notes"}}}],"role":"model"}`
+			results = `,{"parts":[{"functionResponse":{"name":"lookup","response":{"response":"v2.4.1: faster"}}}],"role":"user"}`
+			nudge   = `,{"parts":[{"text":"Now sum up the release notes."}],"role":"user"}`
+		)
+		for _, body := range []string{before + after, before + call + results + nudge + after} {
+			code, answer := postGemini(url, protoPath, body)
+			Expect(code).To(Equal(http.StatusOK), answer)
+		}
+		Expect(h.Close(context.Background())).To(Succeed())
+		headers, err := store.List(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(headers).To(HaveLen(1), "the request with the results started no child of call_1")
+		l, err := store.Load(context.Background(), "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(session.Encode(&l.Header, l.Events))).To(MatchRegexp(`"type":"tool/result".*"toolCallId":"call_1".*"text":"\{\\"response\\":\\"v2.4.1: faster\\"\}"`))
+	})
 })
