@@ -308,9 +308,10 @@ type grouper struct {
 	buf     []session.Chunk // reused: each entry gets one exact-size copy
 	closed  bool            // the last call was closed by its finish
 	lastKey callKey
-	check   callCheck // the open call's chunks against the contract
-	lastAsk int64     // 1 + the seq of the last request/header not yet a call's, or 0
-	asked   int64     // the open call's (Script.asked)
+	check   callCheck           // the open call's chunks against the contract
+	lastAsk int64               // 1 + the seq of the last request/header not yet a call's, or 0
+	calls   session.CallCounter // numbers the calls as the log's readers do (Entry.Call)
+	asked   int64               // the open call's (Script.asked)
 
 	// locate names the event of seq, "file:line" where the line is known.
 	locate func(seq int64) string
@@ -341,6 +342,9 @@ func newGrouper(name string, h *session.Header, opts DeriveOptions) *grouper {
 }
 
 func (g *grouper) add(e *session.Event) error {
+	if e.Type != session.TypeAssistantChunk {
+		g.calls.Add(e, nil) // a chunk is counted once decoded
+	}
 	switch e.Type {
 	case session.TypeAssistantChunk:
 		return g.chunk(e)
@@ -414,6 +418,7 @@ func (g *grouper) chunk(e *session.Event) error {
 		return fmt.Errorf("fakellm: derive %s: session %s: assistant/chunk seq %d: %w", g.locate(e.Seq), g.header.ID, e.Seq, err)
 	}
 	k := callKey{d.Turn, d.Step, d.Attempt}
+	call := g.calls.Add(e, &d)
 	if g.open && k != g.key {
 		if err := g.incomplete(""); err != nil {
 			return err
@@ -427,7 +432,7 @@ func (g *grouper) chunk(e *session.Event) error {
 			return contractError(g.locate(e.Seq), g.header.ID, e.Seq, k, errors.New("a chunk after the call's finish (every model call ends with exactly one finish)"), &g.opts)
 		}
 		g.open, g.key = true, k
-		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt}
+		g.cur = Entry{Kind: KindChunks, Turn: k.turn, Step: k.step, Attempt: k.attempt, Call: call}
 		g.asked, g.lastAsk = g.lastAsk, 0
 		g.check.reset()
 	}

@@ -33,22 +33,26 @@ const (
 // Turn and Step say where the call was recorded; a replay whose live call
 // is elsewhere fails with [ErrPathMismatch]. Zero means "not checked", which
 // is what authored entries usually leave them. Attempt is the recorded
-// attempt number (0 in logs that do not record attempts); it is informative
-// only.
+// attempt number (0 in logs that do not record attempts), and Call the
+// number of the recorded model call among the session's own, from 1,
+// failed attempts counted ([session.ModelCalls]: the number inspect, drift,
+// record --only-changed and the report give it; 0 for an authored entry);
+// both are informative only.
 //
 // The JSON encoding — the sidecar's entry shape and the output of
 // "agentsnap derive" — is
 //
-//	{"kind":"chunks","turn":1,"step":1,"chunks":[...]}
+//	{"kind":"chunks","turn":1,"step":1,"call":1,"chunks":[...]}
 //	{"kind":"throw","chunks":[...],"code":"RATE_LIMIT","message":"..."}
 //	{"kind":"hang","chunks":[...]}
 //
-// with turn, step, attempt, code and message omitted when zero.
+// with turn, step, attempt, call, code and message omitted when zero.
 type Entry struct {
 	Kind    Kind
 	Turn    int
 	Step    int
 	Attempt int
+	Call    int
 	Chunks  []session.Chunk
 	Code    string // throw: the failure code of the error finish
 	Message string // throw: the failure message of the error finish
@@ -61,6 +65,7 @@ func (e *Entry) AppendJSON(dst []byte) []byte {
 	dst = appendOptInt(dst, "turn", e.Turn)
 	dst = appendOptInt(dst, "step", e.Step)
 	dst = appendOptInt(dst, "attempt", e.Attempt)
+	dst = appendOptInt(dst, "call", e.Call)
 	dst = append(dst, `,"chunks":[`...)
 	for i := range e.Chunks {
 		if i > 0 {
@@ -113,6 +118,8 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 			err = json.Unmarshal(v, &out.Step)
 		case "attempt":
 			err = json.Unmarshal(v, &out.Attempt)
+		case "call":
+			err = json.Unmarshal(v, &out.Call)
 		case "chunks":
 			out.Chunks, err = entryChunks(v)
 		case "code":
@@ -120,7 +127,7 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 		case "message":
 			err = unmarshalString(v, &out.Message)
 		default:
-			err = errors.New("unknown key (an entry has kind, turn, step, attempt, chunks, code and message)")
+			err = errors.New("unknown key (an entry has kind, turn, step, attempt, call, chunks, code and message)")
 		}
 		if err != nil {
 			return fmt.Errorf("entry member %q: %w", k, err)
@@ -217,7 +224,7 @@ func (e *Entry) Validate() error {
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"turn", e.Turn}, {"step", e.Step}, {"attempt", e.Attempt}} {
+	}{{"turn", e.Turn}, {"step", e.Step}, {"attempt", e.Attempt}, {"call", e.Call}} {
 		if n.v < 0 || n.v > maxPosition {
 			return fmt.Errorf(`entry member %q is %d; use 1 to %d (0: not checked)`, n.name, n.v, maxPosition)
 		}
@@ -228,7 +235,7 @@ func (e *Entry) Validate() error {
 	return nil
 }
 
-// maxPosition bounds an entry's turn, step and attempt: far beyond any
+// maxPosition bounds an entry's turn, step, attempt and call: far beyond any
 // recording, and a number a typo cannot turn into a wrap-around.
 const maxPosition = 1_000_000
 

@@ -51,6 +51,7 @@ func ExampleDerive() {
 	//     "kind": "chunks",
 	//     "turn": 2,
 	//     "step": 1,
+	//     "call": 1,
 	//     "chunks": [
 	//       {
 	//         "type": "block-start",

@@ -109,7 +109,7 @@ var _ = Describe("Override sidecar", func() {
 		Entry("an unknown kind", `{"session.jsonl": {"replace": [{"kind": "explode", "chunks": []}]}}`,
 			`"session.jsonl": replace: unknown entry kind "explode" (want "chunks", "throw" or "hang")`),
 		Entry("an unknown entry key", `{"session.jsonl": {"patch": {"0": {"kind": "hang", "chunks": [], "after": 1}}}}`,
-			`"session.jsonl": patch "0": entry member "after": unknown key (an entry has kind, turn, step, attempt, chunks, code and message)`),
+			`"session.jsonl": patch "0": entry member "after": unknown key (an entry has kind, turn, step, attempt, call, chunks, code and message)`),
 		Entry("an index out of range", `{"session.1.jsonl": {"patch": {"1": `+throwPatch+`}}}`,
 			`"session.1.jsonl": patch index 1 is out of range: the session has 1 recorded call (index 0); use "replace" to add calls`),
 		Entry("an index that is not a number", `{"session.jsonl": {"patch": {"first": `+throwPatch+`}}}`,

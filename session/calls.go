@@ -92,17 +92,9 @@ func (c *callCounter) event(e *Event, i int) {
 			c.start(ModelCall{Turn: turn, Step: step, Attempt: attempt, At: i})
 		}
 	case TypeAssistantChunk:
-		key, finish, ok := chunkKey(e.Data)
-		if !ok {
-			return
+		if key, finish, ok := chunkKey(e.Data); ok {
+			c.chunk(key, finish, i)
 		}
-		if !c.joins(key) {
-			c.start(ModelCall{Turn: key[0], Step: key[1], Attempt: key[2], At: i})
-		}
-		if !c.chunks {
-			c.chunks, c.key = true, key
-		}
-		c.finished = c.finished || finish
 	case TypeAssistantMessage:
 		turn, step, ok := TurnStep(e)
 		if !ok {
@@ -113,6 +105,37 @@ func (c *callCounter) event(e *Event, i int) {
 		}
 		c.open = false
 	}
+}
+
+// chunk counts an assistant/chunk of key (turn, step, attempt) at index i.
+func (c *callCounter) chunk(key [3]int, finish bool, i int) {
+	if !c.joins(key) {
+		c.start(ModelCall{Turn: key[0], Step: key[1], Attempt: key[2], At: i})
+	}
+	if !c.chunks {
+		c.chunks, c.key = true, key
+	}
+	c.finished = c.finished || finish
+}
+
+// CallCounter numbers a session's model calls as [ModelCalls] finds them,
+// one event at a time, for a reader that streams the log: the number of a
+// call is the one inspect, drift, record --only-changed and the report
+// give it. The zero value counts from the first event.
+type CallCounter struct{ c callCounter }
+
+// Add counts e and returns how many calls the events so far hold: for an
+// event of a call (its request/header, a chunk of its stream), that call's
+// number, from 1. chunk, when not nil, is e's payload, an assistant/chunk
+// the caller has decoded already.
+func (c *CallCounter) Add(e *Event, chunk *ChunkData) int {
+	c.c.count = true
+	if chunk != nil {
+		c.c.chunk([3]int{chunk.Turn, chunk.Step, chunk.Attempt}, chunk.Chunk.IsFinish(), 0)
+	} else {
+		c.c.event(e, 0)
+	}
+	return c.c.n
 }
 
 func (c *callCounter) start(m ModelCall) {

@@ -26,7 +26,15 @@ from the session's own events only (events[seedLength:]), one entry per model
 call — and prints it as a JSON array of entries, the shape of the entries of a
 replay.override.json sidecar:
 
-  [{"kind": "chunks", "turn": 1, "step": 1, "chunks": [...]}, ...]
+  [{"kind": "chunks", "turn": 1, "step": 1, "call": 1, "chunks": [...]}, ...]
+
+turn, step and attempt say where a call was recorded; call is its number
+among the session's model calls, from 1, failed attempts counted: the number
+inspect, check's drift, record --only-changed and the report give it. With
+--attempts acted-on a retried step's failed calls have no entry, and the
+entries keep their calls' numbers (call 1 failed, call 2 answered: one
+entry, call 2). A sidecar's "patch" keys are not call numbers: they are
+positions in the script replay serves (every attempt), from 0.
 
 A log that cannot be derived (a broken line, a seedLength past the end, a model
 call without a finish) exits 1 with the file, the session and the call.
@@ -47,7 +55,7 @@ type deriveFlags struct {
 func (f *deriveFlags) set() *flag.FlagSet {
 	fs := newFlagSet("derive")
 	fs.StringVar(&f.attempts, "attempts", string(fakellm.AttemptsEvery),
-		"which attempts of each step to replay, `every|acted-on`: every also replays the failed ones, so recovery happens again; acted-on only the last one")
+		"which attempts of each step to replay, `every|acted-on`: every also replays the failed ones, so recovery happens again; acted-on only the last one, which keeps its call's number")
 	fs.BoolVar(&f.drop, "drop-incomplete", false,
 		"drop model calls without a finish chunk (crash artifacts) instead of failing; each dropped call is named on stderr")
 	return fs

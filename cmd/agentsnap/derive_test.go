@@ -89,6 +89,28 @@ var _ = Describe("agentsnap derive", func() {
 		Entry("acted-on attempts, flag first", []string{"--attempts=acted-on", "session.1.jsonl"}, []string{"MARMALADE|stop"}),
 	)
 
+	// Inspect counts the fork child's own turn 2 as two model calls, the
+	// failed one and its retry; the drift, the report and record
+	// --only-changed number them 1 and 2 too.
+	DescribeTable("numbers each entry with its model call in the log, the failed attempts counted, as inspect and the drift do",
+		func(args []string, want []int) {
+			dir := deriveDir(map[string]string{"session.1.jsonl": deriveFork})
+			code, stdout, stderr := deriveCLI(dir, args...)
+			Expect(stderr).To(BeEmpty())
+			Expect(code).To(Equal(exitOK))
+			var entries []fakellm.Entry
+			Expect(json.Unmarshal([]byte(stdout), &entries)).To(Succeed())
+			var got []int
+			for _, e := range entries {
+				got = append(got, e.Call)
+			}
+			Expect(got).To(Equal(want))
+			Expect(cli(dir, nil, "inspect", "session.1.jsonl").stdout).To(MatchRegexp(`turn 2 +0 steps +2 model calls`))
+		},
+		Entry("every attempt: calls 1 and 2", []string{"session.1.jsonl"}, []int{1, 2}),
+		Entry("acted-on: call 2, the retry; the failed call 1 has no entry", []string{"session.1.jsonl", "--attempts", "acted-on"}, []int{2}),
+	)
+
 	It("fails on a log it cannot derive, naming the file, session, turn and step", func() {
 		dir := deriveDir(map[string]string{"session.jsonl": deriveCut})
 		code, stdout, stderr := deriveCLI(dir, "session.jsonl")
@@ -164,6 +186,6 @@ var _ = Describe("agentsnap derive", func() {
 		Expect(out.String()).To(HavePrefix("usage: agentsnap derive FILE [--attempts every|acted-on] [--drop-incomplete]\n\nprint a session log's replay script as JSON\n"))
 		Expect(out.String()).To(ContainSubstring("events[seedLength:]"))
 		Expect(out.String()).To(ContainSubstring("\nflags:\n  --attempts every|acted-on  which attempts of each step to replay,"))
-		Expect(out.String()).To(MatchRegexp(`acted-on only the last\s+one \(default every\)\n  --drop-incomplete  +drop model calls without a finish chunk`))
+		Expect(out.String()).To(MatchRegexp(`acted-on only the last\s+one, which keeps its call's number \(default every\)\n  --drop-incomplete  +drop model calls without a finish chunk`))
 	})
 })

@@ -59,7 +59,7 @@ var _ = Describe("agentsnap help", func() {
 			"  --attempts every|acted-on  which attempts of each step to replay,\n"+
 			"                             every|acted-on: every also replays the failed ones,\n"+
 			"                             so recovery happens again; acted-on only the last\n"+
-			"                             one (default every)\n"+
+			"                             one, which keeps its call's number (default every)\n"+
 			"  --drop-incomplete          drop model calls without a finish chunk (crash\n"+
 			"                             artifacts) instead of failing; each dropped call is\n"+
 			"                             named on stderr\n"),
