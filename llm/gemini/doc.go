@@ -17,8 +17,8 @@
 // the wire in this API, each functionResponse's response as the agent
 // sent it (Forward.Responses: the Vercel AI SDK's {"name", "content"}),
 // its settings as sent (its tools too, when a function declaration says
-// more than a name, a description and parameters: behavior,
-// responseJsonSchema, …), and its inlineData and fileData parts with
+// more than a name, a description and a JSON Schema: OpenAPI parameters,
+// behavior, responseJsonSchema, …), and its inlineData and fileData parts with
 // their videoMetadata (Forward.Media: the log holds their digests, and
 // the clip in the attachment). A call with an image or file part and no
 // such part is refused.

@@ -24,10 +24,11 @@ type Call struct {
 	// (generationConfig, toolConfig, safetySettings, cachedContent, …),
 	// and, under "tools", the tools that are not function declarations
 	// (googleSearch, codeExecution, …), or every tool as sent when a
-	// declaration says more than Tools holds (behavior, response,
-	// responseJsonSchema, …). A member whose value is an empty
-	// object says nothing and is left out: the official Go SDK sends
-	// generationConfig: {} whenever a config is given.
+	// declaration says more than Tools holds (OpenAPI parameters, which
+	// Tools holds converted; behavior, response, responseJsonSchema, …).
+	// A member whose value is an empty object says nothing and is left
+	// out: the official Go SDK sends generationConfig: {} whenever a
+	// config is given.
 	Settings map[string]json.RawMessage
 	// Media is the agent's own part for each image and file part of
 	// Messages (Forward.Media); nil when there are none.

@@ -119,7 +119,7 @@ var _ = Describe("an agent's request", func() {
 		Expect(c.Settings).To(HaveLen(3))
 		Expect(c.Settings["generationConfig"]).To(MatchJSON(`{"temperature":0.2}`))
 		Expect(c.Settings["toolConfig"]).To(MatchJSON(`{"functionCallingConfig":{"mode":"ANY"}}`))
-		Expect(c.Settings["tools"]).To(MatchJSON(`[{"googleSearch":{}}]`))
+		Expect(c.Settings["tools"]).To(ContainSubstring(`"parameters":{"type":"OBJECT"`), "OpenAPI parameters: every tool, as sent")
 	})
 
 	DescribeTable("refuses what it cannot record, naming where",

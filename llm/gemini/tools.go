@@ -5,14 +5,18 @@ import (
 	"slices"
 )
 
-// declNames are the members of a function declaration that a ToolSpec
-// holds: its name, its description and its parameters, an OpenAPI schema
-// or a JSON Schema.
+// declNames are the members of a function declaration that a reader
+// knows: its name, its description and its parameters, an OpenAPI schema
+// or a JSON Schema. A ToolSpec holds the first two and a JSON Schema:
+// OpenAPI parameters are converted for it (toolSpec).
 var declNames = []string{"name", "description", "parameters", "parametersJsonSchema"}
 
 // declarationsSayMore reports whether a function declaration of the
 // request's tools (raw, as sent, an array tools has read) says more than
-// declNames: genai's behavior, response or responseJsonSchema, any other
+// a ToolSpec holds: OpenAPI parameters (which the spec holds converted to
+// a JSON Schema: a live model sent that schema would get other
+// parameters than the agent's, and a proto client's enum numbers not at
+// all), genai's behavior, response or responseJsonSchema, any other
 // member. The tools are then the setting "tools", as sent: a live model
 // gets them as the agent sent them, and a change is drift.
 func declarationsSayMore(raw json.RawMessage) bool {
@@ -26,8 +30,8 @@ func declarationsSayMore(raw json.RawMessage) bool {
 			continue
 		}
 		for _, d := range decls {
-			for k := range d {
-				if !slices.Contains(declNames, k) {
+			for k, v := range d {
+				if !slices.Contains(declNames, k) || k == "parameters" && present(v) {
 					return true
 				}
 			}

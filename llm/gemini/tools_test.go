@@ -60,11 +60,13 @@ var _ = Describe("function declarations that say more than a name, a description
 		Entry("responseJsonSchema", `{"name":"f","responseJsonSchema":{"type":"string"}}`),
 		Entry("a member in other case", `{"name":"f","Behavior":"BLOCKING"}`),
 		Entry("a member the API does not know yet", `{"name":"f","x":1}`),
+		Entry("parameters, an OpenAPI schema: its upper-case types, not the JSON Schema the spec holds", `{"name":"f","description":"F.","parameters":{"type":"OBJECT","properties":{"n":{"type":"INTEGER","nullable":true}}}}`),
+		Entry("parameters of a proto client, its types as enum numbers", `{"name":"f","parameters":{"type":6,"properties":{"s":{"type":1}}}}`),
 	)
 
-	It("leave the settings alone when they say a name, a description and parameters, as most clients send them", func() {
+	It("leave the settings alone when they say a name, a description and a JSON Schema, as most clients send them", func() {
 		call, err := gemini.DecodeRequest([]byte(`{"contents":[],"tools":[{"functionDeclarations":[{"name":"f","description":"F.","parametersJsonSchema":{"type":"object"}},` +
-			`{"name":"g","parameters":{"type":"OBJECT"}}]},{"googleSearch":{}}]}`))
+			`{"name":"g","parameters":null}]},{"googleSearch":{}}]}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(call.Tools).To(HaveLen(2))
 		Expect(string(call.Settings["tools"])).To(MatchJSON(`[{"googleSearch":{}}]`), "the tools that are not declarations alone")
@@ -89,6 +91,23 @@ var _ = Describe("function declarations that say more than a name, a description
 		Expect(json.Unmarshal(body, &sent)).To(Succeed())
 		Expect(string(sent["tools"])).To(MatchJSON(`[{"functionDeclarations":[{"name":"release_notes","description":"The release notes of one version.",` +
 			`"parametersJsonSchema":{"properties":{"version":{"type":"string"}},"required":["version"],"type":"object"}}]}]`))
+	})
+
+	It("send OpenAPI parameters to a live model of the API as the agent sent them, while the spec digests them as a JSON Schema", func() {
+		const tools = `[{"functionDeclarations":[{"name":"service_status","description":"One service's status.",` +
+			`"parameters":{"type":"OBJECT","properties":{"service":{"type":"STRING","nullable":true}},"required":["service"]}}]}]`
+		call, err := gemini.DecodeRequest([]byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":` + tools + `}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Tools).To(Equal([]llm.ToolSpec{{Name: "service_status", Description: "One service's status.",
+			Parameters: json.RawMessage(`{"properties":{"service":{"type":["string","null"]}},"required":["service"],"type":"object"}`)}}), "the canonical JSON Schema, as before")
+		set, err := json.Marshal(call.Settings)
+		Expect(err).NotTo(HaveOccurred())
+		req := &llm.Request{Messages: call.Messages, Tools: call.Tools, API: gemini.API, Settings: set}
+		body, err := gemini.GenerateContent{}.Encode(req, "gemini-2.5-flash")
+		Expect(err).NotTo(HaveOccurred())
+		var sent map[string]json.RawMessage
+		Expect(json.Unmarshal(body, &sent)).To(Succeed())
+		Expect(string(sent["tools"])).To(MatchJSON(tools), "parameters as sent, no parametersJsonSchema")
 	})
 
 	It("still send the tools beside the declarations after the specs", func() {

@@ -60,11 +60,14 @@ func fastWhole(body []byte) (*Call, *conversation, bool) {
 	out.Messages, out.Media, out.Responses = c.messages(), c.media, c.responses
 	if w.tools != nil && !jsonscan.IsNull(w.tools) {
 		var extra []json.RawMessage
-		var ok bool
-		if out.Tools, extra, ok = fastTools(w.tools); !ok {
+		var ok, openAPI bool
+		if out.Tools, extra, openAPI, ok = fastTools(w.tools); !ok {
 			return nil, nil, false
 		}
-		if len(extra) > 0 {
+		switch {
+		case openAPI:
+			out.Settings["tools"] = jsonscan.Window(w.tools) // as sent (declarationsSayMore)
+		case len(extra) > 0:
 			b, _ := json.Marshal(extra)
 			out.Settings["tools"] = b
 		}
@@ -156,10 +159,11 @@ func fastSystem(val []byte, system *string) bool {
 
 // fastTools reads the tools array val as tools (in server.go) does: the
 // function declarations as specs, each other tool (googleSearch, …) as
-// encoding/json writes it again.
-func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bool) {
+// encoding/json writes it again. openAPI reports whether a declaration
+// has OpenAPI parameters: the tools are then a setting, as sent.
+func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, openAPI, ok bool) {
 	if val[0] != '[' {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	ok = jsonscan.EachElement(val, func(elem []byte) bool {
 		switch elem[0] {
@@ -181,7 +185,7 @@ func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bo
 		}) {
 			return false
 		}
-		if decls != nil && !fastDecls(decls, &specs) {
+		if decls != nil && !fastDecls(decls, &specs, &openAPI) {
 			return false
 		}
 		if others {
@@ -193,7 +197,7 @@ func fastTools(val []byte) (specs []llm.ToolSpec, extra []json.RawMessage, ok bo
 		}
 		return true
 	})
-	return specs, extra, ok
+	return specs, extra, openAPI, ok
 }
 
 // otherTool is the tool object elem less its function declarations, as
@@ -212,10 +216,11 @@ func otherTool(elem []byte) (json.RawMessage, bool) {
 var toolNames = []string{"functionDeclarations"}
 
 // fastDecls appends the specs of the functionDeclarations array val, a
-// null declaration a zero one, as encoding/json reads it. A declaration
-// that says more than declNames is left to decodeStd: the tools are then a
-// setting (declarationsSayMore).
-func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
+// null declaration a zero one, as encoding/json reads it, and sets
+// *openAPI when one has OpenAPI parameters. A declaration with a member
+// but declNames is left to decodeStd: the tools are then a setting
+// (declarationsSayMore), as they are with OpenAPI parameters.
+func fastDecls(val []byte, specs *[]llm.ToolSpec, openAPI *bool) bool {
 	if jsonscan.IsNull(val) {
 		return true
 	}
@@ -231,6 +236,7 @@ func fastDecls(val []byte, specs *[]llm.ToolSpec) bool {
 				return jsonscan.StringField(v, &d.Description)
 			case 2:
 				d.Parameters = jsonscan.Window(v)
+				*openAPI = *openAPI || present(v)
 			default:
 				d.ParametersJSONSchema = jsonscan.Window(v)
 			}

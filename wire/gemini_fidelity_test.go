@@ -1,0 +1,93 @@
+package wire_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/llm/gemini"
+	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/session"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// recordGenaiLive records the genai agent, changed by change, live through
+// the wire layer against a Gemini test server for the fork scenario, and
+// returns the fixture's folder and the server, which holds every body the
+// live model got.
+func recordGenaiLive(ctx context.Context, change func(*genaiAgent)) (string, *geminiModelServer) {
+	GinkgoHelper()
+	model := &geminiModelServer{}
+	srv := httptest.NewServer(model)
+	DeferCleanup(srv.Close)
+	dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
+	drv, err := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "test-key-not-secret"})
+	Expect(err).NotTo(HaveOccurred())
+	opts := recorder.LiveOptions(drv, srv.URL, "gemini-2.5-flash")
+	opts.Provider = gemini.API
+	opts.Runtime = genaiRuntime(change)
+	_, err = recorder.Record(ctx, dir, opts)
+	Expect(err).NotTo(HaveOccurred())
+	return dir, model
+}
+
+// replayGenaiCtx replays dir with the genai agent changed by change.
+func replayGenaiCtx(ctx context.Context, dir string, change func(*genaiAgent)) *harness.Outcome {
+	GinkgoHelper()
+	fx, err := fixture.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	o, err := judge.Replay(ctx, fx, harness.Options{Runtime: genaiRuntime(change)})
+	Expect(err).NotTo(HaveOccurred())
+	return o
+}
+
+// firstHeader returns the first request/header of the fixture's root log.
+func firstHeader(dir string) session.RequestHeaderData {
+	GinkgoHelper()
+	fx, err := fixture.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range fx.Logs[0].Events {
+		if e.Type == session.TypeRequestHeader {
+			var h session.RequestHeaderData
+			Expect(e.Decode(&h)).To(Succeed())
+			return h
+		}
+	}
+	Fail("the root log of " + dir + " has no request/header")
+	return session.RequestHeaderData{}
+}
+
+var _ = Describe("genai's function declarations with OpenAPI parameters, recorded live through the wire layer", func() {
+	openAPI := func(a *genaiAgent) { a.OpenAPI = true }
+
+	It("reach the live model as the agent sent them (parameters, not a converted parametersJsonSchema), digest as the same JSON Schema, and replay", func(ctx SpecContext) {
+		dir, model := recordGenaiLive(ctx, openAPI)
+		model.mu.Lock()
+		bodies := model.bodies
+		model.mu.Unlock()
+		Expect(bodies).NotTo(BeEmpty())
+		for _, b := range bodies {
+			decls := b["tools"].([]any)[0].(map[string]any)["functionDeclarations"].([]any)
+			Expect(decls).To(HaveLen(3))
+			for _, d := range decls {
+				Expect(d).To(HaveKey("parameters"))
+				Expect(d).NotTo(HaveKey("parametersJsonSchema"))
+			}
+			Expect(decls[0].(map[string]any)["parameters"]).To(Equal(map[string]any{
+				"type": "OBJECT", "properties": map[string]any{"key": map[string]any{"type": "STRING"}}, "required": []any{"key"},
+			}), "genai's Schema as it sent it")
+		}
+
+		jsonSchemaDir, _ := recordGenaiLive(ctx, func(*genaiAgent) {})
+		h, js := firstHeader(dir), firstHeader(jsonSchemaDir)
+		Expect(h.ToolsDigest).To(Equal(js.ToolsDigest), "the parameters digest as the JSON Schema they convert to")
+		Expect(h.ToolDigests).To(Equal(js.ToolDigests))
+
+		Expect(replayGenaiCtx(ctx, dir, openAPI)).To(harness.MatchRecording())
+		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring("assistant: MARMALADE, and release v2.4.1."))
+	})
+})
