@@ -40,6 +40,9 @@ type genaiAgent struct {
 	// Counts, when set, has the agent count each call's tokens first
 	// (client.Models.CountTokens; without Chat) and keeps the answers.
 	Counts *tokenCounts
+	// Respond, when set, makes the function response for a call and its
+	// tool's result (else {"output": result}, with the call's id).
+	Respond func(c *genai.FunctionCall, result string) *genai.FunctionResponse
 }
 
 // newGenaiAgent returns the agent configured by settings, scenario.json's
@@ -170,7 +173,11 @@ func (s *genaiSession) Send(ctx context.Context, prompt string) (string, error) 
 		results := s.runTools(ctx, calls)
 		parts = make([]*genai.Part, len(calls))
 		for i, c := range calls {
-			parts[i] = &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: c.ID, Name: c.Name, Response: map[string]any{"output": results[i]}}}
+			fr := &genai.FunctionResponse{ID: c.ID, Name: c.Name, Response: map[string]any{"output": results[i]}}
+			if s.agent.Respond != nil {
+				fr = s.agent.Respond(c, results[i])
+			}
+			parts[i] = &genai.Part{FunctionResponse: fr}
 		}
 	}
 }

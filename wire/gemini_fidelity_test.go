@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"context"
+	"maps"
 	"net/http/httptest"
 	"path/filepath"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"google.golang.org/genai"
 )
 
 // recordGenaiLive records the genai agent, changed by change, live through
@@ -91,3 +93,54 @@ var _ = Describe("genai's function declarations with OpenAPI parameters, recorde
 		Expect(string(mustRead(filepath.Join(dir, fixture.GoldenFile)))).To(ContainSubstring("assistant: MARMALADE, and release v2.4.1."))
 	})
 })
+
+// respondWith has the genai agent answer each call with response, its
+// tool's result the output.
+func respondWith(extra map[string]any) func(*genaiAgent) {
+	return func(a *genaiAgent) {
+		a.Respond = func(c *genai.FunctionCall, result string) *genai.FunctionResponse {
+			response := map[string]any{"output": result}
+			maps.Copy(response, extra)
+			return &genai.FunctionResponse{ID: c.ID, Name: c.Name, Response: response}
+		}
+	}
+}
+
+// spawnLog is the spawn child's log of a recorded fork scenario: the
+// session that calls lookup.
+func spawnLog(dir string) string {
+	GinkgoHelper()
+	return string(mustRead(filepath.Join(dir, "session.2.jsonl")))
+}
+
+var _ = Describe("genai's function responses of more than an output, recorded live through the wire layer", func() {
+	It("are recorded whole and reach the live model as sent, so a change in a member beside the output fails the replay at that result", func(ctx SpecContext) {
+		notes := respondWith(map[string]any{"source": "notes"})
+		dir, model := recordGenaiLive(ctx, notes)
+		Expect(spawnLog(dir)).To(ContainSubstring(`"toolCallId":"call_1_1_0","name":"lookup","content":[{"type":"text","text":"{\"output\":\"v2.4.1\",\"source\":\"notes\"}"}]`))
+		Expect(lastResponses(model, "lookup")).To(ConsistOf(map[string]any{"output": "v2.4.1", "source": "notes"}), "the object the agent sent")
+
+		Expect(replayGenaiCtx(ctx, dir, notes)).To(harness.MatchRecording())
+		o := replayGenaiCtx(ctx, dir, respondWith(map[string]any{"source": "wiki"}))
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(ContainSubstring(`(tool/result, turn 1 step 1, lookup call call_1_1_0): data.message.content[0].content[0].text: golden "{\"output\":\"v2.4.1\",\"source\":\"notes\"}", replay "{\"output\":\"v2.4.1\",\"source\":\"wiki\"}"`))
+	})
+})
+
+// lastResponses returns the response of each functionResponse for tool
+// name that the live model got, in the bodies' order.
+func lastResponses(model *geminiModelServer, name string) []any {
+	GinkgoHelper()
+	model.mu.Lock()
+	defer model.mu.Unlock()
+	var out []any
+	for _, b := range model.bodies {
+		contents := b["contents"].([]any)
+		for _, p := range contents[len(contents)-1].(map[string]any)["parts"].([]any) {
+			if fr, ok := p.(map[string]any)["functionResponse"].(map[string]any); ok && fr["name"] == name {
+				out = append(out, fr["response"])
+			}
+		}
+	}
+	return out
+}

@@ -68,8 +68,8 @@ var _ = Describe("an agent's function responses, sent to a live model", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(call.Messages[2:]).To(Equal([]session.Message{
 			result("call_1_1_0", "research", `{"content":"v2.4 added SSO login.","name":"research"}`, false),
-			result("call_1_1_1", "research", "no notes for v2.5", true),
-		}), "recorded as before: the response as canonical JSON, or its error")
+			result("call_1_1_1", "research", `{"error":"no notes for v2.5","name":"research"}`, true),
+		}), "recorded as the response, in canonical JSON: it holds more than an output or an error")
 
 		sent := sentResponses(encodeCall(call, &gemini.Forward{Media: call.Media, Responses: call.Responses}))
 		Expect(sent).To(HaveLen(2))
@@ -79,7 +79,7 @@ var _ = Describe("an agent's function responses, sent to a live model", func() {
 		By("a call without them, of another runtime, sends each result's text")
 		sent = sentResponses(encodeCall(call, nil))
 		Expect(string(sent[0])).To(MatchJSON(`{"output":"{\"content\":\"v2.4 added SSO login.\",\"name\":\"research\"}"}`))
-		Expect(string(sent[1])).To(MatchJSON(`{"error":"no notes for v2.5"}`))
+		Expect(string(sent[1])).To(MatchJSON(`{"error":"{\"error\":\"no notes for v2.5\",\"name\":\"research\"}"}`))
 	})
 
 	It("keep none the driver would send the same: genai's {\"output\": text}", func() {
@@ -88,6 +88,23 @@ var _ = Describe("an agent's function responses, sent to a live model", func() {
 			`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"output":"A"}}}]}]}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(call.Responses).To(BeNil())
+	})
+
+	It("of an output beside other members are recorded whole, so a change in another member shows, and go as sent", func() {
+		body := func(source string) string {
+			return `{"contents":[{"role":"user","parts":[{"text":"Go."}]},` +
+				`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"lookup","args":{}}}]},` +
+				`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"lookup","response":{"output":"v2.4.1","source":"` + source + `"}}}]}]}`
+		}
+		call, err := gemini.DecodeRequest([]byte(body("notes")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(call.Messages[2]).To(Equal(result("c1", "lookup", `{"output":"v2.4.1","source":"notes"}`, false)))
+		sent := sentResponses(encodeCall(call, &gemini.Forward{Responses: call.Responses}))
+		Expect(string(sent[0])).To(MatchJSON(`{"output":"v2.4.1","source":"notes"}`))
+
+		other, err := gemini.DecodeRequest([]byte(body("wiki")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(other.Messages[2]).NotTo(Equal(call.Messages[2]), "another source is another result")
 	})
 
 	It("are kept for the earlier results when the next request is read against the last", func() {

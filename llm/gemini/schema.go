@@ -96,7 +96,8 @@ type FunctionCall struct {
 
 // FunctionResponse is a tool result, sent back in a user content.
 // Response holds "output" or "error" (the documented keys); a response
-// with neither is the output as a whole.
+// with neither is the output as a whole, and one with other members
+// beside them is recorded whole (responseText).
 type FunctionResponse struct {
 	ID       string          `json:"id,omitempty"`
 	Name     string          `json:"name"`

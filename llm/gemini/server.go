@@ -395,9 +395,12 @@ func (c *conversation) callByName(name string) string {
 	return ""
 }
 
-// responseText reads functionResponse.response: its "error" (a result
-// that is an error) or "output", a string as it is and anything else as
-// canonical JSON; a response with neither key is the output as a whole.
+// responseText reads functionResponse.response: a response of one
+// member, "error" (a result that is an error) or "output", is that
+// member's value, a string as it is and anything else as canonical JSON;
+// any other response — neither key, or one beside other members — is the
+// whole object, so that a change in any member is a change in the text
+// (an "error" among them still marks an error).
 func responseText(raw json.RawMessage) (string, bool, error) {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
@@ -406,6 +409,7 @@ func responseText(raw json.RawMessage) (string, bool, error) {
 	// The members read as encoding/json reads them into a map: names
 	// decoded, the last of a name counts.
 	var errV, outV []byte
+	others := false
 	if jsonscan.Object(t, func(key []byte, escaped bool, val []byte) error {
 		if escaped {
 			key = []byte(jsonscan.Key(key, true))
@@ -415,17 +419,20 @@ func responseText(raw json.RawMessage) (string, bool, error) {
 			errV = val
 		case "output":
 			outV = val
+		default:
+			others = true
 		}
 		return nil
 	}) != nil {
 		return "", false, errors.New("want a JSON object")
 	}
-	v, isErr := outV, false
+	v, isErr := t, errV != nil
 	switch {
+	case others || errV != nil && outV != nil:
 	case errV != nil:
-		v, isErr = errV, true
-	case outV == nil:
-		v = t
+		v = errV
+	case outV != nil:
+		v = outV
 	}
 	switch {
 	case v[0] == '"':

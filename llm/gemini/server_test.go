@@ -74,7 +74,7 @@ var _ = Describe("an agent's request", func() {
 		}))
 	})
 
-	DescribeTable("reads a function response's text as encoding/json reads its members: the last of a name, names decoded, a string as it is, anything else as canonical JSON",
+	DescribeTable("reads a function response's text as encoding/json reads its members: the last of a name, names decoded, a string as it is, anything else as canonical JSON, a response of more than its output or error whole",
 		func(response, want string, isErr bool) {
 			c := decode(`{"contents":[{"role":"user","parts":[{"text":"Go."}]},{"role":"model","parts":[{"functionCall":{"id":"fc_1","name":"f"}}]},` +
 				`{"role":"user","parts":[{"functionResponse":{"id":"fc_1","name":"f","response":` + response + `}}]}]}`)
@@ -82,10 +82,12 @@ var _ = Describe("an agent's request", func() {
 		},
 		Entry("output", `{"output":"v"}`, "v", false),
 		Entry("error", `{"error":"no"}`, "no", true),
-		Entry("error over output, in any order", `{"error":{"code":1},"output":"a"}`, `{"code":1}`, true),
+		Entry("error and output: the whole response, an error", `{"output":"a","error":{"code":1}}`, `{"error":{"code":1},"output":"a"}`, true),
+		Entry("output beside another member: the whole response", `{"output":"v2.4.1","source":"notes"}`, `{"output":"v2.4.1","source":"notes"}`, false),
+		Entry("error beside another member: the whole response, an error", `{"name":"f","error":"no"}`, `{"error":"no","name":"f"}`, true),
 		Entry("a name written with an escape", `{"\u0065rror":"x"}`, "x", true),
 		Entry("the last of a name", `{"output":"a","output":"b"}`, "b", false),
-		Entry("the last error", `{"error":"a","output":"o","error":"b"}`, "b", true),
+		Entry("the last error", `{"error":"a","error":"b"}`, "b", true),
 		Entry("an object output, canonical", `{"output":{"b":1,"a":[1, 2]}}`, `{"a":[1,2],"b":1}`, false),
 		Entry("a number as written", `{"output":12.50}`, "12.50", false),
 		Entry("a null output", `{"output":null}`, "", false),
