@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -241,6 +242,17 @@ func (j *Journal) ToolResult(callID, name, text string, isError bool) {
 func (j *Journal) ToolResultContent(callID, name string, content []session.Part, isError bool) {
 	j.writeRecords(callID, false)
 	j.toolResult([]session.Part{{Type: session.PartToolResult, ToolCallID: callID, Name: name, IsError: isError, Content: content}})
+}
+
+// ToolResultMeta is ToolResultContent for a result whose part carries
+// meta (session.Part.Meta): what the model API sent with the result
+// beside its content, such as a Gemini functionResponse's willContinue
+// and scheduling, recorded with it so that another value is a difference
+// of the tool/result. The journal keeps content and meta; do not change
+// them after.
+func (j *Journal) ToolResultMeta(callID, name string, content []session.Part, isError bool, meta json.RawMessage) {
+	j.writeRecords(callID, false)
+	j.toolResult([]session.Part{{Type: session.PartToolResult, ToolCallID: callID, Name: name, IsError: isError, Content: content, Meta: meta}})
 }
 
 // toolResult records the tool/result of part, a tool-result part.
