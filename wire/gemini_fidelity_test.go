@@ -144,3 +144,44 @@ func lastResponses(model *geminiModelServer, name string) []any {
 	}
 	return out
 }
+
+// scheduled has the genai agent answer each call as a non-blocking
+// function's last response: willContinue false, with scheduling.
+func scheduled(scheduling genai.FunctionResponseScheduling) func(*genaiAgent) {
+	return func(a *genaiAgent) {
+		a.Respond = func(c *genai.FunctionCall, result string) *genai.FunctionResponse {
+			return &genai.FunctionResponse{ID: c.ID, Name: c.Name, Response: map[string]any{"output": result},
+				WillContinue: genai.Ptr(false), Scheduling: scheduling}
+		}
+	}
+}
+
+var _ = Describe("genai's function responses with willContinue and scheduling, recorded live through the wire layer", func() {
+	It("are recorded with the tool result and reach the live model as sent, so another scheduling fails the replay at that result", func(ctx SpecContext) {
+		silent := scheduled(genai.FunctionResponseSchedulingSilent)
+		dir, model := recordGenaiLive(ctx, silent)
+		Expect(spawnLog(dir)).To(ContainSubstring(`"toolCallId":"call_1_1_0","name":"lookup","content":[{"type":"text","text":"v2.4.1"}],"isError":false,"meta":{"gemini":{"scheduling":"SILENT","willContinue":false}}}`))
+
+		model.mu.Lock()
+		var sent []map[string]any
+		for _, b := range model.bodies {
+			contents := b["contents"].([]any)
+			for _, p := range contents[len(contents)-1].(map[string]any)["parts"].([]any) {
+				if fr, ok := p.(map[string]any)["functionResponse"].(map[string]any); ok {
+					sent = append(sent, fr)
+				}
+			}
+		}
+		model.mu.Unlock()
+		Expect(sent).NotTo(BeEmpty())
+		for _, fr := range sent {
+			Expect(fr).To(HaveKeyWithValue("willContinue", false))
+			Expect(fr).To(HaveKeyWithValue("scheduling", "SILENT"))
+		}
+
+		Expect(replayGenaiCtx(ctx, dir, silent)).To(harness.MatchRecording())
+		o := replayGenaiCtx(ctx, dir, scheduled(genai.FunctionResponseSchedulingInterrupt))
+		Expect(o.Passed()).To(BeFalse())
+		Expect(o.Report()).To(ContainSubstring(`(tool/result, turn 1 step 1, lookup call call_1_1_0): data.message.content[0].meta.gemini.scheduling: golden "SILENT", replay "INTERRUPT"`))
+	})
+})

@@ -183,10 +183,12 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 	}
 	for i, c := range s.awaiting {
 		switch k := found[i]; {
-		case k >= 0 && len(attachments(&parts[k])) > 0:
+		case k >= 0 && (len(attachments(&parts[k])) > 0 || parts[k].Meta != nil):
 			// An image the tool returned is in the log's conversation as
-			// the agent sent it, so the next request is not a rewrite.
-			s.j.ToolResultContent(c.ID, c.Name, slices.Clone(parts[k].Content), parts[k].IsError)
+			// the agent sent it, so the next request is not a rewrite;
+			// what the API sent beside the content (a Gemini result's
+			// willContinue, scheduling) is recorded with it.
+			s.j.ToolResultMeta(c.ID, c.Name, slices.Clone(parts[k].Content), parts[k].IsError, parts[k].Meta)
 		case k >= 0:
 			s.j.ToolResult(c.ID, c.Name, resultText(parts[k]), parts[k].IsError)
 		default:

@@ -15,7 +15,8 @@
 // content, {"output": text} or {"error": text} — each part with the
 // thought signature the model gave it; and, for a call an agent sent over
 // the wire in this API, each functionResponse's response as the agent
-// sent it (Forward.Responses: the Vercel AI SDK's {"name", "content"}),
+// sent it (Forward.Responses: the Vercel AI SDK's {"name", "content"})
+// with the willContinue and scheduling the tool result's meta holds,
 // its settings as sent (its tools too, when a function declaration says
 // more than a name, a description and a JSON Schema: OpenAPI parameters,
 // behavior, responseJsonSchema, …), and its inlineData and fileData parts with

@@ -82,8 +82,9 @@ func encodeRequest(req *llm.Request) ([]byte, error) {
 // as functionCall parts, each with its thought signature), tool results
 // functionResponse parts of a user content ({"output": text}, or
 // {"error": text} for a result that is an error; the agent's own response
-// when responses has one for it), and what one role says in a row one
-// content, as the API wants a call's responses together.
+// when responses has one for it; the willContinue and scheduling its meta
+// holds), and what one role says in a row one content, as the API wants a
+// call's responses together.
 func toContents(msgs []session.Message, media llm.Media, responses Responses) ([]Content, error) {
 	names := map[string]string{} // tool call id -> name, for results without one
 	var out []Content
@@ -125,7 +126,9 @@ func toContents(msgs []session.Message, media llm.Media, responses Responses) ([
 				if !ok {
 					resp = resultResponse(p)
 				}
-				add("user", Part{FunctionResponse: &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resp}})
+				fr := &FunctionResponse{ID: p.ToolCallID, Name: name, Response: resp}
+				setResultExtras(fr, p.Meta)
+				add("user", Part{FunctionResponse: fr})
 			case session.PartImage, session.PartFile:
 				block, err := media.Block(&p, llm.Place{Message: i, Part: j})
 				if err != nil {

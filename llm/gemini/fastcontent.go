@@ -12,7 +12,7 @@ var (
 	contentNames  = []string{"role", "parts"}
 	partNames     = []string{"text", "thought", "thoughtSignature", "functionCall", "functionResponse", "inlineData", "fileData", "executableCode", "codeExecutionResult", "toolCall", "toolResponse", "videoMetadata", "mediaResolution"}
 	callNames     = []string{"id", "name", "args"}
-	responseNames = []string{"id", "name", "response", "parts"}
+	responseNames = []string{"id", "name", "response", "parts", "willContinue", "scheduling"}
 )
 
 // fastContent reads b, a content object of the shapes agents send, into
@@ -128,6 +128,10 @@ func fastResponse(b []byte, fr *FunctionResponse) bool {
 			fr.Response = jsonscan.Window(val)
 		case 3:
 			fr.Parts = jsonscan.Window(val)
+		case 4:
+			fr.WillContinue = jsonscan.Window(val)
+		case 5:
+			fr.Scheduling = jsonscan.Window(val)
 		}
 		return true
 	})

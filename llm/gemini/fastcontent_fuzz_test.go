@@ -16,6 +16,7 @@ func FuzzDecodeContent(f *testing.F) {
 		`{"role":"model","parts":[{"text":"think","thought":true},{"text":"a\u00e9\ud83d\ude00","thoughtSignature":"c2ln"},{"thoughtSignature":"eA=="}]}`,
 		`{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{"k": [1, null, {"x":"y"}]}},"thoughtSignature":"czE="}]}`,
 		`{"parts":[{"functionResponse":{"id":"c1","name":"f","response":{"output":"v"},"parts":[{"inlineData":{}}]}}],"role":"user"}`,
+		`{"parts":[{"functionResponse":{"id":"c1","name":"f","response":{},"willContinue":false,"scheduling":"SILENT"}},{"functionResponse":{"willContinue":null,"scheduling":3,"WillContinue":true}}],"role":"user"}`,
 		`{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}},{"fileData":{"fileUri":"u"}},{"executableCode":{}},{"codeExecutionResult":null},{"toolCall":1},{"toolResponse":"x"}]}`,
 		`{"role":"user","parts":[{"text":null,"thought":null,"thoughtSignature":null,"functionCall":null,"functionResponse":null}]}`,
 		`{"role":"user","parts":[{"functionCall":{"name":null,"args":null}},{"functionResponse":{"response":null}}]}`,

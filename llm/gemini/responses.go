@@ -3,9 +3,11 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strconv"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -60,4 +62,56 @@ func mergeResponses(before, added Responses) Responses {
 	}
 	maps.Copy(out, added)
 	return out
+}
+
+// resultExtras are the members of a functionResponse beside its response
+// that a tool result's meta holds, in name order: what a response to a
+// non-blocking function says of its call.
+var resultExtras = [...]string{"scheduling", "willContinue"}
+
+// resultMeta returns the meta of the tool result fr is:
+// {"gemini": {"scheduling", "willContinue"}} with those of its members
+// that are set, each in canonical JSON, or nil when none is. Recorded,
+// another value is a difference of the tool result (and of its message's
+// digest), and a live model of this API gets them back (toContents).
+func resultMeta(fr *FunctionResponse) (json.RawMessage, error) {
+	vals := [len(resultExtras)]json.RawMessage{fr.Scheduling, fr.WillContinue}
+	var b []byte
+	for i, v := range vals {
+		if !isSet(v) {
+			continue
+		}
+		if b == nil {
+			b = append(b, `{"`+API+`":{`...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(jsonscan.AppendStdString(b, resultExtras[i]), ':')
+		var err error
+		if b, err = jsonscan.AppendCanonical(b, v); err != nil {
+			return nil, fmt.Errorf("functionResponse.%s: %w", resultExtras[i], err)
+		}
+	}
+	if b == nil {
+		return nil, nil
+	}
+	return append(b, "}}"...), nil
+}
+
+// setResultExtras sets on fr the members of a functionResponse that meta,
+// a tool result's (resultMeta), holds for this API.
+func setResultExtras(fr *FunctionResponse, meta json.RawMessage) {
+	if len(meta) == 0 {
+		return
+	}
+	var m map[string]struct {
+		Scheduling   json.RawMessage `json:"scheduling"`
+		WillContinue json.RawMessage `json:"willContinue"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return
+	}
+	if e, ok := m[API]; ok {
+		fr.Scheduling, fr.WillContinue = e.Scheduling, e.WillContinue
+	}
 }

@@ -103,6 +103,12 @@ type FunctionResponse struct {
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
 	Parts    json.RawMessage `json:"parts,omitempty"`
+	// WillContinue and Scheduling are what a response to a non-blocking
+	// function says of its call: more responses follow, and when the
+	// model takes this one (SILENT, WHEN_IDLE, INTERRUPT). They are
+	// recorded in the tool result's meta (resultMeta) as sent.
+	WillContinue json.RawMessage `json:"willContinue,omitempty"`
+	Scheduling   json.RawMessage `json:"scheduling,omitempty"`
 }
 
 // Tool is one entry of the request's tools. Only function declarations

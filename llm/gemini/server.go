@@ -373,11 +373,15 @@ func (c *conversation) result(where partAt, fr *FunctionResponse) (session.Part,
 	if err != nil {
 		return session.Part{}, fmt.Errorf("%s: functionResponse.response: %w", where, err)
 	}
+	meta, err := resultMeta(fr)
+	if err != nil {
+		return session.Part{}, fmt.Errorf("%s: %w", where, err)
+	}
 	id := fr.ID
 	if id == "" {
 		id = c.callByName(fr.Name)
 	}
-	return session.Part{Type: session.PartToolResult, ToolCallID: id, Name: fr.Name, Content: []session.Part{session.TextPart(text)}, IsError: isErr}, nil
+	return session.Part{Type: session.PartToolResult, ToolCallID: id, Name: fr.Name, Content: []session.Part{session.TextPart(text)}, IsError: isErr, Meta: meta}, nil
 }
 
 // callByName returns the id of the first call named name in the last

@@ -17,6 +17,8 @@ var fastWholeUsual = []string{
 	`{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"id":"c1","name":"f","args":{"b":[1,{"a":null}],"a":"x"}},"thoughtSignature":"czE="},{"functionCall":{"name":"g"}}]},` +
 		`{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"f","response":{"output":"v"}}},{"functionResponse":{"name":"g","response":{"error":{"code":1}}}}]}],` +
 		`"tools":[{"functionDeclarations":[{"name":"f","description":"d","parameters":{"type":"OBJECT","properties":{"b":{"type":"ARRAY","nullable":true}}}},{"name":"g","parametersJsonSchema":{"type":"object"}},null]},{"googleSearch":{}},null,{"functionDeclarations":null,"codeExecution":{ },"x":1,"x":2}]}`,
+	`{"contents":[{"role":"model","parts":[{"functionCall":{"id":"c1","name":"w"}}]},{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"w","response":{"output":"a"},"willContinue":true}},` +
+		`{"functionResponse":{"id":"c1","name":"w","response":{},"willContinue":false,"scheduling":"SILENT"}},{"functionResponse":{"name":"w","willContinue":null,"scheduling":2}}]}]}`,
 	` { "contents" : null , "systemInstruction" : null , "tools" : null , "generationConfig" : { } , "cachedContent" : "c" } `,
 	`{"contents":[],"tools":[],"systemInstruction":{}}`,
 	`{"contents":[null,{"role":"user","parts":[]},{"parts":null}],"x":{"a":1},"x":{},"y":{},"y":[1]}`,
