@@ -5,7 +5,9 @@ import (
 	"maps"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 
+	"github.com/agentsnap/agentsnap/examples/sdkagent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/judge"
@@ -183,5 +185,59 @@ var _ = Describe("genai's function responses with willContinue and scheduling, r
 		o := replayGenaiCtx(ctx, dir, scheduled(genai.FunctionResponseSchedulingInterrupt))
 		Expect(o.Passed()).To(BeFalse())
 		Expect(o.Report()).To(ContainSubstring(`(tool/result, turn 1 step 1, lookup call call_1_1_0): data.message.content[0].meta.gemini.scheduling: golden "SILENT", replay "INTERRUPT"`))
+	})
+})
+
+// differenceLine returns the line of o's report that names the first
+// log difference of its session, without the fixture's folder.
+func differenceLine(o *harness.Outcome) string {
+	GinkgoHelper()
+	for line := range strings.SplitSeq(o.Report(), "\n") {
+		if strings.Contains(line, "(tool/result") {
+			return strings.TrimSpace(line)
+		}
+	}
+	Fail("the report names no tool/result:\n" + o.Report())
+	return ""
+}
+
+var _ = Describe("a Gemini agent's changed tool result", func() {
+	It("fails the replay at its tool/result naming the tool and the call, word for word as a Chat Completions agent's", func(ctx SpecContext) {
+		chat := newFixture("mixed/sdk", forkScenario, forkPlaybook)
+		recordSDK(chat)
+		chatLine := differenceLine(replayGenai(chat, sdkRuntimeWith(func(a *sdkagent.Agent) {
+			l := lookup
+			l.Run = func(context.Context, string) (string, error) { return "v9", nil }
+			a.Tools = []sdkagent.Tool{l}
+		})))
+		Expect(chatLine).To(Equal(`session 2 (spawn of root via call_s): seq 13 (tool/result, turn 1 step 1, lookup call call_l): data.message.content[0].content[0].text: golden "v2.4.1", replay "v9"`))
+
+		dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
+		recordGenai(dir, genaiStreamed)
+		o := replayGenaiCtx(ctx, dir, func(a *genaiAgent) {
+			a.Respond = func(c *genai.FunctionCall, result string) *genai.FunctionResponse {
+				if c.Name == "lookup" {
+					result = "v9"
+				}
+				return &genai.FunctionResponse{ID: c.ID, Name: c.Name, Response: map[string]any{"output": result}}
+			}
+		})
+		Expect(o.Drift).To(BeNil(), "a tool's result is what the tool said, not what the agent sent the model: no drift, for any API")
+		Expect(differenceLine(o)).To(Equal(chatLine))
+	})
+
+	It("sent back without an id, paired by name as langchaingo's googleai sends it, names the call it was paired with", func(ctx SpecContext) {
+		dir := newFixture("custom/sent", oneTurn, `{"sessions":{"root":[{"toolCalls":[`+
+			`{"id":"call_a","name":"service_status","arguments":{"service":"billing"}},{"id":"call_b","name":"service_status","arguments":{"service":"search"}}]},{"text":"Billing is degraded."}]}}`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = sending(protoPath, protoBody(), protoBody(protoCall1, protoCall2))
+		_, err = recorder.Record(ctx, dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+
+		changed := strings.Replace(protoCall2, "search: operational", "search: down", 1)
+		o := mediaReplay(ctx, dir, sending(protoPath, protoBody(), protoBody(protoCall1, changed)))
+		Expect(o.Drift).To(BeNil())
+		Expect(differenceLine(o)).To(Equal(`root (root session): seq 20 (tool/result, turn 1 step 1, service_status call call_b): data.message.content[0].content[0].text: golden "{\"response\":\"search: operational\"}", replay "{\"response\":\"search: down\"}"`))
 	})
 })
