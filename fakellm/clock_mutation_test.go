@@ -81,3 +81,42 @@ var _ = Describe("virtual time while a parent waits for a hanging child", Label(
 		Entry("the child created in the root's second turn, after the root's own hang of turn 1", false, true),
 	)
 })
+
+// Two children hang, each until its own timeout; the first to time out
+// then makes a call of its turn 2. The clock fires the later timeout only
+// once that call is answered: a call whose context just ended is about to
+// end, not waiting, so the replay is not stalled while it lands.
+var _ = Describe("virtual time when one of two hanging children times out", Label("vclock"), func() {
+	It("holds the other's later timeout until the first has made its next call", func() {
+		root := rootLog("rec-root")
+		root.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "user"})
+		root.chunks(1, 1, 1, delegation("call_1", "call_2")...)
+		root.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
+		a := childLog("session.1.jsonl", "rec-a", root, "call_1", session.ModeSpawn)
+		a.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "subagent"})
+		a.chunks(1, 1, 1, prefix...)
+		a.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
+		a.turn(2, "again", "A2")
+		b := childLog("session.2.jsonl", "rec-b", root, "call_2", session.ModeSpawn)
+		b.ev(session.TypeTurnStart, session.TurnStartData{Turn: 1, Trigger: "subagent"})
+		b.chunks(1, 1, 1, prefix...)
+		b.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnAborted}})
+		drv, err := fakellm.New([]*session.Log{root.log(), a.log(), b.log()}, fakellm.WithVirtualTime())
+		Expect(err).NotTo(HaveOccurred())
+
+		Expect(say(drv, lRoot, 1, 1)).To(BeEmpty())
+		ctxA, cancelA := drv.WithTimeout(context.Background(), time.Hour)
+		defer cancelA()
+		ctxB, cancelB := drv.WithTimeout(context.Background(), 2*time.Hour)
+		defer cancelB()
+		hangB := streamIn(ctxB, drv, lB, 1, 1)
+		hangA := streamIn(ctxA, drv, lA, 1, 1)
+		Eventually(hangA).WithTimeout(10 * time.Second).Should(Receive())
+		Expect(ctxA.Err()).To(Equal(context.DeadlineExceeded))
+		Expect(ctxB.Err()).To(BeNil(), "the 2h timeout waits for the call the recording made before it")
+		Expect(say(drv, lA, 2, 1)).To(Equal("A2"))
+		Eventually(hangB).WithTimeout(10 * time.Second).Should(Receive())
+		Expect(ctxB.Err()).To(Equal(context.DeadlineExceeded))
+		Expect(drv.Check()).To(Succeed())
+	})
+})
