@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/persistence/memory"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -117,6 +119,28 @@ var _ = Describe("virtual time when one of two hanging children times out", Labe
 		Expect(say(drv, lA, 2, 1)).To(Equal("A2"))
 		Eventually(hangB).WithTimeout(10 * time.Second).Should(Receive())
 		Expect(ctxB.Err()).To(Equal(context.DeadlineExceeded))
+		Expect(drv.Check()).To(Succeed())
+	})
+})
+
+// With a watched store, a sibling that answered its last call holds a
+// hanging child's timeout only until it stores its turn/end: then the
+// replay can make no progress but by the timeout, which fires.
+var _ = Describe("virtual time with a watched store, once a sibling stored its turn/end", Label("vclock"), func() {
+	It("fires the hanging child's timeout", func(ctx SpecContext) {
+		drv := hangingPair()
+		store := drv.Watch(memory.New())
+		DeferCleanup(store.Close)
+		Expect(say(drv, lRoot, 1, 1)).To(BeEmpty())
+		tctx, cancel := drv.WithTimeout(context.Background(), time.Hour)
+		defer cancel()
+		hang := streamIn(tctx, drv, lA, 1, 1)
+		Expect(say(drv, lB, 1, 1)).To(Equal("B"))
+		Expect(tctx.Err()).To(BeNil(), "the sibling has not stored the end of its turn")
+		Expect(store.Create(ctx, session.Header{ID: lB.ID, CreatedAt: 1}, nil)).To(Succeed())
+		Expect(store.Append(ctx, lB.ID, storetest.CompletedTurn(0, 1, "task b", "B"))).To(Succeed())
+		Eventually(hang).WithTimeout(10*time.Second).Should(Receive(), "the hour passed in virtual time")
+		Expect(tctx.Err()).To(Equal(context.DeadlineExceeded))
 		Expect(drv.Check()).To(Succeed())
 	})
 })
