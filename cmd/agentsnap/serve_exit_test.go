@@ -25,8 +25,12 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// exitBound is how soon after SIGINT serve must have exited.
+// exitBound is how soon after SIGINT (or SIGTERM) serve must have exited.
 const exitBound = 200 * time.Millisecond
+
+// hangBound is how long a spec waits for serve to exit at all: a serve
+// that never exits fails its spec instead of hanging the suite.
+const hangBound = 30 * time.Second
 
 // process is an agentsnap serve process.
 type process struct {
@@ -36,6 +40,10 @@ type process struct {
 	errb   bytes.Buffer
 	exited chan error
 	copied chan struct{}
+	// gone is when serve's stdout reached its end: the kernel closes it
+	// as the process exits (serve never closes it itself). Set before
+	// copied is closed.
+	gone time.Time
 }
 
 // startProcess runs "bin serve ARGS" with environ only and reads the URL line.
@@ -52,6 +60,7 @@ func startProcess(bin string, environ []string, args ...string) *process {
 	line, err := br.ReadString('\n')
 	go func() {
 		_, _ = io.Copy(&p.out, br)
+		p.gone = time.Now()
 		close(p.copied)
 		p.exited <- p.cmd.Wait()
 	}()
@@ -59,6 +68,8 @@ func startProcess(bin string, environ []string, args ...string) *process {
 		<-p.copied
 		Fail(fmt.Sprintf("serve printed no URL line (%v): %s", <-p.exited, p.errb.String()))
 	}
+	// main handles SIGINT and SIGTERM before serve prints its URL: from
+	// here on a signal is serve's to handle, not the default exit.
 	p.url = strings.TrimSuffix(line, "\n")
 	return p
 }
@@ -66,16 +77,27 @@ func startProcess(bin string, environ []string, args ...string) *process {
 // interrupt sends SIGINT and fails unless the process exits within exitBound.
 func (p *process) interrupt() {
 	GinkgoHelper()
-	Expect(p.cmd.Process.Signal(os.Interrupt)).To(Succeed())
+	p.stopWith(os.Interrupt)
+}
+
+// stopWith sends sig and fails unless the process exits within exitBound
+// of it. The time runs from just before the signal to the end of serve's
+// stdout, which the goroutine reading it notes as it sees it. Not a select
+// of the exit against a timer: once this race-detected test process gets
+// the CPU late, both are ready and the select picks either at random,
+// though serve exited in time. A late reader can only add to the time.
+func (p *process) stopWith(sig os.Signal) {
+	GinkgoHelper()
 	sent := time.Now()
-	deadline := time.NewTimer(exitBound)
-	defer deadline.Stop()
+	Expect(p.cmd.Process.Signal(sig)).To(Succeed())
 	select {
-	case <-p.exited:
-		GinkgoWriter.Printf("serve exited %s after SIGINT\n", time.Since(sent))
-	case <-deadline.C:
-		Fail(fmt.Sprintf("serve did not exit within %s of SIGINT", exitBound))
+	case <-p.exited: // after gone is set and the process is reaped
+	case <-time.After(hangBound):
+		Fail(fmt.Sprintf("serve did not exit within %s of %v", hangBound, sig))
 	}
+	took := p.gone.Sub(sent)
+	GinkgoWriter.Printf("serve exited %s after %v\n", took, sig)
+	Expect(took).To(BeNumerically("<", exitBound), "serve exited %s after %v; it must exit within %s", took, sig, exitBound)
 }
 
 // dial opens a connection to the process's address and writes head.
@@ -118,7 +140,6 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 		p.dial("")
 		p.dial("POST /v1/chat/completions HTTP/1.1\r\nHost: ")
 		p.interrupt()
-		<-p.copied
 		Expect(p.cmd.ProcessState.ExitCode()).To(Equal(0), p.out.String()+p.errb.String())
 		Expect(p.out.String()).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
 	}, SpecTimeout(time.Minute))
@@ -188,7 +209,6 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 			return stalled
 		}).WithPolling(25 * time.Millisecond).WithTimeout(30 * time.Second).Should(BeTrue())
 		p.interrupt()
-		<-p.copied
 		// Both turns were cut and end aborted; the recording keeps them, as record does.
 		Expect(p.cmd.ProcessState.ExitCode()).To(Equal(0), p.out.String()+p.errb.String())
 		Expect(p.out.String()).To(HavePrefix("recorded " + dir + ": 2 sessions, 2 model calls\n"))

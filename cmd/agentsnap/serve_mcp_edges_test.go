@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
-	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/scenario"
@@ -98,43 +97,52 @@ func ended(reqs []*http.Request) []string {
 	return ids
 }
 
-var _ = Describe("serve --record stopped with live MCP sessions open", func() {
-	// initialized answers initialize with a new live session, a DELETE as
-	// its answer says, and anything else with an empty result.
-	initialized := func(onDelete func(w http.ResponseWriter)) *upstream {
-		var opened atomic.Int32
-		return newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
-			switch {
-			case method == "initialize":
-				w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
-			case len(id) == 0 && method == "":
-				onDelete(w)
-			default:
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
-			}
-		})
-	}
-	record := func(u *upstream) *serving {
-		dir := playbookScenario(`{"text": "OK"}`)
-		s := startServe(nil, "serve", dir, "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
-		withAuth := func(r *http.Request) {
-			r.Header.Set("Authorization", "Bearer mcp-token-0123456789")
-			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+// sessionEnder is a live MCP server that answers initialize with a new
+// live session, a DELETE as onDelete does, and anything else with an
+// empty result.
+func sessionEnder(onDelete func(w http.ResponseWriter)) *upstream {
+	var opened atomic.Int32
+	return newUpstream(func(w http.ResponseWriter, method string, id json.RawMessage) {
+		switch {
+		case method == "initialize":
+			w.Header().Set("Mcp-Session-Id", fmt.Sprintf("live-%d", opened.Add(1)))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"serverInfo":{"name":"clock","version":"v1"}}}`, id)
+		case len(id) == 0 && method == "":
+			onDelete(w)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[]}}`, id)
 		}
-		status, body, _ := mcpPost(s.url, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, withAuth)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body, _ = mcpPost(s.url, "clock", toolsCall, withAuth)
-		Expect(status).To(Equal(http.StatusOK), body)
-		status, body = chatPost(s.url, chatJSON(), nil)
-		Expect(status).To(Equal(http.StatusOK), body)
+	})
+}
+
+// openMCPSession opens a live session of the MCP server "clock" through
+// serve at serveURL, with an Authorization and a protocol version, calls a
+// tool on it and makes the scenario's one model call.
+func openMCPSession(serveURL string) {
+	GinkgoHelper()
+	withAuth := func(r *http.Request) {
+		r.Header.Set("Authorization", "Bearer mcp-token-0123456789")
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	status, body, _ := mcpPost(serveURL, "clock", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, withAuth)
+	Expect(status).To(Equal(http.StatusOK), body)
+	status, body, _ = mcpPost(serveURL, "clock", toolsCall, withAuth)
+	Expect(status).To(Equal(http.StatusOK), body)
+	status, body = chatPost(serveURL, chatJSON(), nil)
+	Expect(status).To(Equal(http.StatusOK), body)
+}
+
+var _ = Describe("serve --record stopped with live MCP sessions open", func() {
+	record := func(u *upstream) *serving {
+		s := startServe(nil, "serve", playbookScenario(`{"text": "OK"}`), "--record", "--runtime", "own-agent", "--mcp", "clock="+u.URL)
+		openMCPSession(s.url)
 		return s
 	}
 
 	It("ends each with a DELETE on its Mcp-Session-Id, with the agent's Authorization and protocol version, after the last request", func() {
-		u := initialized(func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) })
+		u := sessionEnder(func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) })
 		s := record(u)
 		code, out, stderr := s.stop()
 		Expect(code).To(Equal(exitOK), out+stderr)
@@ -145,24 +153,6 @@ var _ = Describe("serve --record stopped with live MCP sessions open", func() {
 		Expect(got[2].Header.Get("Authorization")).To(Equal("Bearer mcp-token-0123456789"))
 		Expect(got[2].Header.Get("Mcp-Protocol-Version")).To(Equal("2025-06-18"))
 		Expect(stderr).NotTo(ContainSubstring("did not end its session"))
-	})
-
-	It("leaves a server that does not answer the DELETE within the bound, notes it, and exits in time with the recording written", func() {
-		release := make(chan struct{})
-		u := initialized(func(http.ResponseWriter) {
-			select {
-			case <-release:
-			case <-time.After(2 * time.Second): // a serve without the bound fails the spec, not hangs it
-			}
-		})
-		DeferCleanup(func() { close(release) }) // before the server closes (cleanups run last first)
-		s := record(u)
-		start := time.Now()
-		code, out, stderr := s.stop()
-		Expect(time.Since(start)).To(BeNumerically("<", 200*time.Millisecond), "serve's exit deadline")
-		Expect(code).To(Equal(exitOK), out+stderr)
-		Expect(stderr).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 (no answer within 100ms); it ends it itself when it times out"))
-		Expect(stderr).NotTo(ContainSubstring("mcp-token-0123456789"))
 	})
 })
 

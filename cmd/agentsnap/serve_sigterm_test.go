@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -20,13 +19,7 @@ var _ = Describe("agentsnap serve stopped with SIGTERM", func() {
 		bin := agentsnapBinary()
 		p := startProcess(bin, []string{"HOME=" + os.TempDir(), "PATH=" + os.Getenv("PATH")}, serveFixture, "--runtime", "go-agent")
 		Expect(runGoAgent(context.Background(), p.url, serveFixture)).To(Succeed())
-		Expect(p.cmd.Process.Signal(syscall.SIGTERM)).To(Succeed())
-		select {
-		case <-p.exited:
-		case <-time.After(exitBound):
-			Fail(fmt.Sprintf("serve did not exit within %s of SIGTERM", exitBound))
-		}
-		<-p.copied
+		p.stopWith(syscall.SIGTERM)
 		Expect(p.cmd.ProcessState.ExitCode()).To(Equal(0), p.out.String()+p.errb.String())
 		Expect(p.out.String()).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
 	}, SpecTimeout(time.Minute))
