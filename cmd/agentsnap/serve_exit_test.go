@@ -122,9 +122,7 @@ var _ = Describe("agentsnap serve stopped with SIGINT", Ordered, func() {
 	environ := []string{"HOME=" + os.TempDir(), "PATH=" + os.Getenv("PATH")}
 
 	BeforeAll(func() {
-		bin = filepath.Join(GinkgoT().TempDir(), "agentsnap")
-		out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		bin = agentsnapBinary() // the suite's one build, shared with the other process specs
 	})
 
 	It("exits within 200 ms while the agent holds idle connections, and gives its verdict", func(_ SpecContext) {
