@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -84,18 +83,8 @@ func modelTurn(body map[string]any) []any {
 
 var _ = Describe("a live recording of the genai agent through the wire layer", func() {
 	It("names calls the API sent without ids so children name them, sends the agent's thought signatures and settings on, and replays offline", NodeTimeout(2*time.Minute), func(ctx SpecContext) {
-		model := &geminiModelServer{}
-		srv := httptest.NewServer(model)
-		DeferCleanup(srv.Close)
-		dir := newFixture("mixed/genai", forkScenario, forkPlaybook)
-		drv, err := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "test-key-not-secret"})
-		Expect(err).NotTo(HaveOccurred())
-		opts := recorder.LiveOptions(drv, srv.URL, "gemini-2.5-flash")
-		opts.Provider = gemini.API
-		rt := genaiRuntime(func(a *genaiAgent) { a.Temperature = 0.25 })
-		opts.Runtime = rt
-		_, err = recorder.Record(ctx, dir, opts)
-		Expect(err).NotTo(HaveOccurred())
+		warm := func(a *genaiAgent) { a.Temperature = 0.25 }
+		dir, model := recordGenaiLive(ctx, warm)
 
 		fx, err := fixture.Load(dir)
 		Expect(err).NotTo(HaveOccurred())
@@ -142,7 +131,7 @@ var _ = Describe("a live recording of the genai agent through the wire layer", f
 		Expect(turn2).NotTo(BeNil())
 		Expect(modelTurn(turn2)).To(Equal([]any{map[string]any{"text": "OK", "thoughtSignature": "c2lnLW9r"}}), "the streamed text joined, its signature on it")
 
-		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: rt})
+		o, err := judge.Replay(ctx, fx, harness.Options{Runtime: genaiRuntime(warm)})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o).To(harness.MatchRecording())
 		Expect(judge.CompareGolden(o).Message).To(BeEmpty())
