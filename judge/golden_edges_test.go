@@ -157,6 +157,25 @@ var _ = Describe("an update that removes a session of the golden", func() {
 		res = judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeTrue())
 		Expect(res.Warnings).To(BeEmpty())
+
+		By("nor when the child's creating call got another id, as a live model mints on every recording")
+		child := func(id string) string {
+			return "\n== session 1: spawn of root via " + id + ", depth 1 ==\nturn 1 (subagent)\n  user: a\n" +
+				"\n== session 2: spawn of session 1 via " + id + "_b, depth 2 ==\nturn 1 (subagent)\n  user: b\n"
+		}
+		Expect(os.WriteFile(path, []byte(root+child("call_a")), 0o644)).To(Succeed())
+		o.Transcript = root + child("call_Q7x")
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(BeEmpty(), "the same sessions, renamed: none was dropped")
+
+		By("and a renamed child is paired with one of its own mode: the spawn the agent dropped is named, not the fork it kept")
+		spawn := "\n== session 1: spawn of root via call_a, depth 1 ==\nturn 1 (subagent)\n  user: a\n"
+		Expect(os.WriteFile(path, []byte(root+spawn+"\n== session 2: fork of root via call_b, depth 1 ==\nturn 2 (subagent)\n  user: b\n"), 0o644)).To(Succeed())
+		o.Transcript = root + "\n== session 1: fork of root via call_R2, depth 1 ==\nturn 2 (subagent)\n  user: b\n"
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(HaveExactElements(HavePrefix("session 1: spawn of root via call_a, depth 1: the session is in the golden but not in the replay")))
 	})
 })
 

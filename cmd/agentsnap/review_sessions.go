@@ -32,23 +32,21 @@ type section = sessiontext.Section
 // diffSessions compares a golden and a proposal session by session, in the
 // proposal's order with removed sessions last, and warns about what is
 // likely a mistake: a session that disappeared, a child whose mode
-// changed, or a changed fork seed.
+// changed, or a changed fork seed. A child whose creating call got another
+// id is the same session (sessiontext.Pair), changed.
 func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []string) {
 	gs, ps := sessiontext.Split(golden), sessiontext.Split(proposal)
-	byKey := map[string]*section{}
-	for i := range gs {
-		byKey[gs[i].Key] = &gs[i]
-	}
-	seen := map[string]bool{}
+	was := sessiontext.Pair(gs, ps)
+	seen := make([]bool, len(gs))
 	for i := range ps {
 		p := &ps[i]
-		g, ok := byKey[p.Key]
-		seen[p.Key] = true
-		switch {
-		case !ok:
+		if was[i] < 0 {
 			diffs = append(diffs, sessionDiff{p.Name(), sessionAdded, wholeDiff(p, '+', "proposal")})
 			continue
-		case g.Text != p.Text:
+		}
+		g := &gs[was[i]]
+		seen[was[i]] = true
+		if g.Text != p.Text {
 			diffs = append(diffs, sessionDiff{p.Name(), sessionChanged, changedDiff(g, p)})
 		}
 		if g.Mode != p.Mode {
@@ -59,7 +57,7 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 		}
 	}
 	for i := range gs {
-		if g := &gs[i]; !seen[g.Key] {
+		if g := &gs[i]; !seen[i] {
 			diffs = append(diffs, sessionDiff{g.Name(), sessionRemoved, wholeDiff(g, '-', "golden")})
 			warnings = append(warnings, fmt.Sprintf("%s: the session is in the golden but not in the proposal: the agent no longer starts it", g.Name()))
 		}

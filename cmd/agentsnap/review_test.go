@@ -42,6 +42,11 @@ var (
 	forkToSpawn = replace("== session 1: fork of root", "== session 1: spawn of root")
 	// longerSeed changes the prefix fork/codeword's child inherits.
 	longerSeed = replace("(inherits 12 events", "(inherits 14 events")
+	// newCallIDs gives mixed/fork-spawns-grandchild's calls other ids, as
+	// a live model mints on every recording: the same tree, renamed.
+	newCallIDs = func(s string) string {
+		return strings.NewReplacer("call_plan", "call_Xq81", "call_weather", "call_Zr22").Replace(s)
+	}
 )
 
 // reviewCLI runs agentsnap in dir with stdin as its input.
@@ -190,11 +195,40 @@ var _ = Describe("agentsnap review", func() {
 		},
 		Entry("a session that disappeared", "mixed/fork-spawns-grandchild", dropGrandchild,
 			"session 2: spawn of session 1 via call_weather, depth 2: the session is in the golden but not in the proposal"),
+		Entry("a session that disappeared from a tree whose calls got new ids", "mixed/fork-spawns-grandchild",
+			func(s string) string { return newCallIDs(dropGrandchild(s)) },
+			"session 2: spawn of session 1 via call_weather, depth 2: the session is in the golden but not in the proposal"),
 		Entry("a child whose mode changed", "fork/codeword", forkToSpawn,
 			`session 1: fork of root via call_fork_1, depth 1: the child was a fork and the proposal makes it a spawn ("== session 1: spawn of root via call_fork_1, depth 1 ==")`),
 		Entry("a changed fork seed", "fork/codeword", longerSeed,
 			`session 1: fork of root via call_fork_1, depth 1: the fork seed changed from "(inherits 12 events from root: turn 1)" to "(inherits 14 events from root: turn 1)"`),
 	)
+
+	It("takes children whose creating calls got new ids (a live re-recording) as the same sessions, changed, and accepts them", func() {
+		root := fixtureCopy("mixed/fork-spawns-grandchild")
+		golden, pending, text := propose(root, "mixed/fork-spawns-grandchild", newCallIDs)
+		r := cli(root, nil, "review", "--format", "json")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		var got []proposal
+		Expect(json.Unmarshal([]byte(r.stdout), &got)).To(Succeed(), r.stdout)
+		Expect(got).To(HaveLen(1))
+		Expect(got[0].Warnings).To(BeEmpty())
+		status := map[string]string{}
+		for _, d := range got[0].Sessions {
+			status[d.Session] = d.Status
+		}
+		Expect(status).To(Equal(map[string]string{
+			"root": "changed",
+			"session 1: fork of root via call_Xq81, depth 1":       "changed",
+			"session 2: spawn of session 1 via call_Zr22, depth 2": "changed",
+		}), "each session beside its golden self, none removed or added")
+		Expect(got[0].Sessions[1].Diff).To(ContainSubstring("\n-== session 1: fork of root via call_plan, depth 1 ==\n+== session 1: fork of root via call_Xq81, depth 1 ==\n"))
+
+		r = cli(root, nil, "review", "--accept")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(readFile(golden)).To(Equal(text))
+		Expect(pending).NotTo(BeAnExistingFile())
+	})
 
 	It("reads answers a line at a time when its input is not a terminal, without colour", func() {
 		root := fixtureCopy("fork/codeword", "spawn/one-child", "spawn/two-sequential")

@@ -14,6 +14,7 @@ import (
 // up to the next header (see transcript.Render).
 type Section struct {
 	Key    string // its place in the tree by creating calls: root, root/call_a, root/call_a/call_b
+	Parent string // its parent's Key; "" for the root
 	Header string // "== session 1: fork of root via call_a, depth 1 =="
 	Mode   string // spawn, fork, ... ; "" for the root
 	Seed   string // the "(inherits N events ...)" line, "" when none
@@ -38,10 +39,10 @@ func Split(text string) []Section {
 		}
 		line := strings.TrimSuffix(l, "\n")
 		if m := header.FindStringSubmatch(line); m != nil {
-			key := m[1]
+			key, parent := m[1], ""
 			if m[3] != "" {
-				parent, ok := keyOf[m[3]]
-				if !ok {
+				var ok bool
+				if parent, ok = keyOf[m[3]]; !ok {
 					parent = m[3]
 				}
 				key = parent + "/" + m[4]
@@ -50,7 +51,7 @@ func Split(text string) []Section {
 				key += "#" + strconv.Itoa(used[key])
 			}
 			keyOf[m[1]] = key
-			out = append(out, Section{Key: key, Header: line, Mode: m[2], Start: i + 1})
+			out = append(out, Section{Key: key, Parent: parent, Header: line, Mode: m[2], Start: i + 1})
 		} else if len(out) == 0 {
 			out = append(out, Section{Header: "(before the first session)", Start: 1})
 		}
@@ -95,14 +96,18 @@ func (s *Section) Inherited() string {
 // Dropped returns the names of the sessions of golden that next does not
 // have, in golden's order: sessions the agent no longer starts.
 func Dropped(golden, next string) []string {
-	now := map[string]bool{}
-	for _, s := range Split(next) {
-		now[s.Key] = true
+	gs, ns := Split(golden), Split(next)
+	was := Pair(gs, ns)
+	kept := make([]bool, len(gs))
+	for _, g := range was {
+		if g >= 0 {
+			kept[g] = true
+		}
 	}
 	var out []string
-	for _, s := range Split(golden) {
-		if !now[s.Key] {
-			out = append(out, s.Name())
+	for i := range gs {
+		if !kept[i] {
+			out = append(out, gs[i].Name())
 		}
 	}
 	return out
@@ -113,14 +118,11 @@ func Dropped(golden, next string) []string {
 // as (golden's, next's) pairs in next's order: likely a mistake, which
 // review warns of.
 func Recreated(golden, next string) [][2]Section {
-	was := map[string]Section{}
-	for _, s := range Split(golden) {
-		was[s.Key] = s
-	}
+	gs, ns := Split(golden), Split(next)
 	var out [][2]Section
-	for _, s := range Split(next) {
-		if g, ok := was[s.Key]; ok && (g.Mode != s.Mode || g.Seed != s.Seed) {
-			out = append(out, [2]Section{g, s})
+	for i, g := range Pair(gs, ns) {
+		if g >= 0 && (gs[g].Mode != ns[i].Mode || gs[g].Seed != ns[i].Seed) {
+			out = append(out, [2]Section{gs[g], ns[i]})
 		}
 	}
 	return out
