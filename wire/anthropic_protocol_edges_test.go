@@ -36,3 +36,20 @@ var _ = Describe("an endpoint of the Messages API beside its model calls", func(
 		Expect(h.Close(context.Background())).To(MatchError(And(ContainSubstring(want), ContainSubstring(advice))))
 	})
 })
+
+var _ = Describe("a Messages call on a base URL without /v1", func() {
+	It("gets a 404 in the API's error shape saying to give a client that adds only /messages the base URL with /v1", func() {
+		h, _, url := serveWire(sayDriver)
+		want := "wire: POST /messages is not a model call agentsnap serves (it serves "
+		advice := "); it looks like a call of Anthropic Messages (POST /v1/messages) on a base URL without /v1: a client that adds only /messages, as the Vercel AI SDK's @ai-sdk/anthropic does, takes the base URL with /v1"
+
+		// What @ai-sdk/anthropic sends given the origin instead of the URL with /v1.
+		resp, err := http.Post(url+"/messages", "application/json", strings.NewReader(`{"model":"claude","max_tokens":16,"messages":[{"role":"user","content":"hi"}],"stream":true}`))
+		Expect(err).NotTo(HaveOccurred())
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+		Expect(string(b)).To(And(HavePrefix(`{"type":"error","error":{"type":"not_found_error","message":"`+want), ContainSubstring(advice)))
+		Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(advice)))
+	})
+})

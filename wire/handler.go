@@ -279,6 +279,9 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 	if f := h.beside(r); f != nil {
 		shape = f
 		advice = "it is an endpoint of " + f.Name() + " beside its model calls, which a recording does not hold: have the agent not call it while it runs under agentsnap"
+	} else if f := h.versionless(r); f != nil {
+		shape = f
+		advice = "it looks like a call of " + f.Name() + " on a base URL without /v1: a client that adds only /messages, as the Vercel AI SDK's @ai-sdk/anthropic does, takes the base URL with /v1 (the URL serve prints, or wire.Env.BaseURL, as it is); the official Anthropic SDKs add /v1/messages themselves and take it without /v1"
 	}
 	err := unserved{fmt.Errorf("wire: %s %s is not a model call agentsnap serves (it serves %s); %s", r.Method, r.URL.EscapedPath(), strings.Join(names, ", "), advice)}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -290,6 +293,21 @@ func (h *Handler) unknown(w http.ResponseWriter, r *http.Request) {
 		h.mu.Unlock()
 	}
 	refuse(w, shape, http.StatusNotFound, "NOT_FOUND", err.Error())
+}
+
+// versionless returns the Anthropic Messages format when r is a POST to
+// /messages without the /v1 before it — a client that appends only
+// /messages given a base URL without its version — or nil.
+func (h *Handler) versionless(r *http.Request) Format {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/messages") {
+		return nil
+	}
+	for _, f := range h.cfg.Formats {
+		if _, ok := f.(anthropicMessages); ok {
+			return f
+		}
+	}
+	return nil
 }
 
 // beside returns the format whose model calls' path r's path is under
