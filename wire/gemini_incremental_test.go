@@ -94,6 +94,8 @@ var _ = Describe("a Gemini request read against the session's last one", func() 
 			body(q1), body(q1, call1, r1), body(q1, call1, gResult("lookup", "v2.4.2"), a1, q2)),
 		Entry("a history cut short", `history/replace`,
 			body(q1), body(q1, call1, r1), body(q2)),
+		Entry("a result's willContinue changed as the next turn starts", `"turn":2,"keep":2,"messages":[{"role":"tool","content":[{"type":"tool-result","toolCallId":"","name":"lookup","content":[{"type":"text","text":"v2.4.1"}],"isError":false,"meta":{"gemini":{"willContinue":false}}}]}`,
+			body(q1), body(q1, call1, gResultWill("lookup", "v2.4.1", true)), body(q1, call1, gResultWill("lookup", "v2.4.1", false), a1, q2)),
 		Entry("a setting changed", `"temperature":0.7`,
 			body(q1), strings.Replace(body(q1, call1, r1), "0.2", "0.7", 1)),
 		Entry("another system instruction", `"systemChars":9`,
@@ -142,4 +144,9 @@ func gCall(name, args string) string {
 
 func gResult(name, output string) string {
 	return fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"name":%q,"response":{"output":%q}}}]}`, name, output)
+}
+
+// gResultWill is gResult of a non-blocking function, with willContinue.
+func gResultWill(name, output string, willContinue bool) string {
+	return fmt.Sprintf(`{"role":"user","parts":[{"functionResponse":{"name":%q,"response":{"output":%q},"willContinue":%t}}]}`, name, output, willContinue)
 }

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
 	"net/http"
@@ -516,7 +518,10 @@ func plainUser(m *session.Message) bool {
 
 // differs says how two messages differ in what a model sees, or "".
 // Reasoning is not compared: SDKs do not send it back. Tool-call arguments
-// that are the same JSON value compare equal, however they are spaced.
+// that are the same JSON value compare equal, however they are spaced. A
+// tool result's meta is compared (the agent's, such as a Gemini result's
+// willContinue); the meta of the model's own parts (signatures, item ids)
+// is not: a client need not send it back.
 func differs(want, got *session.Message) string {
 	if same(want, got) {
 		return ""
@@ -545,6 +550,7 @@ func same(want, got *session.Message) bool {
 		w, g := &want.Content[i], &got.Content[k]
 		if w.Type != g.Type || !sameID(w.ID, g.ID) || w.Name != g.Name || w.Arguments != g.Arguments ||
 			!sameID(w.ToolCallID, g.ToolCallID) || w.IsError != g.IsError || resultText(*w) != resultText(*g) ||
+			(w.Type == session.PartToolResult && string(w.Meta) != string(g.Meta)) ||
 			!slices.EqualFunc(attachments(w), attachments(g), sameAttachment) {
 			return false
 		}
@@ -614,10 +620,40 @@ func differsHow(want, got *session.Message) string {
 	if wr != gr {
 		return fmt.Sprintf("tool result %q, want %q", abbrev(gr), abbrev(wr))
 	}
+	if k, wm, gm := resultMetaDiffers(want, got); k > 0 {
+		return fmt.Sprintf("tool result %d meta %s, want %s", k, cmp.Or(string(gm), "none"), cmp.Or(string(wm), "none"))
+	}
 	if wa, ga := messageAttachments(want), messageAttachments(got); !slices.EqualFunc(wa, ga, sameAttachment) {
 		return fmt.Sprintf("images and files %s, want %s", describeAll(ga), describeAll(wa))
 	}
 	return ""
+}
+
+// resultMetaDiffers returns the place (from 1) of the first tool result
+// of got whose meta is not that of want's result at its place, with the
+// two metas, or 0. A result's meta is what the API sent beside its content
+// (a Gemini functionResponse's willContinue, scheduling), which the model
+// sees: another value rewrites the history as another text does.
+func resultMetaDiffers(want, got *session.Message) (int, json.RawMessage, json.RawMessage) {
+	k, n := 0, 0
+	for i := range got.Content {
+		g := &got.Content[i]
+		if g.Type != session.PartToolResult {
+			continue
+		}
+		n++
+		for k < len(want.Content) && want.Content[k].Type != session.PartToolResult {
+			k++
+		}
+		if k == len(want.Content) {
+			return 0, nil, nil // fewer results: toolResults tells
+		}
+		if w := &want.Content[k]; !sameJSON(string(w.Meta), string(g.Meta)) {
+			return n, w.Meta, g.Meta
+		}
+		k++
+	}
+	return 0, nil, nil
 }
 
 // describeAll shows attachments in a few words each.
