@@ -334,13 +334,13 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	entries := r.script.Entries
 	if r.cursor >= len(entries) {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — %sthe agent made more model calls than the recording; %s",
-			ErrScriptExhausted, r.describe(), r.cursor+1, len(entries), req.Turn, req.Step, r.strayNote(req), d.advice)
+			ErrScriptExhausted, r.describe(), r.callNumber(r.cursor), r.callNumber(len(entries)-1), req.Turn, req.Step, r.strayNote(req), d.advice)
 	}
 	e := entries[r.cursor]
 	// Each of turn and step is checked unless it is 0 (authored: not checked).
 	if e.Turn != 0 && e.Turn != req.Turn || e.Step != 0 && e.Step != req.Step {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — %sthe agent took another path; %s",
-			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.cursor+1, len(entries), e.Turn, e.Step, r.strayNote(req), d.advice)
+			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.callNumber(r.cursor), r.callNumber(len(entries)-1), e.Turn, e.Step, r.strayNote(req), d.advice)
 	}
 	if err := d.checkCall(r, e, req); err != nil {
 		return Entry{}, err
@@ -350,6 +350,27 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	}
 	r.cursor++
 	return e, nil
+}
+
+// callNumber is the number messages give entry i of r's script: the
+// number of its recorded call in the log (Entry.Call), which inspect,
+// drift, record --only-changed, the report and derive give it. That is
+// not its position where the log holds calls the script does not replay:
+// failed attempts in acted-on mode, a call refused before it streamed, one
+// dropped as incomplete. An entry without one (an authored script's) is
+// numbered by its position, from 1. Past the last entry (i == len), it is
+// the call after the last; before the first (i == -1), 0.
+func (r *replay) callNumber(i int) int {
+	entries := r.script.Entries
+	switch {
+	case i < 0:
+		return 0
+	case i == len(entries):
+		return r.callNumber(i-1) + 1
+	case entries[i].Call > 0:
+		return entries[i].Call
+	}
+	return i + 1
 }
 
 // strayNote says, for a call of the root's script that does not go on

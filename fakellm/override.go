@@ -26,7 +26,10 @@ import (
 //
 // A patched entry keeps the turn and the step of the entry it replaces
 // where it gives none of its own (0), so the path check still applies to
-// it.
+// it, and likewise its call number (Entry.Call), which the driver's
+// messages name it by. A replacing script's entries are authored calls,
+// none of the log's: the driver numbers them by their position, whatever
+// call they give (a copy of derive's output gives one).
 type Override struct {
 	Path     string                     // the sidecar's path, named in errors
 	Sessions map[string]SessionOverride // by log file name or session id
@@ -154,6 +157,9 @@ func (o *Override) apply(scripts []*Script) error {
 		if so.Replace != nil {
 			s.Entries = slices.Clone(so.Replace)
 			s.asked = nil // the override's calls, none recorded
+			for i := range s.Entries {
+				s.Entries[i].Call = 0 // nor numbered in the log, whatever call they were copied from
+			}
 			continue
 		}
 		entries := slices.Clone(s.Entries)
@@ -171,6 +177,9 @@ func (o *Override) apply(scripts []*Script) error {
 			}
 			if e.Step == 0 {
 				e.Step = entries[i].Step
+			}
+			if e.Call == 0 {
+				e.Call = entries[i].Call
 			}
 			entries[i] = e
 		}

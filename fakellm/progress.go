@@ -240,7 +240,7 @@ func (d *Driver) Waiting() []string {
 	for _, r := range d.order {
 		for _, f := range r.flights {
 			e := &r.script.Entries[f.index]
-			at := fmt.Sprintf("%s, call %d (%s)", r.describe(), f.index+1, e.where())
+			at := fmt.Sprintf("%s, call %d (%s)", r.describe(), r.callNumber(f.index), e.where())
 			switch {
 			case !f.waiting:
 				out = append(out, at+": its answer is still streaming (a stream the runtime stopped reading holds the replay)")
@@ -253,7 +253,7 @@ func (d *Driver) Waiting() []string {
 		switch {
 		case d.due(r):
 			e := &r.script.Entries[r.cursor]
-			out = append(out, fmt.Sprintf("%s: its recorded call %d (%s) was never made", r.describe(), r.cursor+1, e.where()))
+			out = append(out, fmt.Sprintf("%s: its recorded call %d (%s) was never made", r.describe(), r.callNumber(r.cursor), e.where()))
 		case d.finishing(r):
 			out = append(out, fmt.Sprintf("%s: answered its last recorded call and never stored the end of its turn", r.describe()))
 		}
