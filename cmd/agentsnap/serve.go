@@ -117,9 +117,10 @@ back is routed by its session's initialize, or the one live session
 for one that never initialized, and refused (400, failing the recording)
 when more than one live session could be its; when serve stops it ends the
 live sessions it opened, a DELETE with each Mcp-Session-Id, waiting at
-most 100ms; a credential in the URL, a token= or user info, is a secret
-of the recording as the base URL's is; a request it does not answer
-fails the recording, as a live model's failure does); in a replay the
+most 100ms while it writes the recording; a credential in the URL, a
+token= or user info, is a secret of the recording as the base URL's is;
+a request it does not answer fails the recording, as a live model's
+failure does); in a replay the
 recording answers and no server is asked, so none needs to run. serve
 answers each POST in its response; what a server sends of its own
 (notifications, requests to the client) is not relayed: a GET for its
@@ -289,6 +290,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 		}}}
 	defer rt.closeListener()
+	defer rt.joinEnding()
 	work := context.WithoutCancel(ctx)
 	if f.record {
 		return serveRecord(work, e, pos[0], dir, &f, rt)
@@ -385,6 +387,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
 	}
 	res, err := recorder.Record(ctx, dir, opts)
+	rt.joinEnding()
 	if err != nil && rt.served && rt.calls.Load() == 0 && rt.asked.Load() == 0 {
 		// Else the recorder's complaint about an empty tree or an unused
 		// playbook hides that the agent never reached serve. An agent
@@ -422,6 +425,9 @@ type serveRuntime struct {
 	// its memory limit once the verdict is made (holdMemory).
 	resumeGC, resumeMemory func()
 	verdict                bool // a replay's verdict follows Run
+	// ending, set when Run returns, waits for the DELETEs that end the
+	// live MCP sessions (mcpEndpoint.endSessions); see joinEnding.
+	ending func()
 
 	calls   atomic.Int64 // requests served
 	asked   atomic.Int64 // requests to the MCP and tool endpoints
@@ -487,14 +493,29 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	r.refused.Store(g.Refused())
 	// Once no request runs: the live MCP sessions a recording opened. A
 	// failed DELETE's error quotes the server's URL, whose token= or user
-	// info is a secret of the recording: stderr shows it redacted.
+	// info is a secret of the recording: stderr shows it redacted. The
+	// DELETEs run while the recording is written (joinEnding waits for
+	// them), so a server that never answers costs the exit the longer of
+	// mcpEndWait and the write, not both.
 	set := secret.FromContext(ctx)
-	mcp.endSessions(func(format string, args ...any) { r.guard.Logf("%s", set.Redact(fmt.Sprintf(format, args...))) })
+	r.ending = mcp.endSessions(func(format string, args ...any) { r.guard.Logf("%s", set.Redact(fmt.Sprintf(format, args...))) })
 	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)), mcp.err())
 	if r.verdict {
 		r.resumeMemory = holdMemory()
 	}
 	return err
+}
+
+// joinEnding waits for what Run left running past its return: the
+// DELETEs ending the live MCP sessions, at most mcpEndWait after Run
+// stopped serving. serve calls it once the recording is written and
+// before its verdict, so their notes come before it, and again (a no-op
+// then) on its way out, so none outlives serve on any path.
+func (r *serveRuntime) joinEnding() {
+	if r.ending != nil {
+		r.ending()
+		r.ending = nil
+	}
 }
 
 // refusedNote says how many requests serve refused, if any.

@@ -160,21 +160,22 @@ type liveSession struct {
 // session itself when it times out.
 const mcpEndWait = 100 * time.Millisecond
 
-// endSessions ends every live session serve opened — a DELETE with its
-// Mcp-Session-Id, as an MCP client ends a Streamable HTTP session — all at
-// once, waiting at most mcpEndWait. A server that refuses (405: it ends
-// sessions itself) or no longer knows the session (404) is left alone;
-// any other failure is noted with logf.
-func (e *mcpEndpoint) endSessions(logf func(format string, args ...any)) {
+// endSessions starts ending every live session serve opened — a DELETE
+// with its Mcp-Session-Id, as an MCP client ends a Streamable HTTP
+// session — all at once, and returns without waiting: wait returns when
+// each has an answer or mcpEndWait has passed, and must be called before
+// serve exits. A server that refuses (405: it ends sessions itself) or no
+// longer knows the session (404) is left alone; any other failure is
+// noted with logf, before wait returns.
+func (e *mcpEndpoint) endSessions(logf func(format string, args ...any)) (wait func()) {
 	e.mu.Lock()
 	opened := e.opened
 	e.opened = nil
 	e.mu.Unlock()
 	if len(opened) == 0 {
-		return
+		return func() {}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), mcpEndWait)
-	defer cancel()
 	var wg sync.WaitGroup
 	for key, ls := range opened {
 		wg.Go(func() {
@@ -184,7 +185,10 @@ func (e *mcpEndpoint) endSessions(logf func(format string, args ...any)) {
 			}
 		})
 	}
-	wg.Wait()
+	return func() {
+		wg.Wait()
+		cancel()
+	}
 }
 
 // endSession sends the DELETE that ends the live session id.
