@@ -32,11 +32,19 @@ import (
 	"github.com/openai/openai-go/v3/option"
 )
 
-// noBackoff bounds the time an SDK waits between a replayed failure and
-// its retry. The SDKs' own back-off before a first retry is 0.5 s less at
-// most a quarter of jitter: anything near it is a back-off, and serving a
-// call in process takes microseconds.
-const noBackoff = 100 * time.Millisecond
+// sdkMinBackoff is the least openai-go and anthropic-sdk-go wait before a
+// first retry on their own: 0.5 s less at most a quarter of jitter. The
+// wait lies wholly between the failure's end and the retry's start as
+// their middleware sees them, so a retry that backed off is never seen
+// sooner.
+const sdkMinBackoff = 500 * time.Millisecond * 3 / 4
+
+// noBackoff bounds the time an SDK may wait between a replayed failure
+// and its retry: two thirds of sdkMinBackoff, 250 ms. It stays 125 ms
+// short of any back-off, and leaves 250 ms to a retry at once (served in
+// process in microseconds) on a loaded machine, where scheduling alone
+// exceeded 100 ms.
+const noBackoff = sdkMinBackoff * 2 / 3
 
 // attempt is one HTTP attempt an SDK made, as its middleware saw it.
 type attempt struct {
