@@ -43,6 +43,9 @@ type genaiAgent struct {
 	// Respond, when set, makes the function response for a call and its
 	// tool's result (else {"output": result}, with the call's id).
 	Respond func(c *genai.FunctionCall, result string) *genai.FunctionResponse
+	// ByName drops the ids of the answer's function calls, as Eino's
+	// Gemini model does, and names each child by its call's function name.
+	ByName bool
 }
 
 // newGenaiAgent returns the agent configured by settings, scenario.json's
@@ -229,6 +232,15 @@ func (s *genaiSession) generate(ctx context.Context, parts []*genai.Part) ([]*ge
 			keep(r)
 		}
 	}
+	if a.ByName {
+		for _, c := range answer {
+			for _, p := range c.Parts {
+				if p.FunctionCall != nil {
+					p.FunctionCall.ID = ""
+				}
+			}
+		}
+	}
 	s.history = append(s.history, answer...)
 	return answer, nil
 }
@@ -248,10 +260,14 @@ func (s *genaiSession) runTools(ctx context.Context, calls []*genai.FunctionCall
 			// not change until every child is done.
 			fork := fc.Name == "subagent_fork"
 			var inherit []*genai.Content
-			cctx := wire.Spawn(ctx, fc.ID)
+			ref := fc.ID
+			if ref == "" {
+				ref = fc.Name // ByName
+			}
+			cctx := wire.Spawn(ctx, ref)
 			if fork {
 				inherit = slices.Clone(s.contents()[:s.completed])
-				cctx = wire.Fork(ctx, fc.ID)
+				cctx = wire.Fork(ctx, ref)
 			}
 			child, err := s.agent.session(ctx, inherit)
 			if err != nil {

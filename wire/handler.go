@@ -392,8 +392,8 @@ func (h *Handler) byContextTag(t *tag) (*wireSession, error) {
 
 func (h *Handler) byHeaderID(id headerIdentity) (*wireSession, error) {
 	if s, ok := h.byHeader[id.id]; ok {
-		if s.callID != id.callID || s.mode != id.mode {
-			return nil, fmt.Errorf("wire: session %q was created by call %q (%s) and now names call %q (%s); a session keeps its lineage: send the same %s and %s on every call", id.id, s.callID, s.mode, id.callID, id.mode, HeaderCall, HeaderMode)
+		if s.namedAs != id.callID || s.mode != id.mode {
+			return nil, fmt.Errorf("wire: session %q was created by call %q (%s) and now names call %q (%s); a session keeps its lineage: send the same %s and %s on every call", id.id, s.namedAs, s.mode, id.callID, id.mode, HeaderCall, HeaderMode)
 		}
 		return s, nil
 	}
@@ -422,10 +422,18 @@ func (h *Handler) byHeaderID(id headerIdentity) (*wireSession, error) {
 }
 
 // newChild creates the session parent's tool call callID creates. The
-// call must be one the parent's answers made. The caller holds h.mu.
+// call must be one the parent's answers made: by its id, or by its
+// function's name when exactly one open call has that name (Eino's Gemini
+// model, like the Gemini API, gives a call no id and names it by its
+// function). The caller holds h.mu.
 func (h *Handler) newChild(parent *wireSession, callID string, mode session.Mode, headerID string) (*wireSession, error) {
-	name := parent.name + "/" + callID
 	m := parent.madeCall(callID)
+	if m == nil {
+		var err error
+		if m, err = parent.openCallNamed(callID, mode); err != nil {
+			return nil, err
+		}
+	}
 	if m == nil {
 		made := make([]string, 0, len(parent.made))
 		for _, c := range parent.made {
@@ -435,12 +443,33 @@ func (h *Handler) newChild(parent *wireSession, callID string, mode session.Mode
 		if list == "" {
 			list = "none yet"
 		}
-		return nil, fmt.Errorf("wire: %s child %s names call %q, which its parent %s never made (its tool calls so far: %s); name the id of the parent's tool call that creates the child", mode, name, callID, parent.name, list)
+		return nil, fmt.Errorf("wire: %s child %s names call %q, which its parent %s never made (its tool calls so far: %s); name the id of the parent's tool call that creates the child", mode, parent.name+"/"+callID, callID, parent.name, list)
 	}
 	m.children++
-	s := &wireSession{parent: parent, callID: callID, mode: mode, headerID: headerID, name: name}
+	s := &wireSession{parent: parent, callID: m.id, namedAs: callID, mode: mode, headerID: headerID, name: parent.name + "/" + m.id}
 	h.all = append(h.all, s)
 	return s, nil
+}
+
+// openCallNamed returns the one call named name among s's answers' calls
+// whose result has not come back, nil when none is, and an error naming
+// them when several are: the child must then name its call by id. The
+// caller holds Handler.mu.
+func (s *wireSession) openCallNamed(name string, mode session.Mode) (*madeCall, error) {
+	var found *madeCall
+	var ids []string
+	for i := range s.made {
+		c := &s.made[i]
+		if c.name != name || c.answered {
+			continue
+		}
+		found = c
+		ids = append(ids, c.id)
+	}
+	if len(ids) > 1 {
+		return nil, fmt.Errorf("wire: %s child of %s names call %q, the name of %d of its parent's open calls (%s): name the id of the call that creates the child", mode, s.name, name, len(ids), strings.Join(ids, ", "))
+	}
+	return found, nil
 }
 
 // madeCall returns the latest tool call with id that s's answers made, or

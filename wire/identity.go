@@ -39,7 +39,10 @@ type tagKey struct{}
 // Spawn returns a context for the child session that the session of ctx
 // creates with its tool call callID, starting with an empty conversation.
 // Use it for every model call of the child (and pass it on: the child's
-// own children are created from it).
+// own children are created from it). callID may be the call's function
+// name when no other call of the parent with that name is waiting for its
+// result (an agent whose calls have no ids, as Eino's Gemini model names
+// them); the child is then that call's.
 func Spawn(ctx context.Context, callID string) context.Context {
 	return child(ctx, callID, session.ModeSpawn)
 }

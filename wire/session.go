@@ -22,7 +22,8 @@ import (
 // fields the doc comments give to Handler.mu.
 type wireSession struct {
 	parent   *wireSession
-	callID   string
+	callID   string // the id of the call that created it
+	namedAs  string // what the agent named that call by: its id, or its function's name
 	mode     session.Mode
 	headerID string // Agentsnap-Session, when the agent sends headers
 	name     string // for messages: root, root/call_1, ...
