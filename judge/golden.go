@@ -106,7 +106,7 @@ func UpdateGolden(o *Outcome) GoldenResult {
 			if g.Mode != r.Mode {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the child was a %s and the replay makes it a %s (%q); the update wrote that to %s (agentsnap review --accept does that only with --force); if it should still be a %s, restore the golden from version control and fix the agent", g.Name(), g.Made(), r.Made(), r.Header, fx.Golden, g.Made()))
 			}
-			if g.Seed != r.Seed {
+			if !sessiontext.SameSeed(g, r) {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s; the update wrote that to %s (agentsnap review --accept does that only with --force); if the child should still inherit what it did, restore the golden from version control and fix the agent", g.Name(), g.Inherited(), r.Inherited(), fx.Golden))
 			}
 		}

@@ -32,7 +32,7 @@ type section = sessiontext.Section
 // diffSessions compares a golden and a proposal session by session, in the
 // proposal's order with removed sessions last, and warns about what is
 // likely a mistake: a session that disappeared, a child whose mode
-// changed, or a changed fork seed. A child whose creating call got another
+// changed, or a fork that inherits other turns. A child whose creating call got another
 // id is the same session (sessiontext.Pair), changed.
 func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []string) {
 	gs, ps := sessiontext.Split(golden), sessiontext.Split(proposal)
@@ -52,7 +52,7 @@ func diffSessions(golden, proposal string) (diffs []sessionDiff, warnings []stri
 		if g.Mode != p.Mode {
 			warnings = append(warnings, fmt.Sprintf("%s: the child was a %s and the proposal makes it a %s (%q)", g.Name(), g.Made(), p.Made(), p.Header))
 		}
-		if g.Seed != p.Seed {
+		if !sessiontext.SameSeed(g, p) {
 			warnings = append(warnings, fmt.Sprintf("%s: the fork seed changed from %s to %s", g.Name(), g.Inherited(), p.Inherited()))
 		}
 	}

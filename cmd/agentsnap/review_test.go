@@ -40,8 +40,11 @@ var (
 	dropGrandchild = func(s string) string { return s[:strings.Index(s, "\n== session 2")+1] }
 	// forkToSpawn makes fork/codeword's child a spawn.
 	forkToSpawn = replace("== session 1: fork of root", "== session 1: spawn of root")
-	// longerSeed changes the prefix fork/codeword's child inherits.
-	longerSeed = replace("(inherits 12 events", "(inherits 14 events")
+	// longerSeed changes the turns fork/codeword's child inherits.
+	longerSeed = replace("(inherits 12 events from root: turn 1)", "(inherits 24 events from root: turns 1, 2)")
+	// restreamedSeed changes only how many events fork/codeword's child
+	// inherits, as a live re-recording that streams turn 1 in other chunks.
+	restreamedSeed = replace("(inherits 12 events", "(inherits 15 events")
 	// newCallIDs gives mixed/fork-spawns-grandchild's calls other ids, as
 	// a live model mints on every recording: the same tree, renamed.
 	newCallIDs = func(s string) string {
@@ -201,8 +204,18 @@ var _ = Describe("agentsnap review", func() {
 		Entry("a child whose mode changed", "fork/codeword", forkToSpawn,
 			`session 1: fork of root via call_fork_1, depth 1: the child was a fork and the proposal makes it a spawn ("== session 1: spawn of root via call_fork_1, depth 1 ==")`),
 		Entry("a changed fork seed", "fork/codeword", longerSeed,
-			`session 1: fork of root via call_fork_1, depth 1: the fork seed changed from "(inherits 12 events from root: turn 1)" to "(inherits 14 events from root: turn 1)"`),
+			`session 1: fork of root via call_fork_1, depth 1: the fork seed changed from "(inherits 12 events from root: turn 1)" to "(inherits 24 events from root: turns 1, 2)"`),
 	)
+
+	It("accepts a fork that inherits the same turns in another number of events (a live re-recording streams them otherwise)", func() {
+		root := fixtureCopy("fork/codeword")
+		golden, pending, text := propose(root, "fork/codeword", func(s string) string { return codewordJAM(restreamedSeed(s)) })
+		r := cli(root, nil, "review", "--accept")
+		Expect(r.code).To(Equal(exitOK), r.stdout+r.stderr)
+		Expect(r.stdout + r.stderr).NotTo(ContainSubstring("warning"))
+		Expect(readFile(golden)).To(Equal(text))
+		Expect(pending).NotTo(BeAnExistingFile())
+	})
 
 	It("takes children whose creating calls got new ids (a live re-recording) as the same sessions, changed, and accepts them", func() {
 		root := fixtureCopy("mixed/fork-spawns-grandchild")

@@ -93,6 +93,16 @@ func (s *Section) Inherited() string {
 	return strconv.Quote(s.Seed)
 }
 
+// seedCount is the number of events a seed line gives.
+var seedCount = regexp.MustCompile(`^\(inherits \d+ events `)
+
+// SameSeed reports whether a and b inherit the same turns of the same
+// session. The number of events in them is not compared: it is how the
+// model streamed those turns, which changes with every live recording.
+func SameSeed(a, b *Section) bool {
+	return seedCount.ReplaceAllString(a.Seed, "(inherits ") == seedCount.ReplaceAllString(b.Seed, "(inherits ")
+}
+
 // Dropped returns the names of the sessions of golden that next does not
 // have, in golden's order: sessions the agent no longer starts.
 func Dropped(golden, next string) []string {
@@ -114,14 +124,15 @@ func Dropped(golden, next string) []string {
 }
 
 // Recreated returns the sessions golden and next both have that next
-// creates otherwise — another mode (spawn, fork) or another fork seed —
+// creates otherwise — another mode (spawn, fork) or a fork seed of other
+// turns (SameSeed) —
 // as (golden's, next's) pairs in next's order: likely a mistake, which
 // review warns of.
 func Recreated(golden, next string) [][2]Section {
 	gs, ns := Split(golden), Split(next)
 	var out [][2]Section
 	for i, g := range Pair(gs, ns) {
-		if g >= 0 && (gs[g].Mode != ns[i].Mode || gs[g].Seed != ns[i].Seed) {
+		if g >= 0 && (gs[g].Mode != ns[i].Mode || !SameSeed(&gs[g], &ns[i])) {
 			out = append(out, [2]Section{gs[g], ns[i]})
 		}
 	}
