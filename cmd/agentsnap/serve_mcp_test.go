@@ -97,6 +97,17 @@ var _ = Describe("serve's MCP endpoint", func() {
 		resp.Body.Close()
 		Expect(resp.StatusCode).To(Equal(http.StatusMethodNotAllowed))
 		Expect(resp.Header.Get("Allow")).To(Equal("POST"))
+		// An MCP client ending its session (the Agents SDK's close()) sends
+		// a DELETE without a body or a Content-Type: 405, which the MCP
+		// SDKs take as "the server does not end sessions", not a 415.
+		del, err := http.NewRequest(http.MethodDelete, base+"/mcp/clock", nil)
+		Expect(err).NotTo(HaveOccurred())
+		del.Header.Set("Mcp-Session-Id", "agentsnap-1")
+		resp, err = http.DefaultClient.Do(del)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusMethodNotAllowed))
+		Expect(resp.Header.Get("Allow")).To(Equal("POST"))
 		for body, want := range map[string]string{
 			`[` + toolsCall + `]`:                   "a JSON-RPC batch; send one message per POST",
 			`{"jsonrpc":"1.0","id":1,"method":"x"}`: `the body has "jsonrpc": "1.0"; want "2.0"`,
@@ -111,7 +122,8 @@ var _ = Describe("serve's MCP endpoint", func() {
 		Expect(rpcMessage(got)).To(ContainSubstring("/mcp/a/b is no MCP endpoint"))
 		status, _, _ = mcpPost(s.url, "clock", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
 		Expect(status).To(Equal(http.StatusAccepted), "a notification")
-		s.stop()
+		_, _, stderr := s.stop()
+		Expect(stderr).NotTo(ContainSubstring("refused DELETE"))
 	})
 
 	It("in a replay, answers a request the recording lacks with an error that names it, and the replay fails", func() {

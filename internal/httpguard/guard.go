@@ -272,11 +272,17 @@ func (g *Guard) checkOrigin(r *http.Request) (string, *refusal) {
 }
 
 // checkContentType refuses a body that is not JSON: a web page can send
-// text/plain, a form or no type at all cross-site without a preflight.
+// text/plain, a form or no type at all cross-site without a preflight. A
+// DELETE without a body (an MCP client ending its session) has no type to
+// check, and a page cannot send one cross-site without a preflight.
 func (g *Guard) checkContentType(r *http.Request) *refusal {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
+	case http.MethodDelete:
+		if r.ContentLength == 0 {
+			return nil
+		}
 	}
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
