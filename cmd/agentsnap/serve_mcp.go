@@ -122,6 +122,7 @@ type mcpEndpoint struct {
 	started map[string]bool
 	failed  []string // the requests no live server answered, while recording
 	unclear []string // those refused: no live session could be told theirs
+	unnamed []string // the servers asked that no --mcp names, while recording
 }
 
 // unclearSession refuses a message to a live server that came without
@@ -224,11 +225,33 @@ func (e *mcpEndpoint) err() error {
 		errs = append(errs, fmt.Errorf("%d MCP request(s) got no answer from the live server, so the recording would lack them:\n  %s\nstart the server, or fix its --mcp NAME=URL, and record again",
 			len(e.failed), strings.Join(e.failed, "\n  ")))
 	}
+	if len(e.unnamed) > 0 {
+		flags := make([]string, len(e.unnamed))
+		for i, n := range e.unnamed {
+			flags[i] = "--mcp " + n + "=URL"
+		}
+		errs = append(errs, fmt.Errorf("the agent asked MCP server %s, which no --mcp names (named: %s), so the recording would lack its answers; record again with %s",
+			strings.Join(e.unnamed, ", "), serverNames(e.servers), strings.Join(flags, " ")))
+	}
 	if len(e.unclear) > 0 {
 		errs = append(errs, fmt.Errorf("%d MCP message(s) were refused, so the recording would not be what the agent does:\n  %s\nsend the Mcp-Session-Id serve gives at initialize back on every request, and record again",
 			len(e.unclear), strings.Join(e.unclear, "\n  ")))
 	}
 	return errors.Join(errs...)
+}
+
+// noteUnnamed keeps a server the agent asked that no --mcp names, once,
+// and notes the refusal on stderr.
+func (e *mcpEndpoint) noteUnnamed(name, why string) {
+	e.mu.Lock()
+	first := !slices.Contains(e.unnamed, name)
+	if first {
+		e.unnamed = append(e.unnamed, name)
+	}
+	e.mu.Unlock()
+	if first && e.logf != nil {
+		e.logf("refused: %s", why)
+	}
 }
 
 // refuseUnclear answers a message forward refused (unclearSession) with
@@ -276,7 +299,9 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	live, known := e.servers[name]
 	if e.recording && !known {
-		mcpRefuse(w, http.StatusNotFound, nil, fmt.Sprintf("no live MCP server is named %s; record with --mcp %s=URL (named: %s)", name, name, serverNames(e.servers)))
+		why := fmt.Sprintf("no live MCP server is named %s; record with --mcp %s=URL (named: %s)", name, name, serverNames(e.servers))
+		e.noteUnnamed(name, why)
+		mcpRefuse(w, http.StatusNotFound, nil, why)
 		return
 	}
 	body, err := io.ReadAll(r.Body)

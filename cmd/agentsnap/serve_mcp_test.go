@@ -70,6 +70,18 @@ func (u *upstream) requests() ([]*http.Request, []string) {
 const toolsCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"now","arguments":{"zone":"UTC"}}}`
 
 var _ = Describe("serve's MCP endpoint", func() {
+	It("fails a recording whose agent asked a server no --mcp names, saying which flag to add, though no model call came", func() {
+		s := startServe(nil, "serve", copyFixture(), "--record", "--runtime", "go-agent")
+		status, body, _ := mcpPost(s.url, "releases", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil)
+		Expect(status).To(Equal(http.StatusNotFound))
+		Expect(rpcMessage(body)).To(ContainSubstring("no live MCP server is named releases; record with --mcp releases=URL (named: none)"))
+		code, _, stderr := s.stop()
+		Expect(code).To(Equal(exitFail))
+		Expect(stderr).To(ContainSubstring("agentsnap serve: note: refused: no live MCP server is named releases"))
+		Expect(stderr).To(ContainSubstring("the agent asked MCP server releases, which no --mcp names (named: none), so the recording would lack its answers; record again with --mcp releases=URL"))
+		Expect(stderr).NotTo(ContainSubstring("session tree"))
+	})
+
 	It("is guarded as the model endpoint is: Host, Origin, Content-Type, body size", func() {
 		s := startServe(nil, "serve", serveFixture, "--runtime", "go-agent", "--max-body", "1KiB")
 		_, p, _ := strings.Cut(hostPort(s.url), ":")
@@ -180,8 +192,10 @@ var _ = Describe("serve's MCP endpoint", func() {
 		status, body, _ = mcpPost(s.url, "calendar", toolsCall, nil)
 		Expect(status).To(Equal(http.StatusNotFound))
 		Expect(rpcMessage(body)).To(ContainSubstring("no live MCP server is named calendar; record with --mcp calendar=URL (named: clock)"))
-		_, _, stderr := s.stop()
+		code, _, stderr := s.stop()
 		Expect(stderr).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 (it answered 500 Internal Server Error); it ends it itself when it times out"))
+		Expect(code).To(Equal(exitFail))
+		Expect(stderr).To(ContainSubstring("the agent asked MCP server calendar, which no --mcp names (named: clock), so the recording would lack its answers; record again with --mcp calendar=URL"))
 
 		got, bodies := u.requests()
 		Expect(got).To(HaveLen(6), "calendar was never asked")
