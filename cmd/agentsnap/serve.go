@@ -336,7 +336,7 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
 	hints := judge.Hints{Record: func(fx *fixture.Fixture) string {
-		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s", arg, rt.name)
+		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s%s", arg, rt.name, mcpFlagsOf(fx))
 		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
 			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
 		}

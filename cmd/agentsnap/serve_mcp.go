@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
@@ -663,6 +664,44 @@ func mcpRefuse(w http.ResponseWriter, status int, id json.RawMessage, message st
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// mcpFlagsOf is the --mcp flags a re-recording of fx needs: one for each
+// MCP server its logs asked, " --mcp NAME=URL" each, in name order. The
+// logs of a fixture Open made are read again (a replay's verdict asks
+// this only when it failed).
+func mcpFlagsOf(fx *fixture.Fixture) string {
+	var mu sync.Mutex
+	var names []string
+	scan := func(_ int, l *session.Log) {
+		for i := range l.Events {
+			if l.Events[i].Type != session.TypeMCPCall {
+				continue
+			}
+			var d session.MCPCallData
+			if l.Events[i].Decode(&d) != nil || d.Server == "" {
+				continue
+			}
+			mu.Lock()
+			if !slices.Contains(names, d.Server) {
+				names = append(names, d.Server)
+			}
+			mu.Unlock()
+		}
+	}
+	if fx.Logs != nil {
+		for i, l := range fx.Logs {
+			scan(i, l)
+		}
+	} else {
+		_ = fx.EachLog(scan) // a log it cannot read names no server: the replay said why
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(" --mcp " + n + "=URL")
+	}
+	return b.String()
 }
 
 // serverNames names the servers of --mcp, or says there are none.

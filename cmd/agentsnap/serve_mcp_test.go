@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -219,4 +224,29 @@ var _ = Describe("serve's MCP endpoint", func() {
 		Entry("no http URL", `the URL "ftp://x/mcp" is no http(s) URL`, "--record", "--mcp", "clock=ftp://x/mcp"),
 		Entry("a name twice", "the server clock is named twice", "--record", "--mcp", "clock=http://x/", "--mcp", "clock=http://y/"),
 	)
+})
+
+var _ = Describe("the re-recording serve's replay verdict offers", func() {
+	It("names --mcp NAME=URL for each MCP server the recording asked, which a recording refuses without", func() {
+		ev := func(typ, data string) session.Event { return session.Event{Type: typ, Data: json.RawMessage(data)} }
+		fx := &fixture.Fixture{Logs: []*session.Log{
+			{Events: []session.Event{ev(session.TypeMCPCall, `{"server":"releases","method":"initialize"}`), ev(session.TypeUserMessage, `{"role":"user"}`)}},
+			{Events: []session.Event{ev(session.TypeMCPCall, `{"server":"clock","method":"tools/call"}`), ev(session.TypeMCPCall, `{"server":"releases","method":"tools/call"}`)}},
+		}}
+		Expect(mcpFlagsOf(fx)).To(Equal(" --mcp clock=URL --mcp releases=URL"))
+		Expect(mcpFlagsOf(&fixture.Fixture{Logs: fx.Logs[:0]})).To(BeEmpty())
+
+		By("from the files of a fixture serve opened, which holds no logs")
+		dir := copyFixture()
+		path := filepath.Join(dir, "session.jsonl")
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		n := bytes.Count(b, []byte("\n")) - 1 // the header is no event
+		b = fmt.Appendf(b, `{"type":"mcp/call","seq":%d,"time":0,"data":{"turn":1,"step":0,"server":"clock","method":"tools/list","params":{},"result":{}}}`+"\n", n)
+		Expect(os.WriteFile(path, b, 0o644)).To(Succeed())
+		opened, err := fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(opened.Logs).To(BeNil())
+		Expect(mcpFlagsOf(opened)).To(Equal(" --mcp clock=URL"))
+	})
 })
