@@ -47,7 +47,7 @@ func runNew(_ context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "new", "want one CATEGORY/NAME, got %d arguments", len(pos))
 	}
-	if _, err := fixture.Scaffold(e.path(*root), pos[0]); err != nil {
+	if _, err := fixture.ScaffoldAs(e.path(*root), *root, pos[0]); err != nil {
 		return fail(e, "new", err)
 	}
 	dir := filepath.Join(*root, pos[0]) // as the user named it

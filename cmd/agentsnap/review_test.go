@@ -345,5 +345,12 @@ var _ = Describe("golden proposals elsewhere in the CLI", func() {
 		Expect(cli(fresh, nil, "new", "fork/one").code).To(Equal(exitOK))
 		Expect(readFile(filepath.Join(fresh, "fixtures", ".gitignore"))).To(HaveSuffix("\n" + fixture.ProposalPattern + "\n"))
 		Expect(filepath.Match(fixture.ProposalPattern, fixture.ProposalFile)).To(BeTrue(), "the pattern ignores the proposal")
+
+		By("naming the folder --fixtures gave, where review does not look by itself")
+		Expect(cli(fresh, nil, "new", "fork/one", "--fixtures", "testdata/fixtures").code).To(Equal(exitOK))
+		Expect(readFile(filepath.Join(fresh, "testdata", "fixtures", ".gitignore"))).To(Equal("# golden proposals waiting for review: go tool agentsnap review testdata/fixtures\n*.golden.new\n"))
+		dotted := GinkgoT().TempDir()
+		Expect(cli(dotted, nil, "new", "fork/two", "--fixtures", "./fixtures").code).To(Equal(exitOK))
+		Expect(readFile(filepath.Join(dotted, "fixtures", ".gitignore"))).To(Equal("# golden proposals waiting for review: go tool agentsnap review\n*.golden.new\n"), "the default folder, however written, needs none")
 	})
 })
