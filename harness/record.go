@@ -15,6 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
+	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -100,7 +101,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 		t.Logf("harness: %s: %s", Name(dir), strings.Join(lines, "\n  "))
 	}
 	if res.Proposal != "" {
-		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, "go tool agentsnap review "+dir)
+		t.Logf("harness: %s: the transcript changed; it waits beside the golden, %s: review it (%s), or record with -update to replace the golden", Name(dir), res.Proposal, judge.ReviewDir(dir))
 	}
 	for _, e := range res.ToolErrors {
 		t.Logf("harness: %s: %s", Name(dir), termtext.String(e))

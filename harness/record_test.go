@@ -108,6 +108,20 @@ var _ = Describe("recording from the user's own tests", func() {
 		Expect(judge.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review"))
 	})
 
+	It("says how to review the proposal from the module root, as the failure does, for a package below it", func() {
+		mod := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/agent\n"), 0o644)).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(mod, "pkg", "testdata", "fork"), 0o755)).To(Succeed())
+		Expect(os.Rename(newChildAnswer(), filepath.Join(mod, "pkg", "testdata", "fork", "codeword"))).To(Succeed())
+		GinkgoT().Chdir(filepath.Join(mod, "pkg"))
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^fork/codeword$", "AGENTSNAP_UPDATE": ""})
+		t := &captureTB{TB: GinkgoTB()}
+		o := harness.Run(t, filepath.Join("testdata", "fork", "codeword"), harness.Options{Runtime: agent.Reference})
+		Expect(o).To(harness.MatchRecording())
+		Expect(t.logs).To(ContainElement(ContainSubstring("review it (go tool agentsnap review pkg/testdata/fork/codeword)")))
+		Expect(judge.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review pkg/testdata/fork/codeword"))
+	})
+
 	It("refuses to record under CI, changing nothing", func() {
 		dir := newChildAnswer()
 		before := everyFile(dir)

@@ -36,6 +36,10 @@ func ReviewCommand(o *Outcome) string {
 	return o.commands.tool("review", o.Fixture.Dir)
 }
 
+// ReviewDir returns the command that reviews the proposals of fixture
+// folder dir, run from the module root as every command a failure offers.
+func ReviewDir(dir string) string { return commands{}.tool("review", dir) }
+
 // settleProposal keeps o's proposal in step with the comparison: it writes
 // the transcript as the proposal when it differs from the golden (differs)
 // and the replay matched its recording, and removes a stale proposal when
