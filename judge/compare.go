@@ -30,6 +30,9 @@ type Difference struct {
 	Golden  string // the fixture's value (or line)
 	Replay  string // the replay's value (or line)
 	Note    string // a sentence when there is no field to show
+	// Inherited is set when Seq is among the events a fork inherits
+	// (before its seedLength): its parent's difference, in its copy.
+	Inherited bool
 }
 
 // String says the difference in one line, as a report lists it: the
@@ -44,6 +47,9 @@ func (d Difference) String() string {
 		fmt.Fprintf(&b, "header %s: golden %s, replay %s", d.Field, d.Golden, d.Replay)
 	default:
 		fmt.Fprintf(&b, "seq %d (%s%s): %s: golden %s, replay %s", d.Seq, d.Type, d.of(), d.Field, d.Golden, d.Replay)
+	}
+	if d.Inherited {
+		b.WriteString(" (in the turns it inherits: its parent's difference, as its copy shows it)")
 	}
 	return b.String()
 }
@@ -308,6 +314,7 @@ func compareSession(p pair, n *normalizer) *Difference {
 			continue
 		}
 		d.Seq, d.Type, d.Call = int64(i), ge[i].Type, toolCallOf(&ge[i])
+		d.Inherited = i < p.golden.Header.SeedLength
 		if ge[i].Type != re[i].Type {
 			d.Field, d.Golden, d.Replay = "type", ge[i].Type, re[i].Type
 			return d
