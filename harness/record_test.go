@@ -122,6 +122,14 @@ var _ = Describe("recording from the user's own tests", func() {
 		Expect(judge.CompareGolden(o).Message).To(ContainSubstring("go tool agentsnap review pkg/testdata/fork/codeword"))
 	})
 
+	It("counts what it recorded in the singular for one session", func() {
+		dir := copyFixture("errors/throw-midway")
+		recordEnv(map[string]string{"AGENTSNAP_RECORD": "^errors/throw-midway$"})
+		t := &captureTB{TB: GinkgoTB()}
+		harness.Run(t, dir, harness.Options{Runtime: agent.Reference})
+		Expect(t.logs).To(ContainElement(MatchRegexp(`^harness: recorded (\(unchanged\) )?errors/throw-midway: 1 session, 2 model calls$`)), "%q", t.logs)
+	})
+
 	It("refuses to record under CI, changing nothing", func() {
 		dir := newChildAnswer()
 		before := everyFile(dir)

@@ -90,7 +90,8 @@ func (o *Outcome) Report() string { return o.secrets.Redact(o.report()) }
 
 func (o *Outcome) report() string {
 	if o.Passed() {
-		return fmt.Sprintf("%s: replay matches the recording (%d sessions, %d model calls)", o.Fixture.Name, len(o.Replayed), o.Calls)
+		n := len(o.Replayed)
+		return fmt.Sprintf("%s: replay matches the recording (%d %s, %d model %s)", o.Fixture.Name, n, plural(n, "session"), o.Calls, plural(o.Calls, "call"))
 	}
 	var b strings.Builder
 	if o.rulesOnly() {

@@ -11,6 +11,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
 )
 
 // The report of a failed replay hides nothing that failed it.
@@ -34,6 +35,14 @@ var _ = Describe("the report of a replay", func() {
 		Expect(report).To(ContainSubstring("replay driver:\n  fakellm: root: 1 call past its script"))
 		Expect(report).To(ContainSubstring("replay errors:\n  runtime: store failed\n"))
 		Expect(report).NotTo(ContainSubstring("runtime: model call"))
+	})
+
+	It("counts the sessions and model calls of a passed replay in the singular for one", func() {
+		o := outcome()
+		o.Replayed, o.Calls = []*session.Log{{}}, 1
+		Expect(o.Report()).To(Equal("t/report: replay matches the recording (1 session, 1 model call)"))
+		o.Replayed, o.Calls = []*session.Log{{}, {}}, 3
+		Expect(o.Report()).To(Equal("t/report: replay matches the recording (2 sessions, 3 model calls)"))
 	})
 
 	It("fails a replay whose recording is stale, saying so", func() {

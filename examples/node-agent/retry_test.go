@@ -49,7 +49,7 @@ var _ = Describe("a failure agentsnap serve replays to the openai npm package", 
 		attempts = nodetest.LogAttempts()
 		code, verdict = kit.Run(ctx, nil, rateLimited, rateLimited)
 		Expect(code).To(Equal(0), verdict)
-		Expect(verdict).To(MatchRegexp(`^%s: replay matches the recording \(1 sessions, 3 model calls\)\n$`, regexp.QuoteMeta(harness.Name(rateLimited))))
+		Expect(verdict).To(MatchRegexp(`^%s: replay matches the recording \(1 session, 3 model calls\)\n$`, regexp.QuoteMeta(harness.Name(rateLimited))))
 		replayed := attempts("")
 		Expect(nodetest.Statuses(replayed)).To(Equal(nodetest.Statuses(recorded)), "the SDK retries as it did while recording: %+v", replayed)
 		failed, retry := replayed[0], replayed[1]
