@@ -18,6 +18,35 @@ var _ = Describe("new, for an agent in another process", func() {
 	})
 })
 
+var _ = Describe("new in a category without an example of its own", func() {
+	It("says on stderr which example it scaffolded and that the category asks nothing more, and the scenario checks green", func() {
+		dir := GinkgoT().TempDir()
+		r := cli(dir, nil, "new", "handoff/x")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stderr).To(Equal("agentsnap new: note: there is no example for handoff/ scenarios (only for fork/ and spawn/), so handoff/x starts from the fork example, a parent that forks one child; handoff/ has no rules of its own, only the checks every scenario gets: edit it to what your agent does\n"))
+		Expect(r.stdout).To(HavePrefix("created fixtures/handoff/x\n"))
+		Expect(cli(dir, nil, "record", "fixtures/handoff/x").code).To(Equal(exitOK))
+		r = cli(dir, nil, "check", "fixtures/...")
+		Expect(r.code).To(Equal(exitOK), r.stdout)
+		Expect(r.stdout).To(MatchRegexp(`handoff/x\s+2\s+4\s+ok`))
+	})
+
+	It("names what a category with rules needs that the example has not", func() {
+		r := cli(GinkgoT().TempDir(), nil, "new", "mixed/y")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stderr).To(Equal("agentsnap new: note: there is no example for mixed/ scenarios (only for fork/ and spawn/), so mixed/y starts from the fork example, a parent that forks one child; mixed/ scenarios need at least one spawn child and one fork child, which that example has not: edit scenario.json and playbook.json so the recording has it\n"))
+	})
+
+	It("says nothing on stderr for fork/ and spawn/, which have theirs", func() {
+		dir := GinkgoT().TempDir()
+		for _, name := range []string{"fork/x", "spawn/x"} {
+			r := cli(dir, nil, "new", name)
+			Expect(r.code).To(Equal(exitOK), r.stderr)
+			Expect(r.stderr).To(BeEmpty(), name)
+		}
+	})
+})
+
 var _ = Describe("agentsnap record of a scenario a user's test recorded with an unnamed runtime", func() {
 	It("refuses it, saying to re-record it from the test, and writes nothing", func() {
 		dir := GinkgoT().TempDir()

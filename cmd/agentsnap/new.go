@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
 )
 
 func init() {
@@ -19,7 +21,9 @@ func init() {
 Creates DIR/CATEGORY/NAME (DIR defaults to ./fixtures) with an example
 scenario.json (prompts, agent, tools) and a documented playbook.json (the
 model's answers, authored, so recording needs no key). A fork/... scenario
-gets a fork example, spawn/... a spawn example. Edit both, then:
+gets a fork example, spawn/... a spawn example; any other category gets
+the fork example, and new says so on stderr, with what that category
+requires of a recording. Edit both, then:
 
     agentsnap record fixtures/CATEGORY/NAME
 
@@ -51,6 +55,27 @@ func runNew(_ context.Context, e *env, args []string) int {
 		return fail(e, "new", err)
 	}
 	dir := filepath.Join(*root, pos[0]) // as the user named it
+	if note := exampleNote(pos[0]); note != "" {
+		fmt.Fprintf(e.stderr, "agentsnap new: note: %s\n", note)
+	}
 	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  go tool agentsnap record %s              with agentsnap's reference runtime\n  AGENTSNAP_RECORD='^%s$' go test ./...   with your own runtime, from its tests\n  go tool agentsnap serve %s --record --runtime NAME   with an agent in another process, run against the URL serve prints\n", dir, dir, dir, dir, pos[0], dir)
 	return exitOK
+}
+
+// exampleNote says which example a scenario of a category without one of
+// its own was given, and what its category asks of it beyond that example
+// (judge.CategoryRules); "" for fork/ and spawn/, which have theirs.
+func exampleNote(name string) string {
+	category, _, _ := strings.Cut(name, "/")
+	example := fixture.ExampleFor(category)
+	if example == category {
+		return ""
+	}
+	note := fmt.Sprintf("there is no example for %s/ scenarios (only for fork/ and spawn/), so %s starts from the %s example, a parent that forks one child; ", category, name, example)
+	for _, r := range judge.CategoryRules {
+		if r.Category == category {
+			return note + fmt.Sprintf("%s/ scenarios need %s, which that example has not: edit scenario.json and playbook.json so the recording has it", category, r.Requires)
+		}
+	}
+	return note + fmt.Sprintf("%s/ has no rules of its own, only the checks every scenario gets: edit it to what your agent does", category)
 }
