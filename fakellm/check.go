@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentsnap/agentsnap/internal/english"
 )
 
 // Check is the consumption check, run when a replay is over. It returns
@@ -29,7 +31,7 @@ func (d *Driver) Check() error {
 		n := len(r.script.Entries)
 		switch {
 		case r.live == "" && n > 0:
-			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, plural(n, "call")))
+			left = append(left, fmt.Sprintf("%s: never called (%d recorded %s)", r.describe(), n, english.Plural(n, "call")))
 		case r.live == "" && len(r.script.Tools)+len(r.script.MCP)+len(r.script.Counts) > 0:
 			left = append(left, fmt.Sprintf("%s: never called (%s)", r.describe(), r.recordedAnswers()))
 		case r.live != "" && r.cursor < n:
@@ -75,7 +77,7 @@ func (e *checkError) Error() string {
 	var b strings.Builder
 	if len(e.left) > 0 {
 		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — %s",
-			ErrNotConsumed, e.sessions, plural(e.sessions, "session"), e.advice)
+			ErrNotConsumed, e.sessions, english.Plural(e.sessions, "session"), e.advice)
 		for _, l := range e.left {
 			b.WriteString("\n  " + l)
 		}
@@ -94,7 +96,7 @@ func failed(b *strings.Builder, errs []error, what string) {
 	if b.Len() > 0 {
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(b, "fakellm: %d "+what, len(errs), plural(len(errs), "call"))
+	fmt.Fprintf(b, "fakellm: %d "+what, len(errs), english.Plural(len(errs), "call"))
 	for _, f := range errs {
 		b.WriteString("\n  " + f.Error())
 	}
@@ -129,7 +131,7 @@ func (r *replay) recordedAnswers() string {
 		word string
 	}{{len(r.script.Tools), "tool result"}, {len(r.script.MCP), "MCP answer"}, {len(r.script.Counts), "token count"}} {
 		if k.n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, plural(k.n, k.word)))
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, english.Plural(k.n, k.word)))
 		}
 	}
 	last := len(kinds) - 1
@@ -137,11 +139,4 @@ func (r *replay) recordedAnswers() string {
 		return strings.Replace(kinds[0], " ", " recorded ", 1)
 	}
 	return strings.Replace(strings.Join(kinds[:last], ", ")+" and "+kinds[last], " ", " recorded ", 1)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

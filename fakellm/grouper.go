@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -218,7 +219,7 @@ func (g *grouper) incomplete(why string) error {
 			fix = " — " + g.opts.advice
 		}
 		return fmt.Errorf("fakellm: derive %s: %w: session %s, turn %d step %d%s: %d %s and no finish%s%s",
-			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), plural(len(g.buf), "chunk"), why,
+			g.name, ErrIncompleteCall, g.header.ID, k.turn, k.step, attemptSuffix(k.attempt), len(g.buf), english.Plural(len(g.buf), "chunk"), why,
 			fix)
 	}
 	g.script.Dropped = append(g.script.Dropped, Dropped{Turn: k.turn, Step: k.step, Attempt: k.attempt, Chunks: len(g.buf)})

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -270,10 +271,10 @@ func (d *Driver) Waiting() []string {
 		for i, t := range ts {
 			parts[i] = fmt.Sprintf("%v (due at %v of replay time)", t.d, t.at)
 		}
-		out = append(out, fmt.Sprintf("pending %s: %s", plural(len(ts), "timeout"), strings.Join(parts, ", ")))
+		out = append(out, fmt.Sprintf("pending %s: %s", english.Plural(len(ts), "timeout"), strings.Join(parts, ", ")))
 	}
 	if n := len(d.failures); n > 0 {
-		out = append(out, fmt.Sprintf("%d model %s could not start; the first: %v", n, plural(n, "call"), d.failures[0].err))
+		out = append(out, fmt.Sprintf("%d model %s could not start; the first: %v", n, english.Plural(n, "call"), d.failures[0].err))
 	}
 	return out
 }

@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/envvar"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
@@ -93,7 +93,7 @@ func recordIfAsked(t testing.TB, dir string, rt agentsnap.Runtime) error {
 	if res.Unchanged {
 		what = "recorded (unchanged)"
 	}
-	t.Logf("harness: %s %s: %s, %s", what, Name(dir), count(res.Sessions, "session"), count(res.Calls, "model call"))
+	t.Logf("harness: %s %s: %s, %s", what, Name(dir), english.Count(res.Sessions, "session"), english.Count(res.Calls, "model call"))
 	if res.Reuse != nil {
 		lines := res.Reuse.Lines()
 		for i, l := range lines {
@@ -140,14 +140,4 @@ func recordOptions(dir string) (recorder.Options, error) {
 	opts.Secrets = secrets
 	opts.KeepLiveFailures = envvar.On("AGENTSNAP_KEEP_LIVE_FAILURES")
 	return opts, nil
-}
-
-// count returns n with its noun, singular for one: "1 session", "3 model
-// calls".
-func count(n int, noun string) string {
-	s := strconv.Itoa(n) + " " + noun
-	if n != 1 {
-		s += "s"
-	}
-	return s
 }

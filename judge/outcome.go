@@ -8,6 +8,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -91,12 +92,12 @@ func (o *Outcome) Report() string { return o.secrets.Redact(o.report()) }
 func (o *Outcome) report() string {
 	if o.Passed() {
 		n := len(o.Replayed)
-		return fmt.Sprintf("%s: replay matches the recording (%d %s, %d model %s)", o.Fixture.Name, n, plural(n, "session"), o.Calls, plural(o.Calls, "call"))
+		return fmt.Sprintf("%s: replay matches the recording (%d %s, %d model %s)", o.Fixture.Name, n, english.Plural(n, "session"), o.Calls, english.Plural(o.Calls, "call"))
 	}
 	var b strings.Builder
 	if o.rulesOnly() {
 		// What failed is the rules, not the replay: say so first.
-		fmt.Fprintf(&b, "%s: the recording in %s breaks %d %s of category %s (its replay matches it)\n", o.Fixture.Name, o.Fixture.Dir, len(o.RuleViolations), plural(len(o.RuleViolations), "rule"), o.Fixture.Category())
+		fmt.Fprintf(&b, "%s: the recording in %s breaks %d %s of category %s (its replay matches it)\n", o.Fixture.Name, o.Fixture.Dir, len(o.RuleViolations), english.Plural(len(o.RuleViolations), "rule"), o.Fixture.Category())
 	} else {
 		fmt.Fprintf(&b, "%s: the replay does not match the recording in %s\n", o.Fixture.Name, o.Fixture.Dir)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -203,7 +204,7 @@ func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persiste
 		if i := slices.IndexFunc(held, func(h session.Header) bool { return !h.IsChild() }); i > 0 {
 			held[0] = held[i]
 		}
-		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: a replay writes its sessions there and judges every session it holds, so give each replay an empty store (a new path, such as one under t.TempDir()) or delete the old", len(held), plural(len(held), "session"), held[0].ID)
+		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: a replay writes its sessions there and judges every session it holds, so give each replay an empty store (a new path, such as one under t.TempDir()) or delete the old", len(held), english.Plural(len(held), "session"), held[0].ID)
 	}
 	if err != nil {
 		store.Close()

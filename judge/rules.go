@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -201,7 +202,7 @@ func treeSummary(tree []recorded) string {
 			spawn++
 		}
 	}
-	parts := []string{fmt.Sprintf("%d %s", len(tree), plural(len(tree), "session"))}
+	parts := []string{fmt.Sprintf("%d %s", len(tree), english.Plural(len(tree), "session"))}
 	if spawn > 0 {
 		parts = append(parts, fmt.Sprintf("%d spawn", spawn))
 	}
@@ -209,11 +210,4 @@ func treeSummary(tree []recorded) string {
 		parts = append(parts, fmt.Sprintf("%d fork", fork))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
@@ -122,7 +123,7 @@ func (r *ScheduleResult) Report() string { return r.secrets.Redact(r.report()) }
 func (r *ScheduleResult) report() string {
 	name, seeds := r.Fixture.Name, seedRange(r.Seeds)
 	if r.Passed() {
-		return fmt.Sprintf("%s: the replay matches the recording, byte for byte, under %d %s (%s)", name, len(r.Seeds), plural(len(r.Seeds), "schedule"), seeds)
+		return fmt.Sprintf("%s: the replay matches the recording, byte for byte, under %d %s (%s)", name, len(r.Seeds), english.Plural(len(r.Seeds), "schedule"), seeds)
 	}
 	if len(r.Seeds) > 1 && r.Diverged < 0 && r.Mismatches == len(r.Seeds) {
 		return fmt.Sprintf("%s: the replay fails under every schedule (%s), as it does without one:\n%s", name, seeds, r.Mismatch.Report())

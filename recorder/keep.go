@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -62,23 +63,23 @@ func (u *Reuse) Lines() []string {
 		tokens = ": " + u.Tokens.String() + cost
 	}
 	out := []string{fmt.Sprintf("only changed: %s replayed from the recording, %d sent to the model%s",
-		count(u.Replayed, "model call"), u.Live, tokens)}
+		english.Count(u.Replayed, "model call"), u.Live, tokens)}
 	for _, c := range u.Changed {
 		var line string
 		switch {
 		case c.Kept:
 			// Not "re-recorded": the log is the recorded one, byte for byte.
 			line = fmt.Sprintf("%s: kept as recorded, though %s went to the model again from model call %d (turn %d step %d) (%s): %s; the answers came back as recorded",
-				c.Session, count(c.Live, "call"), c.From, c.Turn, c.Step, c.Tokens, c.Why)
+				c.Session, english.Count(c.Live, "call"), c.From, c.Turn, c.Step, c.Tokens, c.Why)
 		case c.Live == 0 && c.Why != "":
 			line = fmt.Sprintf("%s: changed though all %d of its calls replayed: %s", c.Session, c.Replayed, c.Why)
 		case c.Live == 0:
 			line = fmt.Sprintf("%s: changed though all %d of its calls replayed (its own events differ)", c.Session, c.Replayed)
 		case c.New:
-			line = fmt.Sprintf("%s: new, %s sent to the model (%s): %s", c.Session, count(c.Live, "call"), c.Tokens, c.Why)
+			line = fmt.Sprintf("%s: new, %s sent to the model (%s): %s", c.Session, english.Count(c.Live, "call"), c.Tokens, c.Why)
 		default:
 			line = fmt.Sprintf("%s: re-recorded from model call %d (turn %d step %d), %s sent to the model (%s) after %d replayed: %s",
-				c.Session, c.From, c.Turn, c.Step, count(c.Live, "call"), c.Tokens, c.Replayed, c.Why)
+				c.Session, c.From, c.Turn, c.Step, english.Count(c.Live, "call"), c.Tokens, c.Replayed, c.Why)
 		}
 		out = append(out, line)
 	}

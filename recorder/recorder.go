@@ -15,6 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/placeholder"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
@@ -376,7 +377,7 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 		if i := slices.IndexFunc(held, func(h session.Header) bool { return !h.IsChild() }); i > 0 {
 			held[0] = held[i]
 		}
-		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: the recording creates its sessions there; give it an empty one (a new path) or delete the old; nothing ran and the fixture is unchanged", len(held), plural(len(held), "session"), held[0].ID)
+		err = fmt.Errorf("it already holds %d %s (such as %s), an earlier run's: the recording creates its sessions there; give it an empty one (a new path) or delete the old; nothing ran and the fixture is unchanged", len(held), english.Plural(len(held), "session"), held[0].ID)
 	}
 	if err != nil {
 		own.Close()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
@@ -113,14 +114,14 @@ func (s *sideStore) discard(ctx context.Context) string {
 	}
 	if err != nil {
 		return fmt.Sprintf("the fixture is unchanged, but the side store still holds %s of this recording (%s), whose events before the secret were stored; deleting them failed (%v): delete them by hand",
-			plural(len(ids), "session"), strings.Join(ids, ", "), err)
+			english.Plural(len(ids), "session"), strings.Join(ids, ", "), err)
 	}
 	were := "were"
 	if len(ids) == 1 {
 		were = "was"
 	}
 	return fmt.Sprintf("nothing was kept: the fixture is unchanged, and the %s this recording had stored in the side store (none holding the secret) %s deleted",
-		count(len(ids), "session"), were)
+		english.Count(len(ids), "session"), were)
 }
 
 // kept says what the side store keeps of a recording that failed for a
@@ -135,14 +136,12 @@ func (s *sideStore) kept() string {
 	if len(s.created) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the side store keeps the %s recorded so far", count(len(s.created), "session"))
+	return fmt.Sprintf("; the side store keeps the %s recorded so far", english.Count(len(s.created), "session"))
 }
 
 func (s *sideStore) Close() error {
 	return errors.Join(s.Store.Close(), s.side.Close())
 }
-
-func count(n int, word string) string { return fmt.Sprintf("%d %s", n, plural(n, word)) }
 
 // guard finds secrets in what is about to be stored: in the bytes of a
 // header and of each event, and in the text each content block streams,

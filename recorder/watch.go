@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/llm"
@@ -179,10 +180,10 @@ func (w *liveWatch) failed(endpoint string) error {
 	}
 	var what []string
 	if len(keys) > 0 {
-		what = append(what, fmt.Sprintf("%d model %s", len(keys), plural(len(keys), "call")))
+		what = append(what, fmt.Sprintf("%d model %s", len(keys), english.Plural(len(keys), "call")))
 	}
 	if len(counts) > 0 {
-		what = append(what, fmt.Sprintf("%d token %s", len(counts), plural(len(counts), "count")))
+		what = append(what, fmt.Sprintf("%d token %s", len(counts), english.Plural(len(counts), "count")))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s failed at %s", strings.Join(what, " and "), where)
@@ -254,11 +255,4 @@ func (p *progress) Append(ctx context.Context, id string, events []session.Event
 		}
 	}
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/columns"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -62,7 +63,7 @@ func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, note str
 // sessionUsage describes one session's usage for inspect's per-session block.
 func sessionUsage(l *session.Log, prices budget.Prices) string {
 	s := budget.OfSession(l)
-	line := count(len(s.Calls), "model call") + ", " + s.Tokens.String()
+	line := english.Count(len(s.Calls), "model call") + ", " + s.Tokens.String()
 	if n := s.Unreported(); n > 0 {
 		line += fmt.Sprintf(", %d without usage", n)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/persistence"
@@ -182,10 +183,10 @@ func printDeadline(e *env, name string, ctx context.Context, d time.Duration, re
 	}
 	msg := fmt.Sprintf("agentsnap %s: --timeout %v passed", name, d)
 	if len(cut) > 0 {
-		msg += fmt.Sprintf("; %s did not finish: %s (each one's message says what its replay waits for)", count(len(cut), "scenario"), strings.Join(cut, ", "))
+		msg += fmt.Sprintf("; %s did not finish: %s (each one's message says what its replay waits for)", english.Count(len(cut), "scenario"), strings.Join(cut, ", "))
 	}
 	if skipped > 0 {
-		msg += fmt.Sprintf("; %s not replayed", count(skipped, "scenario"))
+		msg += fmt.Sprintf("; %s not replayed", english.Count(skipped, "scenario"))
 	}
 	fmt.Fprintf(e.stderr, "%s. A replay that waits for a call the agent does not make, or for a cancel that never comes, needs a fix or a re-recording; if the replays are only slow, raise --timeout.\n", msg)
 }
@@ -350,7 +351,7 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 		if err != nil {
 			return nil, noop, err
 		}
-		return nil, noop, fmt.Errorf("%s:%s already holds %s (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, count(len(held), "session"), held[0].ID)
+		return nil, noop, fmt.Errorf("%s:%s already holds %s (such as %s); check writes its replays' sessions there, so give it an empty one: a new path, or delete the old", kind, path, english.Count(len(held), "session"), held[0].ID)
 	}
 	closeAll := func() { shared.Close(); cleanup() }
 	return func(dir string) func() (persistence.Store, error) {
@@ -441,6 +442,6 @@ func printCheck(e *env, results []checkResult) int {
 			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), printableLines(r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))))
 		}
 	}
-	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", count(len(results), "scenario"), len(results)-failed, failed)
+	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", english.Count(len(results), "scenario"), len(results)-failed, failed)
 	return code
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -216,7 +217,7 @@ func benchFloor(b *testing.B, root string) {
 			}
 		}))
 	}
-	if want := fmt.Sprintf("%s, %d passed, 0 failed", count(len(dirs), "scenario"), len(dirs)); !strings.Contains(out.String(), want) {
+	if want := fmt.Sprintf("%s, %d passed, 0 failed", english.Count(len(dirs), "scenario"), len(dirs)); !strings.Contains(out.String(), want) {
 		b.Fatalf("agentsnap check did not say %q:\n%s", want, benchTail(out.String(), 2000))
 	}
 	of := func(f func(c cost) float64) func(c, _ cost) float64 { return func(c, _ cost) float64 { return f(c) } }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/open"
@@ -89,7 +90,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	for _, l := range logs {
 		events += len(l.Events)
 	}
-	fmt.Fprintf(e.stdout, "converted %s (%s) from %s to %s %s\n", count(len(logs), "session"), count(events, "event"), src, what, dst)
+	fmt.Fprintf(e.stdout, "converted %s (%s) from %s to %s %s\n", english.Count(len(logs), "session"), english.Count(events, "event"), src, what, dst)
 	return exitOK
 }
 
@@ -178,7 +179,7 @@ func writeDatabase(ctx context.Context, dst string, logs []*session.Log) (string
 func writeJSONL(dst string, logs []*session.Log) (string, error) {
 	if strings.HasSuffix(dst, jsonl.Ext) {
 		if len(logs) != 1 {
-			return "", fmt.Errorf("the database holds %s and %s names one log file; give a folder instead", count(len(logs), "session"), dst)
+			return "", fmt.Errorf("the database holds %s and %s names one log file; give a folder instead", english.Count(len(logs), "session"), dst)
 		}
 		if _, err := os.Lstat(dst); err == nil {
 			return "", fmt.Errorf("%s exists; remove it or give another path", dst)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -85,7 +86,7 @@ func runDerive(_ context.Context, e *env, args []string) int {
 		return fail(e, "derive", err)
 	}
 	for _, d := range s.Dropped {
-		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), count(d.Chunks, "chunk"))
+		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), english.Count(d.Chunks, "chunk"))
 	}
 	if _, err := e.stdout.Write(redactScript(e, pos[0], fakellm.MarshalScript(s.Entries))); err != nil {
 		return fail(e, "derive", err)

@@ -106,14 +106,6 @@ var _ = Describe("agentsnap help", func() {
 })
 
 var _ = Describe("text helpers", func() {
-	DescribeTable("count is singular for one",
-		func(n int, noun, want string) { Expect(count(n, noun)).To(Equal(want)) },
-		Entry(nil, 0, "session", "0 sessions"),
-		Entry(nil, 1, "session", "1 session"),
-		Entry(nil, 2, "model call", "2 model calls"),
-		Entry(nil, 1, "model call", "1 model call"),
-	)
-
 	It("aligns columns, leaves out empty ones, and trims the line ends", func() {
 		Expect(columns.Align([][]string{
 			{"a", "", "xx", "1"},

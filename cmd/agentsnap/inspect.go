@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
@@ -254,7 +255,7 @@ func seedLine(l *session.Log) string {
 	h := &l.Header
 	switch {
 	case h.SeedLength > 0:
-		s := fmt.Sprintf("%s (seq %s); own events from seq %d", count(h.SeedLength, "inherited event"), seqRange(h.SeedLength), h.SeedLength)
+		s := fmt.Sprintf("%s (seq %s); own events from seq %d", english.Count(h.SeedLength, "inherited event"), seqRange(h.SeedLength), h.SeedLength)
 		if last := l.Events[h.SeedLength-1]; last.Type != session.TypeTurnEnd {
 			s += fmt.Sprintf("\n            warning: the seed ends with %s at seq %d, not right after a turn/end: a fork inherits completed turns only, so this child would replay a half-done turn; re-record it", last.Type, h.SeedLength-1)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/apis"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -318,9 +319,9 @@ func recordRefused(dir string) error {
 
 func printRecorded(e *env, name string, res *recorder.Result) {
 	if res.Unchanged {
-		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
+		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, english.Count(res.Sessions, "session"), english.Count(res.Calls, "model call"))
 	} else {
-		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n", name, count(res.Sessions, "session"), count(res.Calls, "model call"))
+		fmt.Fprintf(e.stdout, "recorded %s: %s, %s\n", name, english.Count(res.Sessions, "session"), english.Count(res.Calls, "model call"))
 		// What changed, not every file of the fixture: a kept golden or
 		// an unchanged child log is not "wrote".
 		if len(res.Changed) > 0 {
@@ -341,7 +342,7 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", res.Proposal, name)
 	}
 	if len(res.ToolErrors) > 0 {
-		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", count(len(res.ToolErrors), "tool call"))
+		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", english.Count(len(res.ToolErrors), "tool call"))
 		for _, t := range res.ToolErrors {
 			fmt.Fprintf(e.stdout, "    %s\n", printable(t))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/report"
 )
@@ -116,7 +117,7 @@ func writeReport(e *env, flag, path, title string, results []checkResult) error 
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}
 	}
-	fmt.Fprintf(e.stderr, "report: wrote %s (%s: %s)\n", path, count(len(scenarios), "scenario"), strings.Join(parts, ", "))
+	fmt.Fprintf(e.stderr, "report: wrote %s (%s: %s)\n", path, english.Count(len(scenarios), "scenario"), strings.Join(parts, ", "))
 	return nil
 }
 

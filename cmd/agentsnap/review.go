@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 )
@@ -288,11 +289,11 @@ func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
 	fmt.Fprintf(w, "# Golden proposals\n\n")
 	switch {
 	case settled[""] == len(props):
-		fmt.Fprintf(w, "%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), where, where)
+		fmt.Fprintf(w, "%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", english.Count(len(props), "proposal"), where, where)
 	case settled[""] > 0:
-		fmt.Fprintf(w, "%s: %d accepted, %d rejected, %d pending. Review the pending ones with `go tool agentsnap review%s`.\n", count(len(props), "proposal"), settled["accepted"], settled["rejected"], settled[""], where)
+		fmt.Fprintf(w, "%s: %d accepted, %d rejected, %d pending. Review the pending ones with `go tool agentsnap review%s`.\n", english.Count(len(props), "proposal"), settled["accepted"], settled["rejected"], settled[""], where)
 	default:
-		fmt.Fprintf(w, "%s: %d accepted, %d rejected.\n", count(len(props), "proposal"), settled["accepted"], settled["rejected"])
+		fmt.Fprintf(w, "%s: %d accepted, %d rejected.\n", english.Count(len(props), "proposal"), settled["accepted"], settled["rejected"])
 	}
 	for _, p := range props {
 		switch p.settled {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"golang.org/x/term"
 )
 
@@ -153,7 +154,7 @@ func reviewInteractive(ctx context.Context, e *env, props []proposal, force bool
 	in := readKeys(e.stdin, raw)
 	defer in.close()
 
-	fmt.Fprintf(out, "%s pending review\n", count(len(props), "golden proposal"))
+	fmt.Fprintf(out, "%s pending review\n", english.Count(len(props), "golden proposal"))
 	var accepted, rejected, skipped, refused, holding int
 	all := false
 	i := 0
@@ -207,10 +208,10 @@ loop:
 	left := skipped + refused + holding + len(props) - i
 	fmt.Fprintf(out, "\nreview: %d accepted, %d rejected, %d left pending\n", accepted, rejected, left)
 	if refused > 0 {
-		fmt.Fprintf(out, "%s that looked like a mistake left pending; accept with --force once intended\n", count(refused, "proposal"))
+		fmt.Fprintf(out, "%s that looked like a mistake left pending; accept with --force once intended\n", english.Count(refused, "proposal"))
 	}
 	if holding > 0 {
-		fmt.Fprintf(out, "%s holding a key left pending; reject, keep the key out of the scenario and of what the agent writes, then check again\n", count(holding, "proposal"))
+		fmt.Fprintf(out, "%s holding a key left pending; reject, keep the key out of the scenario and of what the agent writes, then check again\n", english.Count(holding, "proposal"))
 	}
 	if refused+holding > 0 {
 		return exitFail

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 )
 
 // shard is the part of the scenarios one CI job checks: shard k of n, or
@@ -32,7 +33,7 @@ func (s shard) filter(dirs []string) (out []string, none string) {
 		}
 	}
 	if len(out) == 0 {
-		none = fmt.Sprintf("shard %d/%d holds none of the %s", s.k, s.n, count(len(dirs), "scenario"))
+		none = fmt.Sprintf("shard %d/%d holds none of the %s", s.k, s.n, english.Count(len(dirs), "scenario"))
 	}
 	return out, none
 }

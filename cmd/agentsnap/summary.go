@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/columns"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -38,8 +39,8 @@ func turnTable(turns []turnSummary) []string {
 		}
 		r := []string{
 			fmt.Sprintf("turn %*d", wTurn, t.turn),
-			padLeft(count(t.steps, "step"), wSteps-digits(t.steps)),
-			padLeft(count(t.calls, "model call"), wCalls-digits(t.calls)),
+			padLeft(english.Count(t.steps, "step"), wSteps-digits(t.steps)),
+			padLeft(english.Count(t.calls, "model call"), wCalls-digits(t.calls)),
 			end,
 			"",
 			"",

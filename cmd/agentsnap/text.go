@@ -1,23 +1,11 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentsnap/agentsnap/internal/termtext"
 )
-
-// count returns n with its noun, singular for one: count(1, "session") is
-// "1 session", count(3, "model call") is "3 model calls". The noun must form
-// its plural with an s.
-func count(n int, noun string) string {
-	s := strconv.Itoa(n) + " " + noun
-	if n != 1 {
-		s += "s"
-	}
-	return s
-}
 
 // wrap breaks text into lines of at most width runes at spaces; a word
 // longer than width gets a line of its own. It returns at least one line.

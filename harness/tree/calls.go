@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 )
@@ -202,9 +203,9 @@ func exactlyProblem(want []types.GomegaMatcher, calls []ToolCall) string {
 		}
 	}
 	if len(calls) > len(want) {
-		return fmt.Sprintf("%s made, %d wanted: call %d, %s, is one too many", count(len(calls), "call"), len(want), len(want)+1, calls[len(want)])
+		return fmt.Sprintf("%s made, %d wanted: call %d, %s, is one too many", english.Count(len(calls), "call"), len(want), len(want)+1, calls[len(want)])
 	}
-	return fmt.Sprintf("%s made, %d wanted: wanted call %d, %s, is missing", count(len(calls), "call"), len(want), len(calls)+1, describe(want[len(calls)]))
+	return fmt.Sprintf("%s made, %d wanted: wanted call %d, %s, is missing", english.Count(len(calls), "call"), len(want), len(calls)+1, describe(want[len(calls)]))
 }
 
 // subsequence matches want against calls greedily, each matcher at the
@@ -303,7 +304,7 @@ func pairingProblem(all bool) func([]types.GomegaMatcher, []ToolCall) string {
 			}
 		}
 		if len(problems) == 0 && all && len(want) != len(calls) {
-			problems = append(problems, fmt.Sprintf("%s made, %d wanted", count(len(calls), "call"), len(want)))
+			problems = append(problems, fmt.Sprintf("%s made, %d wanted", english.Count(len(calls), "call"), len(want)))
 		}
 		if len(problems) == 0 {
 			problems = append(problems, "every wanted call matches some call, but not each a call of its own: two wanted calls match the same one")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/budget"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -130,7 +131,7 @@ func InheritsTurns(path string, n any) types.GomegaMatcher {
 			if err != nil {
 				return false, "", fmt.Errorf("tree.InheritsTurns: %w", err)
 			}
-			return ok, fmt.Sprintf("%s (%s) inherits %s (seedLength %d)", path, s.mode(), count(s.turns, "turn"), s.log.Header.SeedLength), nil
+			return ok, fmt.Sprintf("%s (%s) inherits %s (seedLength %d)", path, s.mode(), english.Count(s.turns, "turn"), s.log.Header.SeedLength), nil
 		},
 	}
 }
@@ -157,7 +158,7 @@ func ModelCalls(path string, n any) types.GomegaMatcher {
 			if err != nil {
 				return false, "", fmt.Errorf("tree.ModelCalls: %w", err)
 			}
-			return ok, fmt.Sprintf("%s made %s", path, count(s.modelCalls, "model call")), nil
+			return ok, fmt.Sprintf("%s made %s", path, english.Count(s.modelCalls, "model call")), nil
 		},
 	}
 }
@@ -169,7 +170,7 @@ func countMatcher(n any, noun string) (types.GomegaMatcher, string) {
 	case types.GomegaMatcher:
 		return n, noun + "s matching " + describe(n)
 	case int:
-		return gomega.Equal(n), count(n, noun)
+		return gomega.Equal(n), english.Count(n, noun)
 	}
 	return gomega.Equal(n), fmt.Sprintf("%v %ss (want an int or a Gomega matcher, got %T)", n, noun, n)
 }

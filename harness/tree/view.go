@@ -10,6 +10,7 @@ import (
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
 	"github.com/agentsnap/agentsnap/internal/columns"
+	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -157,7 +158,7 @@ func (v *view) render() string {
 		}
 		rows = append(rows, []string{
 			"  " + n.path, how, "depth " + strconv.Itoa(h.DelegationDepth),
-			"seed " + strconv.Itoa(h.SeedLength), count(n.modelCalls, "model call"), calls,
+			"seed " + strconv.Itoa(h.SeedLength), english.Count(n.modelCalls, "model call"), calls,
 		})
 	}
 	return "the agent tree (path, created, depth, seedLength, model calls, tool calls):\n" + strings.Join(columns.Align(rows), "\n")
@@ -180,14 +181,6 @@ func (v *view) missing(path string) string {
 func orNone(s string) string {
 	if s == "" {
 		return "an unrecorded call"
-	}
-	return s
-}
-
-func count(n int, noun string) string {
-	s := strconv.Itoa(n) + " " + noun
-	if n != 1 {
-		s += "s"
 	}
 	return s
 }
