@@ -69,7 +69,7 @@ var _ = Describe("category rules", func() {
 			Expect(o.Consumption).NotTo(HaveOccurred())
 			Expect(o.Passed()).To(BeFalse())
 			Expect(o).NotTo(harness.MatchRecording())
-			want := "a " + category + "/ scenario needs " + ruleOf(category).Requires + ", and this recording has not"
+			want := "a scenario in " + category + "/ needs " + ruleOf(category).Requires + ", and this recording has not"
 			Expect(o.RuleViolations).To(ConsistOf(ContainSubstring(want)))
 			Expect(o.Report()).To(ContainSubstring("\ncategory " + category + ":\n  " + want))
 		},

@@ -16,7 +16,7 @@ import (
 // category's rules, fails on the rules: its report opens with them, not
 // with a replay that does not match.
 var _ = Describe("the report of a replay that fails on its rules only", func() {
-	const rule = "a fork/ scenario needs at least one fork child, and this recording has not (root only); record another path, or move the scenario to the category it fits"
+	const rule = "a scenario in fork/ needs at least one fork child, and this recording has not (root only); record another path, or move the scenario to the category it fits"
 	outcome := func() *judge.Outcome {
 		dir := filepath.Join(GinkgoT().TempDir(), "fork", "no-child")
 		fx := &fixture.Fixture{Name: "fork/no-child", Dir: dir, Golden: filepath.Join(dir, fixture.GoldenFile), Scenario: &scenario.Scenario{}}

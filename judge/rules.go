@@ -94,7 +94,7 @@ func checkCategory(tree []recorded, cat string) []string {
 	}
 	for _, r := range CategoryRules {
 		if r.Category == cat && !r.check(tree) {
-			out = append(out, fmt.Sprintf("a %s/ scenario needs %s, and this recording has not (%s); record another path, or move the scenario to the category it fits", cat, r.Requires, treeSummary(tree)))
+			out = append(out, fmt.Sprintf("a scenario in %s/ needs %s, and this recording has not (%s); record another path, or move the scenario to the category it fits", cat, r.Requires, treeSummary(tree)))
 		}
 	}
 	return out

@@ -258,7 +258,7 @@ var _ = Describe("check of a scenario that fails only on its category's rules", 
 		r := cli(root, nil, "check", dir)
 		Expect(r.code).To(Equal(exitFail), r.stdout)
 		Expect(r.stdout).To(MatchRegexp(`(?m)^spawn/codeword\s+2\s+4\s+FAIL category$`))
-		Expect(r.stdout).To(ContainSubstring("category spawn:\n  a spawn/ scenario needs"))
+		Expect(r.stdout).To(ContainSubstring("category spawn:\n  a scenario in spawn/ needs"))
 
 		By("JUnit types the failure the same way")
 		r = cli(root, nil, "check", dir, "--format", "junit")

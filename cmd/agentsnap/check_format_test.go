@@ -323,7 +323,7 @@ var _ = Describe("firstDifference", func() {
 				{Session: "session 1", Lineage: "fork of root via call_f", Seq: 4, Type: "tool/result", Note: "the second"},
 			},
 			Stale:          "playbook.json changed since the recording\nre-record",
-			RuleViolations: []string{"a fork/ scenario needs a fork child\nmore", "a second rule"},
+			RuleViolations: []string{"a scenario in fork/ needs a fork child\nmore", "a second rule"},
 		}
 		g := judge.GoldenResult{Path: fx.Golden, Message: "the transcript differs from the golden\nthe diff"}
 		golden := "a\nb\nc\n"
@@ -336,7 +336,7 @@ var _ = Describe("firstDifference", func() {
 			{"replay error: agent: the tool failed", func() { o.RunErrors = nil }},
 			{"log difference: " + o.Differences[0].String(), func() { o.Differences = nil }},
 			{"stale recording: playbook.json changed since the recording", func() { o.Stale = "" }},
-			{"category fork: a fork/ scenario needs a fork child", func() { o.RuleViolations = nil }},
+			{"category fork: a scenario in fork/ needs a fork child", func() { o.RuleViolations = nil }},
 			{"the transcript differs from " + fx.Golden + " at golden line 2, replay line 2: -b", func() {}},
 		}
 		for _, s := range steps {

@@ -31,7 +31,7 @@ var _ = Describe("agentsnap check, as a new user meets it", func() {
 			}
 		}
 		Expect(rule).NotTo(BeEmpty())
-		Expect(r.stdout).To(ContainSubstring("category spawn:\n  a spawn/ scenario needs " + rule + ", and this recording has not (2 sessions, 1 fork)"))
+		Expect(r.stdout).To(ContainSubstring("category spawn:\n  a scenario in spawn/ needs " + rule + ", and this recording has not (2 sessions, 1 fork)"))
 	})
 
 	It("passes a custom category with the common checks only", func() {

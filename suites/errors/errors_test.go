@@ -5,7 +5,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// What a errors/ scenario must hold is judge.CategoryRules, checked by
+// What a scenario in errors/ must hold is judge.CategoryRules, checked by
 // MatchRecording here exactly as agentsnap check checks it.
 var _ = Describe("errors scenarios", Label("errors"), func() {
 	DescribeTable("replay to their recording and golden, and hold what the category requires",
