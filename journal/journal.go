@@ -329,6 +329,14 @@ func (j *Journal) Events(ctx context.Context) ([]session.Event, error) {
 // do not modify it; it is valid until the next writing call.
 func (j *Journal) Messages() []session.Message { return j.messages }
 
+// Completed returns how many messages of the conversation its completed
+// turns hold: what a fork child created now inherits.
+func (j *Journal) Completed() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.completedMsgs)
+}
+
 // Turn returns the number of the turn running, or of the last one.
 func (j *Journal) Turn() int { return j.turn }
 

@@ -38,8 +38,12 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	if call != nil {
 		mode := session.ModeSpawn
-		if len(parent.last) > 0 && len(req.Messages) > 0 && differs(&parent.last[0], &req.Messages[0]) == "" {
-			mode = session.ModeFork // it starts with what its parent said
+		// It starts with what its parent said in a turn the parent
+		// completed: a message of the parent's turn still running (a
+		// preamble an agent sends every agent) is no inheritance, and a
+		// fork there would inherit nothing.
+		if len(parent.last) > 0 && len(req.Messages) > 0 && differs(&parent.last[0], &req.Messages[0]) == "" && parent.j.Completed() > 0 {
+			mode = session.ModeFork
 		}
 		return h.newChild(parent, call.id, mode, "")
 	}

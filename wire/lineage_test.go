@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/agentsnap/agentsnap/session"
@@ -24,6 +25,25 @@ var _ = Describe("a request's session, told by lineage", func() {
 		ok(url, chat(user("q")), child("b", "call_2"))
 		code, body := post(url, chat(user("q"), assistant("done"), user("more")), nil)
 		expectRefused(h, code, body, "a request's conversation continues 2 sessions alike")
+	})
+
+	// An agent without memory sends every agent, children too, the same
+	// preamble: its system prompt, then a context message, then the task.
+	memoryless := func(system string, msgs ...string) string {
+		return chat(append([]string{fmt.Sprintf(`{"role":"system","content":%q}`, system), user("Context: on call for team atlas.")}, msgs...)...)
+	}
+	helper := []session.Part{toolCall("call_1", "ask_helper", `{"prompt":"Find the region of the release."}`)}
+
+	It("under Infer, records a child that sends its parent's preamble on the parent's first turn as a spawn: it inherits no completed turn", func() {
+		h, store, url := serveWire(script(map[string][]any{"root": {helper}}), infer)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?")), nil)
+		ok(url, memoryless("You are a helper.", user("Find the region of the release.")), nil)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?"), asked([3]string{"call_1", "ask_helper", `{"prompt":"Find the region of the release."}`}), result("call_1", "eu-west-1")), nil)
+		Expect(h.Close(context.Background())).To(Succeed())
+		l, err := store.Load(context.Background(), "root/call_1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Header.Mode).To(Equal(session.ModeSpawn))
+		Expect(l.Header.SeedLength).To(BeZero())
 	})
 
 	It("under Infer, gives a call one child: a new session whose prompt is that of a call that created a child already is refused", func() {
