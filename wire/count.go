@@ -79,7 +79,7 @@ func (h *Handler) serveCount(w http.ResponseWriter, r *http.Request, f countForm
 	if s.last == nil {
 		// A child whose first request is a count: under Infer its model
 		// call finds it by the conversation, as it would its last call's.
-		s.last = req.Messages
+		s.last, s.lastSystem = req.Messages, req.System
 	}
 	h.mu.Unlock()
 	d, status, err := h.count(r.Context(), s, f, req)

@@ -84,7 +84,7 @@ func (h *Handler) known(s *wireSession, req *Request) int {
 func (h *Handler) keep(s *wireSession, req *Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s.last, s.decoded = req.Messages, req.state
+	s.last, s.lastSystem, s.decoded = req.Messages, req.System, req.state
 	if req.state != nil {
 		h.recent = s
 	}

@@ -23,14 +23,20 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	if h.root == nil {
 		return h.rootSession(), nil
 	}
-	best, bestLen, ties := (*wireSession)(nil), 0, 0
+	var bests []*wireSession
+	bestLen := 0
 	for _, s := range h.all {
 		switch n := commonPrefixFrom(s.last, req.Messages, lastKnown(s, req)); {
 		case n > bestLen:
-			best, bestLen, ties = s, n, 1
+			bests, bestLen = append(bests[:0], s), n
 		case n == bestLen && n > 0:
-			ties++
+			bests = append(bests, s)
 		}
+	}
+	bests = sameSystem(bests, req.System)
+	var best *wireSession
+	if len(bests) > 0 {
+		best = bests[0]
 	}
 	parent, call, err := h.openCall(req, best, bestLen)
 	if err != nil {
@@ -48,14 +54,34 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 		return h.newChild(parent, call.id, mode, "")
 	}
 	switch {
-	case ties > 1:
-		return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request's conversation continues %d sessions alike (messages in common with each: %d), so which one sent it cannot be told", ties, bestLen))
+	case len(bests) > 1:
+		return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request's conversation continues %d sessions alike (messages in common with each: %d), so which one sent it cannot be told", len(bests), bestLen))
 	case best != nil:
 		return best, nil
 	case !h.waiting():
 		return h.root, nil // an agent without memory: the root again
 	}
 	return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request (%s) continues no session, and no open tool call's arguments hold its prompt", lastUserText(req.Messages)))
+}
+
+// sameSystem narrows sessions that a request continues alike to those
+// whose last request had its system prompt: an agent without memory sends
+// each agent's preamble again, and the system prompt says whose call it is.
+// When none or all of them had it, they stay as they are.
+func sameSystem(alike []*wireSession, system string) []*wireSession {
+	if len(alike) < 2 {
+		return alike
+	}
+	var same []*wireSession
+	for _, s := range alike {
+		if s.lastSystem == system {
+			same = append(same, s)
+		}
+	}
+	if len(same) == 0 {
+		return alike
+	}
+	return same
 }
 
 // lastKnown returns how many leading messages of req are known to be

@@ -46,6 +46,28 @@ var _ = Describe("a request's session, told by lineage", func() {
 		Expect(l.Header.SeedLength).To(BeZero())
 	})
 
+	It("under Infer, tells the next turn of an agent without memory from its child's by the system prompt, when both sent the same preamble", func() {
+		h, store, url := serveWire(script(map[string][]any{"root": {helper}}), infer)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?")), nil)
+		ok(url, memoryless("You are a helper.", user("Find the region of the release.")), nil)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?"), asked([3]string{"call_1", "ask_helper", `{"prompt":"Find the region of the release."}`}), result("call_1", "eu-west-1")), nil)
+		ok(url, memoryless("You are the release bot.", user("Summarise it in one line.")), nil)
+		Expect(h.Close(context.Background())).To(Succeed())
+		turns := func(id string) int {
+			l, err := store.Load(context.Background(), id)
+			Expect(err).NotTo(HaveOccurred())
+			n := 0
+			for _, e := range l.Events {
+				if e.Type == session.TypeTurnStart {
+					n++
+				}
+			}
+			return n
+		}
+		Expect(turns("root")).To(Equal(2), "the summary is the root's second turn")
+		Expect(turns("root/call_1")).To(Equal(1), "the helper had one turn")
+	})
+
 	It("under Infer, gives a call one child: a new session whose prompt is that of a call that created a child already is refused", func() {
 		h, store, url := serveWire(script(map[string][]any{"root": {twoCalls}}), infer)
 		ok(url, chat(user("hi")), nil)

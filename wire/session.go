@@ -44,8 +44,9 @@ type wireSession struct {
 	turns    int                           // turns this session started
 
 	// Under Handler.mu: what other sessions' requests are checked against.
-	made []madeCall        // every tool call the session's answers made, as they streamed
-	last []session.Message // the messages of its last request (lineage inference)
+	made       []madeCall        // every tool call the session's answers made, as they streamed
+	last       []session.Message // the messages of its last request (lineage inference)
+	lastSystem string            // the system prompt of its last request (lineage inference)
 	// What its last request left to read the next against (incremental.go),
 	// while the log's conversation holds last.
 	decoded any
