@@ -199,6 +199,33 @@ var _ = Describe("a replay's verdict in a test, with a secret in what the agent 
 	})
 })
 
+var _ = Describe("a replay's failure in a test, when the agent's dummy key is the word agentsnap", Label("secrets"), func() {
+	// examples/langchaingo gives its clients the token "agentsnap": long
+	// enough to be a secret, and the name every command a failure ends
+	// with starts with.
+	It("names the commands that fix it whole: agentsnap's own name is no secret", func() {
+		dir := newFixtureIn("custom/dummy", `{"prompts": ["Say OK."]}`, `{"sessions": {"root": [{"text": "OK"}]}}`)
+		opts, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).NotTo(HaveOccurred())
+		opts.Runtime = keyedAgent("agentsnap", "")
+		_, err = recorder.Record(context.Background(), dir, opts)
+		Expect(err).NotTo(HaveOccurred())
+		golden := filepath.Join(dir, fixture.GoldenFile)
+		b, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(golden, bytes.Replace(b, []byte("assistant: OK"), []byte("assistant: OK!"), 1), 0o644)).To(Succeed())
+
+		t := &reportTB{TB: GinkgoTB()}
+		harness.Check(t, dir, harness.Options{Runtime: keyedAgent("agentsnap", "")})
+		out := t.text()
+		Expect(out).To(ContainSubstring("the transcript differs from"))
+		// The -update command names this spec, which says agentsnap; out of
+		// CI the review command follows ("go tool agentsnap review DIR").
+		Expect(out).To(ContainSubstring("dummy key is the word agentsnap"))
+		Expect(out).NotTo(ContainSubstring(secret.Redacted))
+	})
+})
+
 // newFixtureIn writes a scenario folder CATEGORY/NAME under a temporary
 // root from its scenario.json and playbook.json.
 func newFixtureIn(name, sc, pb string) string {

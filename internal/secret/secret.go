@@ -71,6 +71,9 @@ func (s *Set) Add(source, value string) bool {
 	if _, ok := s.names[value]; ok {
 		return false
 	}
+	if ordinary(value) {
+		return false
+	}
 	if len(value) < MinLen {
 		if !slices.ContainsFunc(s.short, func(kv [2]string) bool { return kv[0] == source }) {
 			s.short = append(s.short, [2]string{source, value})
@@ -95,6 +98,12 @@ func (s *Set) Add(source, value string) bool {
 	s.forms, s.repl = forms, nil
 	return true
 }
+
+// ordinary reports whether value is a word agentsnap's own messages print
+// — its name, which every command they end with starts with — given as a
+// dummy key ("agentsnap", as examples/langchaingo's clients send): hiding
+// it would hide nothing and cut those commands ("go tool [REDACTED] review").
+func ordinary(value string) bool { return strings.EqualFold(value, "agentsnap") }
 
 // encodings returns the ways value is written in the text a recording and
 // its messages hold: as it is, as a JSON string's content (the session
