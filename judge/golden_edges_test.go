@@ -217,5 +217,17 @@ var _ = Describe("an update that changes a child's mode or its fork seed", func(
 		res = judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeTrue())
 		Expect(res.Warnings).To(BeEmpty())
+
+		By("nor when a child added before it renumbers the parent a fork inherits from (its seed names the parent by number)")
+		spawn := "== session 1: spawn of root via call_p, depth 1 ==\nturn 1 (subagent)\n  user: p\n\n"
+		grandchild := func(label, parent string) string {
+			return "== " + label + ": fork of " + parent + " via call_g, depth 2 ==\n(inherits 12 events from " + parent + ": turn 1)\nturn 1 (subagent)\n  user: g\n"
+		}
+		Expect(os.WriteFile(path, []byte(root+spawn+grandchild("session 2", "session 1")), 0o644)).To(Succeed())
+		added := "== session 1: spawn of root via call_new, depth 1 ==\nturn 1 (subagent)\n  user: new\n\n"
+		o.Transcript = root + added + strings.Replace(spawn, "session 1:", "session 2:", 1) + grandchild("session 3", "session 2")
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(BeEmpty(), "the grandchild inherits turn 1 of the same parent, now session 2")
 	})
 })

@@ -93,12 +93,15 @@ func (s *Section) Inherited() string {
 	return strconv.Quote(s.Seed)
 }
 
-// seedCount is the number of events a seed line gives.
-var seedCount = regexp.MustCompile(`^\(inherits \d+ events `)
+// seedCount is the number of events a seed line gives, and the label of
+// the parent it names.
+var seedCount = regexp.MustCompile(`^\(inherits \d+ events from [^:]*: `)
 
 // SameSeed reports whether a and b inherit the same turns of the same
 // session. The number of events in them is not compared: it is how the
-// model streamed those turns, which changes with every live recording.
+// model streamed those turns, which changes with every live recording. Nor
+// is the label of the session: a fork inherits from its parent, which
+// Pair has paired, and a child added before it renumbers that parent.
 func SameSeed(a, b *Section) bool {
 	return seedCount.ReplaceAllString(a.Seed, "(inherits ") == seedCount.ReplaceAllString(b.Seed, "(inherits ")
 }
