@@ -176,6 +176,13 @@ var _ = Describe("an update that removes a session of the golden", func() {
 		res = judge.UpdateGolden(o)
 		Expect(res.Updated).To(BeTrue())
 		Expect(res.Warnings).To(HaveExactElements(HavePrefix("session 1: spawn of root via call_a, depth 1: the session is in the golden but not in the replay")))
+
+		By("and a renamed child left with none of its mode is the child whose mode changed, not one dropped and one added")
+		Expect(os.WriteFile(path, []byte(root+spawn), 0o644)).To(Succeed())
+		o.Transcript = root + "\n== session 1: fork of root via call_R3, depth 1 ==\nturn 1 (subagent)\n  user: a\n"
+		res = judge.UpdateGolden(o)
+		Expect(res.Updated).To(BeTrue())
+		Expect(res.Warnings).To(HaveExactElements(HavePrefix(`session 1: spawn of root via call_a, depth 1: the child was a spawn and the replay makes it a fork ("== session 1: fork of root via call_R3, depth 1 ==")`)))
 	})
 })
 
