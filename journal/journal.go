@@ -329,12 +329,12 @@ func (j *Journal) Events(ctx context.Context) ([]session.Event, error) {
 // do not modify it; it is valid until the next writing call.
 func (j *Journal) Messages() []session.Message { return j.messages }
 
-// Completed returns how many messages of the conversation its completed
-// turns hold: what a fork child created now inherits.
-func (j *Journal) Completed() int {
+// Completed returns the messages of the conversation its completed turns
+// hold: what a fork child created now inherits. Do not modify them.
+func (j *Journal) Completed() []session.Message {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return len(j.completedMsgs)
+	return j.completedMsgs
 }
 
 // Turn returns the number of the turn running, or of the last one.

@@ -44,11 +44,13 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 	}
 	if call != nil {
 		mode := session.ModeSpawn
-		// It starts with what its parent said in a turn the parent
-		// completed: a message of the parent's turn still running (a
-		// preamble an agent sends every agent) is no inheritance, and a
-		// fork there would inherit nothing.
-		if len(parent.last) > 0 && len(req.Messages) > 0 && differs(&parent.last[0], &req.Messages[0]) == "" && parent.j.Completed() > 0 {
+		// It starts with what its parent says in a turn after one the
+		// parent completed, which a fork inherits: as those turns, or as
+		// its first message rewritten to hold them (langchaingo's memory).
+		// A first message the parent sent from its start (a preamble an
+		// agent sends every agent) is no inheritance, and on the parent's
+		// first turn a fork would inherit nothing.
+		if inherits(parent, req.Messages) {
 			mode = session.ModeFork
 		}
 		return h.newChild(parent, call.id, mode, "")
@@ -62,6 +64,18 @@ func (h *Handler) infer(req *Request) (*wireSession, error) {
 		return h.root, nil // an agent without memory: the root again
 	}
 	return nil, h.lineageError(fmt.Errorf("wire: lineage inference: a request (%s) continues no session, and no open tool call's arguments hold its prompt", lastUserText(req.Messages)))
+}
+
+// inherits reports whether a child whose first request sends msgs starts
+// with what its parent passes a fork: the turns the parent completed, or
+// the first message of the parent's last request when that message is not
+// the one the parent started with. The caller holds h.mu.
+func inherits(parent *wireSession, msgs []session.Message) bool {
+	done := parent.j.Completed()
+	if len(done) == 0 || len(parent.last) == 0 || len(msgs) == 0 || differs(&parent.last[0], &msgs[0]) != "" {
+		return false
+	}
+	return differs(&done[0], &msgs[0]) != "" || commonPrefixFrom(done, msgs, 0) == len(done)
 }
 
 // sameSystem narrows sessions that a request continues alike to those

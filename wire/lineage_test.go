@@ -46,6 +46,19 @@ var _ = Describe("a request's session, told by lineage", func() {
 		Expect(l.Header.SeedLength).To(BeZero())
 	})
 
+	It("under Infer, records a child that sends only its parent's preamble on a later turn as a spawn: it sends none of the completed turns a fork inherits", func() {
+		h, store, url := serveWire(script(map[string][]any{"root": {"OK", helper}}), infer)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?")), nil)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?"), assistant("OK"), user("Ask the helper.")), nil)
+		ok(url, memoryless("You are a helper.", user("Find the region of the release.")), nil)
+		ok(url, memoryless("You are the release bot.", user("Where does the release run?"), assistant("OK"), user("Ask the helper."), asked([3]string{"call_1", "ask_helper", `{"prompt":"Find the region of the release."}`}), result("call_1", "eu-west-1")), nil)
+		Expect(h.Close(context.Background())).To(Succeed())
+		l, err := store.Load(context.Background(), "root/call_1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Header.Mode).To(Equal(session.ModeSpawn))
+		Expect(l.Header.SeedLength).To(BeZero())
+	})
+
 	It("under Infer, tells the next turn of an agent without memory from its child's by the system prompt, when both sent the same preamble", func() {
 		h, store, url := serveWire(script(map[string][]any{"root": {helper}}), infer)
 		ok(url, memoryless("You are the release bot.", user("Where does the release run?")), nil)
