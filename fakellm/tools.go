@@ -191,7 +191,7 @@ func (d *Driver) ReplayCount(_ context.Context, ref llm.SessionRef, call session
 	recorded := fmt.Sprintf("the recording holds no count of this session left to serve (%d recorded, all served)", len(r.script.Counts))
 	if next >= 0 {
 		rec := &r.script.Counts[next]
-		recorded = fmt.Sprintf("the recording's next count of this session is of another request (turn %d step %d%s, digest %s, %s)", rec.Turn, rec.Step, modelOf(rec.Model), short(rec.Digest), answered(rec))
+		recorded = fmt.Sprintf("the recording's next count of this session is of another request (turn %d step %d%s, digest %s, %s)", rec.Turn, rec.Step, modelOf(rec.Model), short(rec.Digest), rec.Answer())
 	}
 	at := "before its first turn"
 	if call.Turn > 0 {
@@ -210,18 +210,6 @@ func modelOf(model string) string {
 		return ""
 	}
 	return ", model " + model
-}
-
-// answered says what a recorded count answered: "N tokens", or the
-// failure the live endpoint answered while recording.
-func answered(rec *session.CountTokensData) string {
-	if f := rec.Failure; f != nil {
-		if f.Status > 0 {
-			return fmt.Sprintf("failed with HTTP %d %s", f.Status, f.Code)
-		}
-		return "failed: " + f.Code
-	}
-	return fmt.Sprintf("%d tokens", rec.InputTokens)
 }
 
 // short is a digest as messages name it.
@@ -250,7 +238,7 @@ func (r *replay) unserved() []string {
 		if !used {
 			rec := &r.script.Counts[i]
 			out = append(out, fmt.Sprintf("%s: live session %s never asked for the recorded token count of turn %d step %d (%s%s, digest %s, %s) — the agent no longer counts that request, or counts another one (a token count drift names it)",
-				r.describe(), r.live, rec.Turn, rec.Step, rec.API, modelOf(rec.Model), short(rec.Digest), answered(rec)))
+				r.describe(), r.live, rec.Turn, rec.Step, rec.API, modelOf(rec.Model), short(rec.Digest), rec.Answer()))
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func countDriftAt(p pair, d *Difference) *Drift {
 		if rType == "" {
 			now = "the replay ends there"
 		}
-		changes = append(changes, fmt.Sprintf("the agent no longer counts the recorded request here (%s, %s); %s — it counts no longer, later, or another request (a refused count is in the replay driver's verdict)", countOf(g), countAnswer(g), now))
+		changes = append(changes, fmt.Sprintf("the agent no longer counts the recorded request here (%s, %s); %s — it counts no longer, later, or another request (a refused count is in the replay driver's verdict)", countOf(g), g.Answer(), now))
 	case g == nil:
 		was := "the recording has " + gType
 		if gType == "" {
@@ -42,7 +42,7 @@ func countDriftAt(p pair, d *Difference) *Drift {
 		if g.Turn != r.Turn || g.Step != r.Step {
 			changes = append(changes, fmt.Sprintf("the count is at turn %d step %d, recorded at turn %d step %d", r.Turn, r.Step, g.Turn, g.Step))
 		}
-		if a, b := countAnswer(r), countAnswer(g); len(changes) == 0 && a != b {
+		if a, b := r.Answer(), g.Answer(); len(changes) == 0 && a != b {
 			changes = append(changes, fmt.Sprintf("the count answered %s, recorded %s", a, b))
 		}
 		if len(changes) == 0 {
@@ -80,17 +80,4 @@ func countOf(d *session.CountTokensData) string {
 		s += ", model " + d.Model
 	}
 	return s + ", digest " + d.Digest[:min(12, len(d.Digest))]
-}
-
-// countAnswer says what a count answered: "N tokens", or, for one the
-// live endpoint failed while recording (replayed as that failure),
-// "failed with HTTP 503 SERVER" — not the 0 tokens its record holds.
-func countAnswer(d *session.CountTokensData) string {
-	if f := d.Failure; f != nil {
-		if f.Status > 0 {
-			return fmt.Sprintf("failed with HTTP %d %s", f.Status, f.Code)
-		}
-		return "failed: " + f.Code
-	}
-	return fmt.Sprintf("%d tokens", d.InputTokens)
 }

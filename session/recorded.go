@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -80,6 +81,19 @@ type CountTokensData struct {
 	// (InputTokens is 0), so an agent that counts again after a 5xx, as
 	// an SDK retries, replays as it ran.
 	Failure *Failure `json:"failure,omitempty"`
+}
+
+// Answer says what the count answered, as messages quote it: "N tokens",
+// or the failure the live endpoint answered while recording ("failed
+// with HTTP 503 SERVER") — not the 0 tokens such a record holds.
+func (d *CountTokensData) Answer() string {
+	if f := d.Failure; f != nil {
+		if f.Status > 0 {
+			return fmt.Sprintf("failed with HTTP %d %s", f.Status, f.Code)
+		}
+		return "failed: " + f.Code
+	}
+	return fmt.Sprintf("%d tokens", d.InputTokens)
 }
 
 // MCPError is a JSON-RPC error response.
