@@ -39,7 +39,7 @@ var _ = Describe("serve --record stopped while a live MCP server holds its sessi
 		Expect(p.out.String()).To(HavePrefix("recorded " + dir + ": 1 session, 1 model call\n"))
 		Expect(p.errb.String()).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 (no answer within 100ms); it ends it itself when it times out"))
 		Expect(p.errb.String()).NotTo(ContainSubstring("mcp-token-0123456789"))
-	}, SpecTimeout(time.Minute))
+	}, exitAttempts, SpecTimeout(time.Minute))
 })
 
 // slowWrite is how long the spec below holds the recording's write: with
@@ -90,5 +90,5 @@ var _ = Describe("serve --record stopped while a live MCP server holds its sessi
 		Expect(readFile(golden)).To(ContainSubstring("OK"))
 		// The late DELETE's note still reached stderr before serve exited.
 		Expect(p.errb.String()).To(ContainSubstring("agentsnap serve: note: the live MCP server clock did not end its session live-1 (no answer within 100ms)"))
-	}, SpecTimeout(time.Minute))
+	}, exitAttempts, SpecTimeout(time.Minute))
 })

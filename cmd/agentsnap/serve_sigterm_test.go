@@ -22,5 +22,5 @@ var _ = Describe("agentsnap serve stopped with SIGTERM", func() {
 		p.stopWith(syscall.SIGTERM)
 		Expect(p.cmd.ProcessState.ExitCode()).To(Equal(0), p.out.String()+p.errb.String())
 		Expect(p.out.String()).To(Equal("mixed/go-agent: replay matches the recording (3 sessions, 6 model calls)\n"))
-	}, SpecTimeout(time.Minute))
+	}, exitAttempts, SpecTimeout(time.Minute))
 })
