@@ -76,6 +76,14 @@ var _ = Describe("a Gemini agent that names each child by its call's function na
 		Expect(err).To(MatchError(ContainSubstring(`wire: spawn child of root names call "subagent_spawn", the name of 2 of its parent's open calls (call_a, call_b): name the id of the call that creates the child`)))
 	})
 
+	It("refuses a child named by a function whose calls all have their results, saying it started too late", func() {
+		h, _, url := serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_r", "review", `{}`)}, "done"}}))
+		ok(url, chat(user("hi")), nil)
+		ok(url, chat(user("hi"), asked([3]string{"call_r", "review", `{}`}), result("call_r", "fine")), nil)
+		code, body := post(url, chat(user("check")), map[string]string{wire.HeaderSession: "rev", wire.HeaderParent: "root", wire.HeaderCall: "review", wire.HeaderMode: "spawn"})
+		expectRefused(h, code, body, `spawn child root/review names call "review", the function of its parent root's calls call_r, which all have their results: a child named by its call's function must start while that call is open`)
+	})
+
 	It("keeps a child named so by headers on its later calls, under the call's id", func() {
 		h, store, url := serveWire(script(map[string][]any{"root": {[]session.Part{toolCall("call_r", "review", `{}`)}}}))
 		ok(url, chat(user("hi")), nil)

@@ -435,20 +435,34 @@ func (h *Handler) newChild(parent *wireSession, callID string, mode session.Mode
 		}
 	}
 	if m == nil {
-		made := make([]string, 0, len(parent.made))
-		for _, c := range parent.made {
-			made = append(made, c.id)
-		}
-		list := strings.Join(made, ", ")
-		if list == "" {
-			list = "none yet"
-		}
-		return nil, fmt.Errorf("wire: %s child %s names call %q, which its parent %s never made (its tool calls so far: %s); name the id of the parent's tool call that creates the child", mode, parent.name+"/"+callID, callID, parent.name, list)
+		return nil, parent.noCall(callID, mode)
 	}
 	m.children++
 	s := &wireSession{parent: parent, callID: m.id, namedAs: callID, mode: mode, headerID: headerID, name: parent.name + "/" + m.id}
 	h.all = append(h.all, s)
 	return s, nil
+}
+
+// noCall is the refusal of a child of s that names callID, no call of s
+// that may create it. When calls of that name got their results, the
+// child named its call by the function's name too late.
+func (s *wireSession) noCall(callID string, mode session.Mode) error {
+	made := make([]string, 0, len(s.made))
+	var named []string
+	for _, c := range s.made {
+		made = append(made, c.id)
+		if c.name == callID {
+			named = append(named, c.id)
+		}
+	}
+	if len(named) > 0 {
+		return fmt.Errorf("wire: %s child %s names call %q, the function of its parent %s's calls %s, which all have their results: a child named by its call's function must start while that call is open; name the id of the parent's tool call that creates the child", mode, s.name+"/"+callID, callID, s.name, strings.Join(named, ", "))
+	}
+	list := strings.Join(made, ", ")
+	if list == "" {
+		list = "none yet"
+	}
+	return fmt.Errorf("wire: %s child %s names call %q, which its parent %s never made (its tool calls so far: %s); name the id of the parent's tool call that creates the child", mode, s.name+"/"+callID, callID, s.name, list)
 }
 
 // openCallNamed returns the one call named name among s's answers' calls
