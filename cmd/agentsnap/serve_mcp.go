@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"mime"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
@@ -146,74 +143,6 @@ func (u *unclearSession) Error() string {
 	}
 	return fmt.Sprintf("%s to MCP server %s (session %s) came %s, and %d live sessions were opened there, so serve cannot tell which is this client's (the latest may be another client's); send the id serve gave back on every request, as MCP's Streamable HTTP clients (the MCP SDKs') do, or let each agent session initialize one client of its own, named by its Agentsnap-Session header",
 		u.method, u.server, u.session, came, u.opened)
-}
-
-// liveSession is a live server's session serve opened, and the headers of
-// the last request sent on it (its Authorization, Mcp-Protocol-Version),
-// which the request that ends it carries too.
-type liveSession struct {
-	url    string
-	header http.Header
-}
-
-// mcpEndWait bounds how long serve, once stopped, waits for the live
-// servers to end their sessions: a server that does not answer must not
-// hold serve past its exit deadline (200 ms after SIGINT); it ends the
-// session itself when it times out.
-const mcpEndWait = 100 * time.Millisecond
-
-// endSessions starts ending every live session serve opened — a DELETE
-// with its Mcp-Session-Id, as an MCP client ends a Streamable HTTP
-// session — all at once, and returns without waiting: wait returns when
-// each has an answer or mcpEndWait has passed, and must be called before
-// serve exits. A server that refuses (405: it ends sessions itself) or no
-// longer knows the session (404) is left alone; any other failure is
-// noted with logf, before wait returns.
-func (e *mcpEndpoint) endSessions(logf func(format string, args ...any)) (wait func()) {
-	e.mu.Lock()
-	opened := e.opened
-	e.opened = nil
-	e.mu.Unlock()
-	if len(opened) == 0 {
-		return func() {}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), mcpEndWait)
-	var wg sync.WaitGroup
-	for key, ls := range opened {
-		wg.Go(func() {
-			err := endSession(ctx, e.client, ls, key[1])
-			if err != nil {
-				logf("the live MCP server %s did not end its session %s (%v); it ends it itself when it times out", key[0], key[1], err)
-			}
-		})
-	}
-	return func() {
-		wg.Wait()
-		cancel()
-	}
-}
-
-// endSession sends the DELETE that ends the live session id.
-func endSession(ctx context.Context, client *http.Client, ls liveSession, id string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, ls.url, nil)
-	if err != nil {
-		return err
-	}
-	maps.Copy(req.Header, ls.header)
-	req.Header.Set("Mcp-Session-Id", id)
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("no answer within %s", mcpEndWait)
-		}
-		return err
-	}
-	resp.Body.Close()
-	switch {
-	case resp.StatusCode/100 == 2, resp.StatusCode == http.StatusMethodNotAllowed, resp.StatusCode == http.StatusNotFound:
-		return nil
-	}
-	return fmt.Errorf("it answered %s", resp.Status)
 }
 
 // err fails a recording in which a live server did not answer a request:
@@ -484,154 +413,6 @@ func decodeMCP(body []byte) (*jsonrpcMessage, error) {
 		m.ID = nil
 	}
 	return &m, nil
-}
-
-// mcpAnswer is a live server's answer to one request.
-type mcpAnswer struct {
-	Result json.RawMessage
-	Error  *session.MCPError
-}
-
-// forward POSTs the agent's message to the live server and, for a
-// request (id set), returns the server's answer to it: the one JSON
-// response, or the one in its event stream with that id. What else the
-// server streams (its notifications and requests) is not relayed.
-func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, method string, id json.RawMessage) (*mcpAnswer, error) {
-	fail := func(format string, args ...any) (*mcpAnswer, error) {
-		return nil, fmt.Errorf("the live MCP server %s (%s): "+format+"; check that it runs and that --mcp %s= names its Streamable HTTP endpoint", append(append([]any{name, live}, args...), name)...)
-	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, live, bytes.NewReader(body))
-	if err != nil {
-		return fail("%v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	// The MCP headers (Mcp-Protocol-Version, Mcp-Method, Mcp-Name,
-	// Mcp-Param-*) say what the body does; serve holds the live session.
-	for k, v := range r.Header {
-		if strings.HasPrefix(k, "Mcp-") && k != "Mcp-Session-Id" || k == "Authorization" {
-			req.Header[k] = v
-		}
-	}
-	key := e.key(name, r.Header)
-	ours := key != liveKey(name, r.Header)
-	e.mu.Lock()
-	sid, own := e.sessions[key]
-	opened := e.opens[key]
-	if !own {
-		sid, opened = e.sessions[name], e.opens[name]
-	}
-	if sid != "" && method != "initialize" { // an initialize starts a live session
-		if !ours && opened > 1 {
-			e.mu.Unlock()
-			return nil, &unclearSession{method: method, server: name, session: mcpSessionName(r.Header), sent: r.Header.Get("Mcp-Session-Id"), opened: opened}
-		}
-		req.Header.Set("Mcp-Session-Id", sid)
-		e.keep(name, live, sid, req.Header)
-	}
-	e.mu.Unlock()
-	resp, err := e.client.Do(req)
-	if err != nil {
-		return fail("%v", err)
-	}
-	defer resp.Body.Close()
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		e.mu.Lock()
-		e.sessions[key], e.sessions[name] = sid, sid
-		if method == "initialize" { // for a client that does not send serve's id back
-			hk := liveKey(name, r.Header)
-			e.sessions[hk] = sid
-			if e.opens == nil {
-				e.opens = map[string]int{}
-			}
-			e.opens[hk]++
-			e.opens[name]++
-		}
-		e.keep(name, live, sid, req.Header)
-		e.mu.Unlock()
-	}
-	rd := io.LimitReader(resp.Body, e.maxBody)
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch {
-	case resp.StatusCode/100 != 2:
-		// An HTTP error may carry the JSON-RPC error the server answers
-		// the request with: that is its answer, and is recorded.
-		b, _ := io.ReadAll(rd)
-		if a, ok, _ := answerTo(b, id); ok && id != nil && a.Error != nil {
-			return a, nil
-		}
-		return fail("answered %s: %s", resp.Status, strings.TrimSpace(string(b[:min(len(b), 512)])))
-	case id == nil:
-		return nil, nil
-	case mt == "text/event-stream":
-		return e.fromStream(rd, id, fail)
-	}
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return fail("reading its answer: %v", err)
-	}
-	a, ok, err := answerTo(b, id)
-	if err != nil || !ok {
-		return fail("its answer is no JSON-RPC response to the request (%v)", err)
-	}
-	return a, nil
-}
-
-// keep notes the live session sid of server name, and the headers of the
-// request sent on it, for endSessions. The caller holds e.mu.
-func (e *mcpEndpoint) keep(name, live, sid string, header http.Header) {
-	h := http.Header{}
-	for _, k := range []string{"Authorization", "Mcp-Protocol-Version"} {
-		if v := header.Values(k); len(v) > 0 {
-			h[k] = v
-		}
-	}
-	if e.opened == nil {
-		e.opened = map[[2]string]liveSession{}
-	}
-	e.opened[[2]string{name, sid}] = liveSession{url: live, header: h}
-}
-
-// fromStream reads an event stream up to the response with id.
-func (e *mcpEndpoint) fromStream(rd io.Reader, id json.RawMessage, fail func(string, ...any) (*mcpAnswer, error)) (*mcpAnswer, error) {
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 64<<10), int(e.maxBody))
-	var data []byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) > 0 {
-			if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-				data = append(data, bytes.TrimPrefix(v, []byte(" "))...)
-				data = append(data, '\n')
-			}
-			continue
-		}
-		if a, ok, _ := answerTo(data, id); ok {
-			return a, nil
-		}
-		data = data[:0]
-	}
-	if a, ok, _ := answerTo(data, id); ok {
-		return a, nil
-	}
-	return fail("its event stream ended without the answer to the request (%v)", sc.Err())
-}
-
-// answerTo decodes b as the response to the request id; ok is false when
-// it is another message.
-func answerTo(b []byte, id json.RawMessage) (*mcpAnswer, bool, error) {
-	var m struct {
-		ID     json.RawMessage   `json:"id"`
-		Result json.RawMessage   `json:"result"`
-		Error  *session.MCPError `json:"error"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, false, err
-	}
-	if !bytes.Equal(session.CanonicalJSON(m.ID), session.CanonicalJSON(id)) || (m.Result == nil && m.Error == nil) {
-		return nil, false, nil
-	}
-	return &mcpAnswer{Result: m.Result, Error: m.Error}, true, nil
 }
 
 // writeMCP writes one JSON-RPC message: as JSON, or as a one-event stream
