@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/agentsnap/agentsnap/internal/termtext"
 )
 
 // firstFieldDiff decodes two JSON lines and returns the path of the first
@@ -143,16 +145,5 @@ func show(v any) string {
 // abbrevRunes is how many runes of a value a difference shows.
 const abbrevRunes = 160
 
-// abbrev returns s cut to its first abbrevRunes runes, marked "…" when cut. It
-// counts runes only up to the cut: a recorded text can be hundreds of
-// megabytes, and a []rune of it four times that.
-func abbrev(s string) string {
-	i := 0
-	for k := range s {
-		if i == abbrevRunes {
-			return s[:k] + "…"
-		}
-		i++
-	}
-	return s
-}
+// abbrev returns s cut to its first abbrevRunes runes (termtext.Cut).
+func abbrev(s string) string { return termtext.Cut(s, abbrevRunes) }

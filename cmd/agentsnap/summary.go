@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/internal/columns"
 	"github.com/agentsnap/agentsnap/internal/english"
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -65,19 +66,9 @@ func digits(n int) int { return len(strconv.Itoa(n)) }
 func padLeft(s string, n int) string { return strings.Repeat(" ", max(n, 0)) + s }
 
 // abbreviate returns s with its runs of white space as one space, cut to
-// its first n runes, marked "…" when cut. It counts runes only up to the
-// cut (a recorded text can be hundreds of megabytes, a []rune of it four
-// times that).
+// its first n runes (termtext.Cut).
 func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k] + "…"
-		}
-		i++
-	}
-	return s
+	return termtext.Cut(strings.Join(strings.Fields(s), " "), n)
 }
 
 // summarizeTurns walks a log once and summarises each turn. A turn's model

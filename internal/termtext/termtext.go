@@ -71,3 +71,17 @@ func unsafeRune(r rune) bool {
 	}
 	return false
 }
+
+// Cut returns s cut to its first n runes, marked "…" when cut. It counts
+// runes only up to the cut: a recorded text can be hundreds of megabytes,
+// and a []rune of it four times that.
+func Cut(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "…"
+		}
+		i++
+	}
+	return s
+}
