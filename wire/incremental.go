@@ -75,6 +75,10 @@ func (h *Handler) known(s *wireSession, req *Request) int {
 	if req.base != nil && req.base == s.decoded {
 		n = req.reused
 	}
+	// A format keeps a request beside the state it leaves (one
+	// allocation), so a base kept would hold the last request, its base
+	// the one before, and so on: every body the session sent.
+	req.base = nil
 	s.decoded = nil
 	return n
 }
