@@ -33,7 +33,7 @@ var _ = Describe("a recording that cannot be written", Label("faults"), func() {
 		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
 		before = tree(dir)
 		_, err := record(context.Background(), dir, playbookDriver(dir), laterClock)
-		Expect(err).To(MatchError(ContainSubstring("pipe is not a regular file; a fixture holds plain files only")))
+		Expect(err).To(MatchError(ContainSubstring("pipe is not a regular file; a fixture holds plain files and folders only")))
 		Expect(tree(dir)).To(Equal(before))
 		_, statErr := os.Stat(filepath.Join(dir, "pipe"))
 		Expect(statErr).NotTo(HaveOccurred())
