@@ -12,10 +12,12 @@
 package httpguard
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -280,7 +282,7 @@ func (g *Guard) checkContentType(r *http.Request) *refusal {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	case http.MethodDelete:
-		if r.ContentLength == 0 {
+		if r.ContentLength == 0 || emptyChunked(r) {
 			return nil
 		}
 	}
@@ -295,6 +297,29 @@ func (g *Guard) checkContentType(r *http.Request) *refusal {
 	}
 	return &refusal{status: http.StatusUnsupportedMediaType, code: "UNSUPPORTED_CONTENT_TYPE", message: fmt.Sprintf(
 		"%s %s has %s; serve takes JSON bodies only: send Content-Type: application/json", r.Method, r.URL.EscapedPath(), got)}
+}
+
+// emptyChunked reports whether r's body, of a length not given (sent
+// chunked), is empty, reading at most its first byte; r's body reads as
+// it did before either way.
+func emptyChunked(r *http.Request) bool {
+	if r.ContentLength > 0 || r.Body == nil || r.Body == http.NoBody {
+		return r.ContentLength <= 0
+	}
+	var first [1]byte
+	n, err := io.ReadAtLeast(r.Body, first[:], 1)
+	if n == 0 && err == io.EOF {
+		r.ContentLength = 0
+		return true
+	}
+	r.Body = readCloser{io.MultiReader(bytes.NewReader(first[:n]), r.Body), r.Body}
+	return false
+}
+
+// readCloser is a body read through Reader and closed through Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // tooLarge is the refusal of a body over the limit; what says how large,

@@ -121,3 +121,25 @@ var _ = Describe("the Guard, at its edges", func() {
 		Expect(srv.Handler).To(BeIdenticalTo(g))
 	})
 })
+
+var _ = Describe("a DELETE", func() {
+	It("sent chunked with nothing in it passes without a Content-Type, as one with Content-Length: 0 does", func() {
+		s := start(httpguard.Config{}, nil)
+		_, br := s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+		a := readRaw(br)
+		Expect(a.status).To(Equal(http.StatusOK), a.body)
+		Expect(a.body).To(Equal(`{"read":0}`))
+	})
+
+	It("sent chunked with a body is a body like any other: JSON only, and the handler reads all of it", func() {
+		s := start(httpguard.Config{}, nil)
+		_, br := s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+		a := readRaw(br)
+		Expect(a.status).To(Equal(http.StatusUnsupportedMediaType))
+		Expect(a.err.Message).To(ContainSubstring("DELETE /mcp/clock has no Content-Type"))
+		_, br = s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+		a = readRaw(br)
+		Expect(a.status).To(Equal(http.StatusOK), a.body)
+		Expect(a.body).To(Equal(`{"read":2}`), "the byte read to look is handed on")
+	})
+})
