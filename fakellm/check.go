@@ -48,7 +48,7 @@ func (d *Driver) Check() error {
 	if len(left) == 0 && len(d.failures) == 0 && len(d.toolFailures) == 0 {
 		return nil
 	}
-	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), advice: d.advice}
+	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), advice: d.advice()}
 }
 
 // sortedErrors returns the errors of failures in lineage order.

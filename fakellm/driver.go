@@ -22,8 +22,8 @@ import (
 type Driver struct {
 	opts   options
 	root   *replay
-	order  []*replay // lineage order: root, then children depth first in call order
-	advice string    // what errors end with: the command that re-records the scenario (WithAdvice)
+	order  []*replay     // lineage order: root, then children depth first in call order
+	advice func() string // what errors end with: the command that re-records the scenario (WithAdvice)
 
 	mu       sync.Mutex
 	byLive   map[string]*replay
@@ -102,9 +102,9 @@ func New(logs []*session.Log, opts ...Option) (*Driver, error) {
 // build links the scripts, which it does not change, into one tree of
 // replay state of its own; logs, when in memory, are the scripts' logs.
 func build(scripts []*Script, logs []*session.Log, o options) (*Driver, error) {
-	advice := o.advice
-	if advice == "" {
-		advice = "re-record with: " + o.record
+	advice := func() string { return o.advice }
+	if o.advice == "" {
+		advice = func() string { return "re-record with: " + o.record() }
 	}
 	d := &Driver{opts: o, advice: advice, byLive: map[string]*replay{}, ended: map[string]bool{}}
 	if o.virtual {
@@ -334,13 +334,13 @@ func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	entries := r.script.Entries
 	if r.cursor >= len(entries) {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — %sthe agent made more model calls than the recording; %s",
-			ErrScriptExhausted, r.describe(), r.callNumber(r.cursor), r.callNumber(len(entries)-1), req.Turn, req.Step, r.strayNote(req), d.advice)
+			ErrScriptExhausted, r.describe(), r.callNumber(r.cursor), r.callNumber(len(entries)-1), req.Turn, req.Step, r.strayNote(req), d.advice())
 	}
 	e := entries[r.cursor]
 	// Each of turn and step is checked unless it is 0 (authored: not checked).
 	if e.Turn != 0 && e.Turn != req.Turn || e.Step != 0 && e.Step != req.Step {
 		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — %sthe agent took another path; %s",
-			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.callNumber(r.cursor), r.callNumber(len(entries)-1), e.Turn, e.Step, r.strayNote(req), d.advice)
+			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.callNumber(r.cursor), r.callNumber(len(entries)-1), e.Turn, e.Step, r.strayNote(req), d.advice())
 	}
 	if err := d.checkCall(r, e, req); err != nil {
 		return Entry{}, err

@@ -1,6 +1,7 @@
 package fakellm
 
 import (
+	"sync"
 	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -16,10 +17,10 @@ type options struct {
 	override  *Override
 	pace      time.Duration
 	schedule  *schedule
-	virtual   bool // WithVirtualTime
-	release   bool // WithReleaseServed
-	record    string
-	advice    string // WithAdvice
+	virtual   bool          // WithVirtualTime
+	release   bool          // WithReleaseServed
+	record    func() string // WithRecordCommand, WithRecordCommandFunc
+	advice    string        // WithAdvice
 	logf      func(format string, args ...any)
 	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
 
@@ -76,7 +77,17 @@ func WithScheduleOf(s Schedule) Option {
 // WithRecordCommand sets the command that errors name as the way to
 // re-record the scenario. The default is "go tool agentsnap record DIR" with the
 // folder of the logs.
-func WithRecordCommand(cmd string) Option { return func(o *options) { o.record = cmd } }
+func WithRecordCommand(cmd string) Option {
+	return func(o *options) { o.record = func() string { return cmd } }
+}
+
+// WithRecordCommandFunc is WithRecordCommand with the command made by cmd
+// when an error first names it, once: for a command that costs a read of
+// the fixture (agentsnap serve's names every MCP server its logs called),
+// which a replay that fails nowhere never pays.
+func WithRecordCommandFunc(cmd func() string) Option {
+	return func(o *options) { o.record = sync.OnceValue(cmd) }
+}
 
 // WithAdvice sets what errors end with instead of "re-record with: " and
 // the record command, and what Prepare's refusals of a log end with

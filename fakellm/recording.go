@@ -128,14 +128,15 @@ func (r *Recording) Driver(opts ...Option) (*Driver, error) {
 }
 
 func (r *Recording) driver(o options) (*Driver, error) {
-	if o.record == "" {
+	if o.record == nil {
 		dir := "FIXTURE_DIR"
 		if r.dir != "" {
 			dir = r.dir
 		} else if len(r.logs) > 0 && strings.HasSuffix(r.logs[0].Path, ".jsonl") {
 			dir = filepath.Dir(r.logs[0].Path)
 		}
-		o.record = "go tool agentsnap record " + dir
+		cmd := "go tool agentsnap record " + dir
+		o.record = func() string { return cmd }
 	}
 	return build(r.scripts, r.logs, o)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentsnap/agentsnap"
@@ -250,9 +251,9 @@ func replayEnv(fx *fixture.Fixture, drv *fakellm.Driver, store persistence.Store
 // their first's (Options.prepared), so a search derives nothing again.
 type prepared struct {
 	rec      *fakellm.Recording
-	once     bool // the scripts are replayed once, by a lean replay (Options.Once, fixture.Open)
-	record   string
-	fresh    string // Hints.Fresh, which the driver's errors end with instead of record
+	once     bool          // the scripts are replayed once, by a lean replay (Options.Once, fixture.Open)
+	record   func() string // the command that re-records the scenario, made when an error first names it
+	fresh    string        // Hints.Fresh, which the driver's errors end with instead of record
 	cwd      string
 	warnings []string // the runtime's warnings about the scenario's settings
 	// ownHeads reports that the scripts were derived from the fixture's
@@ -284,7 +285,7 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	}
 	once := opts.Once && fx.Logs == nil
 	ownHeads := fx.Logs == nil && opts.Deriver == nil && len(rec.Scripts()) == len(fx.LogPaths())
-	return &prepared{rec: rec, once: once, record: cmds.record(fx), fresh: cmds.Fresh, cwd: cmds.cwd, ownHeads: ownHeads}, nil
+	return &prepared{rec: rec, once: once, record: sync.OnceValue(func() string { return cmds.record(fx) }), fresh: cmds.Fresh, cwd: cmds.cwd, ownHeads: ownHeads}, nil
 }
 
 // derive derives fx's scripts: from its logs in memory, or, for a fixture
@@ -315,7 +316,7 @@ func derive(fx *fixture.Fixture, fopts []fakellm.Option) (*fakellm.Recording, er
 // driver returns a new replay driver of the prepared scripts, in virtual
 // time, under the schedule.
 func (p *prepared) driver(fx *fixture.Fixture, sched scheduling, logf func(string, ...any)) (*fakellm.Driver, error) {
-	fopts := append([]fakellm.Option{fakellm.WithRecordCommand(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
+	fopts := append([]fakellm.Option{fakellm.WithRecordCommandFunc(p.record), fakellm.WithVirtualTime()}, sched.driverOptions()...)
 	if p.fresh != "" {
 		fopts = append(fopts, fakellm.WithAdvice(p.fresh))
 	}

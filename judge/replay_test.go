@@ -2,6 +2,7 @@ package judge_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -71,5 +72,35 @@ var _ = Describe("a fixture a user's test recorded with a runtime without a name
 		By("and the CLI's command for it names no empty runtime")
 		cmd := judge.RecordCommandFor(dir, judge.Options{Runtime: agent.Reference})
 		Expect(cmd).To(Equal("go test ./... -record='^spawn/one-child$' (from the test that recorded it, with a runtime without a name: the CLI runs only agentsnap's reference runtime)"))
+	})
+})
+
+// The command that re-records a scenario can cost a read of the whole
+// fixture (agentsnap serve's names every MCP server its logs called), so a
+// replay makes it only when a message names it.
+var _ = Describe("the command that re-records a replayed fixture", func() {
+	replay := func(edit func(*fixture.Fixture)) (made int, err error) {
+		GinkgoHelper()
+		fx, err := fixture.Open(filepath.Join("..", "fixtures", "fork", "codeword"))
+		Expect(err).NotTo(HaveOccurred())
+		edit(fx)
+		hints := judge.Hints{Record: func(*fixture.Fixture) string { made++; return "record-it-here" }}
+		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: agent.Reference, Once: true, Hints: hints})
+		if err == nil && !o.Passed() {
+			err = errors.New(o.Report())
+		}
+		return made, err
+	}
+
+	It("is not made by a replay that passes", func() {
+		made, err := replay(func(*fixture.Fixture) {})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(made).To(Equal(0))
+	})
+
+	It("is made once by a replay that drifts, and named in its verdict", func() {
+		made, err := replay(func(fx *fixture.Fixture) { fx.Scenario.Prompts[0] += " Answer in French." })
+		Expect(err).To(MatchError(ContainSubstring("record-it-here")))
+		Expect(made).To(Equal(1))
 	})
 })
