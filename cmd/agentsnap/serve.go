@@ -335,8 +335,11 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
-	hints := judge.Hints{Record: func(fx *fixture.Fixture) string {
-		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s%s", arg, rt.name, mcpFlagsOf(fx))
+	// The --mcp flags read every log: once, and only for a message that
+	// names the command.
+	mcpFlags := sync.OnceValue(func() string { return mcpFlagsOf(fx) })
+	hints := judge.Hints{Record: func(*fixture.Fixture) string {
+		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s%s", arg, rt.name, mcpFlags())
 		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
 			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
 		}
