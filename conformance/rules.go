@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/secret"
+	"github.com/agentsnap/agentsnap/internal/termtext"
 	"github.com/agentsnap/agentsnap/journal"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -279,11 +280,8 @@ func checkSeedCopy(r *report, l, parent *session.Log, n int) {
 
 // describe shows an event briefly: seq, type and the start of its data.
 func describe(e *session.Event) string {
-	data := string(e.Data)
-	if len(data) > 80 {
-		data = data[:80] + "..."
-	}
-	return fmt.Sprintf("seq %d %s %s", e.Seq, e.Type, data)
+	// Cut with the mark a secret's redaction knows, on a rune boundary.
+	return fmt.Sprintf("seq %d %s %s", e.Seq, e.Type, termtext.Cut(string(e.Data), 80))
 }
 
 func callIDs(l *session.Log) []string {

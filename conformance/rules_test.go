@@ -262,7 +262,7 @@ var _ = Describe("the conformance kit, a seed copied wrong in several places", f
 		}
 		Expect(verbatim).To(HaveLen(1), "violations: %v", res.Violations)
 		Expect(verbatim[0].Problem).To(ContainSubstring("inherited event 1 is seq 1 user/message "))
-		Expect(verbatim[0].Problem).To(ContainSubstring(strings.Repeat("z", 20) + "..."))
+		Expect(verbatim[0].Problem).To(ContainSubstring(strings.Repeat("z", 20) + "…"))
 		Expect(verbatim[0].Problem).NotTo(ContainSubstring(long[:100]))
 		Expect(verbatim[0].Problem).NotTo(ContainSubstring("more like it"))
 	})

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentsnap/agentsnap/internal/termtext"
 )
 
 // Playbook is playbook.json.
@@ -335,14 +337,9 @@ func checkUsage(at string, u *Usage, add func(string, ...any)) {
 	}
 }
 
-// abbreviate quotes a JSON value for an error, cut to a readable length.
-func abbreviate(raw json.RawMessage) string {
-	const max = 40
-	if len(raw) > max {
-		return string(raw[:max]) + "..."
-	}
-	return string(raw)
-}
+// abbreviate quotes a JSON value for an error, cut to a readable length
+// with the mark a secret's redaction knows (termtext.Cut).
+func abbreviate(raw json.RawMessage) string { return termtext.Cut(string(raw), 40) }
 
 // FirstHang returns where the playbook's first hang answer is
 // ("sessions.root[2]"), or "" when it has none.
