@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -148,20 +150,49 @@ func toContents(msgs []session.Message, media llm.Media, responses Responses) ([
 	return out, nil
 }
 
-// resultResponse is functionResponse.response for a tool result.
+// resultResponse is functionResponse.response for a tool result:
+// {"output": text}, or {"error": text} for an error, as encoding/json
+// writes it with HTML escaping off.
 func resultResponse(p session.Part) json.RawMessage {
+	return slices.Clip(appendResultResponse(nil, p))
+}
+
+// appendResultResponse appends resultResponse(p) to dst. Every tool
+// result a request sends is compared with it (Responses.keep), so it is
+// written by hand into the caller's buffer: encoding/json with a map
+// cost eight allocations a result.
+func appendResultResponse(dst []byte, p session.Part) []byte {
+	if p.IsError {
+		dst = append(dst, `{"error":`...)
+	} else {
+		dst = append(dst, `{"output":`...)
+	}
+	return append(jsonscan.AppendStdString(dst, resultText(p)), '}')
+}
+
+// resultText is the text of a tool result's parts, joined; a result of
+// one text part is its text, not a copy.
+func resultText(p session.Part) string {
+	var text string
+	n := 0
+	for _, c := range p.Content {
+		if c.Type == session.PartText {
+			if n == 0 {
+				text = c.Text
+			}
+			n++
+		}
+	}
+	if n <= 1 {
+		return text
+	}
 	var b strings.Builder
 	for _, c := range p.Content {
 		if c.Type == session.PartText {
 			b.WriteString(c.Text)
 		}
 	}
-	key := "output"
-	if p.IsError {
-		key = "error"
-	}
-	s, _ := session.MarshalData(map[string]string{key: b.String()})
-	return s
+	return b.String()
 }
 
 // Forward is what an agent's generateContent request carries beyond

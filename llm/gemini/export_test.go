@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -180,3 +181,14 @@ var (
 	ArgsObject = argsObject // WriteMessage's check of a tool call's arguments
 	StatusName = statusName
 )
+
+// ResultResponse is resultResponse: functionResponse.response for a tool
+// result.
+func ResultResponse(p session.Part) json.RawMessage { return resultResponse(p) }
+
+// KeepsResponse tells whether a request's reader keeps raw, the
+// functionResponse.response an agent sent for result, for the live model
+// (Responses.keep): whether it says other than ResultResponse.
+func KeepsResponse(raw json.RawMessage, result session.Part) bool {
+	return Responses(nil).keep(0, &result, raw) != nil
+}

@@ -33,7 +33,8 @@ func responseKey(msg int, id string) string {
 // the body it was read from may be reused.
 func (r Responses) keep(msg int, result *session.Part, raw json.RawMessage) Responses {
 	raw = bytes.TrimSpace(raw)
-	if !isSet(raw) || bytes.Equal(raw, resultResponse(*result)) {
+	var buf [512]byte // resultResponse of most results, without an allocation
+	if !isSet(raw) || bytes.Equal(raw, appendResultResponse(buf[:0], *result)) {
 		return r
 	}
 	if r == nil {
