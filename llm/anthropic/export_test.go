@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -157,3 +158,10 @@ func checkFinish(r *session.FinishReason, blocks []*protoBlock) error {
 
 // Compact is compact, for its spec.
 var Compact = compact
+
+// ResultParts is resultContent: a tool result's content as parts.
+func ResultParts(c Content) ([]session.Part, error) {
+	var media llm.Media
+	parts, _, err := resultContent(c, 0, 0, &media)
+	return parts, err
+}

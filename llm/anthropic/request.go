@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
@@ -190,7 +189,7 @@ func decodeUser(c Content, names map[string]string, at int, marks *[]Mark, media
 			if b.CacheControl != nil {
 				*marks = append(*marks, Mark{Message: at + len(out), CacheControl: b.CacheControl})
 			}
-			content, inner, err := resultContent(b.Content, fmt.Sprintf(".content[%d].content", i), at+len(out), media)
+			content, inner, err := resultContent(b.Content, i, at+len(out), media)
 			if err != nil {
 				return nil, err
 			}
@@ -254,40 +253,41 @@ func decodeAssistant(c Content, names map[string]string, at int, marks *[]Mark) 
 // part, or, when it holds images or documents, the text between them a
 // part each and an image or file part for each of them; and the Inner
 // mark of its last text block with a cache_control (its Message to be
-// set), or none. Any other block is an error; where is the content's
-// place in the message. The result is message at of the conversation, in
-// its first part; its images' and files' blocks go into media.
-func resultContent(c Content, where string, at int, media *llm.Media) ([]session.Part, Mark, error) {
+// set), or none. Any other block is an error; the result is block i of
+// its message and message at of the conversation, in its first part; its
+// images' and files' blocks go into media. A result of text alone (every
+// result of most agents) costs no allocation here: its place is
+// formatted for an error only, its text joined by Content.Text.
+func resultContent(c Content, i, at int, media *llm.Media) ([]session.Part, Mark, error) {
 	var parts []session.Part
-	var run strings.Builder
 	inner := Mark{Inner: true}
+	run := 0 // the first block of the text not yet in parts
 	for k := range c {
 		switch b := &c[k]; b.Type {
 		case TypeText:
-			run.WriteString(b.Text)
 			if b.CacheControl != nil {
 				inner.Part, inner.CacheControl = len(parts), b.CacheControl // the part this run becomes
 			}
 		case TypeImage, TypeDocument:
-			p, err := mediaPart(b, fmt.Sprintf("%s[%d]", where, k))
+			p, err := mediaPart(b, fmt.Sprintf(".content[%d].content[%d]", i, k))
 			if err != nil {
 				return nil, inner, err
 			}
-			if run.Len() > 0 {
-				parts = append(parts, session.TextPart(run.String()))
-				run.Reset()
+			if text := c[run:k].Text(); text != "" {
+				parts = append(parts, session.TextPart(text))
 			}
+			run = k + 1
 			*media = media.Add(&p, llm.Place{Message: at, Inner: len(parts) + 1}, b.raw)
 			parts = append(parts, p)
 		default:
-			return nil, inner, llm.NotRecorded(fmt.Sprintf("%s[%d]", where, k), b.Type)
+			return nil, inner, llm.NotRecorded(fmt.Sprintf(".content[%d].content[%d]", i, k), b.Type)
 		}
 	}
 	if parts == nil {
 		return []session.Part{session.TextPart(c.Text())}, inner, nil
 	}
-	if run.Len() > 0 {
-		parts = append(parts, session.TextPart(run.String()))
+	if text := c[run:].Text(); text != "" {
+		parts = append(parts, session.TextPart(text))
 	}
 	return parts, inner, nil
 }

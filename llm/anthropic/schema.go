@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
@@ -95,9 +96,21 @@ func (c Content) MarshalJSON() ([]byte, error) {
 	return append(out, ']'), nil
 }
 
-// Text is the text of the content's text blocks, joined.
+// Text is the text of the content's text blocks, joined. Content of one
+// text block (every tool result sent as a string) is that block's text,
+// not a copy: each request read whole asks it of each result.
 func (c Content) Text() string {
-	var b bytes.Buffer
+	n, size, one := 0, 0, ""
+	for _, blk := range c {
+		if blk.Type == TypeText {
+			n, size, one = n+1, size+len(blk.Text), blk.Text
+		}
+	}
+	if n <= 1 {
+		return one
+	}
+	var b strings.Builder
+	b.Grow(size)
 	for _, blk := range c {
 		if blk.Type == TypeText {
 			b.WriteString(blk.Text)
