@@ -23,12 +23,12 @@ type body struct {
 	failed *refusal
 }
 
-func newBody(g *Guard, w http.ResponseWriter, r *http.Request) *body {
+func newBody(g *Guard, w http.ResponseWriter, r *http.Request, deadline time.Time) *body {
 	// MaxBytesReader gets the server's own writer: through it, a body over
 	// the limit also closes the connection after the answer.
 	b := &body{g: g, rc: http.MaxBytesReader(w, r.Body, g.cfg.MaxBody)}
 	// A writer without deadlines (a test's recorder) has the size bound only.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
+	_ = http.NewResponseController(w).SetReadDeadline(deadline)
 	return b
 }
 
@@ -48,8 +48,7 @@ func (b *body) Read(p []byte) (int, error) {
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		if b.failed == nil {
-			b.failed = &refusal{status: http.StatusRequestTimeout, code: "BODY_TIMEOUT", retry: true, message: fmt.Sprintf(
-				"the request body did not arrive within %s (%d bytes came); send the whole body at once", b.g.cfg.BodyTimeout, b.read)}
+			b.failed = b.g.bodyTimeout(b.read)
 		}
 	}
 	return n, err
@@ -121,4 +120,11 @@ func (w *writer) finish() {
 	if !w.started && w.body.failure() != nil {
 		w.WriteHeader(http.StatusInternalServerError)
 	}
+}
+
+// bodyTimeout is the refusal of a body that did not arrive in time, of
+// which n bytes came.
+func (g *Guard) bodyTimeout(n int64) *refusal {
+	return &refusal{status: http.StatusRequestTimeout, code: "BODY_TIMEOUT", retry: true, message: fmt.Sprintf(
+		"the request body did not arrive within %s (%d bytes came); send the whole body at once", g.cfg.BodyTimeout, n)}
 }

@@ -1,6 +1,7 @@
 // Package httpguard lets a local HTTP endpoint answer only its own agent:
-// a Guard in front of a handler refuses, by their headers and before a
-// byte of the body is read or the handler runs, requests to another Host
+// a Guard in front of a handler refuses, by their headers and before the
+// handler runs or a byte of the body is read (but for the first byte of a
+// chunked DELETE, to tell whether it has a body), requests to another Host
 // (DNS rebinding), cross-site requests from a web page (a foreign Origin,
 // a body that is not JSON) and bodies over a limit; it bounds how long a
 // body may take to arrive, and the server it builds bounds the headers.
@@ -21,6 +22,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,6 +150,9 @@ func (g *Guard) Refused() int64 { return g.refused.Load() }
 // Content-Type, Content-Length — and hands it to the next handler with
 // its body bounded.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The body's time starts here: a look at a chunked DELETE's first
+	// byte (emptyChunked) spends it too.
+	deadline := time.Now().Add(g.cfg.BodyTimeout)
 	if rf := g.checkHost(r); rf != nil {
 		g.refuse(w, r, rf)
 		return
@@ -167,7 +172,7 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.preflight(w, r)
 		return
 	}
-	if rf := g.checkContentType(r); rf != nil {
+	if rf := g.checkContentType(w, r, deadline); rf != nil {
 		g.refuse(w, r, rf)
 		return
 	}
@@ -175,11 +180,12 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, g.tooLarge(fmt.Sprintf("is %d bytes (its Content-Length)", r.ContentLength), r.ContentLength))
 		return
 	}
-	g.serve(w, r)
+	g.serve(w, r, deadline)
 }
 
-// serve runs the next handler with r's body bounded, unless Stop began.
-func (g *Guard) serve(w http.ResponseWriter, r *http.Request) {
+// serve runs the next handler with r's body bounded — to arrive by
+// deadline — unless Stop began.
+func (g *Guard) serve(w http.ResponseWriter, r *http.Request, deadline time.Time) {
 	g.mu.RLock()
 	if g.stopped {
 		g.mu.RUnlock()
@@ -197,7 +203,7 @@ func (g *Guard) serve(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	b := newBody(g, w, r)
+	b := newBody(g, w, r, deadline)
 	r.Body = b
 	bw := &writer{ResponseWriter: w, g: g, r: r, body: b}
 	g.next.ServeHTTP(bw, r)
@@ -276,14 +282,18 @@ func (g *Guard) checkOrigin(r *http.Request) (string, *refusal) {
 // checkContentType refuses a body that is not JSON: a web page can send
 // text/plain, a form or no type at all cross-site without a preflight. A
 // DELETE without a body (an MCP client ending its session) has no type to
-// check, and a page cannot send one cross-site without a preflight.
-func (g *Guard) checkContentType(r *http.Request) *refusal {
+// check, and a page cannot send one cross-site without a preflight; a
+// chunked DELETE's first byte is looked at, by deadline, to tell.
+func (g *Guard) checkContentType(w http.ResponseWriter, r *http.Request, deadline time.Time) *refusal {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	case http.MethodDelete:
-		if r.ContentLength == 0 || emptyChunked(r) {
+		if r.ContentLength == 0 {
 			return nil
+		}
+		if empty, rf := g.emptyChunked(w, r, deadline); empty || rf != nil {
+			return rf
 		}
 	}
 	ct := r.Header.Get("Content-Type")
@@ -301,19 +311,25 @@ func (g *Guard) checkContentType(r *http.Request) *refusal {
 
 // emptyChunked reports whether r's body, of a length not given (sent
 // chunked), is empty, reading at most its first byte; r's body reads as
-// it did before either way.
-func emptyChunked(r *http.Request) bool {
+// it did before either way. The read waits until deadline, as the body's
+// would: a first byte that never comes is refused (408), not waited for.
+func (g *Guard) emptyChunked(w http.ResponseWriter, r *http.Request, deadline time.Time) (bool, *refusal) {
 	if r.ContentLength > 0 || r.Body == nil || r.Body == http.NoBody {
-		return r.ContentLength <= 0
+		return r.ContentLength <= 0, nil
 	}
+	// A writer without deadlines (a test's recorder) has the size bound only.
+	_ = http.NewResponseController(w).SetReadDeadline(deadline)
 	var first [1]byte
 	n, err := io.ReadAtLeast(r.Body, first[:], 1)
-	if n == 0 && err == io.EOF {
+	switch {
+	case n == 0 && err == io.EOF:
 		r.ContentLength = 0
-		return true
+		return true, nil
+	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
+		return false, g.bodyTimeout(0)
 	}
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(first[:n]), r.Body), r.Body}
-	return false
+	return false, nil
 }
 
 // readCloser is a body read through Reader and closed through Closer.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -141,5 +142,18 @@ var _ = Describe("a DELETE", func() {
 		a = readRaw(br)
 		Expect(a.status).To(Equal(http.StatusOK), a.body)
 		Expect(a.body).To(Equal(`{"read":2}`), "the byte read to look is handed on")
+	})
+
+	It("sent chunked whose first byte never comes is answered 408 once the body's time is up, as any slow body is", func() {
+		s := start(httpguard.Config{BodyTimeout: 200 * time.Millisecond}, nil)
+		// Headers, then nothing: the look at the first byte must not
+		// wait without the body's bound.
+		c, br := s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nTransfer-Encoding: chunked\r\n\r\n")
+		Expect(c.SetDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
+		a := readRaw(br)
+		Expect(a.status).To(Equal(http.StatusRequestTimeout), a.body)
+		Expect(a.err.Code).To(Equal("BODY_TIMEOUT"))
+		Expect(a.err.Message).To(Equal("agentsnap serve: the request body did not arrive within 200ms (0 bytes came); send the whole body at once"))
+		Expect(s.calls.Load()).To(BeZero())
 	})
 })
