@@ -75,8 +75,8 @@ func WithScheduleOf(s Schedule) Option {
 }
 
 // WithRecordCommand sets the command that errors name as the way to
-// re-record the scenario. The default is "go tool agentsnap record DIR" with the
-// folder of the logs.
+// re-record the scenario. The default, also for "", is "go tool agentsnap
+// record DIR" with the folder of the logs.
 func WithRecordCommand(cmd string) Option {
 	return func(o *options) { o.record = func() string { return cmd } }
 }

@@ -31,6 +31,15 @@ var _ = Describe("Load", func() {
 		Expect(names).To(Equal([]string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", "session.3.jsonl"}))
 	})
 
+	It("names the folder's record command when the command given is empty, given now or made later", func() {
+		dir := writeFixture(tree()...)
+		for _, empty := range []fakellm.Option{fakellm.WithRecordCommand(""), fakellm.WithRecordCommandFunc(func() string { return "" })} {
+			drv, err := loadDir(dir, empty)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(drv.Check()).To(MatchError(ContainSubstring("re-record with: go tool agentsnap record " + dir)))
+		}
+	})
+
 	It("fails on a folder without logs and on a log it cannot derive, naming it", func() {
 		_, err := loadDir(GinkgoT().TempDir())
 		Expect(err).To(MatchError(ContainSubstring("holds no *.jsonl session logs")))

@@ -128,15 +128,22 @@ func (r *Recording) Driver(opts ...Option) (*Driver, error) {
 }
 
 func (r *Recording) driver(o options) (*Driver, error) {
-	if o.record == nil {
-		dir := "FIXTURE_DIR"
-		if r.dir != "" {
-			dir = r.dir
-		} else if len(r.logs) > 0 && strings.HasSuffix(r.logs[0].Path, ".jsonl") {
-			dir = filepath.Dir(r.logs[0].Path)
+	dir := "FIXTURE_DIR"
+	if r.dir != "" {
+		dir = r.dir
+	} else if len(r.logs) > 0 && strings.HasSuffix(r.logs[0].Path, ".jsonl") {
+		dir = filepath.Dir(r.logs[0].Path)
+	}
+	// An empty command, given or made, is the default's, as it was when
+	// the command was a string.
+	given := o.record
+	o.record = func() string {
+		if given != nil {
+			if cmd := given(); cmd != "" {
+				return cmd
+			}
 		}
-		cmd := "go tool agentsnap record " + dir
-		o.record = func() string { return cmd }
+		return "go tool agentsnap record " + dir
 	}
 	return build(r.scripts, r.logs, o)
 }
