@@ -5,10 +5,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 )
 
@@ -41,6 +43,18 @@ var _ = Describe("Parse", func() {
 		Expect(call.Arguments).To(MatchJSON(`{"prompt":"codeword?"}`))
 		Expect(*pb.Sessions["root"][2].Usage.CacheReadTokens).To(Equal(4))
 		Expect(pb.Sessions["call_fork_1"][0].Finish).To(Equal("max-tokens"))
+	})
+
+	It("cuts a long value it quotes to 40 runes, with the mark a secret's redaction knows", func() {
+		const key = "sk-live-0123456789abcdefghijklmnopqrstuvwxyz"
+		_, err := playbook.Parse([]byte(`{"sessions":{"root":[{"toolCalls":[{"id":"c1","name":"add","arguments":"`+key+`"}]}]}}`), "pb.json")
+		Expect(err).To(MatchError(ContainSubstring(`must be a JSON object, found "` + key[:39] + "…")))
+		keys := secret.New()
+		Expect(keys.Add("AGENTSNAP_API_KEY", key)).To(BeTrue())
+		Expect(keys.Redact(err.Error())).NotTo(ContainSubstring(key[:8]), "a key cut short is still redacted")
+
+		_, err = playbook.Parse([]byte(`{"sessions":{"root":[{"text":"a","hang":"`+strings.Repeat("é", 45)+`"}]}}`), "pb.json")
+		Expect(err).To(MatchError(ContainSubstring(`found the string "` + strings.Repeat("é", 39) + "…")))
 	})
 
 	DescribeTable("refuses a bad playbook with an error that names the field",
