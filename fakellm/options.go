@@ -85,8 +85,13 @@ func WithRecordCommand(cmd string) Option {
 // when an error first names it, once: for a command that costs a read of
 // the fixture (agentsnap serve's names every MCP server its logs called),
 // which a replay that fails nowhere never pays.
+// A nil cmd, as an empty command, leaves the default.
 func WithRecordCommandFunc(cmd func() string) Option {
-	return func(o *options) { o.record = sync.OnceValue(cmd) }
+	return func(o *options) {
+		if o.record = nil; cmd != nil {
+			o.record = sync.OnceValue(cmd)
+		}
+	}
 }
 
 // WithAdvice sets what errors end with instead of "re-record with: " and

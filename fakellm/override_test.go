@@ -31,9 +31,9 @@ var _ = Describe("Load", func() {
 		Expect(names).To(Equal([]string{"session.jsonl", "session.1.jsonl", "session.2.jsonl", "session.3.jsonl"}))
 	})
 
-	It("names the folder's record command when the command given is empty, given now or made later", func() {
+	It("names the folder's record command when the command given is empty or nil, given now or made later", func() {
 		dir := writeFixture(tree()...)
-		for _, empty := range []fakellm.Option{fakellm.WithRecordCommand(""), fakellm.WithRecordCommandFunc(func() string { return "" })} {
+		for _, empty := range []fakellm.Option{fakellm.WithRecordCommand(""), fakellm.WithRecordCommandFunc(func() string { return "" }), fakellm.WithRecordCommandFunc(nil)} {
 			drv, err := loadDir(dir, empty)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(drv.Check()).To(MatchError(ContainSubstring("re-record with: go tool agentsnap record " + dir)))
