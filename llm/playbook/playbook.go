@@ -337,7 +337,7 @@ func checkUsage(at string, u *Usage, add func(string, ...any)) {
 	}
 }
 
-// abbreviate quotes a JSON value for an error, cut to a readable length
+// abbreviate shows a JSON value for an error, cut to a readable length
 // with the mark a secret's redaction knows (termtext.Cut).
 func abbreviate(raw json.RawMessage) string { return termtext.Cut(string(raw), 40) }
 
