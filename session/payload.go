@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -150,14 +151,30 @@ type Message struct {
 }
 
 // Text returns the concatenated text parts of m (reasoning excluded).
-func (m *Message) Text() string {
-	var s string
-	for _, p := range m.Content {
-		if p.Type == PartText {
-			s += p.Text
+func (m *Message) Text() string { return PartsText(m.Content) }
+
+// PartsText returns the text parts of parts joined (reasoning and every
+// other part left out): a tool result's text as the model APIs send it
+// back. The text of one text part is that part's text, not a copy — each
+// request read asks it of every result.
+func PartsText(parts []Part) string {
+	n, size, one := 0, 0, ""
+	for i := range parts {
+		if parts[i].Type == PartText {
+			n, size, one = n+1, size+len(parts[i].Text), parts[i].Text
 		}
 	}
-	return s
+	if n <= 1 {
+		return one
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := range parts {
+		if parts[i].Type == PartText {
+			b.WriteString(parts[i].Text)
+		}
+	}
+	return b.String()
 }
 
 // ToolCalls returns the tool-call parts of m in order.

@@ -204,7 +204,7 @@ func encodeMessage(msgs []session.Message, i int, marks []Mark, media llm.Media)
 			}
 			rest = append(rest, b)
 		case session.PartToolResult:
-			content := Content{{Type: TypeText, Text: partsText(p.Content), CacheControl: inner}}
+			content := Content{{Type: TypeText, Text: session.PartsText(p.Content), CacheControl: inner}}
 			if hasMedia(p.Content) {
 				var err error
 				if content, err = mediaContent(p.Content, llm.Place{Message: i, Part: j}, media, inner, innerAt); err != nil {
@@ -269,15 +269,4 @@ func toolInput(args string) json.RawMessage {
 		return emptyObject
 	}
 	return json.RawMessage(t)
-}
-
-// partsText is the text of a tool result's parts, joined.
-func partsText(parts []session.Part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == session.PartText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
@@ -167,32 +166,7 @@ func appendResultResponse(dst []byte, p session.Part) []byte {
 	} else {
 		dst = append(dst, `{"output":`...)
 	}
-	return append(jsonscan.AppendStdString(dst, resultText(p)), '}')
-}
-
-// resultText is the text of a tool result's parts, joined; a result of
-// one text part is its text, not a copy.
-func resultText(p session.Part) string {
-	var text string
-	n := 0
-	for _, c := range p.Content {
-		if c.Type == session.PartText {
-			if n == 0 {
-				text = c.Text
-			}
-			n++
-		}
-	}
-	if n <= 1 {
-		return text
-	}
-	var b strings.Builder
-	for _, c := range p.Content {
-		if c.Type == session.PartText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
+	return append(jsonscan.AppendStdString(dst, session.PartsText(p.Content)), '}')
 }
 
 // Forward is what an agent's generateContent request carries beyond

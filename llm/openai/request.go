@@ -132,7 +132,7 @@ func appendMessage(out []Message, msgs []session.Message, i int, sendReasoning b
 			calls = append(calls, toolCall(p))
 		case session.PartToolResult:
 			hadResults = true
-			out = append(out, Message{Role: session.RoleTool, ToolCallID: p.ToolCallID, Content: TextContent(partsText(p.Content))})
+			out = append(out, Message{Role: session.RoleTool, ToolCallID: p.ToolCallID, Content: TextContent(session.PartsText(p.Content))})
 		}
 	}
 	msg := Message{Role: m.Role, ToolCalls: calls}
@@ -192,17 +192,6 @@ func toolCall(p session.Part) ToolCall {
 		args = "{}"
 	}
 	return ToolCall{ID: p.ID, Type: "function", Function: FunctionCall{Name: p.Name, Arguments: args}}
-}
-
-// partsText is the text a tool result sends back: its text parts, joined.
-func partsText(parts []session.Part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == session.PartText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // Forward is what an agent's Chat Completions request carries beyond

@@ -105,7 +105,7 @@ func appendItems(out []Item, msgs []session.Message, i int, media llm.Media) ([]
 			}
 			out = append(out, Item{Type: ItemFunctionCall, CallID: p.ID, Name: p.Name, Arguments: &args})
 		case session.PartToolResult:
-			text, _ := json.Marshal(resultText(p.Content))
+			text, _ := json.Marshal(session.PartsText(p.Content))
 			if hasMedia(p.Content) {
 				var err error
 				if text, err = inputParts(p.Content, func(k int) llm.Place { return llm.Place{Message: i, Part: j, Inner: k + 1} }, media); err != nil {
@@ -172,17 +172,6 @@ type Forward struct {
 	// request's conversation, a chain's earlier requests' too: the log
 	// holds only their digests.
 	media *media
-}
-
-// resultText is the text a tool result sends back: its text parts, joined.
-func resultText(parts []session.Part) string {
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == session.PartText {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
 }
 
 // sendSettings returns the settings to send with req: a call made in
