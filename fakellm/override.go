@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/internal/readfile"
 )
 
 // Override is a parsed replay.override.json: authored changes to the derived
@@ -45,7 +45,7 @@ type SessionOverride struct {
 // ReadOverride reads and validates the sidecar at path. The file is opened
 // read-only. A missing file is an error wrapping fs.ErrNotExist.
 func ReadOverride(path string) (*Override, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("fakellm: %w: %w; the sidecar must be a file this user can read: restore it from version control, fix its permissions, or remove it", ErrBadOverride, err)
 	}

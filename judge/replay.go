@@ -16,6 +16,7 @@ import (
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/english"
+	"github.com/agentsnap/agentsnap/internal/readfile"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -340,7 +341,7 @@ func stalePlaybook(fx *fixture.Fixture, cmds commands) string {
 	if rec == nil || rec.Playbook == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(fx.Dir, fixture.PlaybookFile))
+	b, err := readfile.Read(filepath.Join(fx.Dir, fixture.PlaybookFile))
 	if err != nil {
 		return "" // a playbook removed after recording asks for nothing
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentsnap/agentsnap/budget"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/internal/readfile"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -99,7 +100,7 @@ var ErrInvalid = errors.New("invalid scenario")
 // Load reads and validates dir/scenario.json.
 func Load(dir string) (*Scenario, error) {
 	path := filepath.Join(dir, File)
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("scenario: %s: no scenario.json; create one with: agentsnap new CATEGORY/NAME", dir)
 	}

@@ -8,9 +8,9 @@ import (
 	"io"
 	"iter"
 	"os"
-	"slices"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
+	"github.com/agentsnap/agentsnap/internal/readfile"
 )
 
 // ParseError is a read error at a line of a log. Its message starts with
@@ -325,7 +325,7 @@ func readLogInto(l *Log, rd *Reader, size int) error {
 // windows of: a log costs one read and one buffer, not a copy per line,
 // and its events one slice sized by its lines.
 func ReadFile(path string) (*Log, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
@@ -339,36 +339,11 @@ func ReadFile(path string) (*Log, error) {
 // overwritten. What reads thousands of logs one at a time, keeping none
 // (fixture.EachLog), reads them with, making no garbage of them.
 func ReadFileInto(l *Log, buf []byte, path string) ([]byte, error) {
-	b, err := readInto(buf[:0], path)
+	b, err := readfile.Append(buf[:0], path)
 	if err != nil {
 		return b, fmt.Errorf("session: %w", err)
 	}
 	return b, readLogInto(l, &Reader{buf: b, name: path}, bytes.Count(b, []byte{'\n'}))
-}
-
-// readInto reads the file at path into buf, as os.ReadFile reads it.
-func readInto(buf []byte, path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return buf, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
-		buf = slices.Grow(buf, int(st.Size())+1) // room to see the end
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, 512)
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // ReadHeader reads the header of the log at path, line 1 only, with

@@ -30,7 +30,7 @@ var testFrameworks = []string{"testing", "github.com/onsi/", "github.com/sebdah/
 
 var layers = []layer{
 	{name: "leaf utilities", packages: []string{"internal/atomicfile", "internal/columns", "internal/jsonscan", "internal/placeholder",
-		"internal/textdiff", "internal/sessiontext", "internal/termtext", "internal/wait", "internal/envvar", "internal/secret", "internal/httpguard", "internal/par", "internal/held", "internal/english"},
+		"internal/textdiff", "internal/sessiontext", "internal/termtext", "internal/wait", "internal/envvar", "internal/secret", "internal/httpguard", "internal/par", "internal/held", "internal/english", "internal/readfile"},
 		forbidden: testFrameworks},
 	{name: "the log format and the driver seam", packages: []string{"session", "llm/..."}, forbidden: testFrameworks},
 	{name: "stores, journal, replay driver, rendering, scenario", packages: []string{".", "persistence", "persistence/jsonl",

@@ -1,0 +1,35 @@
+package readfile
+
+import (
+	"io"
+	"slices"
+)
+
+// maxHint bounds the size a file's stat may make Append reserve: a
+// larger file is read in growing steps, as os.ReadFile reads it.
+const maxHint = 1 << 30
+
+// appendFrom appends what r holds to buf, growing it once to size (when
+// known and bounded) and one byte more, to see the end without a second
+// growth. A reader returning 0 bytes and no error is at its end, as
+// read(2) is; io.EOF is the end of an *os.File.
+func appendFrom(buf []byte, r io.Reader, size int64) ([]byte, error) {
+	if size >= 0 && size < maxHint {
+		buf = slices.Grow(buf, int(size)+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, 512)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		case n == 0:
+			return buf, nil
+		}
+	}
+}
