@@ -9,21 +9,16 @@ import (
 	"iter"
 	"maps"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/httpguard"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/apis"
-	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/wire"
 )
@@ -194,39 +189,6 @@ func (f *serveFlags) set() *flag.FlagSet {
 	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
 	return fs
 }
-
-// originsFlag is --allow-origin: the origins, as a browser sends them.
-type originsFlag []string
-
-func (o *originsFlag) String() string { return strings.Join(*o, ",") }
-
-func (o *originsFlag) Set(s string) error {
-	n, err := httpguard.ParseOrigin(s)
-	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
-	}
-	*o = append(*o, n)
-	return nil
-}
-
-// sizeFlag is --max-body, in bytes.
-type sizeFlag int64
-
-func (z *sizeFlag) String() string { return httpguard.FormatSize(int64(*z)) }
-
-func (z *sizeFlag) Set(s string) error {
-	n, err := httpguard.ParseSize(s)
-	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
-	}
-	*z = sizeFlag(n)
-	return nil
-}
-
-// stopGrace is how long serve lets answers in progress finish, once
-// stopped, before it cuts every connection: serve exits within 200 ms of
-// SIGINT whatever the agent does with its connections.
-const stopGrace = 20 * time.Millisecond
 
 // runServe serves DIR until ctx is done. main cancels ctx on SIGINT and
 // SIGTERM, so ctx.Done() is serve's stop signal — and only that: the
@@ -410,160 +372,6 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 // model name, a message, a path — and any local process may send serve an
 // ESC or a line break.
 func shown(err error) error { return errors.New(printableLines(err.Error())) }
-
-// serveRuntime is the agent in another process as a runtime: its Run
-// serves the model over HTTP on ln until stop, and the agent drives the
-// prompts.
-type serveRuntime struct {
-	name    string
-	lineage wire.Lineage
-	ln      net.Listener
-	stdout  io.Writer
-	stop    <-chan struct{}
-	guard   httpguard.Config // what serve admits; Addr is the listener's
-	mcp     mcpFlag          // the live MCP servers of a recording
-	served  bool             // Run took the listener over
-	// resumeGC, when set, gives the collector back its settings once Run
-	// serves; resumeMemory, set when Run returns, gives the collector back
-	// its memory limit once the verdict is made (holdMemory).
-	resumeGC, resumeMemory func()
-	verdict                bool // a replay's verdict follows Run
-	// ending, set when Run returns, waits for the DELETEs that end the
-	// live MCP sessions (mcpEndpoint.endSessions); see joinEnding.
-	ending func()
-
-	calls   atomic.Int64 // requests served
-	asked   atomic.Int64 // requests to the MCP and tool endpoints
-	refused atomic.Int64 // requests the guard refused
-}
-
-func (r *serveRuntime) Name() string { return r.name }
-
-func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
-	// The driver reads each stream ahead, so a batch of ready frames
-	// leaves in one write (serve_flush.go).
-	h, err := wire.NewHandler(wire.Config{Driver: batchDriver{env.Driver}, ToolReplay: env.ToolReplay, Store: env.Store, Provider: env.Provider, Clock: env.Clock, Cwd: env.Cwd, Lineage: r.lineage, Logf: env.Logf})
-	if err != nil {
-		return err
-	}
-	// An only-changed recording has a ToolReplay too, for the sessions
-	// that still replay: Recording tells the two apart. The agent's
-	// Authorization and an --mcp URL's token go to that URL's origin only.
-	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: live.SameOriginClient(nil), maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}, logf: r.guard.Logf}
-	tools := &toolEndpoint{h: h, recording: env.Recording}
-	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if strings.HasPrefix(req.URL.Path, mcpPath) {
-			r.asked.Add(1)
-			mcp.ServeHTTP(w, req)
-			return
-		}
-		if req.URL.Path == toolPath {
-			r.asked.Add(1)
-			tools.ServeHTTP(w, req)
-			return
-		}
-		r.calls.Add(1)
-		batched(h).ServeHTTP(w, req)
-	})
-	cfg := r.guard
-	cfg.Addr = r.ln.Addr()
-	g, err := httpguard.New(count, cfg)
-	if err != nil {
-		return err
-	}
-	r.served = true
-	if r.resumeGC != nil {
-		r.resumeGC()
-	}
-	srv := g.Server()
-	// Requests carry what the run's context does (a recording's secrets,
-	// which the wire layer adds the agent's credentials to).
-	srv.BaseContext = func(net.Listener) context.Context { return ctx }
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(r.ln) }()
-	// The first line of the output: what the agent's SDK points at.
-	fmt.Fprintf(r.stdout, "http://%s/v1\n", r.ln.Addr())
-	var serveErr error
-	select {
-	case <-r.stop:
-	case <-ctx.Done():
-	case serveErr = <-done:
-		serveErr = fmt.Errorf("serve: the server stopped: %w", serveErr)
-	}
-	// Answers still streaming after the grace are cut (their turns end
-	// aborted); Stop returns when every request has left the handler.
-	g.Stop(srv, stopGrace)
-	r.refused.Store(g.Refused())
-	// Once no request runs: the live MCP sessions a recording opened. A
-	// failed DELETE's error quotes the server's URL, whose token= or user
-	// info is a secret of the recording: stderr shows it redacted. The
-	// DELETEs run while the recording is written (joinEnding waits for
-	// them), so a server that never answers costs the exit the longer of
-	// mcpEndWait and the write, not both.
-	set := secret.FromContext(ctx)
-	r.ending = mcp.endSessions(func(format string, args ...any) { r.guard.Logf("%s", set.Redact(fmt.Sprintf(format, args...))) })
-	err = errors.Join(serveErr, h.Close(context.WithoutCancel(ctx)), mcp.err())
-	if r.verdict {
-		r.resumeMemory = holdMemory()
-	}
-	return err
-}
-
-// joinEnding waits for what Run left running past its return: the
-// DELETEs ending the live MCP sessions, at most mcpEndWait after Run
-// stopped serving. serve calls it once the recording is written and
-// before its verdict, so their notes come before it, and again (a no-op
-// then) on its way out, so none outlives serve on any path.
-func (r *serveRuntime) joinEnding() {
-	if r.ending != nil {
-		r.ending()
-		r.ending = nil
-	}
-}
-
-// refusedNote says how many requests serve refused, if any.
-func (r *serveRuntime) refusedNote() string {
-	switch n := r.refused.Load(); n {
-	case 0:
-		return ""
-	case 1:
-		return " (serve refused 1 request; the note above says why)"
-	default:
-		return fmt.Sprintf(" (serve refused %d requests; the notes above say why)", n)
-	}
-}
-
-// closeListener closes the listener when no run took it over (a fixture
-// that could not be loaded, a recording refused before it started).
-func (r *serveRuntime) closeListener() {
-	if !r.served {
-		r.ln.Close()
-	}
-}
-
-// loopback refuses an --addr that is not a loopback address: serve hands
-// out recorded (or live) answers to whoever connects.
-func loopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %v; give HOST:PORT, such as 127.0.0.1:0", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("--addr %q is not a loopback address; serve listens on this machine only (127.0.0.1, [::1] or localhost), such as --addr 127.0.0.1:8080", addr)
-}
-
-// loopbackListener checks where a listener landed ("localhost" resolves).
-func loopbackListener(ln net.Listener) error {
-	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("--addr resolved to %s, which is not a loopback address; give 127.0.0.1:PORT", ln.Addr())
-}
 
 // fixedModel sends every call to one model, whatever model the agent
 // names: the agent's own name stays in the logs, as it sent it, so a
