@@ -7,15 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/wire"
@@ -24,58 +20,6 @@ import (
 // mcpPath is where serve's MCP endpoints are: the server NAME's is
 // mcpPath+NAME, beside the model endpoint's /v1.
 const mcpPath = "/mcp/"
-
-// maxMCPServers bounds --mcp.
-const maxMCPServers = 32
-
-// mcpName is what an MCP server may be named: it is a path segment and is
-// recorded in every mcp/call event.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// mcpFlag is --mcp NAME=URL: the live MCP servers (Streamable HTTP) a
-// recording forwards the agent's MCP requests to, by name.
-type mcpFlag map[string]string
-
-func (m *mcpFlag) String() string {
-	var out []string
-	for _, name := range slices.Sorted(maps.Keys(*m)) {
-		out = append(out, name+"="+(*m)[name])
-	}
-	return strings.Join(out, ",")
-}
-
-func (m *mcpFlag) Set(s string) error {
-	name, raw, ok := strings.Cut(s, "=")
-	if !ok || !mcpName.MatchString(name) {
-		return fmt.Errorf("%q: want NAME=URL, a NAME of letters, digits, '.', '_' or '-' (up to 64), such as clock=http://127.0.0.1:8081/mcp", s)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q: the URL %q is no http(s) URL of an MCP server's Streamable HTTP endpoint, such as http://127.0.0.1:8081/mcp", s, raw)
-	}
-	if *m == nil {
-		*m = mcpFlag{}
-	}
-	if _, dup := (*m)[name]; dup {
-		return fmt.Errorf("%q: the server %s is named twice; give each server one --mcp", s, name)
-	}
-	if len(*m) == maxMCPServers {
-		return fmt.Errorf("%q: more than %d MCP servers; give at most %d --mcp flags", s, maxMCPServers, maxMCPServers)
-	}
-	(*m)[name] = raw
-	return nil
-}
-
-// secrets returns the credentials the servers' URLs carry (a token= in
-// the query, user info), secrets of the recording as the base URL's are:
-// a server may echo its own URL, and an error names it.
-func (m mcpFlag) secrets() map[string]string {
-	s := secret.New()
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		s.AddURL("--mcp "+name, m[name])
-	}
-	return s.Values()
-}
 
 // mcpEndpoint answers the agent's MCP requests on serve's Streamable HTTP
 // endpoints through the wire handler, which records each in the log of
@@ -121,28 +65,6 @@ type mcpEndpoint struct {
 	failed  []string // the requests no live server answered, while recording
 	unclear []string // those refused: no live session could be told theirs
 	unnamed []string // the servers asked that no --mcp names, while recording
-}
-
-// unclearSession refuses a message to a live server that came without
-// the Mcp-Session-Id serve gave its MCP client, while more than one live
-// session could be the one it belongs on (several clients initialized
-// for its agent session, or it has none and others did): sent on the
-// latest, it may go on another client's, whose state (its protocol
-// version, subscriptions, log level, what it was told) is not this
-// client's, and the recording would keep what that session answered.
-type unclearSession struct {
-	method, server, session string
-	sent                    string // the Mcp-Session-Id it came with, not serve's; "" for none
-	opened                  int
-}
-
-func (u *unclearSession) Error() string {
-	came := "without the Mcp-Session-Id header serve answered its client's initialize with"
-	if u.sent != "" {
-		came = fmt.Sprintf("with Mcp-Session-Id %q, which serve gave no client (serve answers each initialize with an id of its own)", u.sent)
-	}
-	return fmt.Sprintf("%s to MCP server %s (session %s) came %s, and %d live sessions were opened there, so serve cannot tell which is this client's (the latest may be another client's); send the id serve gave back on every request, as MCP's Streamable HTTP clients (the MCP SDKs') do, or let each agent session initialize one client of its own, named by its Agentsnap-Session header",
-		u.method, u.server, u.session, came, u.opened)
 }
 
 // err fails a recording in which a live server did not answer a request:
@@ -339,64 +261,6 @@ func (e *mcpEndpoint) call(w http.ResponseWriter, r *http.Request, name, live st
 	writeMCP(w, r, http.StatusOK, b)
 }
 
-// initReplayed reports whether the live session of the agent session h
-// names on server name is yet to start: its initialize was answered from
-// the recording. Its notifications wait for it (they are not recorded).
-func (e *mcpEndpoint) initReplayed(name string, h http.Header) bool {
-	key := e.key(name, h)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.started[key] {
-		return false
-	}
-	if _, own := e.inits[key]; own {
-		return e.sessions[key] == "" // another client's live session is not its own
-	}
-	return e.sessions[key] == "" && e.sessions[name] == "" && e.inits[name] != nil
-}
-
-// startLive starts the live session a request recorded anew needs when
-// its agent session's initialize was answered from the recording (an
-// only-changed recording): it sends that initialize, then the
-// notification that ends the handshake.
-func (e *mcpEndpoint) startLive(r *http.Request, name, live, method string) error {
-	if method == "initialize" || !e.initReplayed(name, r.Header) {
-		return nil
-	}
-	key := e.key(name, r.Header)
-	e.mu.Lock()
-	init := e.inits[key]
-	if init == nil {
-		init = e.inits[name]
-	}
-	e.mu.Unlock()
-	msg, err := decodeMCP(init)
-	if err != nil {
-		return err
-	}
-	// The request's MCP headers that say what its body does are not the
-	// handshake's.
-	r = r.Clone(r.Context())
-	for k := range r.Header {
-		if k == "Mcp-Method" || k == "Mcp-Name" || strings.HasPrefix(k, "Mcp-Param-") {
-			r.Header.Del(k)
-		}
-	}
-	if _, err := e.forward(r, name, live, init, "initialize", msg.ID); err != nil {
-		return err
-	}
-	if _, err := e.forward(r, name, live, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), "notifications/initialized", nil); err != nil {
-		return err
-	}
-	e.mu.Lock()
-	if e.started == nil {
-		e.started = map[string]bool{}
-	}
-	e.started[key] = true
-	e.mu.Unlock()
-	return nil
-}
-
 // decodeMCP reads one JSON-RPC message.
 func decodeMCP(body []byte) (*jsonrpcMessage, error) {
 	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
@@ -445,90 +309,4 @@ func mcpRefuse(w http.ResponseWriter, status int, id json.RawMessage, message st
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
-}
-
-// mcpFlagsOf is the --mcp flags a re-recording of fx needs: one for each
-// MCP server its logs asked, " --mcp NAME=URL" each, in name order. The
-// logs of a fixture Open made are read again (a replay's verdict asks
-// this only when it failed).
-func mcpFlagsOf(fx *fixture.Fixture) string {
-	var mu sync.Mutex
-	var names []string
-	scan := func(_ int, l *session.Log) {
-		for i := range l.Events {
-			if l.Events[i].Type != session.TypeMCPCall {
-				continue
-			}
-			var d session.MCPCallData
-			if l.Events[i].Decode(&d) != nil || d.Server == "" {
-				continue
-			}
-			mu.Lock()
-			if !slices.Contains(names, d.Server) {
-				names = append(names, d.Server)
-			}
-			mu.Unlock()
-		}
-	}
-	if fx.Logs != nil {
-		for i, l := range fx.Logs {
-			scan(i, l)
-		}
-	} else {
-		_ = fx.EachLog(scan) // a log it cannot read names no server: the replay said why
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, n := range names {
-		b.WriteString(" --mcp " + n + "=URL")
-	}
-	return b.String()
-}
-
-// serverNames names the servers of --mcp, or says there are none.
-func serverNames(servers map[string]string) string {
-	if len(servers) == 0 {
-		return "none"
-	}
-	return strings.Join(slices.Sorted(maps.Keys(servers)), ", ")
-}
-
-// newClient returns a new Mcp-Session-Id for an agent's MCP client.
-func (e *mcpEndpoint) newClient() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.clients == nil {
-		e.clients = map[string]bool{}
-	}
-	id := fmt.Sprintf("agentsnap-%d", len(e.clients)+1)
-	e.clients[id] = true
-	return id
-}
-
-// key keys the live session of server name for a request with headers h:
-// its MCP client's, by the Mcp-Session-Id serve gave it; else, for a
-// client that does not send it back, its agent session's (liveKey).
-func (e *mcpEndpoint) key(name string, h http.Header) string {
-	id := h.Get("Mcp-Session-Id")
-	e.mu.Lock()
-	ours := e.clients[id]
-	e.mu.Unlock()
-	if ours {
-		return name + "\x00client\x00" + id
-	}
-	return liveKey(name, h)
-}
-
-// liveKey keys the live session of server name for the agent session h
-// names (the root's without Agentsnap-Session).
-func liveKey(name string, h http.Header) string {
-	return name + "\x00" + h.Get(wire.HeaderSession)
-}
-
-// mcpSessionName names the session a request's headers name, for a message.
-func mcpSessionName(h http.Header) string {
-	if id := h.Get(wire.HeaderSession); id != "" {
-		return fmt.Sprintf("%q", id)
-	}
-	return "root"
 }
