@@ -1,9 +1,7 @@
 package journal
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -163,115 +161,6 @@ func Resume(ctx context.Context, cfg Config, id string) (*Journal, error) {
 	return resumed(c, l.Header, l.Events), nil
 }
 
-// Child creates the session that this session's tool call callID delegates
-// to. A spawn child starts with an empty log. A fork child starts with this
-// session's balanced completed-turn prefix (session.CompletedPrefix) and
-// its header's seedLength is stamped from that prefix — the events handed
-// over, never inferred later; the prefix is read back from the store (a
-// Store.Load of this session), followed by what a failed Flush left
-// unstored. The child's header carries parentSession,
-// parentCallId, mode, origin "subagent" and delegationDepth one more than
-// this session's. Child is safe to call from several goroutines at once.
-func (j *Journal) Child(ctx context.Context, callID string, mode session.Mode) (*Journal, error) {
-	if mode != session.ModeSpawn && mode != session.ModeFork {
-		return nil, fmt.Errorf(`journal: session %s: child mode %q; want "spawn" or "fork"`, j.header.ID, mode)
-	}
-	if callID == "" {
-		return nil, fmt.Errorf("journal: session %s: a child needs the id of the tool call that creates it", j.header.ID)
-	}
-	h := session.Header{
-		CreatedAt:       j.cfg.Clock().UnixMilli(),
-		Cwd:             j.cfg.Cwd,
-		ParentSession:   j.header.ID,
-		Origin:          session.OriginSubagent,
-		DelegationDepth: j.header.DelegationDepth + 1,
-		AgentPreset:     j.cfg.Preset,
-		ParentCallID:    callID,
-		Mode:            mode,
-	}
-	var seed []session.Event
-	var msgs []session.Message
-	var digests []string
-	if mode == session.ModeFork {
-		var err error
-		if seed, msgs, digests, err = j.forkSeed(ctx); err != nil {
-			return nil, err
-		}
-		h.SeedLength = len(seed)
-	}
-	j.mu.Lock()
-	digester := j.digester.Fork() // the child's calls usually send the same system prompt and tools
-	j.mu.Unlock()
-	if err := j.createChild(ctx, &h, seed); err != nil {
-		return nil, err
-	}
-	// The seed is the store's from here: the child holds none of it.
-	c := &Journal{cfg: j.cfg, header: h, messages: msgs, digests: digests, stored: len(seed), digester: digester}
-	for _, d := range digests {
-		c.chain.Add(d)
-	}
-	c.completed, c.completedMsgs, c.completedDigests = len(seed), msgs, digests
-	c.turn = LastTurn(seed)
-	return c, nil
-}
-
-// forkSeed returns what a fork child inherits: the log up to the end of
-// the last completed turn, with the conversation and digests there (the
-// parent's, shared rather than rebuilt). The stored part of the prefix is
-// read back from the store; the part a failed Flush left unstored comes
-// from memory. Counts and the unstored events are taken at one instant, so
-// a Flush of the session's goroutine meanwhile changes nothing: the store
-// then holds more, which the prefix cuts off.
-func (j *Journal) forkSeed(ctx context.Context) ([]session.Event, []session.Message, []string, error) {
-	j.mu.Lock()
-	completed, stored := j.completed, j.stored
-	var unstored []session.Event
-	if completed > stored {
-		unstored = j.events.appendTo(nil, 0, completed-stored)
-	}
-	msgs, digests := j.completedMsgs, j.completedDigests
-	j.mu.Unlock()
-	seed, err := j.loadPrefix(ctx, min(completed, stored))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("journal: fork a child of session %s: %w", j.header.ID, err)
-	}
-	return append(seed, unstored...), msgs, digests, nil
-}
-
-// loadPrefix returns the first n events of the session as the store holds
-// them. Load closes a log that ends inside a turn with closers; they
-// follow the stored events, past n.
-func (j *Journal) loadPrefix(ctx context.Context, n int) ([]session.Event, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	l, err := j.cfg.Store.Load(ctx, j.header.ID)
-	if err != nil {
-		return nil, fmt.Errorf("read back its stored events: %w", err)
-	}
-	if len(l.Events) < n {
-		return nil, fmt.Errorf("the store gives back %d events, but %d were appended to it; a store must keep every event appended to it", len(l.Events), n)
-	}
-	return l.Events[:n:n], nil
-}
-
-// createChild stores the child's header under the next free id. A resumed
-// parent's ids start counting afresh, so an id its earlier children took
-// is skipped rather than refused.
-func (j *Journal) createChild(ctx context.Context, h *session.Header, seed []session.Event) error {
-	for range 1000 {
-		h.ID = j.cfg.IDs.Child(j.header.ID, h.ParentCallID)
-		err := j.cfg.Store.Create(ctx, *h, seed)
-		if !errors.Is(err, persistence.ErrSessionExists) {
-			if err != nil {
-				return fmt.Errorf("journal: create session %s: %w", h.ID, err)
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("journal: create a child of %s for call %s: every id tried exists already", j.header.ID, h.ParentCallID)
-}
-
 // resumed continues a stored log: its conversation is rebuilt from the
 // events.
 func resumed(c Config, h session.Header, events []session.Event) *Journal {
@@ -324,6 +213,23 @@ func (j *Journal) Events(ctx context.Context) ([]session.Event, error) {
 	return append(events, unstored...), nil
 }
 
+// loadPrefix returns the first n events of the session as the store holds
+// them. Load closes a log that ends inside a turn with closers; they
+// follow the stored events, past n.
+func (j *Journal) loadPrefix(ctx context.Context, n int) ([]session.Event, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	l, err := j.cfg.Store.Load(ctx, j.header.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read back its stored events: %w", err)
+	}
+	if len(l.Events) < n {
+		return nil, fmt.Errorf("the store gives back %d events, but %d were appended to it; a store must keep every event appended to it", len(l.Events), n)
+	}
+	return l.Events[:n:n], nil
+}
+
 // Messages returns the conversation so far — the inherited one of a fork
 // child included — as a model call sends it. The slice is the journal's:
 // do not modify it; it is valid until the next writing call.
@@ -342,134 +248,6 @@ func (j *Journal) Turn() int { return j.turn }
 
 // Step returns the number of the step running, or of the turn's last one.
 func (j *Journal) Step() int { return j.step }
-
-// Emit appends an event of any type with payload (encoded as JSON; a
-// json.RawMessage is kept as is, copied). Use it for event types of your own;
-// readers keep them verbatim and derivation ignores them.
-func (j *Journal) Emit(typ string, payload any) error {
-	if raw, ok := payload.(json.RawMessage); ok {
-		payload = json.RawMessage(bytes.Clone(raw)) // the caller may reuse it; the log's bytes are never written again
-	}
-	e, err := session.NewEvent(typ, payload)
-	if err != nil {
-		return fmt.Errorf("journal: session %s: %w", j.header.ID, err)
-	}
-	j.append(e)
-	return nil
-}
-
-// emit appends an event whose payload is one of this package's own types,
-// which always encode.
-func (j *Journal) emit(typ string, payload any) {
-	if err := j.Emit(typ, payload); err != nil {
-		panic(err)
-	}
-}
-
-// emitOwn appends an event whose payload is one of the types session
-// encodes by hand (session.AppendData), into the arena: an event costs no
-// allocation of its own. payload does not escape, so boxing it costs none
-// either.
-func (j *Journal) emitOwn(typ string, payload any) {
-	b, ok := session.AppendData(j.scratch[:0], payload)
-	if !ok {
-		panic("journal: the payload of a " + typ + " event is not one session encodes by hand")
-	}
-	j.scratch = b
-	j.append(session.Event{Type: typ, Data: j.keep(b)})
-}
-
-// keep returns a copy of b, a payload: a window of the arena when it is
-// small, else its own.
-func (j *Journal) keep(b []byte) json.RawMessage {
-	if len(b) > arenaLarge {
-		return bytes.Clone(b)
-	}
-	if cap(j.arena)-len(j.arena) < len(b) {
-		j.arena = make([]byte, 0, min(max(2*cap(j.arena), arenaFirst), arenaBlock))
-	}
-	start := len(j.arena)
-	j.arena = append(j.arena, b...)
-	return j.arena[start:len(j.arena):len(j.arena)]
-}
-
-// Sizes of the arena of payloads: blocks double from arenaFirst to
-// arenaBlock, so a short session allocates little and a long one few
-// blocks; a new block is taken when less than arenaFree bytes are left (a
-// larger chunk grows the block instead). A payload larger than arenaLarge
-// has an allocation of its own.
-const (
-	arenaFirst = 2 << 10
-	arenaBlock = 64 << 10
-	arenaFree  = 512
-	arenaLarge = 4 << 10
-)
-
-// encodeChunk returns the payload of an assistant/chunk event. Payloads are
-// encoded one after another into a shared block, each event's Data a
-// capped window of it: a model call's chunks cost a few allocations, not
-// one or more per chunk. Windows are never written again.
-func (j *Journal) encodeChunk(d *session.ChunkData) json.RawMessage {
-	if cap(j.arena)-len(j.arena) < arenaFree {
-		j.arena = make([]byte, 0, min(max(2*cap(j.arena), arenaFirst), arenaBlock))
-	}
-	start := len(j.arena)
-	j.arena = d.AppendJSON(j.arena)
-	return j.arena[start:len(j.arena):len(j.arena)]
-}
-
-func (j *Journal) append(e session.Event) {
-	e.Time = j.cfg.Clock().UnixMilli()
-	j.mu.Lock()
-	e.Seq = int64(j.stored + j.events.len()) // seqs count the released events too
-	j.events.add(e)
-	j.mu.Unlock()
-}
-
-// Flush appends the events not yet stored and returns when they are
-// durable. It ignores ctx's cancellation, so an aborted turn still records
-// how it ended. The writing calls that end a phase (BeginCall, ToolCalls,
-// EndStep, EndTurn) flush on their own.
-func (j *Journal) Flush(ctx context.Context) error {
-	if !j.inTurn {
-		j.writeRecords("", true) // what came after the turn ended
-	}
-	j.mu.Lock()
-	batch := j.events.slice(0, j.events.len())
-	from := j.stored
-	j.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
-	// A store in memory copies the payloads into blocks of its own, dense;
-	// the journal lets its copy go once they are stored, so each chunk is
-	// held once.
-	if err := j.cfg.Store.Append(uncancelled(ctx), j.header.ID, batch); err != nil {
-		return fmt.Errorf("journal: session %s: storing events %d-%d: %w", j.header.ID, from, from+len(batch)-1, err)
-	}
-	// Durable: the store has them, so the journal lets them go. Only the
-	// session's goroutine appends, and it is here: the batch is every
-	// event held.
-	j.mu.Lock()
-	j.stored += len(batch)
-	j.events.release(!j.inTurn)
-	j.mu.Unlock()
-	if !j.inTurn {
-		// Between turns a session may be done: a finished subagent's journal
-		// holds no block of its payloads (the store copied them).
-		j.arena = nil
-	}
-	return nil
-}
-
-// uncancelled is ctx without its cancellation: ctx itself when it has none
-// (a nil Done: it can never be cancelled), saving an allocation per flush.
-func uncancelled(ctx context.Context) context.Context {
-	if ctx.Done() == nil {
-		return ctx
-	}
-	return context.WithoutCancel(ctx)
-}
 
 // markCompleted notes the conversation so far as the one a fork child
 // inherits. The caller holds j.mu, or owns j alone.
