@@ -66,23 +66,9 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	// Authorization and an --mcp URL's token go to that URL's origin only.
 	mcp := &mcpEndpoint{h: h, recording: env.Recording, servers: r.mcp, client: live.SameOriginClient(nil), maxBody: r.guard.MaxBody, sessions: map[string]string{}, inits: map[string][]byte{}, logf: r.guard.Logf}
 	tools := &toolEndpoint{h: h, recording: env.Recording}
-	count := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if strings.HasPrefix(req.URL.Path, mcpPath) {
-			r.asked.Add(1)
-			mcp.ServeHTTP(w, req)
-			return
-		}
-		if req.URL.Path == toolPath {
-			r.asked.Add(1)
-			tools.ServeHTTP(w, req)
-			return
-		}
-		r.calls.Add(1)
-		batched(h).ServeHTTP(w, req)
-	})
 	cfg := r.guard
 	cfg.Addr = r.ln.Addr()
-	g, err := httpguard.New(count, cfg)
+	g, err := httpguard.New(r.route(h, mcp, tools), cfg)
 	if err != nil {
 		return err
 	}
@@ -122,6 +108,26 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 		r.resumeMemory = holdMemory()
 	}
 	return err
+}
+
+// route sends each request to its endpoint — an MCP server's, the recorded
+// tools', else the model's — and counts it: calls and asked tell an agent
+// that never reached serve from one whose requests failed.
+func (r *serveRuntime) route(h *wire.Handler, mcp *mcpEndpoint, tools *toolEndpoint) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasPrefix(req.URL.Path, mcpPath) {
+			r.asked.Add(1)
+			mcp.ServeHTTP(w, req)
+			return
+		}
+		if req.URL.Path == toolPath {
+			r.asked.Add(1)
+			tools.ServeHTTP(w, req)
+			return
+		}
+		r.calls.Add(1)
+		batched(h).ServeHTTP(w, req)
+	})
 }
 
 // joinEnding waits for what Run left running past its return: the
