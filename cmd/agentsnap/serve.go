@@ -297,16 +297,7 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
 	}
-	// The --mcp flags read every log: once, and only for a message that
-	// names the command.
-	mcpFlags := sync.OnceValue(func() string { return mcpFlagsOf(fx) })
-	hints := judge.Hints{Record: func(*fixture.Fixture) string {
-		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s%s", arg, rt.name, mcpFlags())
-		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
-			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
-		}
-		return cmd + " (and run the agent against the URL it prints)"
-	}}
+	hints := serveHints(arg, fx, rt.name)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: logf, Once: true, Hints: hints})
 	if err != nil && judge.RecordMends(dir, err) { // a log the replay cannot serve
 		err = fmt.Errorf("%w; re-record it with: %s", err, hints.Record(fx))
@@ -327,6 +318,21 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 		return exitFail
 	}
 	return exitOK
+}
+
+// serveHints gives a replay's verdict and errors the command that
+// re-records fx (DIR given as arg) through serve under runtime.
+func serveHints(arg string, fx *fixture.Fixture, runtime string) judge.Hints {
+	// The --mcp flags read every log: once, and only for a message that
+	// names the command.
+	mcpFlags := sync.OnceValue(func() string { return mcpFlagsOf(fx) })
+	return judge.Hints{Record: func(*fixture.Fixture) string {
+		cmd := fmt.Sprintf("go tool agentsnap serve %s --record --runtime %s%s", arg, runtime, mcpFlags())
+		if rec := fx.Scenario.Recorded; rec != nil && rec.Provider != "" && rec.Provider != "playbook" {
+			cmd = fmt.Sprintf("AGENTSNAP_API_KEY=... %s --live --base-url URL --model %s", cmd, rec.Model)
+		}
+		return cmd + " (and run the agent against the URL it prints)"
+	}}
 }
 
 // serveRecord records dir through rt, as record does with its runtime.
