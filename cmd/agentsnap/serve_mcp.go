@@ -186,22 +186,26 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("Mcp-Session-Id", id)
 	}
 	if msg.Method == "" || len(msg.ID) == 0 {
-		// A notification, or the agent's answer to the server: not
-		// recorded, passed on while recording.
-		if e.recording && !e.initReplayed(name, r.Header) {
-			if _, err := e.forward(r, name, live, body, msg.Method, nil); err != nil {
-				if u := (*unclearSession)(nil); errors.As(err, &u) {
-					e.refuseUnclear(w, nil, u)
-					return
-				}
-				mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
-				return
-			}
-		}
-		w.WriteHeader(http.StatusAccepted)
+		e.passOn(w, r, name, live, body, msg.Method)
 		return
 	}
 	e.call(w, r, name, live, body, msg)
+}
+
+// passOn answers a notification, or the agent's answer to the server: not
+// recorded, passed on while recording.
+func (e *mcpEndpoint) passOn(w http.ResponseWriter, r *http.Request, name, live string, body []byte, method string) {
+	if e.recording && !e.initReplayed(name, r.Header) {
+		if _, err := e.forward(r, name, live, body, method, nil); err != nil {
+			if u := (*unclearSession)(nil); errors.As(err, &u) {
+				e.refuseUnclear(w, nil, u)
+				return
+			}
+			mcpRefuse(w, http.StatusBadGateway, nil, secret.FromContext(r.Context()).Redact(err.Error()))
+			return
+		}
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 // call answers one request through the wire handler.
