@@ -12,7 +12,8 @@ import "github.com/agentsnap/agentsnap/session"
 type eventList struct {
 	blocks [][]session.Event // blocks of unstored events, the last being filled
 	n      int               // events held
-	added  int               // events ever added, which sizes new blocks
+	added  int               // events added since all were let go, which sizes new blocks
+	turn   int               // events added between the last two times all were let go
 }
 
 // Block sizes in events: the first block of a list, and the largest. A
@@ -31,7 +32,9 @@ func (l *eventList) len() int { return l.n }
 func (l *eventList) add(e session.Event) {
 	last := len(l.blocks) - 1
 	if last < 0 || len(l.blocks[last]) == cap(l.blocks[last]) {
-		l.blocks = append(l.blocks, make([]session.Event, 0, min(max(l.added, firstBlock), maxBlock)))
+		// A turn's first block holds what the last turn added; a block
+		// filled up is followed by one as large as what came before it.
+		l.blocks = append(l.blocks, make([]session.Event, 0, min(max(l.added, l.turn, firstBlock), maxBlock)))
 		last++
 	}
 	l.blocks[last] = append(l.blocks[last], e)
@@ -54,6 +57,12 @@ func (l *eventList) release(all bool) {
 		l.blocks = append(l.blocks, room)
 	}
 	l.n = 0
+	if all && l.added > 0 {
+		// Sized by every event ever added, a session's blocks grew to the
+		// largest after a few turns, and each turn after that took one
+		// for its few dozen events: five times the events' bytes.
+		l.turn, l.added = l.added, 0
+	}
 }
 
 // slice returns the held events [from, to): a capped view when they lie in

@@ -48,6 +48,20 @@ var _ = Describe("a recorded chunk", func() {
 	})
 })
 
+// A long session's turns are alike: each turn's events fit the room the
+// last turn needed, not the largest block a long session grew to.
+var _ = Describe("the events of a long session", func() {
+	DescribeTable("take about their own size in blocks, turn after turn",
+		func(turns, perTurn, flushEvery int) {
+			added, room := journal.EventRoom(turns, perTurn, flushEvery)
+			Expect(added).To(Equal(turns * perTurn))
+			Expect(room).To(BeNumerically("<=", 2*added), "%d events took room for %d", added, room)
+		},
+		Entry("32 turns of 38 events, stored every 5", 32, 38, 5),
+		Entry("64 turns of 10 events, stored every 3", 64, 10, 3),
+		Entry("8 turns of 600 events, stored every 50", 8, 600, 50))
+})
+
 var _ = Describe("an event of one's own", func() {
 	It("keeps its raw payload as it was given, whatever the caller does with its buffer after", func() {
 		store := memory.New()
