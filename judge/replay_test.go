@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
@@ -102,5 +103,21 @@ var _ = Describe("the command that re-records a replayed fixture", func() {
 		made, err := replay(func(fx *fixture.Fixture) { fx.Scenario.Prompts[0] += " Answer in French." })
 		Expect(err).To(MatchError(ContainSubstring("record-it-here")))
 		Expect(made).To(Equal(1))
+	})
+
+	// A schedule search replays one prepared fixture several times, each
+	// with a driver of its own: the command is made once for all of them.
+	It("is made once by a schedule search whose every replay drifts", func() {
+		fx, err := fixture.Open(filepath.Join("..", "fixtures", "parallel", "fan-out"))
+		Expect(err).NotTo(HaveOccurred())
+		fx.Scenario.Prompts = append(fx.Scenario.Prompts, "And once more.") // a call the recording lacks
+		var made atomic.Int32
+		hints := judge.Hints{Record: func(*fixture.Fixture) string { made.Add(1); return "record-it-here" }}
+		r, err := judge.SearchSchedules(context.Background(), fx, judge.Options{Runtime: agent.Reference, Hints: hints}, 4)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Seeds).To(HaveLen(4))
+		Expect(r.Mismatches).To(Equal(4), "every schedule's driver names the command")
+		Expect(made.Load()).To(Equal(int32(1)))
+		Expect(r.Mismatch.Consumption).To(MatchError(ContainSubstring("more model calls than the recording; re-record with: record-it-here")))
 	})
 })
