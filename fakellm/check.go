@@ -48,7 +48,7 @@ func (d *Driver) Check() error {
 	if len(left) == 0 && len(d.failures) == 0 && len(d.toolFailures) == 0 {
 		return nil
 	}
-	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), advice: d.advice()}
+	return &checkError{left: left, sessions: sessions, failures: sortedErrors(d.failures), toolFailures: sortedErrors(d.toolFailures), advice: d.advice}
 }
 
 // sortedErrors returns the errors of failures in lineage order.
@@ -67,17 +67,17 @@ func sortedErrors(failures []failure) []error {
 // checkError is the error of Check.
 type checkError struct {
 	left         []string
-	sessions     int     // the sessions left names
-	failures     []error // model calls
-	toolFailures []error // recorded tools' calls and MCP requests
-	advice       string
+	sessions     int           // the sessions left names
+	failures     []error       // model calls
+	toolFailures []error       // recorded tools' calls and MCP requests
+	advice       func() string // made when the message is read, outside d.mu (see Driver.advised)
 }
 
 func (e *checkError) Error() string {
 	var b strings.Builder
 	if len(e.left) > 0 {
 		fmt.Fprintf(&b, "fakellm: %s: %d recorded %s not fully replayed — %s",
-			ErrNotConsumed, e.sessions, english.Plural(e.sessions, "session"), e.advice)
+			ErrNotConsumed, e.sessions, english.Plural(e.sessions, "session"), e.advice())
 		for _, l := range e.left {
 			b.WriteString("\n  " + l)
 		}
@@ -107,7 +107,7 @@ func failed(b *strings.Builder, errs []error, what string) {
 // error re-recording does not mend, whose verdict points at that error.
 func (e *checkError) WithAdvice(advice string) error {
 	c := *e
-	c.advice = advice
+	c.advice = func() string { return advice }
 	return &c
 }
 

@@ -333,14 +333,14 @@ func (d *Driver) unboundFailure(req *llm.Request, err error) failure {
 func (d *Driver) next(r *replay, req *llm.Request) (Entry, error) {
 	entries := r.script.Entries
 	if r.cursor >= len(entries) {
-		return Entry{}, fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — %sthe agent made more model calls than the recording; %s",
-			ErrScriptExhausted, r.describe(), r.callNumber(r.cursor), r.callNumber(len(entries)-1), req.Turn, req.Step, r.strayNote(req), d.advice())
+		return Entry{}, d.advised(fmt.Errorf("fakellm: %w: %s: asked for call %d, recorded %d (live call at turn %d step %d) — %sthe agent made more model calls than the recording; ",
+			ErrScriptExhausted, r.describe(), r.callNumber(r.cursor), r.callNumber(len(entries)-1), req.Turn, req.Step, r.strayNote(req)))
 	}
 	e := entries[r.cursor]
 	// Each of turn and step is checked unless it is 0 (authored: not checked).
 	if e.Turn != 0 && e.Turn != req.Turn || e.Step != 0 && e.Step != req.Step {
-		return Entry{}, fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — %sthe agent took another path; %s",
-			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.callNumber(r.cursor), r.callNumber(len(entries)-1), e.Turn, e.Step, r.strayNote(req), d.advice())
+		return Entry{}, d.advised(fmt.Errorf("fakellm: %w: %s: live call at turn %d step %d, the recording's next call (%d of %d) was at turn %d step %d — %sthe agent took another path; ",
+			ErrPathMismatch, r.describe(), req.Turn, req.Step, r.callNumber(r.cursor), r.callNumber(len(entries)-1), e.Turn, e.Step, r.strayNote(req)))
 	}
 	if err := d.checkCall(r, e, req); err != nil {
 		return Entry{}, err

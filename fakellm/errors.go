@@ -34,3 +34,20 @@ var (
 	// ErrBadRecording marks logs that do not form one recorded session tree.
 	ErrBadRecording = errors.New("bad recording")
 )
+
+// advised returns err with the driver's advice after its message, which
+// ends where the advice goes. The advice is made when the message is read,
+// not here: errors are made under d.mu, and the record command may read
+// every log of the fixture (agentsnap serve's), which would hold up every
+// other session's calls while one session's failing call waits for it.
+func (d *Driver) advised(err error) error { return &advisedError{err: err, advice: d.advice} }
+
+// advisedError is an error of the driver's that ends with its advice.
+type advisedError struct {
+	err    error
+	advice func() string
+}
+
+func (e *advisedError) Error() string { return e.err.Error() + e.advice() }
+
+func (e *advisedError) Unwrap() error { return e.err }

@@ -235,9 +235,20 @@ func lastOfTurn(events []session.Event) *session.Event {
 // that could not start. A harness shows it when a replay does not end
 // before its deadline.
 func (d *Driver) Waiting() []string {
+	out, failed, first := d.waiting()
+	if failed > 0 {
+		// Said outside d.mu: the failure's message ends with the advice,
+		// made as it is read (Driver.advised).
+		out = append(out, fmt.Sprintf("%d model %s could not start; the first: %v", failed, english.Plural(failed, "call"), first))
+	}
+	return out
+}
+
+// waiting is Waiting's lines but the last, under d.mu, and the calls that
+// could not start: how many, and the first's error.
+func (d *Driver) waiting() (out []string, failed int, first error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out []string
 	for _, r := range d.order {
 		for _, f := range r.flights {
 			e := &r.script.Entries[f.index]
@@ -273,10 +284,10 @@ func (d *Driver) Waiting() []string {
 		}
 		out = append(out, fmt.Sprintf("pending %s: %s", english.Plural(len(ts), "timeout"), strings.Join(parts, ", ")))
 	}
-	if n := len(d.failures); n > 0 {
-		out = append(out, fmt.Sprintf("%d model %s could not start; the first: %v", n, english.Plural(n, "call"), d.failures[0].err))
+	if len(d.failures) > 0 {
+		return out, len(d.failures), d.failures[0].err
 	}
-	return out
+	return out, 0, nil
 }
 
 // endedBy says what would end a waiting call's context.

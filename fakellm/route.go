@@ -48,8 +48,8 @@ func (d *Driver) Bind(ref llm.SessionRef) error {
 
 func (d *Driver) bindRoot(req *llm.Request) (*replay, error) {
 	if d.root.live != "" {
-		return nil, fmt.Errorf("fakellm: %w: a second root session %s (%s); the recording has one root, already bound to live session %s — %s",
-			ErrUnrecordedSession, req.Session.ID, requestSummary(req), d.root.live, d.advice())
+		return nil, d.advised(fmt.Errorf("fakellm: %w: a second root session %s (%s); the recording has one root, already bound to live session %s — ",
+			ErrUnrecordedSession, req.Session.ID, requestSummary(req), d.root.live))
 	}
 	return d.root, nil
 }
@@ -62,8 +62,8 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 	ref := req.Session
 	parent, ok := d.byLive[ref.ParentID]
 	if !ok {
-		return nil, fmt.Errorf("fakellm: %w: child session %s of live session %s, created by call %q (%s): its parent has made no model call, so it is bound to no recorded session — %s",
-			ErrUnrecordedSession, ref.ID, ref.ParentID, ref.ParentCallID, requestSummary(req), d.advice())
+		return nil, d.advised(fmt.Errorf("fakellm: %w: child session %s of live session %s, created by call %q (%s): its parent has made no model call, so it is bound to no recorded session — ",
+			ErrUnrecordedSession, ref.ID, ref.ParentID, ref.ParentCallID, requestSummary(req)))
 	}
 	var byOrder, bound *replay
 	var candidates []*replay
@@ -86,22 +86,22 @@ func (d *Driver) bindChild(req *llm.Request) (*replay, error) {
 	}
 	if c := pickCreated(parent, ref, candidates); c != nil {
 		if ref.Mode != "" && c.script.Header.Mode != "" && ref.Mode != c.script.Header.Mode {
-			return nil, fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — the agent took another path; %s",
-				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode, d.advice())
+			return nil, d.advised(fmt.Errorf("fakellm: %w: %s: the live child created by call %q is a %s, the recorded one a %s — the agent took another path; ",
+				ErrPathMismatch, c.describe(), ref.ParentCallID, ref.Mode, c.script.Header.Mode))
 		}
 		return c, nil
 	}
 	if bound != nil {
-		return nil, fmt.Errorf("fakellm: %w: child session %s of %s, created by call %q: every recorded child of that call is already bound (the last to live session %s) — the agent created more children with this call id than the recording (%s) — %s",
-			ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, bound.live, requestSummary(req), d.advice())
+		return nil, d.advised(fmt.Errorf("fakellm: %w: child session %s of %s, created by call %q: every recorded child of that call is already bound (the last to live session %s) — the agent created more children with this call id than the recording (%s) — ",
+			ErrUnrecordedSession, ref.ID, parent.describe(), ref.ParentCallID, bound.live, requestSummary(req)))
 	}
 	if byOrder != nil {
 		d.note("fakellm: %s has no parentCallId (a dsh log?); live child %s (created by call %q) was routed to it by first-call order, which is deterministic only if the children start in a fixed order",
 			byOrder.describe(), ref.ID, ref.ParentCallID)
 		return byOrder, nil
 	}
-	return nil, fmt.Errorf("fakellm: %w: session %s/%s (%s): %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; %s",
-		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, requestSummary(req), parent.describe(), ref.ParentCallID, childList(parent), d.advice())
+	return nil, d.advised(fmt.Errorf("fakellm: %w: session %s/%s (%s): %s has no recorded child created by call %q (recorded children: %s) — the agent delegated where the recording did not; ",
+		ErrUnrecordedSession, parent.lineage, ref.ParentCallID, requestSummary(req), parent.describe(), ref.ParentCallID, childList(parent)))
 }
 
 // pickCreated chooses among the unbound recorded children of one call id

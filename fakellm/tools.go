@@ -104,16 +104,16 @@ func (d *Driver) replayTool(ref llm.SessionRef, call session.ToolRecordedData) (
 		}
 	}
 	if at < 0 {
-		err := fmt.Errorf("fakellm: %w: %s: tool %s, call %s (turn %d step %d): the recording holds no result for it (recorded tool calls of this session: %s) — it was recorded before %s was a recorded tool, or the agent calls it where the recording did not; %s",
-			ErrUnrecordedTool, r.describe(), call.Name, call.CallID, call.Turn, call.Step, toolList(r.script.Tools), call.Name, d.advice())
+		err := d.advised(fmt.Errorf("fakellm: %w: %s: tool %s, call %s (turn %d step %d): the recording holds no result for it (recorded tool calls of this session: %s) — it was recorded before %s was a recorded tool, or the agent calls it where the recording did not; ",
+			ErrUnrecordedTool, r.describe(), call.Name, call.CallID, call.Turn, call.Step, toolList(r.script.Tools), call.Name))
 		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
 		return session.ToolOutput{}, 0, err
 	}
 	t.toolUsed[at] = true
 	rec := &r.script.Tools[at]
 	if rec.Name != call.Name || rec.Arguments != call.Arguments {
-		err := fmt.Errorf("fakellm: %w: %s: call %s (turn %d step %d): tool %s was called with %s, the recording's %s with %s — the agent calls the tool otherwise than it did while recording; %s",
-			ErrToolDrift, r.describe(), call.CallID, call.Turn, call.Step, call.Name, abbrev(call.Arguments), rec.Name, abbrev(rec.Arguments), d.advice())
+		err := d.advised(fmt.Errorf("fakellm: %w: %s: call %s (turn %d step %d): tool %s was called with %s, the recording's %s with %s — the agent calls the tool otherwise than it did while recording; ",
+			ErrToolDrift, r.describe(), call.CallID, call.Turn, call.Step, call.Name, abbrev(call.Arguments), rec.Name, abbrev(rec.Arguments)))
 		d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: call.CallID, err: err})
 		return session.ToolOutput{}, 0, err
 	}
@@ -148,8 +148,8 @@ func (d *Driver) ReplayMCP(_ context.Context, ref llm.SessionRef, call session.M
 		t.mcpUsed[i] = true
 		return r.script.MCP[i], nil
 	}
-	err = fmt.Errorf("fakellm: %w: %s: MCP request %s to server %q with params %s: the recording holds no answer to it (recorded MCP requests of this session: %s) — the agent asks what it did not ask while recording; %s",
-		ErrUnrecordedTool, r.describe(), call.Method, call.Server, abbrev(call.Asked()), mcpList(r.script.MCP), d.advice())
+	err = d.advised(fmt.Errorf("fakellm: %w: %s: MCP request %s to server %q with params %s: the recording holds no answer to it (recorded MCP requests of this session: %s) — the agent asks what it did not ask while recording; ",
+		ErrUnrecordedTool, r.describe(), call.Method, call.Server, abbrev(call.Asked()), mcpList(r.script.MCP)))
 	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: key, err: err})
 	return session.MCPCallData{}, err
 }
@@ -197,8 +197,8 @@ func (d *Driver) ReplayCount(_ context.Context, ref llm.SessionRef, call session
 	if call.Turn > 0 {
 		at = fmt.Sprintf("with its log at turn %d step %d", call.Turn, call.Step)
 	}
-	err = fmt.Errorf("fakellm: %w: %s: token count request %d of the session (%s%s, %s) counts a request with digest %s, and %s — the agent counts another conversation, system prompt, tool set, model or settings than it did while recording; %s",
-		ErrCountDrift, r.describe(), t.counts, call.API, modelOf(call.Model), at, short(call.Digest), recorded, d.advice())
+	err = d.advised(fmt.Errorf("fakellm: %w: %s: token count request %d of the session (%s%s, %s) counts a request with digest %s, and %s — the agent counts another conversation, system prompt, tool set, model or settings than it did while recording; ",
+		ErrCountDrift, r.describe(), t.counts, call.API, modelOf(call.Model), at, short(call.Digest), recorded))
 	d.toolFailures = append(d.toolFailures, failure{order: r.index, sub: "count/" + call.Digest, err: err})
 	return session.CountTokensData{}, err
 }
