@@ -86,7 +86,7 @@ type Guard struct {
 
 	mu       sync.RWMutex // guards stopped against inflight.Add
 	stopped  bool
-	inflight sync.WaitGroup // requests inside next
+	inflight sync.WaitGroup // requests past the preflight: being checked, or inside next
 	// halt ends every request's context at Stop: net/http cancels a
 	// request when its connection closes only once its body was read.
 	halt   context.Context
@@ -148,7 +148,8 @@ func (g *Guard) Refused() int64 { return g.refused.Load() }
 
 // ServeHTTP checks r by its headers, in order — Host, origin, preflight,
 // Content-Type, Content-Length — and hands it to the next handler with
-// its body bounded.
+// its body bounded. Past the preflight, a request is in flight (Stop waits
+// for it) or, once Stop began, refused with 503.
 func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The body's time starts here: a look at a chunked DELETE's first
 	// byte (emptyChunked) spends it too.
@@ -172,6 +173,13 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.preflight(w, r)
 		return
 	}
+	// In flight from here: the look at a chunked DELETE's first byte
+	// (checkContentType) may wait for the client, and Stop waits for it.
+	if !g.enter() {
+		g.refuse(w, r, &refusal{status: http.StatusServiceUnavailable, code: "STOPPED", message: "serve is stopping and takes no more requests"})
+		return
+	}
+	defer g.inflight.Done()
 	if rf := g.checkContentType(w, r, deadline); rf != nil {
 		g.refuse(w, r, rf)
 		return
@@ -183,18 +191,20 @@ func (g *Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.serve(w, r, deadline)
 }
 
-// serve runs the next handler with r's body bounded — to arrive by
-// deadline — unless Stop began.
-func (g *Guard) serve(w http.ResponseWriter, r *http.Request, deadline time.Time) {
+// enter counts a request in flight, unless Stop began.
+func (g *Guard) enter() bool {
 	g.mu.RLock()
+	defer g.mu.RUnlock()
 	if g.stopped {
-		g.mu.RUnlock()
-		g.refuse(w, r, &refusal{status: http.StatusServiceUnavailable, code: "STOPPED", message: "serve is stopping and takes no more requests"})
-		return
+		return false
 	}
 	g.inflight.Add(1)
-	g.mu.RUnlock()
-	defer g.inflight.Done()
+	return true
+}
+
+// serve runs the next handler with r's body bounded — to arrive by
+// deadline — and its context ended by Stop.
+func (g *Guard) serve(w http.ResponseWriter, r *http.Request, deadline time.Time) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer context.AfterFunc(g.halt, cancel)()
 	defer cancel()

@@ -22,7 +22,9 @@ func (g *Guard) Server() *http.Server {
 // progress finish for at most grace, then closes every connection —
 // idle, half-sent, or streaming to a client that stopped reading —
 // cancels the context of every request still running, and waits until
-// each has left the next handler. After Stop, g refuses requests with 503.
+// each has left g — its checks (a look at a chunked DELETE's first byte,
+// which the closed connection ends) and the next handler. After Stop, g
+// refuses requests with 503.
 func (g *Guard) Stop(srv *http.Server, grace time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

@@ -91,6 +91,34 @@ var _ = Describe("Stop", func() {
 		Eventually(stopped).Should(BeClosed())
 	})
 
+	It("waits for a request whose body's first byte the Guard is looking at (a chunked DELETE)", func() {
+		s := start(httpguard.Config{}, nil)
+		body, send := io.Pipe()
+		DeferCleanup(send.Close) // should a spec fail, the look ends
+		req, err := http.NewRequest(http.MethodDelete, s.url+"/mcp/clock", body)
+		Expect(err).NotTo(HaveOccurred())
+		req.Host, req.ContentLength = s.addr, -1 // sent chunked, no Content-Type: whether it has a body decides
+		looking := make(chan struct{})
+		rec := &deadlines{recorder: recorder{header: http.Header{}}, set: sync.OnceFunc(func() { close(looking) })}
+		served := make(chan struct{})
+		go func() {
+			s.g.ServeHTTP(rec, req)
+			close(served)
+		}()
+		Eventually(looking).Should(BeClosed(), "the look sets the body's deadline, then reads")
+
+		stopped := make(chan struct{})
+		go func() {
+			s.g.Stop(s.srv, 0)
+			close(stopped)
+		}()
+		Consistently(stopped, 100*time.Millisecond).ShouldNot(BeClosed(), "Stop returned while the Guard waited for the body's first byte")
+		Expect(send.Close()).To(Succeed()) // the body ends with nothing in it, as a closed connection ends it
+		Eventually(stopped).Should(BeClosed())
+		Expect(served).To(BeClosed(), "the request left the Guard before Stop returned")
+		Expect(rec.status).To(Equal(http.StatusOK), "admitted before Stop, it is served: an empty DELETE")
+	})
+
 	It("refuses requests once stopped", func() {
 		s := start(httpguard.Config{}, nil)
 		s.g.Stop(s.srv, 0)
@@ -114,3 +142,15 @@ type recorder struct {
 func (r *recorder) Header() http.Header         { return r.header }
 func (r *recorder) WriteHeader(status int)      { r.status = status }
 func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+
+// deadlines is a recorder that can set a read deadline, as the server's
+// writer can: set is told of every deadline set.
+type deadlines struct {
+	recorder
+	set func()
+}
+
+func (d *deadlines) SetReadDeadline(time.Time) error {
+	d.set()
+	return nil
+}
