@@ -1,7 +1,7 @@
 // Package httpguard lets a local HTTP endpoint answer only its own agent:
 // a Guard in front of a handler refuses, by their headers and before the
 // handler runs or a byte of the body is read (but for the first byte of a
-// chunked DELETE, to tell whether it has a body), requests to another Host
+// chunked DELETE that is not JSON, to tell whether it has a body), requests to another Host
 // (DNS rebinding), cross-site requests from a web page (a foreign Origin,
 // a body that is not JSON) and bodies over a limit; it bounds how long a
 // body may take to arrive, and the server it builds bounds the headers.
@@ -13,7 +13,6 @@
 package httpguard
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -292,24 +291,30 @@ func (g *Guard) checkOrigin(r *http.Request) (string, *refusal) {
 // checkContentType refuses a body that is not JSON: a web page can send
 // text/plain, a form or no type at all cross-site without a preflight. A
 // DELETE without a body (an MCP client ending its session) has no type to
-// check, and a page cannot send one cross-site without a preflight; a
-// chunked DELETE's first byte is looked at, by deadline, to tell.
+// check, and a page cannot send one cross-site without a preflight; of a
+// chunked DELETE whose type is not JSON, the first byte is looked at, by
+// deadline, to tell — unless the client waits for 100 Continue, which
+// says it has a body (RFC 9110 10.1.1) and is refused without being asked
+// for it (a read of the body sends 100 Continue).
 func (g *Guard) checkContentType(w http.ResponseWriter, r *http.Request, deadline time.Time) *refusal {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
-	case http.MethodDelete:
-		if r.ContentLength == 0 {
-			return nil
-		}
-		if empty, rf := g.emptyChunked(w, r, deadline); empty || rf != nil {
-			return rf
-		}
 	}
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return nil
+	}
+	if r.Method == http.MethodDelete {
+		if r.ContentLength == 0 {
+			return nil
+		}
+		if !expectsContinue(r) {
+			if empty, rf := g.emptyChunked(w, r, deadline); empty || rf != nil {
+				return rf
+			}
+		}
 	}
 	got := fmt.Sprintf("Content-Type %q", ct)
 	if ct == "" {
@@ -320,9 +325,10 @@ func (g *Guard) checkContentType(w http.ResponseWriter, r *http.Request, deadlin
 }
 
 // emptyChunked reports whether r's body, of a length not given (sent
-// chunked), is empty, reading at most its first byte; r's body reads as
-// it did before either way. The read waits until deadline, as the body's
-// would: a first byte that never comes is refused (408), not waited for.
+// chunked), is empty, reading at most its first byte — not handed on: it
+// is looked at only for a DELETE that is refused with a body. The read
+// waits until deadline, as the body's would: a first byte that never
+// comes is refused (408), not waited for.
 func (g *Guard) emptyChunked(w http.ResponseWriter, r *http.Request, deadline time.Time) (bool, *refusal) {
 	if r.ContentLength > 0 || r.Body == nil || r.Body == http.NoBody {
 		return r.ContentLength <= 0, nil
@@ -338,14 +344,18 @@ func (g *Guard) emptyChunked(w http.ResponseWriter, r *http.Request, deadline ti
 	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
 		return false, g.bodyTimeout(0)
 	}
-	r.Body = readCloser{io.MultiReader(bytes.NewReader(first[:n]), r.Body), r.Body}
 	return false, nil
 }
 
-// readCloser is a body read through Reader and closed through Closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
+// expectsContinue reports whether r's client waits for 100 Continue
+// before it sends the body.
+func expectsContinue(r *http.Request) bool {
+	for v := range strings.SplitSeq(r.Header.Get("Expect"), ",") {
+		if strings.EqualFold(strings.TrimSpace(v), "100-continue") {
+			return true
+		}
+	}
+	return false
 }
 
 // tooLarge is the refusal of a body over the limit; what says how large,

@@ -2,6 +2,7 @@ package httpguard_test
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -141,7 +142,32 @@ var _ = Describe("a DELETE", func() {
 		_, br = s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
 		a = readRaw(br)
 		Expect(a.status).To(Equal(http.StatusOK), a.body)
-		Expect(a.body).To(Equal(`{"read":2}`), "the byte read to look is handed on")
+		Expect(a.body).To(Equal(`{"read":2}`), "a JSON body is not looked at: the handler reads all of it")
+	})
+
+	// A client that sends Expect: 100-continue waits for 100 Continue
+	// before it sends its body, and says so that it has one (RFC 9110
+	// 10.1.1). The Guard does not look at the body of a DELETE its type
+	// already refuses: the client is told no without sending it.
+	It("sent chunked with Expect: 100-continue and no JSON type is refused without 100 Continue, its body never asked for", func() {
+		s := start(httpguard.Config{BodyTimeout: 5 * time.Second}, nil)
+		_, br := s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n")
+		a := readRaw(br)
+		Expect(a.status).To(Equal(http.StatusUnsupportedMediaType), a.body)
+		Expect(a.err.Message).To(Equal(`agentsnap serve: DELETE /mcp/clock has Content-Type "text/plain"; serve takes JSON bodies only: send Content-Type: application/json`))
+		Expect(a.close).To(BeTrue(), "the body it did not send is not waited for")
+		Expect(s.calls.Load()).To(BeZero())
+
+		By("and with JSON it is asked for its body, which the handler reads")
+		c, br := s.raw("DELETE /mcp/clock HTTP/1.1\r\nHost: " + s.addr + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n")
+		resp, err := http.ReadResponse(br, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusContinue))
+		_, err = io.WriteString(c, "2\r\n{}\r\n0\r\n\r\n")
+		Expect(err).NotTo(HaveOccurred())
+		a = readRaw(br)
+		Expect(a.status).To(Equal(http.StatusOK), a.body)
+		Expect(a.body).To(Equal(`{"read":2}`))
 	})
 
 	It("sent chunked whose first byte never comes is answered 408 once the body's time is up, as any slow body is", func() {
