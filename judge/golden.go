@@ -33,7 +33,12 @@ func UpdateCommand(o *Outcome) string { return o.commands.update(o.Fixture) }
 // RecordCommand returns the command that re-records o's fixture, in the
 // form that works where the user is, for the runtime and the source (a
 // playbook, a live model) that recorded it.
-func RecordCommand(o *Outcome) string { return o.commands.record(o.Fixture) }
+func RecordCommand(o *Outcome) string {
+	if o.prepared != nil && o.prepared.record != nil {
+		return o.prepared.record() // made once for the fixture's replays and their reports
+	}
+	return o.commands.record(o.Fixture)
+}
 
 // RecordCommandFor returns the command that re-records the scenario in
 // dir with opts (its Runtime and Hints: where the user is), for a fixture

@@ -158,7 +158,7 @@ func (o *Outcome) report() string {
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "\n%s\n", o.recordAdvice(o.commands.record(o.Fixture)))
+	fmt.Fprintf(&b, "\n%s\n", o.recordAdvice(RecordCommand(o)))
 	return b.String()
 }
 
