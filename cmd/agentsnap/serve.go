@@ -116,7 +116,12 @@ most 100ms while it writes the recording; a credential in the URL, a
 token= or user info, is a secret of the recording as the base URL's is;
 a request it does not answer fails the recording, as a live model's
 failure does); in a replay the
-recording answers and no server is asked, so none needs to run. serve
+recording answers and no server is asked, so none needs to run. With
+--only-changed, an MCP client whose session still replays is answered
+from the recording and its notifications are dropped, as in a replay;
+once the session is recorded anew, serve starts the client's live
+session (its recorded initialize, then notifications/initialized) before
+the first request that goes there. serve
 answers each POST in its response; what a server sends of its own
 (notifications, requests to the client) is not relayed: a GET for its
 stream gets 405, and a subscriptions/listen an error saying so, neither

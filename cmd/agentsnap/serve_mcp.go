@@ -193,7 +193,9 @@ func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // passOn answers a notification, or the agent's answer to the server: not
-// recorded, passed on while recording.
+// recorded, passed on while recording — but for a client whose handshake
+// an only-changed recording replayed, dropped until its live session
+// starts (initReplayed), as a replay drops it.
 func (e *mcpEndpoint) passOn(w http.ResponseWriter, r *http.Request, name, live string, body []byte, method string) {
 	if e.recording && !e.initReplayed(name, r.Header) {
 		if _, err := e.forward(r, name, live, body, method, nil); err != nil {

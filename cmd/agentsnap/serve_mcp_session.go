@@ -55,7 +55,12 @@ func mcpSessionName(h http.Header) string {
 
 // initReplayed reports whether the live session of the agent session h
 // names on server name is yet to start: its initialize was answered from
-// the recording. Its notifications wait for it (they are not recorded).
+// the recording. Until it starts, the client's notifications are dropped
+// (passOn), not kept for it: what the session sends while it replays is a
+// replay's, which asks no server — the live server never gets its
+// requests, so a notification about them (notifications/cancelled, a
+// progress) would name what it never saw — and startLive sends the
+// handshake's notifications/initialized itself. mcpsnap drops them alike.
 func (e *mcpEndpoint) initReplayed(name string, h http.Header) bool {
 	key := e.key(name, h)
 	e.mu.Lock()
