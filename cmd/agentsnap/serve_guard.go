@@ -44,7 +44,7 @@ func (o *originsFlag) String() string { return strings.Join(*o, ",") }
 func (o *originsFlag) Set(s string) error {
 	n, err := httpguard.ParseOrigin(s)
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
+		return guardFlagError(err)
 	}
 	*o = append(*o, n)
 	return nil
@@ -58,8 +58,14 @@ func (z *sizeFlag) String() string { return httpguard.FormatSize(int64(*z)) }
 func (z *sizeFlag) Set(s string) error {
 	n, err := httpguard.ParseSize(s)
 	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
+		return guardFlagError(err)
 	}
 	*z = sizeFlag(n)
 	return nil
+}
+
+// guardFlagError is httpguard's refusal of a flag's value without its package
+// prefix: the flag package names the flag.
+func guardFlagError(err error) error {
+	return errors.New(strings.TrimPrefix(err.Error(), "httpguard: "))
 }
