@@ -295,6 +295,11 @@ func writeMCP(w http.ResponseWriter, r *http.Request, status int, b []byte) {
 		fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
 		return
 	}
+	writeMCPJSON(w, status, b)
+}
+
+// writeMCPJSON writes b, one JSON value, as the body, ended by a newline.
+func writeMCPJSON(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
@@ -312,7 +317,5 @@ func mcpRefuse(w http.ResponseWriter, status int, id json.RawMessage, message st
 		code = -32603
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": "agentsnap serve: " + message}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	writeMCPJSON(w, status, b)
 }
