@@ -253,9 +253,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	locked.stderr = &lockedWriter{w: e.stderr}
 	e = &locked
 	rt := &serveRuntime{name: f.runtime, lineage: lineage, ln: ln, stdout: e.stdout, stop: ctx.Done(), mcp: f.mcp,
-		guard: httpguard.Config{AllowOrigins: f.allowOrigins, MaxBody: int64(f.maxBody), Logf: func(format string, args ...any) {
-			fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
-		}}}
+		guard: httpguard.Config{AllowOrigins: f.allowOrigins, MaxBody: int64(f.maxBody), Logf: serveLogf(e.stderr, "note")}}
 	defer rt.closeListener()
 	defer rt.joinEnding()
 	work := context.WithoutCancel(ctx)
@@ -299,11 +297,8 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	if rec := fx.Scenario.Recorded; rec != nil && rec.Lineage == "infer" {
 		rt.lineage = wire.Infer // routed as it was recorded
 	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(e.stderr, "agentsnap serve: note: "+format+"\n", args...)
-	}
 	hints := serveHints(arg, fx, rt.name)
-	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: logf, Once: true, Hints: hints})
+	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: serveLogf(e.stderr, "note"), Once: true, Hints: hints})
 	if err != nil && judge.RecordMends(dir, err) { // a log the replay cannot serve
 		err = fmt.Errorf("%w; re-record it with: %s", err, hints.Record(fx))
 	}
@@ -359,9 +354,7 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 	}
 	opts.Secrets = keySecrets(e, f.rec.baseURL)
 	maps.Copy(opts.Secrets, f.mcp.secrets())
-	opts.Logf = func(format string, args ...any) {
-		fmt.Fprintf(e.stderr, "agentsnap serve: warning: "+format+"\n", args...)
-	}
+	opts.Logf = serveLogf(e.stderr, "warning")
 	res, err := recorder.Record(ctx, dir, opts)
 	rt.joinEnding()
 	if err != nil && rt.served && rt.calls.Load() == 0 && rt.asked.Load() == 0 {
@@ -376,6 +369,14 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 	}
 	printRecorded(e, name, res)
 	return exitOK
+}
+
+// serveLogf returns a Logf that writes each message to w as a line of
+// serve's: "agentsnap serve: KIND: message".
+func serveLogf(w io.Writer, kind string) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "agentsnap serve: "+kind+": "+format+"\n", args...)
+	}
 }
 
 // shown is err escaped for the terminal (printableLines), as check shows
