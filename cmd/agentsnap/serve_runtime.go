@@ -27,8 +27,8 @@ import (
 const stopGrace = 20 * time.Millisecond
 
 // serveRuntime is the agent in another process as a runtime: its Run
-// serves the model over HTTP on ln until stop, and the agent drives the
-// prompts.
+// serves the model, MCP and recorded-tool endpoints over HTTP on ln until
+// stop, and the agent drives the prompts.
 type serveRuntime struct {
 	name    string
 	lineage wire.Lineage
