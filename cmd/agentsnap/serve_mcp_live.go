@@ -22,10 +22,9 @@ type mcpAnswer struct {
 	Error  *session.MCPError
 }
 
-// forward POSTs the agent's message to the live server and, for a
-// request (id set), returns the server's answer to it: the one JSON
-// response, or the one in its event stream with that id. What else the
-// server streams (its notifications and requests) is not relayed.
+// forward POSTs the agent's message to the live server, on the live
+// session it belongs on, and, for a request (id set), returns the
+// server's answer to it (readAnswer).
 func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, method string, id json.RawMessage) (*mcpAnswer, error) {
 	fail := func(format string, args ...any) (*mcpAnswer, error) {
 		return nil, fmt.Errorf("the live MCP server %s (%s): "+format+"; check that it runs and that --mcp %s= names its Streamable HTTP endpoint", append(append([]any{name, live}, args...), name)...)
@@ -43,43 +42,72 @@ func (e *mcpEndpoint) forward(r *http.Request, name, live string, body []byte, m
 			req.Header[k] = v
 		}
 	}
-	key := e.key(name, r.Header)
-	ours := key != liveKey(name, r.Header)
-	e.mu.Lock()
-	sid, own := e.sessions[key]
-	opened := e.opens[key]
-	if !own {
-		sid, opened = e.sessions[name], e.opens[name]
+	key, err := e.onSession(req, r.Header, name, live, method)
+	if err != nil {
+		return nil, err
 	}
-	if sid != "" && method != "initialize" { // an initialize starts a live session
-		if !ours && opened > 1 {
-			e.mu.Unlock()
-			return nil, &unclearSession{method: method, server: name, session: mcpSessionName(r.Header), sent: r.Header.Get("Mcp-Session-Id"), opened: opened}
-		}
-		req.Header.Set("Mcp-Session-Id", sid)
-		e.keep(name, live, sid, req.Header)
-	}
-	e.mu.Unlock()
 	resp, err := e.client.Do(req)
 	if err != nil {
 		return fail("%v", err)
 	}
 	defer resp.Body.Close()
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		e.mu.Lock()
-		e.sessions[key], e.sessions[name] = sid, sid
-		if method == "initialize" { // for a client that does not send serve's id back
-			hk := liveKey(name, r.Header)
-			e.sessions[hk] = sid
-			if e.opens == nil {
-				e.opens = map[string]int{}
-			}
-			e.opens[hk]++
-			e.opens[name]++
-		}
-		e.keep(name, live, sid, req.Header)
-		e.mu.Unlock()
+		e.noteSession(key, name, live, method, sid, r.Header, req.Header)
 	}
+	return e.readAnswer(resp, id, fail)
+}
+
+// onSession puts req, the agent's message with headers h, on the live
+// session of server name it belongs on (none for an initialize, which
+// starts one), and returns that session's key. It refuses the message
+// (unclearSession) when more than one could be its.
+func (e *mcpEndpoint) onSession(req *http.Request, h http.Header, name, live, method string) (string, error) {
+	key := e.key(name, h)
+	ours := key != liveKey(name, h)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sid, own := e.sessions[key]
+	opened := e.opens[key]
+	if !own {
+		sid, opened = e.sessions[name], e.opens[name]
+	}
+	if sid == "" || method == "initialize" {
+		return key, nil
+	}
+	if !ours && opened > 1 {
+		return "", &unclearSession{method: method, server: name, session: mcpSessionName(h), sent: h.Get("Mcp-Session-Id"), opened: opened}
+	}
+	req.Header.Set("Mcp-Session-Id", sid)
+	e.keep(name, live, sid, req.Header)
+	return key, nil
+}
+
+// noteSession keeps sid, the live session the server named in its answer
+// to a message of the agent's (headers h, sent with header), under the
+// session's key; after an initialize, also under its agent session's, for
+// a client that does not send serve's id back.
+func (e *mcpEndpoint) noteSession(key, name, live, method, sid string, h, header http.Header) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sessions[key], e.sessions[name] = sid, sid
+	if method == "initialize" {
+		hk := liveKey(name, h)
+		e.sessions[hk] = sid
+		if e.opens == nil {
+			e.opens = map[string]int{}
+		}
+		e.opens[hk]++
+		e.opens[name]++
+	}
+	e.keep(name, live, sid, header)
+}
+
+// readAnswer reads the live server's answer to the message forward sent:
+// for a request (id set), the one JSON response, or the one in its event
+// stream with that id; nil for a notification. What else the server
+// streams (its notifications and requests) is not relayed. An HTTP error
+// is a failure unless it carries the JSON-RPC error answering the request.
+func (e *mcpEndpoint) readAnswer(resp *http.Response, id json.RawMessage, fail func(string, ...any) (*mcpAnswer, error)) (*mcpAnswer, error) {
 	rd := io.LimitReader(resp.Body, e.maxBody)
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
