@@ -23,8 +23,8 @@ func Append(buf []byte, path string) ([]byte, error) {
 	return appendFile(buf, path)
 }
 
-// appendSlow is Append through package os: for what is not a regular
-// file, and on systems without the short path.
+// appendSlow is Append through package os, on systems without the short
+// path.
 func appendSlow(buf []byte, path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

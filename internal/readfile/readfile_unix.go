@@ -4,22 +4,27 @@ package readfile
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
 func appendFile(buf []byte, path string) ([]byte, error) {
-	// O_NONBLOCK so that opening a FIFO does not wait for a writer: what
-	// is not a regular file is closed and read as os.ReadFile reads it.
+	// Opened once, as os.Open opens it (a FIFO waits for its writer):
+	// opening a FIFO releases its writer, so closing and opening it again
+	// could lose what the writer wrote or fail its write.
 	fd, err := retry(func() (int, error) {
-		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+		return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return buf, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
-		return appendSlow(buf, path)
+		// Read through package os, whose errors name the path as
+		// os.ReadFile's do; a blocking fd is not offered to the poller.
+		f := os.NewFile(uintptr(fd), path)
+		defer f.Close()
+		return appendFrom(buf, f, st.Size) // 0 if Fstat failed, as os.ReadFile has it
 	}
 	buf, err = appendFrom(buf, fdReader(fd), st.Size)
 	syscall.Close(fd)
