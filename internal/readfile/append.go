@@ -9,14 +9,21 @@ import (
 // larger file is read in growing steps, as os.ReadFile reads it.
 const maxHint = 1 << 30
 
+// minRead is the least room the first read is given, as os.ReadFile gives
+// it: files in Linux's /proc claim a size of 0, and some (/proc/sys) fill
+// the first read and then end, so a smaller one would cut them short.
+const minRead = 512
+
 // appendFrom appends what r holds to buf, growing it once to size (when
 // known and bounded) and one byte more, to see the end without a second
-// growth. A reader returning 0 bytes and no error is at its end, as
-// read(2) is; io.EOF is the end of an *os.File.
+// growth, or to minRead when that is more. A reader returning 0 bytes and
+// no error is at its end, as read(2) is; io.EOF is the end of an *os.File.
 func appendFrom(buf []byte, r io.Reader, size int64) ([]byte, error) {
+	room := minRead
 	if size >= 0 && size < maxHint {
-		buf = slices.Grow(buf, int(size)+1)
+		room = max(int(size)+1, minRead)
 	}
+	buf = slices.Grow(buf, room)
 	for {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, 512)

@@ -17,8 +17,9 @@ func Read(path string) ([]byte, error) {
 }
 
 // Append appends the contents of the file at path to buf and returns it,
-// grown once to the file's size: what reads many files one after another
-// reuses one buffer. On an error buf holds what was read.
+// grown once to the file's size (and room for 512 bytes at least, as
+// os.ReadFile reads): what reads many files one after another reuses one
+// buffer. On an error buf holds what was read.
 func Append(buf []byte, path string) ([]byte, error) {
 	return appendFile(buf, path)
 }
