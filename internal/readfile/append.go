@@ -6,7 +6,8 @@ import (
 )
 
 // maxHint bounds the size a file's stat may make Append reserve: a
-// larger file is read in growing steps, as os.ReadFile reads it.
+// larger file is read in growing steps, as os.ReadFile reads a file whose
+// size it does not know.
 const maxHint = 1 << 30
 
 // minRead is the least room the first read is given, as os.ReadFile gives
