@@ -1,10 +1,11 @@
 // Package httpguard lets a local HTTP endpoint answer only its own agent:
 // a Guard in front of a handler refuses, by their headers and before the
-// handler runs or a byte of the body is read (but for the first byte of a
-// chunked DELETE that is not JSON, to tell whether it has a body), requests to another Host
-// (DNS rebinding), cross-site requests from a web page (a foreign Origin,
-// a body that is not JSON) and bodies over a limit; it bounds how long a
-// body may take to arrive, and the server it builds bounds the headers.
+// handler runs or a byte of the body is read (but for the first byte of
+// a chunked DELETE that is not JSON, to tell whether it has a body),
+// requests to another Host (DNS rebinding), cross-site requests from a web
+// page (a foreign Origin, a body that is not JSON) and bodies over a
+// limit; it bounds how long a body may take to arrive, and the server it
+// builds bounds the headers.
 // agentsnap serve runs its wire handler behind one.
 //
 // Every refusal is answered with a JSON body in the shape every model SDK
