@@ -26,7 +26,7 @@ func appendFile(buf []byte, path string) ([]byte, error) {
 		defer f.Close()
 		return appendFrom(buf, f, st.Size) // 0 if Fstat failed, as os.ReadFile has it
 	}
-	buf, err = appendFrom(buf, fdReader(fd), st.Size)
+	buf, err = appendRegular(buf, fdReader(fd), st.Size)
 	syscall.Close(fd)
 	if err != nil {
 		return buf, &fs.PathError{Op: "read", Path: path, Err: err}
