@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -419,8 +420,12 @@ func replayOne(ctx context.Context, dir string, store func() (persistence.Store,
 
 func printCheck(e *env, results []checkResult) int {
 	code, failed := exitFor(results)
+	// One write for the report: the table's writer writes every cell and
+	// its padding apart, some 20 system calls a scenario on a terminal.
+	out := bufio.NewWriterSize(e.stdout, 16<<10)
+	defer out.Flush()
 	if len(results) > 0 { // none: an empty shard, said before
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SCENARIO\tSESSIONS\tMODEL CALLS\tRESULT")
 		for _, r := range results {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", printable(r.name), r.sessions, r.calls, r.verdict)
@@ -429,19 +434,19 @@ func printCheck(e *env, results []checkResult) int {
 	}
 	for _, r := range results {
 		for _, n := range r.notes {
-			fmt.Fprintf(e.stdout, "note: %s: %s\n", printable(r.name), printableLines(r.shown(n)))
+			fmt.Fprintf(out, "note: %s: %s\n", printable(r.name), printableLines(r.shown(n)))
 		}
 	}
 	for _, r := range results {
 		if r.pending != "" {
-			fmt.Fprintf(e.stdout, "golden pending: %s (review it with: go tool agentsnap review %s)\n", printable(r.pending), printable(r.dir))
+			fmt.Fprintf(out, "golden pending: %s (review it with: go tool agentsnap review %s)\n", printable(r.pending), printable(r.dir))
 		}
 	}
 	for _, r := range results {
 		if len(r.problems) > 0 {
-			fmt.Fprintf(e.stdout, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), printableLines(r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))))
+			fmt.Fprintf(out, "\n--- %s (%s)\n%s\n", printable(r.name), printable(r.dir), printableLines(r.shown(strings.TrimRight(strings.Join(r.problems, "\n"), "\n"))))
 		}
 	}
-	fmt.Fprintf(e.stdout, "\n%s, %d passed, %d failed\n", english.Count(len(results), "scenario"), len(results)-failed, failed)
+	fmt.Fprintf(out, "\n%s, %d passed, %d failed\n", english.Count(len(results), "scenario"), len(results)-failed, failed)
 	return code
 }
