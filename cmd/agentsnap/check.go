@@ -422,7 +422,7 @@ func printCheck(e *env, results []checkResult) int {
 	code, failed := exitFor(results)
 	// One write for the report: the table's writer writes every cell and
 	// its padding apart, some 20 system calls a scenario on a terminal.
-	out := bufio.NewWriterSize(e.stdout, 16<<10)
+	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
 	if len(results) > 0 { // none: an empty shard, said before
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
