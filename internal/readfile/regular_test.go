@@ -41,6 +41,10 @@ var _ = Describe("a regular file's reads", func() {
 		Entry("a file its stat says is larger than 512", string(bytes.Repeat([]byte("x"), 700)), int64(700), 0, 1),
 		Entry("a short read before the size reads on", "hello world", int64(11), 4, 3),
 		Entry("a file grown past its stat's size reads to its end", "hello world!!", int64(11), 0, 2),
+		// Past minRead the first read's room is the size and one byte,
+		// which alone shows the file grew: "<" and 4095 bytes fill a
+		// 4096-byte allocation, so no rounding up gives that room instead.
+		Entry("a file grown past a stat's size above 512 reads to its end", string(bytes.Repeat([]byte("x"), 4096)), int64(4095), 0, 2),
 		Entry("a size of 0, as /proc's files claim, reads to the end", "proc", int64(0), 0, 2),
 	)
 })
