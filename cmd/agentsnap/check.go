@@ -420,8 +420,9 @@ func replayOne(ctx context.Context, dir string, store func() (persistence.Store,
 
 func printCheck(e *env, results []checkResult) int {
 	code, failed := exitFor(results)
-	// One write for the report: the table's writer writes every cell and
-	// its padding apart, some 20 system calls a scenario on a terminal.
+	// The report in a few writes (one for a few dozen scenarios): the
+	// table's writer writes every cell and its padding apart, some 20
+	// system calls a scenario on a terminal.
 	out := bufio.NewWriter(e.stdout)
 	defer out.Flush()
 	if len(results) > 0 { // none: an empty shard, said before

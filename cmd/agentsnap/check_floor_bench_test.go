@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -223,7 +224,7 @@ func benchFloor(b *testing.B, root string) {
 		if err := out.Truncate(0); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := out.Seek(0, 0); err != nil {
+		if _, err := out.Seek(0, io.SeekStart); err != nil {
 			b.Fatal(err)
 		}
 		errb.Reset()
