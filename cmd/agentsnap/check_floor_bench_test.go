@@ -256,10 +256,11 @@ func benchFloor(b *testing.B, root string) {
 // measured in alternating rounds of the same run. ratio is the median over
 // the rounds of check's wall time over the floor's, cpu-ratio the same of
 // the process's CPU time (the garbage collector's work included, which
-// may run on the other core); both also report allocations. Three sets: the repo's fixtures (copied, so nothing
-// the check does can touch them), 300 generated scenarios of 2 turns and
-// 100 of 32 turns (each with a fork or spawn child; generating and
-// recording them is outside the timer).
+// may run on the other core); each side's allocations are reported too.
+// The sets: the repo's fixtures (copied, so nothing the check does can
+// touch them), two of its scenarios alone, 300 generated scenarios of 2
+// turns and 100 of 32 turns (each with a fork or spawn child; generating
+// and recording them is outside the timer).
 //
 //	go test -run '^$' -bench CheckFloor -benchtime 10x ./cmd/agentsnap
 func BenchmarkCheckFloor(b *testing.B) {
