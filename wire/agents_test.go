@@ -52,6 +52,19 @@ var _ = Describe("lineage inferred for an agent that names no sessions (wire.Inf
 		Expect(err.Error()).To(ContainSubstring("wire.InferLineage()"))
 	})
 
+	It("fails a replay with that error's advice, not with the re-recording, which refuses it alike", func() {
+		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
+		recordSDK(dir)
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := judge.Replay(context.Background(), fx, harness.Options{Runtime: sdkRuntimeOpts(untagged)})
+		Expect(err).NotTo(HaveOccurred())
+		report := o.Report()
+		Expect(report).To(ContainSubstring("carries none of them; if it is a subagent's call, name its session"))
+		Expect(report).To(HaveSuffix("\n\nRe-recording would not mend this (the run fails the same way while recording): do what the replay error says, then run again.\n"))
+		Expect(report).NotTo(ContainSubstring(judge.RecordCommand(o)))
+	})
+
 	It("records each child under the open call whose arguments hold its prompt, a fork when it starts with its parent's turns, and replays it the same way", func() {
 		dir := newFixture("mixed/sdk", forkScenario, forkPlaybook)
 		rt := sdkRuntimeOpts(untagged, wire.InferLineage())

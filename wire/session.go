@@ -179,8 +179,9 @@ func (s *wireSession) results(ctx context.Context, h *Handler, msgs []session.Me
 	if n == 0 && !goesOn(h, s, msgs, known) {
 		// Besides a child that did not say so, the request may be another
 		// agent's that shares the session with no tool call to be named by.
+		// A recording refuses it alike: re-recording does not mend it.
 		err := h.lineageError(fmt.Errorf("wire: a request for session %s, which waits for the results of its tool calls (%s), carries none of them", s.name, callIDs(s.awaiting)))
-		return fmt.Errorf("%w; if it is another agent's that calls in this session beside the one that made them, with no tool call to name it by (an input guardrail that runs an agent, which the Agents SDK runs in parallel by default), run it before the agent it guards (runInParallel: false)", err)
+		return unserved{fmt.Errorf("%w; if it is another agent's that calls in this session beside the one that made them, with no tool call to name it by (an input guardrail that runs an agent, which the Agents SDK runs in parallel by default), run it before the agent it guards (runInParallel: false)", err)}
 	}
 	for i, c := range s.awaiting {
 		switch k := found[i]; {
