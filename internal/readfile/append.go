@@ -34,6 +34,7 @@ func appendRegular(buf []byte, r io.Reader, size int64) ([]byte, error) {
 	return appendUpTo(buf, r, size, size > 0 && size < maxHint)
 }
 
+// appendUpTo is appendFrom, ending at size too when atSize is set.
 func appendUpTo(buf []byte, r io.Reader, size int64, atSize bool) ([]byte, error) {
 	room := minRead
 	if size >= 0 && size < maxHint {

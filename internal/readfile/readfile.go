@@ -4,9 +4,9 @@
 // times and epoll_ctl) that buy nothing for the small files a fixture is
 // made of, and are half of what reading one costs; and a read that ends
 // at the size the file's stat gave is its end, without one more read to
-// see nothing. check reads a scenario's five
-// or six files; on a machine whose system calls are slow those calls were
-// a third of a small scenario's check.
+// see nothing. check reads a scenario's five or six files; on a machine
+// whose system calls are slow those calls were a third of a small
+// scenario's check.
 package readfile
 
 import "os"
