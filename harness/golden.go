@@ -19,7 +19,13 @@ import (
 func checkGolden(t testing.TB, o *Outcome) judge.GoldenResult {
 	fx := o.Fixture
 	if UpdateRequested() {
-		return judge.UpdateGolden(o)
+		res := judge.UpdateGolden(o)
+		if reportShown(o) {
+			// The refusal of a replay that fails ends with its report,
+			// which AssertReplay showed just before (Check).
+			res.Message = strings.Replace(res.Message, ":\n"+o.Report(), "; its report is above", 1)
+		}
+		return res
 	}
 	if _, err := os.Stat(fx.Golden); err != nil || judge.GoldenUnreadable(fx.Golden) != "" {
 		return judge.SettleGolden(o, true, true, "") // its message says why it cannot be read

@@ -104,6 +104,9 @@ type run struct {
 	// judged says an assertion (AssertReplay, MatchRecording) judged the
 	// outcome, and so reported the consumption check.
 	judged atomic.Bool
+	// reported says AssertReplay failed the test with the outcome's
+	// report: a refusal to update the golden need not repeat it.
+	reported atomic.Bool
 }
 
 // markJudged notes that an assertion judged o, if its test still runs.
@@ -121,7 +124,16 @@ func AssertReplay(t testing.TB, o *Outcome) {
 	markJudged(o)
 	if !o.Passed() {
 		t.Errorf("%s", termtext.Lines(o.Report()))
+		if r, ok := runs.Load(o); ok {
+			r.(*run).reported.Store(true)
+		}
 	}
+}
+
+// reportShown reports whether AssertReplay failed o's test with its report.
+func reportShown(o *Outcome) bool {
+	r, ok := runs.Load(o)
+	return ok && r.(*run).reported.Load()
 }
 
 // AssertGolden compares the replayed transcript with transcript.golden
