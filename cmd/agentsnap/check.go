@@ -382,9 +382,16 @@ func replayOne(ctx context.Context, dir string, store func() (persistence.Store,
 		r.setError(err, nil, opts.page)
 		return r
 	}
-	r.sessions, r.calls = len(fx.Logs), modelCalls(fx.Logs)
+	r.sessions = len(fx.Logs)
 	r.unsafe = unprintableNames(fx.Logs)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: agent.Reference, Store: store, Schedules: opts.schedules, ScheduleSeed: opts.seed})
+	// The recording's model calls: a replay that matched it made as many,
+	// and counted them; any other is counted from the recording.
+	if err == nil && o.Passed() {
+		r.calls = o.Calls
+	} else {
+		r.calls = modelCalls(fx.Logs)
+	}
 	if err != nil {
 		r.late = errors.Is(err, judge.ErrUnfinished)
 		r.fix = errorFix(dir, err)
