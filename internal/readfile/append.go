@@ -28,10 +28,11 @@ func appendFrom(buf []byte, r io.Reader, size int64) ([]byte, error) {
 // would return 0 — one system call in five of a small file's. A short read
 // before that size (as a network file system may give), or a file grown
 // past it, reads on to the end, as os.ReadFile does; so does a size of 0,
-// which Linux's /proc files claim. The first read's byte of room past size
-// is what shows a grown file: without it that read would end at size.
+// which Linux's /proc files claim (a read of something passes it, a read
+// of nothing is the end). The first read's byte of room past size is what
+// shows a grown file: without it that read would end at size.
 func appendRegular(buf []byte, r io.Reader, size int64) ([]byte, error) {
-	return appendUpTo(buf, r, size, size > 0 && size < maxHint)
+	return appendUpTo(buf, r, size, true)
 }
 
 // appendUpTo is appendFrom, ending at size too when atSize is set.
