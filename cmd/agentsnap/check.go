@@ -6,10 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -114,8 +116,10 @@ has passed fails with what it waits for, session by session; scenarios not
 started by then are listed as not replayed.
 
 Exit status 0 when every scenario passes, 1 when any fails (or the report
-cannot be written, or --update is refused under CI: then nothing is
-replayed), 2 on bad usage.`,
+cannot be written — to stdout or --report FILE —, or --update is refused
+under CI: then nothing is replayed), 2 on bad usage. A reader that stops
+reading stdout (check … | head) changes nothing: check still cleans up,
+writes --report and exits with its verdict.`,
 		flags: func() *flag.FlagSet { return new(checkFlags).set() },
 		run:   runCheck,
 	})
@@ -233,6 +237,10 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	defer cleanup()
 	defer startingHeap(e.getenv, startHeap)()
+	out := &firstError{w: e.stdout}
+	withOut := *e
+	withOut.stdout = out
+	e = &withOut
 	dirs, code := findScenarios(e, "check", pos)
 	if code != exitOK {
 		return code
@@ -266,7 +274,29 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 			return exitFail
 		}
 	}
+	if out.err != nil && !errors.Is(out.err, syscall.EPIPE) {
+		// A full disk or a failing device lost the report: the exit
+		// status says so, whatever the scenarios did. A pipe whose
+		// reader stopped reading (check … | head) took what it wanted.
+		fmt.Fprintf(e.stderr, "agentsnap check: writing the report to stdout: %v; the verdict above is incomplete: write it where there is room, or use --report FILE\n", out.err)
+		return exitFail
+	}
 	return code
+}
+
+// firstError keeps the first error of the writes made through it, which
+// fmt's printing functions leave to their caller.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // replayAll runs one per scenario folder, jobs at once, and returns the

@@ -75,6 +75,11 @@ const (
 )
 
 func main() {
+	// A reader that stops reading (check … | head) makes a write to stdout
+	// fail with EPIPE instead of killing agentsnap mid-command: check still
+	// removes its temporary store and writes its --report file. Notify,
+	// not Ignore: a program agentsnap starts gets SIGPIPE's default back.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()

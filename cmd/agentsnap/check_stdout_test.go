@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// failingWriter fails every write with err, as a full disk or a pipe
+// whose reader went away does.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+var _ = Describe("agentsnap check's stdout failing", func() {
+	checkTo := func(stdout failingWriter) (code int, stderr, root string) {
+		root = fixtureCopy("spawn/one-child")
+		var errb bytes.Buffer
+		getenv, asked := testEnv(nil)
+		e := &env{stdout: stdout, stderr: &errb, getenv: getenv, dir: root}
+		code = run(context.Background(), e, []string{"check", "fixtures/...", "--report", "report.html"})
+		asked()
+		return code, errb.String(), root
+	}
+
+	It("fails the check when the report is lost, naming the error and what to do", func() {
+		code, stderr, root := checkTo(failingWriter{syscall.ENOSPC})
+		Expect(code).To(Equal(exitFail), "the scenario passed, but nobody could read so")
+		Expect(stderr).To(ContainSubstring("agentsnap check: writing the report to stdout: no space left on device"))
+		Expect(stderr).To(ContainSubstring("use --report FILE"))
+		Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
+	})
+
+	It("keeps the verdict when the reader stopped reading (check … | head)", func() {
+		code, stderr, root := checkTo(failingWriter{syscall.EPIPE})
+		Expect(code).To(Equal(exitOK))
+		Expect(stderr).NotTo(ContainSubstring("writing the report"))
+		Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
+	})
+
+	// Without its SIGPIPE handled, a Go program writing to a pipe nobody
+	// reads dies of the signal before any deferred work.
+	It("outlives a closed pipe: removes its temporary store and writes --report", Label("faults"), func() {
+		root := fixtureCopy("spawn/one-child")
+		tmp := GinkgoT().TempDir()
+		r, w, err := os.Pipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Close()).To(Succeed()) // head -0: gone before the first line
+		cmd := exec.Command(agentsnapBinary(), "check", "fixtures/...", "--store", "jsonl:", "--report", "report.html")
+		cmd.Dir, cmd.Stdout = root, w
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CI=")
+		err = cmd.Run()
+		w.Close()
+		Expect(err).NotTo(HaveOccurred(), "%v\n%s", cmd.ProcessState, stderr.String())
+		Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
+		left, err := os.ReadDir(tmp)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "the temporary --store jsonl: folder")
+	})
+})
