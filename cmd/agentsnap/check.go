@@ -6,12 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -274,7 +272,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 			return exitFail
 		}
 	}
-	if out.err != nil && !errors.Is(out.err, syscall.EPIPE) {
+	if out.err != nil && !readerLeft(out.err) {
 		// A full disk or a failing device lost the report: the exit
 		// status says so, whatever the scenarios did. A pipe whose
 		// reader stopped reading (check … | head) took what it wanted.
@@ -282,21 +280,6 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		return exitFail
 	}
 	return code
-}
-
-// firstError keeps the first error of the writes made through it, which
-// fmt's printing functions leave to their caller.
-type firstError struct {
-	w   io.Writer
-	err error
-}
-
-func (f *firstError) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err != nil && f.err == nil {
-		f.err = err
-	}
-	return n, err
 }
 
 // replayAll runs one per scenario folder, jobs at once, and returns the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,3 +67,18 @@ var _ = Describe("agentsnap check's stdout failing", func() {
 		Expect(left).To(BeEmpty(), "the temporary --store jsonl: folder")
 	})
 })
+
+var _ = DescribeTable("a write's error from a pipe whose reader left",
+	func(goos string, errno syscall.Errno, left bool) {
+		err := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: errno}
+		Expect(readerLeftOn(goos, err)).To(Equal(left))
+	},
+	Entry("EPIPE", "linux", syscall.EPIPE, true),
+	Entry("a full disk is not one", "linux", syscall.ENOSPC, false),
+	// Go on Windows raises no SIGPIPE and returns these as they are:
+	// check | head there must keep check's verdict too.
+	Entry("ERROR_NO_DATA on Windows", "windows", syscall.Errno(232), true),
+	Entry("ERROR_BROKEN_PIPE on Windows", "windows", syscall.Errno(109), true),
+	Entry("ERROR_DISK_FULL on Windows is not one", "windows", syscall.Errno(112), false),
+	Entry("232 elsewhere is no pipe's", "linux", syscall.Errno(232), false),
+)

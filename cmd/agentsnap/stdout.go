@@ -1,0 +1,43 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"syscall"
+)
+
+// firstError keeps the first error of the writes made through it, which
+// fmt's printing functions leave to their caller.
+type firstError struct {
+	w   io.Writer
+	err error
+}
+
+func (f *firstError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// readerLeft reports whether err is a write's to a pipe whose reader
+// stopped reading (check … | head).
+func readerLeft(err error) bool { return readerLeftOn(runtime.GOOS, err) }
+
+// readerLeftOn is readerLeft on the system goos: EPIPE, and on Windows,
+// where Go does not turn them into EPIPE, ERROR_NO_DATA ("The pipe is
+// being closed", what a write gets there) and ERROR_BROKEN_PIPE.
+func readerLeftOn(goos string, err error) bool {
+	if errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	return goos == "windows" && (errors.Is(err, syscall.Errno(windowsBrokenPipe)) || errors.Is(err, syscall.Errno(windowsNoData)))
+}
+
+// Windows's codes for a write to a pipe whose reader closed it.
+const (
+	windowsBrokenPipe = 109 // ERROR_BROKEN_PIPE
+	windowsNoData     = 232 // ERROR_NO_DATA
+)
