@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,30 +21,38 @@ type failingWriter struct{ err error }
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 var _ = Describe("agentsnap check's stdout failing", func() {
-	checkTo := func(stdout failingWriter) (code int, stderr, root string) {
+	checkTo := func(stdout failingWriter, format string) (code int, stderr, root string) {
 		root = fixtureCopy("spawn/one-child")
 		var errb bytes.Buffer
 		getenv, asked := testEnv(nil)
 		e := &env{stdout: stdout, stderr: &errb, getenv: getenv, dir: root}
-		code = run(context.Background(), e, []string{"check", "fixtures/...", "--report", "report.html"})
+		code = run(context.Background(), e, []string{"check", "fixtures/...", "--report", "report.html", "--format", format})
 		asked()
 		return code, errb.String(), root
 	}
+	formats := []TableEntry{Entry("the table", "text"), Entry("JSON", "json"), Entry("JUnit XML", "junit")}
 
-	It("fails the check when the report is lost, naming the error and what to do", func() {
-		code, stderr, root := checkTo(failingWriter{syscall.ENOSPC})
-		Expect(code).To(Equal(exitFail), "the scenario passed, but nobody could read so")
-		Expect(stderr).To(ContainSubstring("agentsnap check: writing the report to stdout: no space left on device"))
-		Expect(stderr).To(ContainSubstring("use --report FILE"))
-		Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
-	})
+	DescribeTable("fails the check when the report is lost, naming the error and what to do, once",
+		func(format string) {
+			code, stderr, root := checkTo(failingWriter{syscall.ENOSPC}, format)
+			Expect(code).To(Equal(exitFail), "the scenario passed, but nobody could read so")
+			Expect(stderr).To(ContainSubstring("agentsnap check: writing the report to stdout: no space left on device"))
+			Expect(stderr).To(ContainSubstring("use --report FILE"))
+			Expect(strings.Count(stderr, "no space left on device")).To(Equal(1), stderr)
+			Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
+		},
+		formats,
+	)
 
-	It("keeps the verdict when the reader stopped reading (check … | head)", func() {
-		code, stderr, root := checkTo(failingWriter{syscall.EPIPE})
-		Expect(code).To(Equal(exitOK))
-		Expect(stderr).NotTo(ContainSubstring("writing the report"))
-		Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
-	})
+	DescribeTable("keeps the verdict when the reader stopped reading (check … | head)",
+		func(format string) {
+			code, stderr, root := checkTo(failingWriter{syscall.EPIPE}, format)
+			Expect(code).To(Equal(exitOK), stderr)
+			Expect(stderr).NotTo(ContainSubstring("broken pipe"))
+			Expect(filepath.Join(root, "report.html")).To(BeARegularFile())
+		},
+		formats,
+	)
 
 	// Without its SIGPIPE handled, a Go program writing to a pipe nobody
 	// reads dies of the signal before any deferred work.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -65,9 +66,13 @@ func printJSON(e *env, results []checkResult) int {
 			Problems: append([]string{}, r.problems...), Notes: append([]string{}, r.notes...),
 		})
 	}
-	if err := writeJSON(e.stdout, out); err != nil {
+	var b bytes.Buffer
+	if err := writeJSON(&b, out); err != nil {
 		return fail(e, "check", err)
 	}
+	// A lost write is runCheck's to judge, as for the other formats: a
+	// reader that stopped reading keeps the verdict.
+	e.stdout.Write(b.Bytes())
 	return code
 }
 
