@@ -132,7 +132,9 @@ func runReview(ctx context.Context, e *env, args []string) int {
 	interactive := f.format == "" && !f.accept && !f.reject
 	if len(props) == 0 {
 		if f.format == "json" {
-			fmt.Fprintln(e.stdout, "[]")
+			if _, err := fmt.Fprintln(e.stdout, "[]"); err != nil {
+				return fail(e, "review", err)
+			}
 		} else {
 			fmt.Fprintf(e.stdout, "no golden proposals (%s) pending review\n", fixture.ProposalFile)
 		}
@@ -160,10 +162,14 @@ func runReview(ctx context.Context, e *env, args []string) int {
 		if f.accept || f.reject {
 			// The comment says what this run did, so it is written after.
 			code := settleAll(e, log, props, f.accept, f.force)
-			printProposalsMarkdown(e.stdout, props, pos)
+			if err := printProposalsMarkdown(e.stdout, props, pos); err != nil {
+				return fail(e, "review", err)
+			}
 			return code
 		}
-		printProposalsMarkdown(e.stdout, props, pos)
+		if err := printProposalsMarkdown(e.stdout, props, pos); err != nil {
+			return fail(e, "review", err)
+		}
 	}
 	switch {
 	case f.accept || f.reject:
@@ -276,8 +282,11 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 // printProposalsMarkdown prints the proposals for a pull request comment:
 // a section per scenario, a diff block per session. Its commands name the
 // folders review was given (dirs), which the default does not find in a
-// module whose scenarios are elsewhere.
-func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
+// module whose scenarios are elsewhere. A write that fails is an error:
+// the comment is the command's product (and a reader that stopped
+// reading lost it too).
+func printProposalsMarkdown(out io.Writer, props []proposal, dirs []string) error {
+	w := &firstError{w: out}
 	where := ""
 	for _, d := range dirs {
 		where += " " + judge.ShellQuote(d)
@@ -318,6 +327,10 @@ func printProposalsMarkdown(w io.Writer, props []proposal, dirs []string) {
 			fmt.Fprintf(w, "\n**%s** (%s)\n\n%sdiff\n%s%s\n", s.Session, s.Status, fence, s.Diff, fence)
 		}
 	}
+	if w.err != nil {
+		return fmt.Errorf("writing the markdown to stdout: %w; it is incomplete: write it where it can be read whole", w.err)
+	}
+	return nil
 }
 
 // codeFence returns a backtick fence longer than any backtick run in text,
