@@ -140,13 +140,16 @@ func (p palette) diff(d string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// reviewInteractive asks about each proposal in turn.
+// reviewInteractive asks about each proposal in turn. Once stdout cannot
+// be written (its reader left: review | less, then q), it stops: a key
+// typed then would settle a proposal the reviewer has not seen.
 func reviewInteractive(ctx context.Context, e *env, props []proposal, force bool) int {
-	out, raw := e.stdout, false
+	shown := &firstError{w: e.stdout}
+	out, raw := io.Writer(shown), false
 	if fd, ok := isTerminal(e.stdin); ok {
 		if state, err := term.MakeRaw(fd); err == nil {
 			defer term.Restore(fd, state)
-			out, raw = crlf{e.stdout}, true
+			out, raw = crlf{shown}, true
 		}
 	}
 	_, tty := isTerminal(e.stdout)
@@ -165,6 +168,9 @@ loop:
 		key := byte('a')
 		if !all {
 			key = ask(ctx, out, in, "[a]ccept  [r]eject  [s]kip  [A]ccept all remaining  [q]uit: ", "arsAq")
+		}
+		if shown.err != nil {
+			break
 		}
 		var err error
 		switch key {
@@ -206,6 +212,10 @@ loop:
 		}
 	}
 	left := skipped + refused + holding + len(props) - i
+	if shown.err != nil {
+		fmt.Fprintf(e.stderr, "agentsnap review: stopped: stdout cannot be written (%v), so the proposals cannot be shown; %d accepted, %d rejected, %d left pending: review them where stdout can be read\n", shown.err, accepted, rejected, left)
+		return exitFail
+	}
 	fmt.Fprintf(out, "\nreview: %d accepted, %d rejected, %d left pending\n", accepted, rejected, left)
 	if refused > 0 {
 		fmt.Fprintf(out, "%s that looked like a mistake left pending; accept with --force once intended\n", english.Count(refused, "proposal"))
@@ -221,10 +231,13 @@ loop:
 
 // ask prompts until one of the valid keys (any key when valid is "",
 // answered as 'y' for y or Y and 'n' otherwise) or the end of the input,
-// and echoes the answer.
+// and echoes the answer. A prompt that cannot be written is answered q:
+// the reviewer did not see it.
 func ask(ctx context.Context, out io.Writer, in *keys, prompt, valid string) byte {
 	for {
-		fmt.Fprint(out, prompt)
+		if _, err := fmt.Fprint(out, prompt); err != nil {
+			return 'q'
+		}
 		k := in.next(ctx)
 		switch {
 		case k == keyEOF:
