@@ -276,7 +276,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 		// A full disk or a failing device lost the report: the exit
 		// status says so, whatever the scenarios did. A pipe whose
 		// reader stopped reading (check … | head) took what it wanted.
-		fmt.Fprintf(e.stderr, "agentsnap check: writing the report to stdout: %v; the verdict above is incomplete: write it where there is room, or use --report FILE\n", out.err)
+		fmt.Fprintf(e.stderr, "agentsnap check: writing the report to stdout: %v; the report is incomplete, so the check fails whatever the scenarios did: run it again with stdout where it can be written (a file on a disk with room)\n", out.err)
 		return exitFail
 	}
 	return code
