@@ -157,6 +157,32 @@ var _ = Describe("record through a symlink", func() {
 	)
 })
 
+var _ = Describe("a flag's value", func() {
+	// The flag package's own message for these ends in a bare "parse
+	// error": it names the flag but not what it takes.
+	DescribeTable("a flag value that does not parse says what the flag takes",
+		func(args []string, want string) {
+			r := cli(GinkgoT().TempDir(), nil, args...)
+			Expect(r.code).To(Equal(exitUsage))
+			Expect(r.stderr).To(HavePrefix("agentsnap " + args[0] + ": " + want + "\n"))
+			Expect(r.stderr).NotTo(ContainSubstring("parse error"))
+			Expect(r.stderr).To(ContainSubstring("\nusage: agentsnap " + args[0]))
+		},
+		Entry("a duration in hours of a float", []string{"check", "--timeout", "1e9h"}, `--timeout "1e9h": want a duration such as 20ms, 30s, 10m or 1h30m`),
+		Entry("a pause that is no duration", []string{"record", "x", "--pace", "NaN"}, `--pace "NaN": want a duration such as 20ms, 30s, 10m or 1h30m`),
+		Entry("report's timeout", []string{"report", "-o", "r.html", "--timeout", "soon"}, `--timeout "soon": want a duration such as 20ms, 30s, 10m or 1h30m`),
+		Entry("a count that is no number", []string{"check", "--schedules", "NaN"}, `--schedules "NaN": want a whole number such as 0 (the default)`),
+		Entry("a seed past int64", []string{"check", "--schedule-seed", "99999999999999999999"}, `--schedule-seed "99999999999999999999": out of range; want a whole number such as 0 (the default)`),
+		Entry("a boolean given a value", []string{"review", "--accept=maybe"}, `--accept=maybe: want true or false, or --accept alone for true`),
+	)
+
+	It("leaves the message of a flag of agentsnap's own kind, which says what to give", func() {
+		r := cli(GinkgoT().TempDir(), nil, "serve", "x", "--max-body", "10XB")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stderr).To(ContainSubstring(`size "10XB" is not a number of bytes with an optional unit; give such as 32MiB`))
+	})
+})
+
 var _ = Describe("check's output of a scenario folder named with control characters", func() {
 	It("escapes them, so a name cannot forge a row or a colour", func() {
 		name := "code\nforged      9  9  ok\x1b[31m"

@@ -93,7 +93,7 @@ var _ = Describe("agentsnap check --timeout", Label("deadline"), func() {
 		Entry("none", "check", "0s", "--timeout 0s: want a duration from 1s to 24h0m0s, such as 10m"),
 		Entry("under a second", "check", "500ms", "--timeout 500ms: want a duration from 1s to 24h0m0s"),
 		Entry("over a day", "check", "25h", "--timeout 25h0m0s: want a duration from 1s to 24h0m0s"),
-		Entry("not a duration", "check", "soon", `invalid value "soon" for flag -timeout`),
+		Entry("not a duration", "check", "soon", `--timeout "soon": want a duration such as 20ms, 30s, 10m or 1h30m`),
 		Entry("report's too", "report", "48h", "agentsnap report: --timeout 48h0m0s: want a duration from 1s to 24h0m0s"),
 	)
 })

@@ -2,8 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // parseFlags parses args with flags and positional arguments mixed in any
@@ -15,7 +18,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			return nil, flagValueError(fs, err)
 		}
 		rest := fs.Args()
 		// Parse drops the "--" it stops at; the token before rest shows it.
@@ -32,4 +35,43 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// builtinValueError matches the flag package's error for a value its own
+// kinds (a duration, a number, a boolean) cannot parse, which names the
+// flag but ends in a bare "parse error" or "value out of range".
+var builtinValueError = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (parse error|value out of range)$`)
+
+// flagValueError rewrites such an error to say what the flag takes, in the
+// style of the CLI's own bounds ("--timeout 0s: want a duration from 1s to
+// 24h0m0s, such as 10m"). Any other error, a flag of agentsnap's own kind
+// included (its message says what to give), is returned as it is.
+func flagValueError(fs *flag.FlagSet, err error) error {
+	m := builtinValueError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	value, name := m[1], m[2]
+	f := fs.Lookup(name)
+	getter, ok := f.Value.(flag.Getter)
+	if !ok {
+		return err
+	}
+	var want string
+	switch getter.Get().(type) {
+	case time.Duration:
+		want = "want a duration such as 20ms, 30s, 10m or 1h30m"
+	case bool:
+		return fmt.Errorf("--%s=%s: want true or false, or --%s alone for true", name, strings.Trim(value, `"`), name)
+	case int, int64, uint, uint64:
+		want = "want a whole number such as " + f.DefValue + " (the default)"
+	case float64:
+		want = "want a number such as " + f.DefValue + " (the default)"
+	default:
+		return err
+	}
+	if m[3] == "value out of range" {
+		want = "out of range; " + want
+	}
+	return fmt.Errorf("--%s %s: %s", name, value, want)
 }
