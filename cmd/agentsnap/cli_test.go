@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
@@ -155,10 +157,25 @@ var _ = Describe("agentsnap inspect", func() {
 		Entry("seedLength past the end", `{"type":"session","version":0,"id":"x","createdAt":0,"seedLength":3}`+"\n", "bad.jsonl:1: seedLength is past the end of the log"),
 	)
 
-	It("refuses a missing path", func() {
+	It("refuses a missing path, naming it as given and what inspect takes", func() {
 		r := cli(GinkgoT().TempDir(), nil, "inspect", "nope.jsonl")
 		Expect(r.code).To(Equal(1))
-		Expect(r.stderr).To(ContainSubstring("nope.jsonl: no such file or directory"))
+		Expect(r.stderr).To(Equal("agentsnap inspect: nope.jsonl: no such file or folder; give a session log, a folder of logs (a scenario folder) or a SQLite database\n"))
+	})
+
+	// CI runs as root, which reads any file: unprivileged.Do drops that.
+	It("says to fix the permissions of a log this user may not read, in a file or a folder", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		log := filepath.Join(dir, fixture.ChildLog(1))
+		Expect(os.Chmod(log, 0)).To(Succeed())
+		DeferCleanup(os.Chmod, log, fs.FileMode(0o644))
+		for _, path := range []string{dir, log} {
+			var r result
+			Expect(unprivileged.Do(func() error { r = cli(root, nil, "inspect", path); return nil })).To(Succeed())
+			Expect(r.code).To(Equal(exitBadData))
+			Expect(r.stderr).To(HaveSuffix(log + ": permission denied; make it readable by this user (fix its permissions)\n"))
+		}
 	})
 })
 

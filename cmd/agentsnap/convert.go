@@ -56,13 +56,16 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 		return usageError(e, "convert", "want SRC and DST, got %d arguments", len(pos))
 	}
 	src, dst := e.path(pos[0]), e.path(pos[1])
+	if !exists(src) {
+		return fail(e, "convert", missingInput(pos[0], "a session log, a folder of logs or a SQLite database to convert"))
+	}
 	spec, err := open.Detect(src)
 	if err != nil {
-		return fail(e, "convert", err)
+		return fail(e, "convert", unreadable(err))
 	}
 	logs, err := readSource(ctx, spec)
 	if err != nil {
-		return fail(e, "convert", err)
+		return fail(e, "convert", unreadable(err))
 	}
 	if len(logs) == 0 {
 		return fail(e, "convert", fmt.Errorf("%s holds no sessions; nothing to convert, so nothing was written: give a session log, a folder of session logs (*.jsonl) or a database that holds sessions", src))

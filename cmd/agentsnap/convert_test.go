@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 	"github.com/agentsnap/agentsnap/persistence/sqlite"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/session"
@@ -174,7 +175,7 @@ var _ = Describe("agentsnap convert", func() {
 			Expect(snapshotDir(dir)).To(Equal(before))
 		},
 		Entry("no DST", func() {}, []string{"tree"}, 2, "usage: agentsnap convert SRC DST"),
-		Entry("a missing SRC", func() {}, []string{"nope", "x.db"}, 1, "no such file or directory"),
+		Entry("a missing SRC", func() {}, []string{"nope", "x.db"}, 1, "agentsnap convert: nope: no such file or folder; give a session log, a folder of logs or a SQLite database to convert\n"),
 		Entry("an existing database as DST", func() {}, []string{"tree", "tree.db"}, 1, "tree.db exists; convert writes a new database"),
 		Entry("a folder that is not empty as DST", func() {}, []string{"tree.db", "tree"}, 1, "exists and is not empty"),
 		Entry("one log file for many sessions", func() {}, []string{"tree.db", "all.jsonl"}, 1, "holds 3 sessions and "),
@@ -186,6 +187,21 @@ var _ = Describe("agentsnap convert", func() {
 			Expect(db.Close()).To(Succeed())
 		}, []string{"old.db", "out"}, 1, "the database has user_version 3, this agentsnap reads and writes version 4 only, and there is no migration"),
 	)
+
+	// CI runs as root, which reads any file: unprivileged.Do drops that.
+	It("says to fix the permissions of a SRC this user may not read, and writes nothing", func() {
+		treeFolder(dir)
+		for _, src := range []string{"tree", "tree/session.jsonl"} {
+			log := filepath.Join(dir, "tree/session.jsonl")
+			Expect(os.Chmod(log, 0)).To(Succeed())
+			var r result
+			Expect(unprivileged.Do(func() error { r = cli(dir, nil, "convert", src, "out.db"); return nil })).To(Succeed())
+			Expect(os.Chmod(log, 0o644)).To(Succeed())
+			Expect(r.code).To(Equal(exitBadData))
+			Expect(r.stderr).To(HaveSuffix(log + ": permission denied; make it readable by this user (fix its permissions)\n"))
+			Expect(filepath.Join(dir, "out.db")).NotTo(BeAnExistingFile())
+		}
+	})
 })
 
 // snapshotDir is every file under dir with its content.

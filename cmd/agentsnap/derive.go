@@ -83,7 +83,7 @@ func runDerive(_ context.Context, e *env, args []string) int {
 	}
 	s, err := fakellm.DeriveFile(path, fakellm.DeriveOptions{Attempts: mode, DropIncomplete: f.drop})
 	if err != nil {
-		return fail(e, "derive", err)
+		return fail(e, "derive", unreadable(err))
 	}
 	for _, d := range s.Dropped {
 		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), english.Count(d.Chunks, "chunk"))
@@ -134,6 +134,22 @@ func deriveInput(name, path string) error {
 		listed += fmt.Sprintf(" and %d more", len(files)-5)
 	}
 	return fmt.Errorf("%s is a folder; derive takes one session log file, e.g. %s (it holds %s)", name, example, listed)
+}
+
+// unreadable adds what to do to err when it is a file or folder this user
+// may not read, for a command that only reads (derive, inspect, convert's
+// SRC): err names the path; the command can do nothing about it.
+func unreadable(err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w; make it readable by this user (fix its permissions)", err)
+	}
+	return err
+}
+
+// missingInput is the error for an input of a command that reads one
+// (inspect, convert's SRC) named as the user did, saying what it takes.
+func missingInput(name, takes string) error {
+	return fmt.Errorf("%s: no such file or folder; give %s", name, takes)
 }
 
 func deriveAttemptNote(a int) string {

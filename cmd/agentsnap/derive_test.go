@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 )
 
 // deriveFork is a fork child whose seed (seqs 0-5) holds the parent's
@@ -140,6 +142,20 @@ var _ = Describe("agentsnap derive", func() {
 		Expect(code).To(Equal(exitBadData))
 		Expect(stdout).To(BeEmpty())
 		Expect(stderr).To(Equal("agentsnap derive: nope.jsonl: no such file\n"))
+	})
+
+	// CI runs as root, which reads any file: unprivileged.Do drops that.
+	It("says to fix the permissions of a file this user may not read", func() {
+		dir := deriveDir(map[string]string{"fork.jsonl": deriveFork})
+		log := filepath.Join(dir, "fork.jsonl")
+		Expect(os.Chmod(log, 0)).To(Succeed())
+		DeferCleanup(os.Chmod, log, fs.FileMode(0o644))
+		var code int
+		var stdout, stderr string
+		Expect(unprivileged.Do(func() error { code, stdout, stderr = deriveCLI(dir, "fork.jsonl"); return nil })).To(Succeed())
+		Expect(code).To(Equal(exitBadData))
+		Expect(stdout).To(BeEmpty())
+		Expect(stderr).To(HaveSuffix(log + ": permission denied; make it readable by this user (fix its permissions)\n"))
 	})
 
 	DescribeTable("refuses a folder, naming a log file to give instead",

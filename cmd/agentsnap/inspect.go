@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -88,8 +89,11 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 		return usageError(e, "inspect", "want one PATH, got %d arguments", len(pos))
 	}
 	logs, err := loadLogs(ctx, e.path(pos[0]))
+	if errors.Is(err, fs.ErrNotExist) && !exists(e.path(pos[0])) {
+		err = missingInput(pos[0], "a session log, a folder of logs (a scenario folder) or a SQLite database")
+	}
 	if err != nil {
-		return fail(e, "inspect", err)
+		return fail(e, "inspect", unreadable(err))
 	}
 	prices, note := inspectPrices(e.path(pos[0]))
 	// Written whole, then redacted: a key may span two writes.
@@ -114,6 +118,13 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 		return fail(e, "inspect", err)
 	}
 	return exitOK
+}
+
+// exists reports whether path names anything, a link to nothing included:
+// an input that does not is named as missing, not by the stat that found it.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // loadLogs reads a log file, a folder of logs, or a database.
