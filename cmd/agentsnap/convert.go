@@ -28,7 +28,8 @@ func init() {
 		detail: `
 SRC is a JSONL session log, a folder of logs or a SQLite database (told apart
 by their first bytes); DST is written in the other format. JSONL becomes a new
-SQLite database at DST. A database becomes a folder of logs at DST, or one log
+SQLite database at DST (a DST ending in .jsonl is refused: the database would
+be taken for a log). A database becomes a folder of logs at DST, or one log
 file when DST ends in .jsonl and the database holds one session.
 
 Nothing is lost either way: headers (seedLength, createdAt, lineage), unknown
@@ -134,6 +135,11 @@ func writeDatabase(ctx context.Context, dst string, logs []*session.Log) (string
 	if _, err := os.Lstat(dst); err == nil {
 		return "", fmt.Errorf("%s exists; convert writes a new database: remove it or give another path", dst)
 	}
+	if strings.HasSuffix(dst, jsonl.Ext) {
+		// A database named like a log would be taken for one, by a
+		// fixture folder's listing and by the next convert.
+		return "", fmt.Errorf("%s ends in %s, but session logs convert to a SQLite database: give DST another name, such as %s", dst, jsonl.Ext, strings.TrimSuffix(dst, jsonl.Ext)+".db")
+	}
 	// An empty file is a new database to SQLite.
 	f, err := os.CreateTemp(filepath.Dir(dst), tempPattern(dst))
 	if err != nil {
@@ -188,6 +194,10 @@ func writeJSONL(dst string, logs []*session.Log) (string, error) {
 			return "", fmt.Errorf("%s exists; remove it or give another path", dst)
 		}
 		return "JSONL log", session.WriteFile(dst, logs[0])
+	}
+	if st, err := os.Lstat(dst); err == nil && !st.IsDir() {
+		// ReadDir would say only "not a directory".
+		return "", fmt.Errorf("%s exists and is not a folder; a database converts to a folder of logs (or one .jsonl file): give a new or empty folder", dst)
 	}
 	if entries, err := os.ReadDir(dst); err == nil && len(entries) > 0 {
 		return "", fmt.Errorf("%s exists and is not empty; give a new or empty folder", dst)

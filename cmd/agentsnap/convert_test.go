@@ -179,6 +179,8 @@ var _ = Describe("agentsnap convert", func() {
 		Entry("an existing database as DST", func() {}, []string{"tree", "tree.db"}, 1, "tree.db exists; convert writes a new database"),
 		Entry("a folder that is not empty as DST", func() {}, []string{"tree.db", "tree"}, 1, "exists and is not empty"),
 		Entry("one log file for many sessions", func() {}, []string{"tree.db", "all.jsonl"}, 1, "holds 3 sessions and "),
+		Entry("a file as the DST folder of a database", func() {}, []string{"tree.db", "tree.db"}, 1, "tree.db exists and is not a folder; a database converts to a folder of logs (or one .jsonl file): give a new or empty folder\n"),
+		Entry("a log's name as the DST database", func() {}, []string{"tree", "tree2.jsonl"}, 1, "tree2.jsonl ends in .jsonl, but session logs convert to a SQLite database: give DST another name, such as "),
 		Entry("a database of another schema version", func() {
 			db, err := sql.Open("sqlite", filepath.Join(dir, "old.db"))
 			Expect(err).NotTo(HaveOccurred())
