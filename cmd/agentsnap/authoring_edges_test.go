@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
 )
@@ -15,6 +17,28 @@ var _ = Describe("new, for an agent in another process", func() {
 		r := cli(GinkgoT().TempDir(), nil, "new", "spawn/desk")
 		Expect(r.code).To(Equal(exitOK), r.stderr)
 		Expect(r.stdout).To(ContainSubstring("go tool agentsnap serve fixtures/spawn/desk --record --runtime NAME   with an agent in another process, run against the URL serve prints"))
+	})
+})
+
+var _ = Describe("new with a --fixtures it cannot create a scenario under", func() {
+	It("names a file given as the folder, and what --fixtures must be", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "notes"), []byte("mine\n"), 0o644)).To(Succeed())
+		r := cli(dir, nil, "new", "fork/x", "--fixtures", "notes")
+		Expect(r.code).To(Equal(exitBadData))
+		Expect(r.stderr).To(HaveSuffix(": not a directory; --fixtures notes must be a folder this user can write (one that does not exist yet is created)\n"))
+		Expect(os.ReadFile(filepath.Join(dir, "notes"))).To(Equal([]byte("mine\n")))
+	})
+
+	// CI runs as root, which writes anywhere: unprivileged.Do drops that.
+	It("names a folder this user may not write, and what --fixtures must be", func() {
+		dir := GinkgoT().TempDir()
+		ro := filepath.Join(dir, "ro")
+		Expect(os.Mkdir(ro, 0o555)).To(Succeed())
+		var r result
+		Expect(unprivileged.Do(func() error { r = cli(dir, nil, "new", "fork/x", "--fixtures", "ro"); return nil })).To(Succeed())
+		Expect(r.code).To(Equal(exitBadData))
+		Expect(r.stderr).To(Equal("agentsnap new: mkdir " + filepath.Join(ro, "fork") + ": permission denied; --fixtures ro must be a folder this user can write (one that does not exist yet is created)\n"))
 	})
 })
 

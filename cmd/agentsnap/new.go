@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
@@ -51,7 +54,12 @@ func runNew(_ context.Context, e *env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(e, "new", "want one CATEGORY/NAME, got %d arguments", len(pos))
 	}
-	if _, err := fixture.ScaffoldAs(e.path(*root), *root, pos[0]); err != nil {
+	if created, err := fixture.ScaffoldAs(e.path(*root), *root, pos[0]); err != nil {
+		if created == "" && (errors.Is(err, syscall.ENOTDIR) || errors.Is(err, os.ErrPermission)) {
+			// The bare "lstat DIR/fork: not a directory" or "mkdir ...:
+			// permission denied" names no flag.
+			err = fmt.Errorf("%w; --fixtures %s must be a folder this user can write (one that does not exist yet is created)", err, *root)
+		}
 		return fail(e, "new", err)
 	}
 	dir := filepath.Join(*root, pos[0]) // as the user named it
