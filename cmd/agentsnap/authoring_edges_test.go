@@ -91,3 +91,21 @@ var _ = Describe("agentsnap record of a scenario a user's test recorded with an 
 		Expect(treeDigest(sdir)).To(Equal(before))
 	})
 })
+
+// A kill between the two renames of a folder swap (where the system cannot
+// swap two folders at once) leaves the old scenario aside as .NAME.old-*.
+var _ = Describe("record and serve of a scenario an interrupted recording moved aside", func() {
+	It("name the copy aside and how to put it back, not \"new\", and write nothing", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		aside := filepath.Join(root, "fixtures/fork/.codeword.old-77")
+		Expect(os.Rename(dir, aside)).To(Succeed())
+		before := snapshotDir(root)
+		for _, args := range [][]string{{"record", "fixtures/fork/codeword"}, {"serve", "fixtures/fork/codeword"}, {"new", "fork/codeword"}, {"check", "fixtures/..."}} {
+			r := cli(root, nil, args...)
+			Expect(r.code).To(Equal(exitBadData), args[0])
+			Expect(r.stderr).To(Equal("agentsnap "+args[0]+": fixture: "+dir+" is missing: a recording that was interrupted moved it aside as .codeword.old-77; put it back with: mv "+aside+" "+dir+"\n"), args[0])
+		}
+		Expect(snapshotDir(root)).To(Equal(before))
+	})
+})

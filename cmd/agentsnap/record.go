@@ -157,6 +157,9 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 	}
 	dir := e.path(pos[0])
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if aside := fixture.MovedAside(dir); aside != nil {
+			return fail(e, "record", aside) // not "new": the next recording would delete the copy aside
+		}
 		return fail(e, "record", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
 	}
 	if err := linkOutOfTree(dir); err != nil {

@@ -232,6 +232,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	}
 	dir := e.path(pos[0])
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if aside := fixture.MovedAside(dir); aside != nil {
+			return fail(e, "serve", aside) // not "new": the next recording would delete the copy aside
+		}
 		return fail(e, "serve", fmt.Errorf("%s is not a scenario folder; create one with: go tool agentsnap new CATEGORY/NAME", pos[0]))
 	}
 	if f.record {

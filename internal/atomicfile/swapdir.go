@@ -30,7 +30,7 @@ func ReplaceDir(next, dir string) error {
 		}
 		return os.RemoveAll(next) // now holds the old content
 	}
-	aside, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".old-")
+	aside, err := os.MkdirTemp(filepath.Dir(dir), asidePrefix(filepath.Base(dir)))
 	if err != nil {
 		return fmt.Errorf("replace %s: %w", dir, err)
 	}
@@ -69,7 +69,7 @@ func RecoverDir(dir string, tags ...string) ([]string, error) {
 		name := e.Name()
 		path := filepath.Join(parent, name)
 		switch {
-		case strings.HasPrefix(name, "."+base+".old-"):
+		case strings.HasPrefix(name, asidePrefix(base)):
 			if errors.Is(statErr, os.ErrNotExist) {
 				if err := os.Rename(path, dir); err != nil {
 					return did, err
@@ -94,4 +94,39 @@ func RecoverDir(dir string, tags ...string) ([]string, error) {
 		}
 	}
 	return did, nil
+}
+
+// asidePrefix begins the name of the folder ReplaceDir moves the folder
+// base aside to.
+func asidePrefix(base string) string { return "." + base + ".old-" }
+
+// AsideOf reports, for the name of a folder, whether it is where ReplaceDir
+// moved a folder aside, and that folder's name: ".codeword.old-123" is
+// "codeword"'s.
+func AsideOf(name string) (base string, ok bool) {
+	i := strings.LastIndex(name, ".old-")
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return "", false
+	}
+	return name[1:i], true
+}
+
+// MovedAside returns the copy of dir an interrupted ReplaceDir left aside,
+// the one RecoverDir puts back, when dir is missing; "" when dir exists or
+// no copy does.
+func MovedAside(dir string) string {
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), asidePrefix(base)) {
+			return filepath.Join(parent, e.Name())
+		}
+	}
+	return ""
 }
