@@ -183,6 +183,27 @@ var _ = Describe("a flag's value", func() {
 	})
 })
 
+var _ = Describe("record's output of a scenario folder named with control characters", func() {
+	It("escapes them in the summary and in an error, as check does, so a name cannot colour the terminal", func() {
+		name := "code\x1b[31mword"
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork", name)
+		Expect(os.Rename(filepath.Join(root, "fixtures/fork/codeword"), dir)).To(Succeed())
+		replaceIn(filepath.Join(dir, fixture.GoldenFile), "MARMALADE", "MARMALADE!") // a proposal, named in the summary
+		r := cli(root, nil, "record", "fixtures/fork/"+name)
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout + r.stderr).NotTo(ContainSubstring("\x1b"))
+		Expect(r.stdout).To(HavePrefix(`recorded fixtures/fork/code\x1b[31mword: 2 sessions, 4 model calls`))
+		Expect(r.stdout).To(ContainSubstring(`review it with: go tool agentsnap review fixtures/fork/code\x1b[31mword`))
+
+		Expect(os.WriteFile(filepath.Join(dir, "playbook.json"), []byte("{bad"), 0o644)).To(Succeed())
+		r = cli(root, nil, "record", "fixtures/fork/"+name)
+		Expect(r.code).To(Equal(exitBadData))
+		Expect(r.stderr).NotTo(ContainSubstring("\x1b"))
+		Expect(r.stderr).To(ContainSubstring(`code\x1b[31mword/playbook.json: invalid playbook`))
+	})
+})
+
 var _ = Describe("check's output of a scenario folder named with control characters", func() {
 	It("escapes them, so a name cannot forge a row or a colour", func() {
 		name := "code\nforged      9  9  ok\x1b[31m"

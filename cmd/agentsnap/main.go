@@ -153,9 +153,11 @@ func usageError(e *env, name, format string, args ...any) int {
 	return exitUsage
 }
 
-// fail prints an error for a command and returns exitBadData.
+// fail prints an error for a command and returns exitBadData. The error
+// may quote a folder's or a session's name, which a terminal must show,
+// not act on: its control characters are escaped, its lines kept.
 func fail(e *env, name string, err error) int {
-	fmt.Fprintf(e.stderr, "agentsnap %s: %v\n", name, err)
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(err.Error()))
 	return exitBadData
 }
 

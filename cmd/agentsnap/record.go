@@ -321,6 +321,7 @@ func recordRefused(dir string) error {
 }
 
 func printRecorded(e *env, name string, res *recorder.Result) {
+	name = printable(name) // a folder's name, as check and the progress lines show it
 	if res.Unchanged {
 		fmt.Fprintf(e.stdout, "recorded %s: %s, %s; unchanged, nothing written\n", name, english.Count(res.Sessions, "session"), english.Count(res.Calls, "model call"))
 	} else {
@@ -342,7 +343,7 @@ func printRecorded(e *env, name string, res *recorder.Result) {
 		}
 	}
 	if res.Proposal != "" {
-		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", res.Proposal, name)
+		fmt.Fprintf(e.stdout, "  the transcript changed: transcript.golden is kept and the new one waits beside it, %s;\n  review it with: go tool agentsnap review %s\n", printable(res.Proposal), name)
 	}
 	if len(res.ToolErrors) > 0 {
 		fmt.Fprintf(e.stdout, "  %s returned an error (recorded as the agent saw it; check the tool names and arguments):\n", english.Count(len(res.ToolErrors), "tool call"))
