@@ -231,16 +231,25 @@ func acceptProposal(p *proposal) error {
 		return fmt.Errorf("not accepting %s: %s", p.Proposal, p.Refused)
 	}
 	if err := os.Rename(p.Proposal, p.Golden); err != nil {
-		return fmt.Errorf("accepting %s: %w", p.Proposal, err)
+		return fmt.Errorf("accepting %s: %w%s", p.Proposal, err, folderAdvice(p.Proposal, err))
 	}
 	return atomicfile.SyncDir(filepath.Dir(p.Golden))
 }
 
 func rejectProposal(p *proposal) error {
 	if err := os.Remove(p.Proposal); err != nil {
-		return fmt.Errorf("rejecting %s: %w", p.Proposal, err)
+		return fmt.Errorf("rejecting %s: %w%s", p.Proposal, err, folderAdvice(p.Proposal, err))
 	}
 	return nil
+}
+
+// folderAdvice says what to do when a proposal could not be renamed or
+// removed for want of permission: both change its folder, not the file.
+func folderAdvice(proposal string, err error) string {
+	if !errors.Is(err, fs.ErrPermission) {
+		return ""
+	}
+	return fmt.Sprintf("; make the folder %s writable by this user (fix its permissions), then review again", filepath.Dir(proposal))
 }
 
 // settleAll accepts or rejects every proposal, except that a likely

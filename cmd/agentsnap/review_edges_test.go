@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -127,6 +129,23 @@ var _ = Describe("agentsnap review, sessions matched by the calls that created t
 		Expect(r.code).To(Equal(exitFail))
 		Expect(r.stderr).To(Equal("agentsnap review: read " + g + ": is a directory; the proposal beside it cannot be compared with it, nor accepted over it: restore the golden from version control (or fix its permissions), or move it away to accept the proposal as a new golden, then review again\n"))
 		Expect(g+".new").To(BeAnExistingFile(), "nothing was settled")
+	})
+
+	// CI runs as root, which writes anywhere: unprivileged.Do drops that.
+	It("says to make the folder writable when it cannot rename or remove a proposal in it", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		g, p := writeProposal(root, "== root ==\nold\n", "== root ==\nnew\n")
+		Expect(os.Chmod(dir, 0o555)).To(Succeed())
+		DeferCleanup(os.Chmod, dir, fs.FileMode(0o755))
+		for _, flag := range []string{"--accept", "--reject"} {
+			var r result
+			Expect(unprivileged.Do(func() error { r = cli(root, nil, "review", flag); return nil })).To(Succeed())
+			Expect(r.code).To(Equal(exitFail), flag)
+			Expect(r.stderr).To(HaveSuffix(": permission denied; make the folder "+dir+" writable by this user (fix its permissions), then review again\n"), flag)
+			Expect(readFile(g)).To(Equal("== root ==\nold\n"), flag)
+			Expect(readFile(p)).To(Equal("== root ==\nnew\n"), flag)
+		}
 	})
 })
 
