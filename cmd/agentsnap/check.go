@@ -229,6 +229,11 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return usageError(e, "check", "%v", err)
 	}
+	if f.report != "" {
+		if err := reportFolder("--report", e.path(f.report), f.report); err != nil {
+			return usageError(e, "check", "%v", err)
+		}
+	}
 	store, cleanup, err := replayStore(ctx, e, f.storeSpec)
 	if err != nil {
 		return usageError(e, "check", "--store: %v", err)

@@ -113,6 +113,20 @@ var _ = Describe("agentsnap report", func() {
 		Expect(left).To(BeEmpty())
 	})
 
+	It("refuses a folder as the file to write before it replays anything, saying what to give", func() {
+		root := fixtureCopy("spawn/one-child")
+		fixtures := treeDigest(filepath.Join(root, "fixtures"))
+		r := cli(root, nil, "report", "fixtures", "-o", "fixtures")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stdout + r.stderr).NotTo(ContainSubstring("file exists"))
+		Expect(r.stderr).To(HavePrefix("agentsnap report: -o fixtures is a folder; give -o the file to write, such as " + filepath.Join("fixtures", "report.html") + "\nusage: agentsnap report"))
+		r = cli(root, nil, "check", "fixtures", "--report", "fixtures")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stdout).To(BeEmpty(), "nothing replayed")
+		Expect(r.stderr).To(HavePrefix("agentsnap check: --report fixtures is a folder; give --report the file to write, such as " + filepath.Join("fixtures", "report.html") + "\nusage: agentsnap check"))
+		Expect(treeDigest(filepath.Join(root, "fixtures"))).To(Equal(fixtures))
+	})
+
 	It("needs -o, and exits 1 with the reason when it cannot write", func() {
 		root := fixtureCopy("spawn/one-child")
 		r := cli(root, nil, "report")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if f.out == "" {
 		return usageError(e, "report", "-o FILE is required: the HTML file to write")
 	}
+	if err := reportFolder("-o", e.path(f.out), f.out); err != nil {
+		return usageError(e, "report", "%v", err)
+	}
 	if err := checkJobs(f.jobs); err != nil {
 		return usageError(e, "report", "%v", err)
 	}
@@ -90,6 +94,16 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		return fail(e, "report", err)
 	}
 	return exitOK
+}
+
+// reportFolder refuses a report path that is a folder before anything is
+// replayed: the write at the end would fail as "rename TMP PATH: file
+// exists". name is the path as the user gave it.
+func reportFolder(flag, path, name string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s is a folder; give %s the file to write, such as %s", flag, name, flag, filepath.Join(name, "report.html"))
+	}
+	return nil
 }
 
 // writeReport writes the HTML report of results to path, atomically, and
