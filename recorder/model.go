@@ -29,7 +29,7 @@ func PlaybookOptions(dir string, pace time.Duration) (Options, error) {
 		return Options{}, fmt.Errorf("recorder: %s has no playbook.json; write one (agentsnap new scaffolds an example) or record from a live model (the reference agent: agentsnap record DIR --live --base-url URL --model M; an agent in another process: agentsnap serve DIR --record --live --base-url URL --model M; from your tests' -record, set AGENTSNAP_BASE_URL, AGENTSNAP_MODEL and a key variable)", dir)
 	}
 	if err != nil {
-		return Options{}, fmt.Errorf("recorder: %w", err)
+		return Options{}, fmt.Errorf("recorder: %w; playbook.json must be a file this user can read: restore it from version control, or fix its permissions", err)
 	}
 	pb, err := playbook.Parse(b, path)
 	if err != nil {

@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/harness"
+	"github.com/agentsnap/agentsnap/internal/unprivileged"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -60,6 +62,27 @@ var _ = Describe("a scenario whose maxDepth is too low for its playbook", func()
 		Expect(msg).To(ContainSubstring("sessions.call_weather used 0 of 1 turns"))
 		Expect(msg).To(ContainSubstring("tool calls that returned errors, the likely cause:\n  session 1 turn 2 step 1: call call_weather (subagent_spawn) returned an error: delegation depth limit reached: this session is at depth 1 and subagents may go 1 deep"))
 		Expect(tree(dir)).To(Equal(before))
+	})
+})
+
+var _ = Describe("a playbook.json that cannot be read", func() {
+	It("a folder: names it and says it must be a readable file", func() {
+		dir := committed("fork/codeword")
+		path := filepath.Join(dir, fixture.PlaybookFile)
+		Expect(os.Remove(path)).To(Succeed())
+		Expect(os.Mkdir(path, 0o755)).To(Succeed())
+		_, err := recorder.PlaybookOptions(dir, 0)
+		Expect(err).To(MatchError("recorder: read " + path + ": is a directory; playbook.json must be a file this user can read: restore it from version control, or fix its permissions"))
+	})
+
+	// CI runs as root, which reads any file: unprivileged.Do drops that.
+	It("a file this user may not read: says to fix its permissions", func() {
+		dir := committed("fork/codeword")
+		path := filepath.Join(dir, fixture.PlaybookFile)
+		Expect(os.Chmod(path, 0)).To(Succeed())
+		DeferCleanup(os.Chmod, path, fs.FileMode(0o644))
+		err := unprivileged.Do(func() error { _, err := recorder.PlaybookOptions(dir, 0); return err })
+		Expect(err).To(MatchError("recorder: open " + path + ": permission denied; playbook.json must be a file this user can read: restore it from version control, or fix its permissions"))
 	})
 })
 
