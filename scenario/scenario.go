@@ -229,6 +229,9 @@ func objectMembers(b []byte) ([]jsonMember, error) {
 		if bytes.HasPrefix(b, []byte("\uFEFF")) { // invisible in an editor: say what the byte is
 			return nil, fmt.Errorf("line 1: the file starts with a UTF-8 byte order mark, which an editor added; remove it")
 		}
+		if len(bytes.TrimSpace(b)) == 0 { // "unexpected end of JSON input" would not say it is empty
+			return nil, fmt.Errorf("line 1: the file is empty; want a JSON object such as {\"prompts\": [\"...\"]} (go tool agentsnap new CATEGORY/NAME scaffolds one), or restore it from version control")
+		}
 		if errors.As(err, &syn) {
 			return nil, fmt.Errorf("line %d: %w", lineAt(b, syn.Offset), err)
 		}
