@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -107,5 +108,32 @@ var _ = Describe("record and serve of a scenario an interrupted recording moved 
 			Expect(r.stderr).To(Equal("agentsnap "+args[0]+": fixture: "+dir+" is missing: a recording that was interrupted moved it aside as .codeword.old-77; put it back with: mv "+aside+" "+dir+"\n"), args[0])
 		}
 		Expect(snapshotDir(root)).To(Equal(before))
+	})
+})
+
+// A new user types the folder check takes: a category, the fixtures, or
+// a pattern. record and serve take one scenario; what they said of such a
+// folder (that it has no playbook.json, no scenario.json: create one) was
+// the wrong fix.
+var _ = Describe("record and serve of a folder that holds several scenarios", func() {
+	DescribeTable("name how many it holds and one to give instead, and write nothing",
+		func(command, arg string, n int, example string) {
+			root := fixtureCopy("fork/codeword", "fork/first-turn", "spawn/one-child")
+			before := snapshotDir(root)
+			r := cli(root, nil, command, arg)
+			Expect(r.code).To(Equal(exitBadData))
+			Expect(r.stderr).To(Equal(fmt.Sprintf("agentsnap %s: %s is not a scenario folder: it holds %d scenarios; %s takes one scenario folder at a time, such as: go tool agentsnap %s %s\n", command, arg, n, command, command, example)))
+			Expect(snapshotDir(root)).To(Equal(before))
+		},
+		Entry("record, a category", "record", "fixtures/fork", 2, "fixtures/fork/codeword"),
+		Entry("record, the fixtures", "record", "fixtures", 3, "fixtures/fork/codeword"),
+		Entry("record, a pattern", "record", "fixtures/...", 3, "fixtures/fork/codeword"),
+		Entry("serve, a category", "serve", "fixtures/fork", 2, "fixtures/fork/codeword"),
+	)
+
+	It("records a scenario folder given with a trailing slash as before", func() {
+		root := fixtureCopy("fork/codeword")
+		r := cli(root, nil, "record", "fixtures/fork/codeword/")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
 	})
 })

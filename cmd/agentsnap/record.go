@@ -156,6 +156,9 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		return usageError(e, "record", "%v", err)
 	}
 	dir := e.path(pos[0])
+	if err := oneScenario("record", pos[0], dir); err != nil {
+		return fail(e, "record", err)
+	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		if aside := fixture.MovedAside(dir); aside != nil {
 			return fail(e, "record", aside) // not "new": the next recording would delete the copy aside

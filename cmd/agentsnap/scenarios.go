@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/english"
 )
 
 // findScenarios resolves the DIR arguments (default ./fixtures/...) of
@@ -45,6 +46,25 @@ func findScenarios(e *env, name string, pos []string) ([]string, int) {
 	// Arguments that overlap name a scenario once: replayed twice, its
 	// second replay would meet the first's sessions in a kept store.
 	return slices.Compact(dirs), exitOK
+}
+
+// oneScenario refuses a DIR of record or serve that names several
+// scenarios — a category or fixtures folder, or a pattern DIR/... — rather
+// than being one: the messages for a folder without a playbook.json or a
+// scenario.json would tell the user to write one there. name is DIR as
+// given, dir as resolved.
+func oneScenario(command, name, dir string) error {
+	root := strings.TrimSuffix(strings.TrimSuffix(dir, "..."), string(filepath.Separator))
+	found, err := fixture.Discover(root)
+	if err != nil || len(found) == 0 || len(found) == 1 && found[0] == filepath.Clean(dir) {
+		return nil // one scenario, or none: the command's own checks say what is wrong
+	}
+	rel, err := filepath.Rel(root, found[0])
+	if err != nil {
+		return nil
+	}
+	example := filepath.Join(strings.TrimSuffix(strings.TrimSuffix(name, "..."), string(filepath.Separator)), rel)
+	return fmt.Errorf("%s is not a scenario folder: it holds %s; %s takes one scenario folder at a time, such as: go tool agentsnap %s %s", name, english.Count(len(found), "scenario"), command, command, example)
 }
 
 // otherFixtures is the folder to suggest when ./fixtures is missing:

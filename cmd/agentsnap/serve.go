@@ -231,6 +231,9 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return usageError(e, "serve", "%v", err)
 	}
 	dir := e.path(pos[0])
+	if err := oneScenario("serve", pos[0], dir); err != nil {
+		return fail(e, "serve", err)
+	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		if aside := fixture.MovedAside(dir); aside != nil {
 			return fail(e, "serve", aside) // not "new": the next recording would delete the copy aside
