@@ -240,10 +240,7 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	}
 	defer cleanup()
 	defer startingHeap(e.getenv, startHeap)()
-	out := &firstError{w: e.stdout}
-	withOut := *e
-	withOut.stdout = out
-	e = &withOut
+	e, out := watchStdout(e)
 	dirs, code := findScenarios(e, "check", pos)
 	if code != exitOK {
 		return code
@@ -271,17 +268,24 @@ func runCheck(ctx context.Context, e *env, args []string) int {
 	})
 	code = printer(e, results)
 	printDeadline(e, "check", rctx, f.timeout, results)
-	if f.report != "" {
-		if err := writeReport(e, "--report", f.report, "agentsnap check", results); err != nil {
+	return finishCheck(e, f.report, results, out.err, code)
+}
+
+// finishCheck writes the --report page, if asked, and returns check's
+// exit status: code, the verdict's, unless the page or the report on
+// stdout was lost (outErr).
+func finishCheck(e *env, report string, results []checkResult, outErr error, code int) int {
+	if report != "" {
+		if err := writeReport(e, "--report", report, "agentsnap check", results); err != nil {
 			fmt.Fprintf(e.stderr, "agentsnap check: %v\n", err)
 			return exitFail
 		}
 	}
-	if out.err != nil && !readerLeft(out.err) {
+	if outErr != nil && !readerLeft(outErr) {
 		// A full disk or a failing device lost the report: the exit
 		// status says so, whatever the scenarios did. A pipe whose
 		// reader stopped reading (check … | head) took what it wanted.
-		fmt.Fprintf(e.stderr, "agentsnap check: writing the report to stdout: %v; the report is incomplete, so the check fails whatever the scenarios did: run it again with stdout where it can be written (a file on a disk with room)\n", out.err)
+		fmt.Fprintf(e.stderr, "agentsnap check: writing the report to stdout: %v; the report is incomplete, so the check fails whatever the scenarios did: run it again with stdout where it can be written (a file on a disk with room)\n", outErr)
 		return exitFail
 	}
 	return code

@@ -22,6 +22,16 @@ func (f *firstError) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// watchStdout returns e writing its stdout through a firstError, and that
+// firstError: a command whose output is lost in silence (fmt's printing
+// functions drop their errors) asks it at the end.
+func watchStdout(e *env) (*env, *firstError) {
+	out := &firstError{w: e.stdout}
+	watched := *e
+	watched.stdout = out
+	return &watched, out
+}
+
 // readerLeft reports whether err is a write's to a pipe whose reader
 // stopped reading (check … | head).
 func readerLeft(err error) bool { return readerLeftOn(runtime.GOOS, err) }
