@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,15 +40,19 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // builtinValueError matches the flag package's error for a value its own
 // kinds (a duration, a number, a boolean) cannot parse, which names the
-// flag but ends in a bare "parse error" or "value out of range".
-var builtinValueError = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (parse error|value out of range)$`)
+// flag but ends in a bare "parse error" or "value out of range". Compiled
+// on the first such error: every run of the CLI would pay for it at
+// start-up, and only a mistyped flag needs it.
+var builtinValueError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (parse error|value out of range)$`)
+})
 
 // flagValueError rewrites such an error to say what the flag takes, in the
 // style of the CLI's own bounds ("--timeout 0s: want a duration from 1s to
 // 24h0m0s, such as 10m"). Any other error, a flag of agentsnap's own kind
 // included (its message says what to give), is returned as it is.
 func flagValueError(fs *flag.FlagSet, err error) error {
-	m := builtinValueError.FindStringSubmatch(err.Error())
+	m := builtinValueError().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
