@@ -53,8 +53,8 @@ func ReadOverride(path string) (*Override, error) {
 }
 
 // ParseOverride parses and validates a sidecar; name is used in errors.
-// Unknown keys, unknown entry kinds and malformed entries are errors naming
-// the file and the place in it.
+// Unknown keys, unknown entry kinds, malformed entries and a member
+// repeated in any object are errors naming the file and the place in it.
 func ParseOverride(data []byte, name string) (*Override, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("fakellm: %s: %w: %s", name, ErrBadOverride, fmt.Sprintf(format, args...))
@@ -62,6 +62,11 @@ func ParseOverride(data []byte, name string) (*Override, error) {
 	top, err := objectMembers(data)
 	if err != nil {
 		return nil, bad("want a JSON object keyed by session log file name: %v", err)
+	}
+	// encoding/json would keep the last of a repeated member: a second
+	// override of the same session or call would drop the first unsaid.
+	if repeats := jsonscan.Repeated(data, nil); len(repeats) > 0 {
+		return nil, bad("%s", strings.Join(repeats, "; "))
 	}
 	o := &Override{Path: name, Sessions: map[string]SessionOverride{}}
 	for _, key := range slices.Sorted(maps.Keys(top)) {

@@ -124,4 +124,32 @@ var _ = Describe("Override sidecar", func() {
 		Entry("an index that is not a number", `{"session.jsonl": {"patch": {"first": `+throwPatch+`}}}`,
 			`"session.jsonl": patch: key "first" is not an entry index (0, 1, ...)`),
 	)
+
+	DescribeTable("refuses a member repeated in any object, naming the file, the member and both lines",
+		func(sidecar, want string) {
+			dir := writeFixture(tree()...)
+			path := writeFile(dir, fixture.OverrideFile, sidecar)
+			_, err := loadDir(dir)
+			Expect(err).To(MatchError(fakellm.ErrBadOverride))
+			Expect(err.Error()).To(Equal("fakellm: " + path + ": bad replay override: " + want))
+		},
+		Entry("a second override of the same session",
+			"{\n  \"session.jsonl\": {\"patch\": {\"0\": "+throwPatch+"}},\n  \"session.jsonl\": {\"replace\": []}\n}",
+			`line 3: member "session.jsonl" is repeated (first at line 2); keep one of them`),
+		Entry("a second patch of the same call",
+			"{\"session.jsonl\": {\"patch\": {\n\"0\": "+throwPatch+",\n\"0\": {\"kind\": \"hang\", \"chunks\": []}}}}",
+			`line 3: member "session.jsonl.patch.0" is repeated (first at line 2); keep one of them`),
+		Entry("a member deep in a replacing entry's chunk",
+			"{\"session.1.jsonl\": {\"replace\": [{\"kind\": \"chunks\", \"chunks\": [\n{\"type\": \"text-delta\", \"index\": 0, \"text\": \"a\",\n\"text\": \"b\"}]}]}}",
+			`line 3: member "session.1.jsonl.replace[0].chunks[0].text" is repeated (first at line 2); keep one of them`),
+	)
+
+	It("takes the same member in two objects for what it is", func() {
+		dir := writeFixture(tree()...)
+		writeFile(dir, fixture.OverrideFile, `{"session.jsonl": {"patch": {"0": `+throwPatch+`}}, "session.1.jsonl": {"patch": {"0": `+throwPatch+`}}}`)
+		drv, err := loadDir(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(drv.Scripts()[0].Entries[0].Kind).To(Equal(fakellm.KindThrow))
+		Expect(drv.Scripts()[1].Entries[0].Kind).To(Equal(fakellm.KindThrow))
+	})
 })
