@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/internal/termtext"
 )
 
@@ -82,7 +83,8 @@ func Load(path string) (*Playbook, error) {
 
 // Parse decodes and validates a playbook; name is used in errors. Every
 // problem is reported at once, each naming its field, such as
-// sessions.root[1].toolCalls[0].arguments.
+// sessions.root[1].toolCalls[0].arguments; a member repeated in any object
+// is one, naming its line and the first's.
 func Parse(b []byte, name string) (*Playbook, error) {
 	var tree any
 	if err := json.Unmarshal(b, &tree); err != nil {
@@ -91,16 +93,19 @@ func Parse(b []byte, name string) (*Playbook, error) {
 	if _, ok := tree.(map[string]any); !ok {
 		return nil, fmt.Errorf("playbook: %s: %w: want a JSON object with a \"sessions\" member, found %s", name, ErrInvalid, jsonKind(tree))
 	}
+	// encoding/json keeps the last of a repeated member, so a second
+	// "root" or "text" would drop the first unsaid.
+	problems := jsonscan.Repeated(b, nil)
+	repeats := len(problems)
 	// encoding/json names a mistyped member without its map keys and
 	// indexes ("sessions.text"), so the shape check finds the exact paths.
-	var problems []string
 	checkShape(tree, reflect.TypeFor[Playbook](), "", &problems)
 	var pb Playbook
 	var typ *json.UnmarshalTypeError
 	if err := json.Unmarshal(b, &pb); errors.As(err, &typ) {
 		// A mistyped member leaves a half-decoded turn; checking its
 		// content would only add noise.
-		if len(problems) == 0 { // a number too large for an int
+		if len(problems) == repeats { // a number too large for an int
 			problems = append(problems, err.Error())
 		}
 		slices.Sort(problems)
