@@ -191,9 +191,11 @@ func checkShape(v any, t reflect.Type, path string, problems *[]string) {
 	}
 }
 
-// checkMembers checks the members of a JSON object decoded into struct t.
+// checkMembers checks the members of a JSON object decoded into struct t:
+// each names a field, at most one each.
 func checkMembers(obj map[string]any, t reflect.Type, path string, problems *[]string) {
 	fields := jsonFields(t)
+	given := make([]string, len(fields)) // the name that gave each field
 	for _, key := range slices.Sorted(maps.Keys(obj)) {
 		at := strings.TrimPrefix(path+"."+key, ".")
 		i := slices.IndexFunc(fields, func(f jsonField) bool { return strings.EqualFold(f.name, key) })
@@ -205,6 +207,12 @@ func checkMembers(obj map[string]any, t reflect.Type, path string, problems *[]s
 			*problems = append(*problems, fmt.Sprintf("%s: unknown field; known fields here: %s", at, strings.Join(names, ", ")))
 			continue
 		}
+		if given[i] != "" { // encoding/json matches names in any case, and keeps the last
+			*problems = append(*problems, fmt.Sprintf("%s: given twice, as %q and as %q (names match in any case); keep one of them",
+				strings.TrimPrefix(path+"."+fields[i].name, "."), given[i], key))
+			continue
+		}
+		given[i] = key
 		checkShape(obj[key], fields[i].typ, at, problems)
 	}
 }

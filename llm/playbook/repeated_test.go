@@ -50,6 +50,13 @@ var _ = Describe("Parse refuses repeated members", func() {
 		Expect(pb.Sessions["root"][1].Text).To(Equal("b"))
 	})
 
+	It("refuses a field given twice in different case, which encoding/json takes for one", func() {
+		_, err := playbook.Parse([]byte(`{"sessions": {"root": [{"text": "a", "Text": "b", "usage": {"inputTokens": 1, "INPUTTOKENS": 2, "outputTokens": 1}}]}}`), "pb.json")
+		Expect(err).To(MatchError("playbook: pb.json: invalid playbook: " +
+			`sessions.root[0].text: given twice, as "Text" and as "text" (names match in any case); keep one of them; ` +
+			`sessions.root[0].usage.inputTokens: given twice, as "INPUTTOKENS" and as "inputTokens" (names match in any case); keep one of them`))
+	})
+
 	It("is refused by Load, which names the file", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "playbook.json")
 		Expect(os.WriteFile(path, []byte("{\"sessions\": {\"root\": [{\"text\": \"a\",\n\"text\": \"b\"}]}}"), 0o644)).To(Succeed())
