@@ -216,11 +216,12 @@ func openStore(ctx context.Context, fx *fixture.Fixture, opener func() (persiste
 }
 
 // knownOpenAdvice is persistence.OpenAdvice's advice and "; " when it
-// recognises err, else "". Options.Store's function is the caller's own —
-// a database connection, a folder it chose — so the advice for a path the
+// recognises err and err does not say itself what to do, else "".
+// Options.Store's function is the caller's own — a database connection, a
+// folder it chose — so the advice for a path the
 // CLI opens (OpenAdvice(nil)) would mislead.
 func knownOpenAdvice(err error) string {
-	if a := persistence.OpenAdvice(err); a != persistence.OpenAdvice(nil) {
+	if a := persistence.OpenAdvice(err); a != "" && a != persistence.OpenAdvice(nil) {
 		return a + "; "
 	}
 	return ""

@@ -101,15 +101,31 @@ func LoadAll(ctx context.Context, store Store) ([]*session.Log, error) {
 // replay of a few sessions (a check) loads them faster on one goroutine.
 const parallelLoads = 64
 
+// ErrAdvised matches an error that says itself what to do (a damaged
+// database, one of another version or program): OpenAdvice adds nothing
+// to it. Advised marks such an error.
+var ErrAdvised = errors.New("the error says what to do")
+
+// Advised returns err marked as saying what to do; its message is err's.
+func Advised(err error) error { return advised{err} }
+
+type advised struct{ error }
+
+func (a advised) Unwrap() error        { return a.error }
+func (a advised) Is(target error) bool { return target == ErrAdvised }
+
 // OpenAdvice says what to do about err, the error of a store that does not
 // open, for a message that names the store (the jsonl and sqlite stores'
 // errors carry its path). An error it does not recognise gets the advice
 // for a path the CLI opens (--store jsonl:DIR, sqlite:PATH), which is
 // OpenAdvice(nil): a caller whose store is another's (Options.Store's
-// function) compares with it, and gives its own advice instead.
+// function) compares with it, and gives its own advice instead. An error
+// that says itself what to do (ErrAdvised) gets "".
 func OpenAdvice(err error) string {
 	var pe *session.ParseError
 	switch {
+	case errors.Is(err, ErrAdvised):
+		return ""
 	case errors.As(err, &pe):
 		return "the store holds a file that is not an agentsnap session log (named above): give a new or empty folder, or move that file out of it"
 	case errors.Is(err, fs.ErrNotExist):

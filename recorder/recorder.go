@@ -389,11 +389,12 @@ func openStore(ctx context.Context, opts *Options, set *secret.Set) (persistence
 }
 
 // knownOpenAdvice is persistence.OpenAdvice's advice and "; " when it
-// recognises err, else "". Options.Store's function is the caller's own —
-// a database connection, a folder it chose — so its advice for a path the
+// recognises err and err does not say itself what to do, else "".
+// Options.Store's function is the caller's own — a database connection, a
+// folder it chose — so its advice for a path the
 // CLI opens would mislead: the CLI adds that to its --store errors itself.
 func knownOpenAdvice(err error) string {
-	if a := persistence.OpenAdvice(err); a != persistence.OpenAdvice(nil) {
+	if a := persistence.OpenAdvice(err); a != "" && a != persistence.OpenAdvice(nil) {
 		return a + "; "
 	}
 	return ""

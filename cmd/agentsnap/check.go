@@ -363,7 +363,10 @@ func replayStore(ctx context.Context, e *env, spec string) (func(dir string) fun
 	shared, err := open.Store(ctx, kind+":"+path)
 	if err != nil {
 		cleanup()
-		return nil, noop, fmt.Errorf("%w; %s", err, persistence.OpenAdvice(err))
+		if a := persistence.OpenAdvice(err); a != "" {
+			err = fmt.Errorf("%w; %s", err, a)
+		}
+		return nil, noop, err
 	}
 	// The replays create their sessions: a store that already holds some
 	// (the last check's) would fail every replay on "session already

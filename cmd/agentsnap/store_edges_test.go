@@ -31,15 +31,27 @@ var _ = Describe("record --store into a store an earlier recording filled", func
 
 // The recorder gives Options.Store's errors only the advice it
 // recognises: a user's function is no path the CLI opened. record's
-// --store is, and keeps the CLI's advice for it.
+// --store is, and keeps the CLI's advice for it, unless the error says
+// itself what to do.
 var _ = Describe("record --store with a path that is no store", func() {
 	It("names it, keeps the advice for a path the CLI opens and says nothing ran", func() {
+		root := fixtureCopy("spawn/one-child")
+		Expect(os.WriteFile(filepath.Join(root, "notes.txt"), []byte("hello, no folder\n"), 0o644)).To(Succeed())
+		r := cli(root, nil, "record", "fixtures/spawn/one-child", "--store", "jsonl:notes.txt")
+		Expect(r.code).NotTo(Equal(exitOK))
+		Expect(r.stderr).To(ContainSubstring("agentsnap record: recorder: the side store (Options.Store, record's --store) does not open: open: " + filepath.Join(root, "notes.txt") + " is a file; a jsonl store is a folder of logs"))
+		Expect(r.stderr).To(ContainSubstring("; give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote; nothing ran and the fixture is unchanged"))
+		Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
+	})
+
+	It("gives a file that is no SQLite database the advice of its own error only", func() {
 		root := fixtureCopy("spawn/one-child")
 		Expect(os.WriteFile(filepath.Join(root, "notes.db"), []byte("hello, no database\n"), 0o644)).To(Succeed())
 		r := cli(root, nil, "record", "fixtures/spawn/one-child", "--store", "sqlite:notes.db")
 		Expect(r.code).NotTo(Equal(exitOK))
 		Expect(r.stderr).To(ContainSubstring("agentsnap record: recorder: the side store (Options.Store, record's --store) does not open: sqlite: " + filepath.Join(root, "notes.db") + ": not a SQLite database"))
-		Expect(r.stderr).To(ContainSubstring("; give a path this user can write: a new or empty folder (jsonl:DIR) or database file (sqlite:PATH) in a folder that exists, or a store agentsnap wrote; nothing ran and the fixture is unchanged"))
+		Expect(r.stderr).To(ContainSubstring("; give the path of an agentsnap database, or of a new file to create one; nothing ran and the fixture is unchanged"))
+		Expect(r.stderr).NotTo(ContainSubstring("give a path this user can write"))
 		Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
 	})
 })

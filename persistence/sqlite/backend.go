@@ -276,5 +276,8 @@ func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
 }
 
 func (b *Backend) fail(op string, err error) error {
+	if isDamage(err) {
+		return persistence.Advised(fmt.Errorf("sqlite: %s: %s: %w: SQLite says: %w; %s", b.path, op, ErrDamaged, err, damageAdvice))
+	}
 	return fmt.Errorf("sqlite: %s: %s: %w", b.path, op, err)
 }

@@ -37,8 +37,11 @@
 // expected: there is no migration, and the file is not touched (its header
 // is read before SQLite opens it). A file that is not SQLite fails with
 // [ErrNotSQLite], and a SQLite database with tables but user_version 0 (some
-// other application's) with [ErrForeign]. A new or empty file becomes a
-// version-4 database.
+// other application's) with [ErrForeign]. A damaged file fails with
+// [ErrDamaged], not with a version: a header SQLite never writes (a page
+// size, format or payload field out of range), a file shorter than its
+// header says, or pages SQLite finds malformed. Each error names the file
+// and says what to do. A new or empty file becomes a version-4 database.
 //
 // # Durability and concurrency
 //

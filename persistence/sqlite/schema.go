@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/agentsnap/agentsnap/persistence"
 )
 
 // SchemaVersion is the user_version of an agentsnap database.
@@ -115,7 +117,7 @@ func probe(path string) (fresh bool, err error) {
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return false, fmt.Errorf("sqlite: %s is a folder: %w; give the path of a database file (a folder of logs is jsonl:%s)", path, ErrNotSQLite, path)
+		return false, persistence.Advised(fmt.Errorf("sqlite: %s is a folder: %w; give the path of a database file (a folder of logs is jsonl:%s)", path, ErrNotSQLite, path))
 	}
 	var hdr [100]byte
 	n, err := io.ReadFull(f, hdr[:])
@@ -127,6 +129,14 @@ func probe(path string) (fresh bool, err error) {
 	}
 	if n < len(hdr) || !bytes.HasPrefix(hdr[:], magic) {
 		return false, notSQLite(path, hdr[:n])
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: %w", err)
+	}
+	// Before the version: a damaged header has a user_version no one set.
+	if what := headerDamage(hdr[:], st.Size(), exists(path+"-wal")); what != "" {
+		return false, damaged(path, what)
 	}
 	// user_version is a signed 32-bit integer, as SQLite reports it.
 	if v := int32(binary.BigEndian.Uint32(hdr[60:64])); v != 0 && v != SchemaVersion {
@@ -144,15 +154,26 @@ func notSQLite(path string, start []byte) error {
 	if len(start) > show {
 		start = start[:show]
 	}
-	return fmt.Errorf("sqlite: %s: %w (it starts with %q, a SQLite file starts with %q); %s", path, ErrNotSQLite, start, magic[:15], hint)
+	return persistence.Advised(fmt.Errorf("sqlite: %s: %w (it starts with %q, a SQLite file starts with %q); %s", path, ErrNotSQLite, start, magic[:15], hint))
 }
 
 func versionError(path string, found int64) error {
-	return fmt.Errorf("sqlite: %s: %w", path, errVersion(found))
+	return persistence.Advised(fmt.Errorf("sqlite: %s: %w", path, errVersion(found)))
 }
 
 func errVersion(found int64) error {
-	return fmt.Errorf("%w: the database has user_version %d, this agentsnap reads and writes version %d only, and there is no migration; the file was left untouched", ErrSchemaVersion, found, SchemaVersion)
+	return fmt.Errorf("%w: the database has user_version %d, this agentsnap reads and writes version %d only, and there is no migration; the file was left untouched; %s", ErrSchemaVersion, found, SchemaVersion, versionAdvice(found))
+}
+
+// versionAdvice says who wrote a database of version found, and what to do.
+func versionAdvice(found int64) string {
+	switch {
+	case found > SchemaVersion:
+		return "a newer agentsnap wrote it (or another program set its version): open it with that agentsnap, whose convert turns it into JSONL session logs this one reads"
+	case found > 0:
+		return "an older agentsnap wrote it: turn it into JSONL session logs with that agentsnap's convert, then convert them back with this one"
+	}
+	return "no agentsnap writes a negative version: the file is damaged, or another program's; give a new path"
 }
 
 // check looks inside an existing database through a read-only connection.
@@ -169,15 +190,15 @@ func check(ctx context.Context, path string) (hasExtra bool, err error) {
 	defer db.Close()
 	var version int64
 	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return false, fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+		return false, unreadable(path, err)
 	}
 	tables, err := tableNames(ctx, db)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+		return false, unreadable(path, err)
 	}
 	switch {
 	case version == 0 && len(tables) > 0:
-		return false, fmt.Errorf("sqlite: %s: %w: it has user_version 0 and holds tables (%s) of another application; give a new path", path, ErrForeign, strings.Join(tables, ", "))
+		return false, persistence.Advised(fmt.Errorf("sqlite: %s: %w: it has user_version 0 and holds tables (%s) of another application; give a new path", path, ErrForeign, strings.Join(tables, ", ")))
 	case version == 0:
 		return false, nil
 	case version != SchemaVersion:
@@ -188,7 +209,7 @@ func check(ctx context.Context, path string) (hasExtra bool, err error) {
 		have[t] = true
 	}
 	if !have["sessions"] || !have["events"] {
-		return false, fmt.Errorf("sqlite: %s: %w: it has user_version %d but no sessions and events tables", path, ErrForeign, version)
+		return false, persistence.Advised(fmt.Errorf("sqlite: %s: %w: it has user_version %d but no sessions and events tables of agentsnap; give a new path", path, ErrForeign, version))
 	}
 	return have["extra_members"], nil
 }

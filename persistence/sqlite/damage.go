@@ -1,0 +1,86 @@
+package sqlite
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/agentsnap/agentsnap/persistence"
+)
+
+// ErrDamaged reports a SQLite database whose file is damaged: a header
+// SQLite never writes, a file shorter than its header says, or pages
+// SQLite finds malformed.
+var ErrDamaged = errors.New("damaged SQLite database")
+
+// damageAdvice says what to do about a damaged database.
+const damageAdvice = "agentsnap does not repair or change it; restore it from a backup or a copy, or give a new path (the sqlite3 shell's .recover command may salvage the sessions left in it)"
+
+// damaged returns the error of the damaged database at path; what says
+// what is wrong.
+func damaged(path, what string) error {
+	return persistence.Advised(fmt.Errorf("sqlite: %s: %w: %s; %s", path, ErrDamaged, what, damageAdvice))
+}
+
+// headerDamage says what is wrong with hdr, the 100-byte header of a file
+// that starts with the SQLite magic, or "" when SQLite could have written
+// it. size is the file's size; hasWAL reports a -wal file beside it, whose
+// pages may not be in the file yet. The checks follow SQLite's file format:
+// the fields a reader relies on have few valid values, so bytes another
+// program overwrote are told from a version agentsnap does not read.
+func headerDamage(hdr []byte, size int64, hasWAL bool) string {
+	pageSize := int64(binary.BigEndian.Uint16(hdr[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	switch {
+	case pageSize < 512 || pageSize > 65536 || bits.OnesCount64(uint64(pageSize)) != 1:
+		return fmt.Sprintf("its header gives a page size of %d bytes, which SQLite never writes (a power of two from 512 to 65536)", pageSize)
+	case hdr[18] < 1 || hdr[18] > 2 || hdr[19] < 1 || hdr[19] > 2:
+		return fmt.Sprintf("its header gives file format versions %d and %d, which SQLite never writes (1 or 2)", hdr[18], hdr[19])
+	case hdr[21] != 64 || hdr[22] != 32 || hdr[23] != 32:
+		return fmt.Sprintf("its header gives payload fractions %d, %d and %d, which SQLite always writes as 64, 32 and 32", hdr[21], hdr[22], hdr[23])
+	}
+	if s := binary.BigEndian.Uint32(hdr[44:48]); s > 4 {
+		return fmt.Sprintf("its header gives schema format %d, which SQLite never writes (0 to 4)", s)
+	}
+	// The page count in the header is valid only when the change counter
+	// matches the version-valid-for number; with a -wal file, the file
+	// may lag behind it.
+	pages := int64(binary.BigEndian.Uint32(hdr[28:32]))
+	valid := pages > 0 && binary.BigEndian.Uint32(hdr[24:28]) == binary.BigEndian.Uint32(hdr[92:96])
+	if valid && !hasWAL && size < pages*pageSize {
+		return fmt.Sprintf("it is truncated: its header gives %d pages of %d bytes (%d bytes), the file has %d bytes", pages, pageSize, pages*pageSize, size)
+	}
+	return ""
+}
+
+// coded is an error of the SQLite driver with SQLite's result code.
+type coded interface{ Code() int }
+
+// SQLite's primary result codes of a file that is not a database or is
+// damaged.
+const (
+	sqliteCorrupt = 11 // SQLITE_CORRUPT: "database disk image is malformed"
+	sqliteNotADB  = 26 // SQLITE_NOTADB: "file is not a database"
+)
+
+// isDamage reports whether err is SQLite finding the database damaged.
+func isDamage(err error) bool {
+	var c coded
+	if !errors.As(err, &c) {
+		return false
+	}
+	code := c.Code() & 0xff // the primary code of an extended one
+	return code == sqliteCorrupt || code == sqliteNotADB
+}
+
+// unreadable is the error of the database at path that SQLite, opening
+// it, failed to read with err.
+func unreadable(path string, err error) error {
+	if isDamage(err) {
+		return damaged(path, "SQLite says: "+err.Error())
+	}
+	return fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+}

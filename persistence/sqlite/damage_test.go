@@ -1,0 +1,150 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/persistence/sqlite"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
+)
+
+// damage rewrites the file at path with change applied to its bytes.
+func damage(path string, change func([]byte) []byte) {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(path, change(data), 0o644)).To(Succeed())
+}
+
+// zero returns data with the bytes from..to (to -1: the end) set to 0.
+func zero(from, to int) func([]byte) []byte {
+	return func(data []byte) []byte {
+		if to < 0 {
+			to = len(data)
+		}
+		clear(data[from:to])
+		return data
+	}
+}
+
+// readAll reads every session src holds.
+func readAll(ctx context.Context, src persistence.Source) error {
+	hs, err := src.Sessions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, h := range hs {
+		if _, err := src.Read(ctx, h.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ = Describe("a damaged sqlite database", func() {
+	ctx := context.Background()
+	var dir, path string
+
+	// A database of several pages, as agentsnap leaves it: 4096-byte pages,
+	// the first holding the header and the schema, the tables after it.
+	BeforeEach(func() {
+		dir = GinkgoT().TempDir()
+		path = filepath.Join(dir, "sessions.db")
+		s, err := sqlite.Open(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		for i := range 8 {
+			id := fmt.Sprintf("root-%d", i)
+			Expect(s.Create(ctx, storetest.RootHeader(id), nil)).To(Succeed())
+			Expect(s.Append(ctx, id, storetest.CompletedTurn(0, 1, "a prompt long enough to fill pages", "an answer"))).To(Succeed())
+		}
+		Expect(s.Close()).To(Succeed())
+		st, err := os.Stat(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.Size()).To(BeNumerically(">=", 4*4096), "the damage below needs pages past the first")
+	})
+
+	// use opens the database both ways and reads every session, as convert
+	// and inspect (read-only) and --store (read-write) do.
+	use := map[string]func() error{
+		"read-write": func() error {
+			s, err := sqlite.Open(ctx, path)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return readAll(ctx, s.Backend())
+		},
+		"read-only": func() error {
+			b, err := sqlite.OpenReadOnly(ctx, path)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			return readAll(ctx, b)
+		},
+	}
+
+	DescribeTable("says the file is damaged and what to do, not that its version is unsupported, and leaves it untouched",
+		func(change func([]byte) []byte, says string) {
+			damage(path, change)
+			before := snapshot(dir)
+			for how, use := range use {
+				err := use()
+				Expect(err).To(MatchError(sqlite.ErrDamaged), how)
+				Expect(err).NotTo(MatchError(sqlite.ErrSchemaVersion), how)
+				Expect(err).To(MatchError(persistence.ErrAdvised), how)
+				Expect(err.Error()).To(ContainSubstring("sqlite: "+path+": "), how)
+				Expect(err.Error()).To(ContainSubstring(says), how)
+				Expect(err.Error()).To(ContainSubstring("restore it from a backup or a copy, or give a new path"), how)
+				Expect(persistence.OpenAdvice(err)).To(BeEmpty(), how)
+				Expect(snapshot(dir)).To(Equal(before), how)
+			}
+		},
+		Entry("a header overwritten after the magic (its user_version too)", func(b []byte) []byte {
+			for i := 16; i < 100; i++ {
+				b[i] = 0xab
+			}
+			return b
+		}, "its header gives a page size of 43947 bytes, which SQLite never writes"),
+		Entry("a page size of 0", zero(16, 18), "a page size of 0 bytes"),
+		Entry("file format versions SQLite never writes", func(b []byte) []byte { b[18], b[19] = 7, 7; return b },
+			"file format versions 7 and 7"),
+		Entry("payload fractions SQLite never writes", func(b []byte) []byte { b[21] = 0; return b },
+			"payload fractions 0, 32 and 32"),
+		Entry("a schema format SQLite never writes", func(b []byte) []byte { b[47] = 9; return b },
+			"schema format 9"),
+		Entry("a file truncated in the middle", func(b []byte) []byte { return b[:len(b)/2+100] }, "it is truncated: its header gives"),
+		Entry("a file truncated to its first page", func(b []byte) []byte { return b[:4096] }, "the file has 4096 bytes"),
+		Entry("the schema page zeroed after the header", zero(100, 4096), "SQLite says: database disk image is malformed"),
+		Entry("every page after the first zeroed", zero(4096, -1), "SQLite says: database disk image is malformed"),
+	)
+
+	It("tells a version from the future in an intact header from damage, and says a newer agentsnap wrote it", func() {
+		rawExec(path, "PRAGMA user_version = 5")
+		for how, use := range use {
+			err := use()
+			Expect(err).To(MatchError(sqlite.ErrSchemaVersion), how)
+			Expect(err).NotTo(MatchError(sqlite.ErrDamaged), how)
+			Expect(err.Error()).To(ContainSubstring("a newer agentsnap wrote it"), how)
+			Expect(err.Error()).To(ContainSubstring("whose convert turns it into JSONL session logs this one reads"), how)
+			Expect(persistence.OpenAdvice(err)).To(BeEmpty(), how)
+		}
+	})
+
+	DescribeTable("says who wrote a database of another version",
+		func(version int, says string) {
+			rawExec(path, fmt.Sprintf("PRAGMA user_version = %d", version))
+			_, err := sqlite.OpenReadOnly(ctx, path)
+			Expect(err).To(MatchError(sqlite.ErrSchemaVersion))
+			Expect(err.Error()).To(HaveSuffix(says))
+		},
+		Entry("an older one", 3, "an older agentsnap wrote it: turn it into JSONL session logs with that agentsnap's convert, then convert them back with this one"),
+		Entry("a negative one", -2, "no agentsnap writes a negative version: the file is damaged, or another program's; give a new path"),
+	)
+})
