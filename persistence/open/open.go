@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/persistence"
@@ -53,8 +54,10 @@ func Parse(spec string) (Spec, error) {
 }
 
 // Detect tells what kind of storage the existing path is: a folder is
-// JSONL, a file that starts with the SQLite header is SQLite, any other file
-// is one JSONL log. It reads at most 16 bytes.
+// JSONL, a file that starts with the SQLite header is SQLite, and so is a
+// file named like a database (.db, .sqlite, .sqlite3, .db3) that does not
+// start like a log; any other file is one JSONL log. It reads at most 16
+// bytes.
 func Detect(path string) (Spec, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -73,10 +76,28 @@ func Detect(path string) (Spec, error) {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return Spec{}, fmt.Errorf("open: %w", err)
 	}
-	if bytes.Equal(head[:n], []byte("SQLite format 3\x00")) {
+	if bytes.Equal(head[:n], []byte("SQLite format 3\x00")) || dbName(path) && !looksJSON(head[:n]) {
+		// A .db file that is no log is a database, damaged, empty or not
+		// SQLite at all: its error says so, not "bad session header".
 		return Spec{Kind: SQLite, Path: path}, nil
 	}
 	return Spec{Kind: JSONL, Path: path}, nil
+}
+
+// dbName reports whether path has the name of a database file.
+func dbName(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".db", ".sqlite", ".sqlite3", ".db3":
+		return true
+	}
+	return false
+}
+
+// looksJSON reports whether head, a file's first bytes, could start a
+// JSONL log: an object after optional white space and byte order mark.
+func looksJSON(head []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
 }
 
 // Store opens the store spec names for reading and writing; see

@@ -82,6 +82,28 @@ var _ = Describe("open", func() {
 		Expect(err).To(MatchError(ContainSubstring("is a file; a jsonl store is a folder")))
 	})
 
+	DescribeTable("reads a .db file that is no log as a database, so its error says what it is, and leaves it as it was",
+		func(name, content, says string) {
+			path := filepath.Join(GinkgoT().TempDir(), name)
+			Expect(os.WriteFile(path, []byte(content), 0o644)).To(Succeed())
+			Expect(open.Detect(path)).To(Equal(open.Spec{Kind: open.SQLite, Path: path}))
+			_, err := open.ReadOnly(context.Background(), path)
+			Expect(err).To(MatchError(ContainSubstring("sqlite: " + path + ": " + says)))
+			Expect(err.Error()).NotTo(ContainSubstring("session header"))
+			Expect(os.ReadFile(path)).To(Equal([]byte(content)))
+		},
+		Entry("an empty file", "x.db", "", "no database there (the file is missing or empty); give the path of a database agentsnap wrote"),
+		Entry("a text file", "x.sqlite", "hello, not a database\n", `not a SQLite database (it starts with "hello, not a dat"`),
+		Entry("random bytes", "x.DB", "\x93\x11\xfe\x00\x07garbage", "not a SQLite database"),
+		Entry("a first page zeroed", "x.sqlite3", string(make([]byte, 4096)), `not a SQLite database (it starts with "\x00\x00`),
+	)
+
+	It("reads a JSONL log named .db as a log", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "log.db")
+		Expect(os.WriteFile(path, []byte(" {\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1}\n"), 0o644)).To(Succeed())
+		Expect(open.Detect(path)).To(Equal(open.Spec{Kind: open.JSONL, Path: path}))
+	})
+
 	It("creates nothing when it reads what does not exist", func() {
 		dir := GinkgoT().TempDir()
 		for _, p := range []string{filepath.Join(dir, "missing"), "jsonl:" + filepath.Join(dir, "missing"), "sqlite:" + filepath.Join(dir, "missing.db")} {

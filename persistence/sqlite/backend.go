@@ -109,7 +109,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
 		return nil, err
 	}
 	if fresh {
-		return nil, fmt.Errorf("sqlite: %s: no database there (the file is missing or empty)", path)
+		return nil, persistence.Advised(fmt.Errorf("sqlite: %s: no database there (the file is missing or empty); give the path of a database agentsnap wrote", path))
 	}
 	hasExtra, err := check(ctx, path)
 	if err != nil {
