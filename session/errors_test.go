@@ -56,6 +56,8 @@ var _ = Describe("bad logs", func() {
 			`session header has no "version"`),
 		Entry("a header without an id", lines(`{"type":"session","version":0,"createdAt":1}`), 1, session.ErrNotHeader,
 			`session header has no "id"`),
+		Entry("a header with an empty id", lines(`{"type":"session","version":0,"id":"","createdAt":1}`), 1, session.ErrNotHeader,
+			`session header has an empty "id"; give the session an id (a dsh log has a UUID; agentsnap names the root "root" and a child by its lineage, such as "root/call_1")`),
 		Entry("a header with a mode agentsnap does not know", lines(header(`"mode":"clone"`)), 1, session.ErrNotHeader,
 			`mode is "clone"; it must be "spawn" or "fork"`),
 		Entry("a negative seedLength", lines(header(`"seedLength":-1`), turnStart0), 1, session.ErrNotHeader,

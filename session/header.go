@@ -226,6 +226,10 @@ func parseHeader(line []byte) (*Header, error) {
 	if !sawID {
 		return nil, fmt.Errorf(`session header has no "id"`)
 	}
+	if h.ID == "" {
+		// Replay routes a session by its id and every message names it.
+		return nil, fmt.Errorf(`session header has an empty "id"; give the session an id (a dsh log has a UUID; agentsnap names the root "root" and a child by its lineage, such as "root/call_1")`)
+	}
 	if !sawCreated {
 		return nil, fmt.Errorf(`session header has no "createdAt"`)
 	}
