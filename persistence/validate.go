@@ -31,7 +31,7 @@ var headerMembers = map[string]bool{
 func ValidateHeader(h *session.Header) error {
 	switch {
 	case h.ID == "":
-		return fmt.Errorf("%w: header has an empty id", ErrInvalid)
+		return fmt.Errorf("%w: header has an empty id; give the session an id (the root's is \"root\", a child's its lineage, such as \"root/call_1\"), which replay routes by and messages name", ErrInvalid)
 	case h.SeedLength < 0:
 		return fmt.Errorf("%w: header has seedLength %d; it counts inherited events and cannot be negative", ErrInvalid, h.SeedLength)
 	case h.DelegationDepth < 0 || h.DelegationDepth > session.MaxDelegationDepth:
