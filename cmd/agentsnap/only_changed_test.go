@@ -158,6 +158,18 @@ var _ = Describe("agentsnap record --only-changed and --session, usage", func() 
 		Expect(r.stderr).To(ContainSubstring(`--session "call_fork_1": give a lineage path such as root or root/call_1`))
 	})
 
+	It("refuses an empty --session (an unset variable) instead of re-recording every session, and writes nothing", func() {
+		root := fixtureCopy("fork/codeword")
+		before := treeDigest(filepath.Join(root, "fixtures"))
+		for _, args := range [][]string{{"record", "fixtures/fork/codeword", "--session", ""}, {"record", "fixtures/fork/codeword", "--session="}, {"serve", "fixtures/fork/codeword", "--record", "--runtime", "go-agent", "--session", ""}} {
+			r := cli(root, nil, args...)
+			Expect(r.code).To(Equal(2), "%q", args)
+			Expect(r.stderr).To(ContainSubstring("--session is empty; give a lineage path such as root or root/call_1, as the summary of --only-changed shows them, or leave --session out to re-record every session"), "%q", args)
+			Expect(r.stdout).To(BeEmpty(), "%q", args)
+		}
+		Expect(treeDigest(filepath.Join(root, "fixtures"))).To(Equal(before))
+	})
+
 	It("names the recorded sessions when --session names none of them, and writes nothing", func() {
 		root := fixtureCopy("fork/codeword")
 		before := readFile(filepath.Join(root, "fixtures/fork/codeword", fixture.RootLog))

@@ -106,6 +106,7 @@ type recordFlags struct {
 	pace                 time.Duration
 	onlyChanged          bool   // --only-changed
 	session              string // --session
+	sessionGiven         bool   // --session was given, maybe as ""
 }
 
 func (f *recordFlags) set() *flag.FlagSet {
@@ -127,11 +128,34 @@ func (f *recordFlags) set() *flag.FlagSet {
 // after prefix.
 func (f *recordFlags) onlyChangedFlags(fs *flag.FlagSet, prefix string) {
 	fs.BoolVar(&f.onlyChanged, "only-changed", false, prefix+"replay every recorded call whose request still matches and ask the model only from each session's first call that changed")
-	fs.StringVar(&f.session, "session", "", prefix+"re-record the session at this lineage `PATH` (such as root/call_1) and its subtree, keep the rest (implies --only-changed)")
+	fs.Var(givenString{&f.session, &f.sessionGiven}, "session", prefix+"re-record the session at this lineage `PATH` (such as root/call_1) and its subtree, keep the rest (implies --only-changed)")
+}
+
+// givenString is a string flag that also records that it was given: an
+// empty value (an unset variable in a script) is then told from no flag.
+type givenString struct {
+	s     *string
+	given *bool
+}
+
+func (g givenString) String() string {
+	if g.s == nil {
+		return ""
+	}
+	return *g.s
+}
+
+func (g givenString) Set(v string) error {
+	*g.s, *g.given = v, true
+	return nil
 }
 
 // checkSession says what is wrong with --session, if anything.
 func (f *recordFlags) checkSession() error {
+	if f.sessionGiven && f.session == "" {
+		// Else it would re-record every session, the opposite of asking for one.
+		return fmt.Errorf(`--session is empty; give a lineage path such as root or root/call_1, as the summary of --only-changed shows them, or leave --session out to re-record every session`)
+	}
 	if f.session != "" && (f.session != "root" && !strings.HasPrefix(f.session, "root/") || strings.HasSuffix(f.session, "/")) {
 		return fmt.Errorf("--session %q: give a lineage path such as root or root/call_1, as the summary of --only-changed shows them", f.session)
 	}
