@@ -16,7 +16,7 @@ import (
 //
 // Headers, all optional for the root:
 //
-//	Agentsnap-Session: an id of the agent's choosing, the same on every call of the session
+//	Agentsnap-Session: an id of the agent's choosing, the same on every call of the session; never empty
 //	Agentsnap-Parent:  the parent's Agentsnap-Session (children only)
 //	Agentsnap-Call:    the id of the parent's tool call that created the child
 //	Agentsnap-Mode:    spawn or fork
@@ -82,6 +82,11 @@ func fromHeaders(h http.Header) (headerIdentity, bool, error) {
 		parent: h.Get(HeaderParent),
 		callID: h.Get(HeaderCall),
 		mode:   session.Mode(h.Get(HeaderMode)),
+	}
+	if vs, sent := h[HeaderSession]; sent && id.id == "" && len(vs) > 0 {
+		// An unset variable in the agent: the call would pass for the
+		// root's, or for no one's, and no message could name it.
+		return id, true, fmt.Errorf("%s is sent empty: send the session's id, the same on every call of the session, or leave the header out (a call without Agentsnap-* headers is the root's)", HeaderSession)
 	}
 	if id == (headerIdentity{}) {
 		return id, false, nil
