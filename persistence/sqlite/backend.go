@@ -57,6 +57,9 @@ type Backend struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	damaged atomic.Bool // SQLite found the database damaged; see holdWAL
+	hadWAL  bool        // a -wal file was there when it opened
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -83,7 +86,7 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 			return nil, err
 		}
 	}
-	b := &Backend{path: path}
+	b := &Backend{path: path, hadWAL: exists(path + "-wal")}
 	b.hasExtra.Store(hasExtra)
 	if err := b.openWriter(ctx, fresh); err != nil {
 		b.Close()
@@ -233,6 +236,9 @@ func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		if b.damaged.Load() && b.hadWAL && !b.readOnly {
+			defer b.holdWAL()()
+		}
 		var errs []error
 		for _, s := range []*sql.Stmt{b.insSession, b.insEvent, b.insEvents, b.insExtra} {
 			if s != nil {
@@ -277,6 +283,7 @@ func (b *Backend) Sessions(ctx context.Context) ([]session.Header, error) {
 
 func (b *Backend) fail(op string, err error) error {
 	if isDamage(err) {
+		b.damaged.Store(true)
 		return persistence.Advised(fmt.Errorf("sqlite: %s: %s: %w: SQLite says: %w; %s", b.path, op, ErrDamaged, err, damageAdvice))
 	}
 	return fmt.Errorf("sqlite: %s: %s: %w", b.path, op, err)

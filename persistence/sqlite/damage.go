@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -83,4 +84,25 @@ func unreadable(path string, err error) error {
 		return damaged(path, "SQLite says: "+err.Error())
 	}
 	return fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+}
+
+// holdWAL keeps the last connection that Close closes from checkpointing
+// the WAL a killed writer left into a database SQLite found damaged: the
+// WAL's pages would be written over what a recovery needs and the WAL
+// deleted. A connection
+// that closes while another has the database open does not checkpoint,
+// and the read-only one holdWAL opens cannot, so the WAL stays as it was.
+// Close calls the function it returns after closing every connection.
+func (b *Backend) holdWAL() func() {
+	name, err := dsn(b.path, true)
+	if err != nil {
+		return func() {}
+	}
+	db, err := sql.Open("sqlite", name)
+	if err != nil {
+		return func() {}
+	}
+	// The query may fail on the damage; the connection has the WAL open.
+	_, _ = db.Exec("SELECT count(*) FROM sqlite_master")
+	return func() { db.Close() }
 }

@@ -2,6 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,3 +151,65 @@ var _ = Describe("a damaged sqlite database", func() {
 		Entry("a negative one", -2, "no agentsnap writes a negative version: the file is damaged, or another program's; give a new path"),
 	)
 })
+
+var _ = Describe("a damaged sqlite database with a WAL a killed writer left", func() {
+	ctx := context.Background()
+
+	// crashed returns the path of a copy of a database whose last commit is
+	// only in its -wal file, as a killed writer leaves it, with every page
+	// of the database file after the first zeroed. The commit changed an
+	// event, so the sessions table is read from the zeroed pages.
+	crashed := func() string {
+		live := filepath.Join(GinkgoT().TempDir(), "live.db")
+		s, err := sqlite.Open(ctx, live)
+		Expect(err).NotTo(HaveOccurred())
+		for i := range 8 {
+			id := fmt.Sprintf("root-%d", i)
+			Expect(s.Create(ctx, storetest.RootHeader(id), nil)).To(Succeed())
+			Expect(s.Append(ctx, id, storetest.CompletedTurn(0, 1, "a prompt long enough to fill pages", "an answer"))).To(Succeed())
+		}
+		Expect(s.Close()).To(Succeed())
+		w, err := sql.Open("sqlite", live+"?_pragma=wal_autocheckpoint(0)")
+		Expect(err).NotTo(HaveOccurred())
+		w.SetMaxOpenConns(1)
+		defer w.Close()
+		_, err = w.Exec("UPDATE events SET time = time + 1 WHERE session_id = 'root-7' AND seq = 7")
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "sessions.db")
+		for _, suffix := range []string{"", "-wal"} {
+			data, err := os.ReadFile(live + suffix)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(path+suffix, data, 0o644)).To(Succeed())
+		}
+		damage(path, zero(4096, -1))
+		return path
+	}
+
+	It("is not checkpointed into by a read-write open that finds it damaged: the database and its WAL stay as they were", func() {
+		path := crashed()
+		db, wal := digest(path), digest(path+"-wal")
+		_, err := sqlite.Open(ctx, path)
+		Expect(err).To(MatchError(sqlite.ErrDamaged))
+		Expect(err.Error()).To(ContainSubstring("sqlite: " + path + ": list sessions: damaged SQLite database"))
+		Expect(digest(path)).To(Equal(db), "the database file")
+		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL, which may hold what a recovery needs")
+
+		b, err := sqlite.OpenReadOnly(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = b.Sessions(ctx)
+		Expect(err).To(MatchError(sqlite.ErrDamaged))
+		Expect(b.Close()).To(Succeed())
+		Expect(digest(path)).To(Equal(db), "read-only: the database file")
+		Expect(digest(path+"-wal")).To(Equal(wal), "read-only: the WAL")
+	})
+})
+
+// digest returns the SHA-256 of the file at path, in hex.
+func digest(path string) string {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
