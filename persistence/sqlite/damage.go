@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/persistence"
 )
@@ -105,4 +106,13 @@ func (b *Backend) holdWAL() func() {
 	// The query may fail on the damage; the connection has the WAL open.
 	_, _ = db.Exec("SELECT count(*) FROM sqlite_master")
 	return func() { db.Close() }
+}
+
+// shellArg quotes s for a POSIX shell where it needs it, for a command an
+// error suggests.
+func shellArg(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -140,6 +140,27 @@ var _ = Describe("a damaged sqlite database", func() {
 		}
 	})
 
+	It("says a copy of an agentsnap database that lost its version (sqlite3's .dump) is one, and how to set the version back", func() {
+		rawExec(path, "PRAGMA user_version = 0")
+		before := snapshot(dir)
+		for how, use := range use {
+			err := use()
+			Expect(err).To(MatchError(sqlite.ErrForeign), how)
+			Expect(err.Error()).To(ContainSubstring("sqlite: "+path+": not an agentsnap database: it holds agentsnap's tables (events, extra_members, sessions) but user_version 0, which agentsnap never leaves; "), how)
+			Expect(err.Error()).To(ContainSubstring("set the version back with: sqlite3 "+path+" 'PRAGMA user_version = 4'; else give a new path"), how)
+			Expect(err.Error()).NotTo(ContainSubstring("another application"), how)
+			Expect(snapshot(dir)).To(Equal(before), how)
+		}
+	})
+
+	It("quotes a path with a space in the command it suggests", func() {
+		spaced := filepath.Join(GinkgoT().TempDir(), "my sessions.db")
+		Expect(os.Rename(path, spaced)).To(Succeed())
+		rawExec(spaced, "PRAGMA user_version = 0")
+		_, err := sqlite.OpenReadOnly(ctx, spaced)
+		Expect(err).To(MatchError(ContainSubstring("set the version back with: sqlite3 '" + spaced + "' 'PRAGMA user_version = 4'")))
+	})
+
 	DescribeTable("says who wrote a database of another version",
 		func(version int, says string) {
 			rawExec(path, fmt.Sprintf("PRAGMA user_version = %d", version))

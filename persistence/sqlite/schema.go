@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -197,6 +198,9 @@ func check(ctx context.Context, path string) (hasExtra bool, err error) {
 		return false, unreadable(path, err)
 	}
 	switch {
+	case version == 0 && slices.Contains(tables, "sessions") && slices.Contains(tables, "events"):
+		// sqlite3's .dump copies the tables, not the version.
+		return false, persistence.Advised(fmt.Errorf("sqlite: %s: %w: it holds agentsnap's tables (%s) but user_version 0, which agentsnap never leaves; if it is a copy of an agentsnap database (a copy made with sqlite3's .dump loses it), set the version back with: sqlite3 %s 'PRAGMA user_version = %d'; else give a new path", path, ErrForeign, strings.Join(tables, ", "), shellArg(path), SchemaVersion))
 	case version == 0 && len(tables) > 0:
 		return false, persistence.Advised(fmt.Errorf("sqlite: %s: %w: it has user_version 0 and holds tables (%s) of another application; give a new path", path, ErrForeign, strings.Join(tables, ", ")))
 	case version == 0:
