@@ -121,14 +121,24 @@ func (w *repeatWalker) array(i int) (int, error) {
 		if err != nil {
 			return end, err
 		}
-		switch i = SkipSpace(w.b, end); {
-		case w.at(i, ','):
-			i = SkipSpace(w.b, i+1)
-		case w.at(i, ']'):
-			return i + 1, nil
-		default:
-			return i, errAt(i, "expected ',' or ']'")
+		var done bool
+		if i, done, err = w.next(end, ']'); done || err != nil {
+			return i, err
 		}
+	}
+}
+
+// next reads what follows a value that ends at end inside an array or an
+// object closed by closer: a ',' and the space after it (i is where the
+// next value or member starts), or closer (done, i is past it).
+func (w *repeatWalker) next(end int, closer byte) (i int, done bool, err error) {
+	switch i = SkipSpace(w.b, end); {
+	case w.at(i, ','):
+		return SkipSpace(w.b, i+1), false, nil
+	case w.at(i, closer):
+		return i + 1, true, nil
+	default:
+		return i, false, errAt(i, "expected ',' or '%c'", closer)
 	}
 }
 
@@ -176,13 +186,9 @@ func (w *repeatWalker) object(i int, top bool) (int, error) {
 		if err != nil {
 			return end, err
 		}
-		switch i = SkipSpace(w.b, end); {
-		case w.at(i, ','):
-			i = SkipSpace(w.b, i+1)
-		case w.at(i, '}'):
-			return i + 1, nil
-		default:
-			return i, errAt(i, "expected ',' or '}'")
+		var done bool
+		if i, done, err = w.next(end, '}'); done || err != nil {
+			return i, err
 		}
 	}
 }
