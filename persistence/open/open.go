@@ -71,7 +71,7 @@ func Detect(path string) (Spec, error) {
 		return Spec{}, fmt.Errorf("open: %w", err)
 	}
 	defer f.Close()
-	head := make([]byte, 16)
+	head := make([]byte, detectLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return Spec{}, fmt.Errorf("open: %w", err)
@@ -84,6 +84,9 @@ func Detect(path string) (Spec, error) {
 	return Spec{Kind: JSONL, Path: path}, nil
 }
 
+// detectLen is how many bytes of a file Detect reads.
+const detectLen = 16
+
 // dbName reports whether path has the name of a database file.
 func dbName(path string) bool {
 	switch strings.ToLower(filepath.Ext(path)) {
@@ -94,10 +97,15 @@ func dbName(path string) bool {
 }
 
 // looksJSON reports whether head, a file's first bytes, could start a
-// JSONL log: an object after optional white space and byte order mark.
+// JSONL log: an object after optional white space and byte order mark. A
+// full head of white space could too (the reader takes a header line
+// indented that far), and no SQLite file starts with it.
 func looksJSON(head []byte) bool {
 	t := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
+	if len(t) == 0 {
+		return len(head) == detectLen
+	}
+	return t[0] == '{'
 }
 
 // Store opens the store spec names for reading and writing; see

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -98,11 +99,19 @@ var _ = Describe("open", func() {
 		Entry("a first page zeroed", "x.sqlite3", string(make([]byte, 4096)), `not a SQLite database (it starts with "\x00\x00`),
 	)
 
-	It("reads a JSONL log named .db as a log", func() {
-		path := filepath.Join(GinkgoT().TempDir(), "log.db")
-		Expect(os.WriteFile(path, []byte(" {\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1}\n"), 0o644)).To(Succeed())
-		Expect(open.Detect(path)).To(Equal(open.Spec{Kind: open.JSONL, Path: path}))
-	})
+	DescribeTable("reads a JSONL log named .db as a log",
+		func(indent string) {
+			path := filepath.Join(GinkgoT().TempDir(), "log.db")
+			Expect(os.WriteFile(path, []byte(indent+"{\"type\":\"session\",\"version\":0,\"id\":\"root\",\"createdAt\":1}\n"), 0o644)).To(Succeed())
+			Expect(open.Detect(path)).To(Equal(open.Spec{Kind: open.JSONL, Path: path}))
+			src, err := open.ReadOnly(context.Background(), path)
+			Expect(err).NotTo(HaveOccurred())
+			defer src.Close()
+			Expect(src.Sessions(context.Background())).To(HaveLen(1))
+		},
+		Entry("its header after a space", " "),
+		Entry("its header after more white space than Detect reads", strings.Repeat(" \t", 12)),
+	)
 
 	It("creates nothing when it reads what does not exist", func() {
 		dir := GinkgoT().TempDir()
