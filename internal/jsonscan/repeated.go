@@ -19,7 +19,8 @@ import (
 // whether to look inside its value (a member kept verbatim is not read, so
 // its repeats are not the file's to refuse); a repeated top-level member is
 // reported either way. b must be valid JSON: on a broken text the walk stops
-// where it breaks. A text that repeats nothing costs no allocation.
+// where it breaks. A text that repeats nothing costs no allocation; past
+// 20 repeats, one last problem counts the rest.
 func Repeated(b []byte, inside func(key []byte) bool) []string {
 	w := &repeatWalker{b: b, inside: inside}
 	if _, _ = w.value(SkipSpace(b, 0), true); w.repeats == 0 { // a failure only stops the walk
@@ -28,8 +29,15 @@ func Repeated(b []byte, inside func(key []byte) bool) []string {
 	// Walk again, naming: the path and the lines cost nothing above.
 	w = &repeatWalker{b: b, inside: inside, naming: true}
 	_, _ = w.value(SkipSpace(b, 0), true)
+	if more := w.repeats - len(w.problems); more > 0 {
+		w.problems = append(w.problems, fmt.Sprintf("and %d more repeated members; keep one of each", more))
+	}
 	return w.problems
 }
+
+// maxRepeats is how many repeats Repeated spells out: a text made to
+// repeat a deep member a million times gets a message of a few lines.
+const maxRepeats = 20
 
 // repeatWalker walks a JSON text by offsets for Repeated. A first walk
 // only counts the repeats; only a text that has some is walked again,
@@ -197,7 +205,7 @@ func (w *repeatWalker) object(i int, top bool) (int, error) {
 // first is on line first (both 0 unless naming).
 func (w *repeatWalker) repeated(line, first int) {
 	w.repeats++
-	if w.naming {
+	if w.naming && len(w.problems) < maxRepeats {
 		w.problems = append(w.problems, fmt.Sprintf("line %d: member %q is repeated (first at line %d); keep one of them", line, w.name(), first))
 	}
 }

@@ -56,6 +56,14 @@ var _ = Describe("Repeated", func() {
 		Expect(jsonscan.Repeated(text, inside)).To(Equal([]string{repeat(1, "read.k", 1), repeat(1, "kept", 1)}))
 	})
 
+	It("spells out the first 20 repeats and counts the rest", func() {
+		got := jsonscan.Repeated([]byte(`{"k": [`+strings.Repeat(`{"a": 1, "a": 2},`, 24)+`{"a": 1, "a": 2}]}`), nil)
+		Expect(got).To(HaveLen(21))
+		Expect(got[19]).To(Equal(repeat(1, "k[19].a", 1)))
+		Expect(got[20]).To(Equal("and 5 more repeated members; keep one of each"))
+		Expect(jsonscan.Repeated([]byte(`{"k": [`+strings.Repeat(`{"a": 1, "a": 2},`, 19)+`{"a": 1, "a": 2}]}`), nil)).To(HaveLen(20))
+	})
+
 	It("costs no allocation when nothing repeats", func() {
 		text := []byte(`{"a": {"b": [{"c": 1, "d": [1, 2, {"e": null}]}], "f": "g"}, "h": {"i": {"j": {"k": true}}}, "l": []}`)
 		Expect(testing.AllocsPerRun(20, func() { _ = jsonscan.Repeated(text, nil) })).To(BeZero())
