@@ -68,7 +68,9 @@ var _ persistence.Backend = (*Backend)(nil)
 // it if there is none. An existing database is not changed until the first
 // Write: opening and closing it leaves the file as it was, except that a
 // -wal file a killed writer left is checkpointed into it on Close (SQLite's
-// recovery; the sessions stay the same). The caller closes it.
+// recovery; the sessions stay the same) — unless the database was found
+// damaged, when both files are left as they are for a recovery. The caller
+// closes it.
 func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	fresh, err := probe(path)
 	if err != nil {
