@@ -101,14 +101,17 @@ var _ = Describe("Override sidecar", func() {
 		Expect(err).To(MatchError(fakellm.ErrScriptExhausted))
 	})
 
-	DescribeTable("is validated at load, and errors name the file",
-		func(sidecar, want string) {
-			dir := writeFixture(tree()...)
-			path := writeFile(dir, fixture.OverrideFile, sidecar)
-			_, err := loadDir(dir)
-			Expect(err).To(MatchError(fakellm.ErrBadOverride))
-			Expect(err.Error()).To(Equal("fakellm: " + path + ": bad replay override: " + want))
-		},
+	// refused loads a scenario with sidecar as its override and expects
+	// want, after the file's name, as the error.
+	refused := func(sidecar, want string) {
+		dir := writeFixture(tree()...)
+		path := writeFile(dir, fixture.OverrideFile, sidecar)
+		_, err := loadDir(dir)
+		Expect(err).To(MatchError(fakellm.ErrBadOverride))
+		Expect(err.Error()).To(Equal("fakellm: " + path + ": bad replay override: " + want))
+	}
+
+	DescribeTable("is validated at load, and errors name the file", refused,
 		Entry("not JSON", `{`, `want a JSON object keyed by session log file name: unexpected end of JSON input`),
 		Entry("an unknown session", `{"session.9.jsonl": {"replace": []}}`,
 			`"session.9.jsonl" names no log of the scenario (logs: session.jsonl, session.1.jsonl, session.2.jsonl, session.3.jsonl)`),
@@ -125,14 +128,7 @@ var _ = Describe("Override sidecar", func() {
 			`"session.jsonl": patch: key "first" is not an entry index (0, 1, ...)`),
 	)
 
-	DescribeTable("refuses a member repeated in any object, naming the file, the member and both lines",
-		func(sidecar, want string) {
-			dir := writeFixture(tree()...)
-			path := writeFile(dir, fixture.OverrideFile, sidecar)
-			_, err := loadDir(dir)
-			Expect(err).To(MatchError(fakellm.ErrBadOverride))
-			Expect(err.Error()).To(Equal("fakellm: " + path + ": bad replay override: " + want))
-		},
+	DescribeTable("refuses a member repeated in any object, naming the file, the member and both lines", refused,
 		Entry("a second override of the same session",
 			"{\n  \"session.jsonl\": {\"patch\": {\"0\": "+throwPatch+"}},\n  \"session.jsonl\": {\"replace\": []}\n}",
 			`line 3: member "session.jsonl" is repeated (first at line 2); keep one of them`),

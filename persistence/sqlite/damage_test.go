@@ -50,6 +50,21 @@ func readAll(ctx context.Context, src persistence.Source) error {
 	return nil
 }
 
+// fill writes a database of eight sessions at path, several pages long,
+// as agentsnap leaves it.
+func fill(path string) {
+	GinkgoHelper()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, path)
+	Expect(err).NotTo(HaveOccurred())
+	for i := range 8 {
+		id := fmt.Sprintf("root-%d", i)
+		Expect(s.Create(ctx, storetest.RootHeader(id), nil)).To(Succeed())
+		Expect(s.Append(ctx, id, storetest.CompletedTurn(0, 1, "a prompt long enough to fill pages", "an answer"))).To(Succeed())
+	}
+	Expect(s.Close()).To(Succeed())
+}
+
 var _ = Describe("a damaged sqlite database", func() {
 	ctx := context.Background()
 	var dir, path string
@@ -59,14 +74,7 @@ var _ = Describe("a damaged sqlite database", func() {
 	BeforeEach(func() {
 		dir = GinkgoT().TempDir()
 		path = filepath.Join(dir, "sessions.db")
-		s, err := sqlite.Open(ctx, path)
-		Expect(err).NotTo(HaveOccurred())
-		for i := range 8 {
-			id := fmt.Sprintf("root-%d", i)
-			Expect(s.Create(ctx, storetest.RootHeader(id), nil)).To(Succeed())
-			Expect(s.Append(ctx, id, storetest.CompletedTurn(0, 1, "a prompt long enough to fill pages", "an answer"))).To(Succeed())
-		}
-		Expect(s.Close()).To(Succeed())
+		fill(path)
 		st, err := os.Stat(path)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(st.Size()).To(BeNumerically(">=", 4*4096), "the damage below needs pages past the first")
@@ -182,14 +190,7 @@ var _ = Describe("a damaged sqlite database with a WAL a killed writer left", fu
 	// event, so the sessions table is read from the zeroed pages.
 	crashed := func() string {
 		live := filepath.Join(GinkgoT().TempDir(), "live.db")
-		s, err := sqlite.Open(ctx, live)
-		Expect(err).NotTo(HaveOccurred())
-		for i := range 8 {
-			id := fmt.Sprintf("root-%d", i)
-			Expect(s.Create(ctx, storetest.RootHeader(id), nil)).To(Succeed())
-			Expect(s.Append(ctx, id, storetest.CompletedTurn(0, 1, "a prompt long enough to fill pages", "an answer"))).To(Succeed())
-		}
-		Expect(s.Close()).To(Succeed())
+		fill(live)
 		w, err := sql.Open("sqlite", live+"?_pragma=wal_autocheckpoint(0)")
 		Expect(err).NotTo(HaveOccurred())
 		w.SetMaxOpenConns(1)
