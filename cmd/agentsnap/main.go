@@ -157,6 +157,12 @@ func usageError(e *env, name, format string, args ...any) int {
 // may quote a folder's or a session's name, which a terminal must show,
 // not act on: its control characters are escaped, its lines kept.
 func fail(e *env, name string, err error) int {
+	if stdoutLeft(e, err) {
+		// derive … | head: the reader took what it wanted. The command
+		// fails, its output cut short, as the signal would have ended it,
+		// and as quietly.
+		return exitBadData
+	}
 	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(err.Error()))
 	return exitBadData
 }

@@ -308,6 +308,9 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	if err != nil && judge.RecordMends(dir, err) { // a log the replay cannot serve
 		err = fmt.Errorf("%w; re-record it with: %s", err, hints.Record(fx))
 	}
+	if uerr := rt.unprintedError(); uerr != nil {
+		err = uerr // nothing was served: the replay's complaints follow from it
+	}
 	if err == nil && rt.calls.Load() == 0 {
 		// The replay then only lists every recorded session as missing.
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was replayed%s; run the agent against the URL serve prints first, then stop serve", fx.Name, rt.refusedNote())
@@ -369,6 +372,9 @@ func serveRecord(ctx context.Context, e *env, name, dir string, f *serveFlags, r
 		// that asked the MCP or tool endpoint did: the error says what
 		// failed there (a live MCP server that did not answer).
 		err = fmt.Errorf("%s: no model call reached serve before it stopped, so nothing was recorded and the fixture is unchanged%s; run the agent against the URL serve prints (its first line on stdout) first, then stop serve", name, rt.refusedNote())
+	}
+	if uerr := rt.unprintedError(); uerr != nil {
+		err = fmt.Errorf("%w; nothing was recorded and the fixture is unchanged", uerr)
 	}
 	if err != nil {
 		return fail(e, "serve", shown(err))

@@ -43,6 +43,8 @@ type serveRuntime struct {
 	// its memory limit once the verdict is made (holdMemory).
 	resumeGC, resumeMemory func()
 	verdict                bool // a replay's verdict follows Run
+	// unprinted is why the URL line could not be written, if it could not.
+	unprinted error
 	// ending, set when Run returns, waits for the DELETEs that end the
 	// live MCP sessions (mcpEndpoint.endSessions); see joinEnding.
 	ending func()
@@ -82,14 +84,17 @@ func (r *serveRuntime) Run(ctx context.Context, env *agentsnap.Env) error {
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(r.ln) }()
-	// The first line of the output: what the agent's SDK points at.
-	fmt.Fprintf(r.stdout, "http://%s/v1\n", r.ln.Addr())
+	// The first line of the output: what the agent's SDK points at. Lost
+	// (stdout closed, its reader gone), it leaves an address nobody
+	// learned: serve stops at once rather than wait for a signal.
 	var serveErr error
-	select {
-	case <-r.stop:
-	case <-ctx.Done():
-	case serveErr = <-done:
-		serveErr = fmt.Errorf("serve: the server stopped: %w", serveErr)
+	if _, r.unprinted = fmt.Fprintf(r.stdout, "http://%s/v1\n", r.ln.Addr()); r.unprinted == nil {
+		select {
+		case <-r.stop:
+		case <-ctx.Done():
+		case serveErr = <-done:
+			serveErr = fmt.Errorf("serve: the server stopped: %w", serveErr)
+		}
 	}
 	// Answers still streaming after the grace are cut (their turns end
 	// aborted); Stop returns when every request has left the handler.
@@ -140,6 +145,15 @@ func (r *serveRuntime) joinEnding() {
 		r.ending()
 		r.ending = nil
 	}
+}
+
+// unprintedError says that serve stopped because its URL line could not
+// be written, or is nil.
+func (r *serveRuntime) unprintedError() error {
+	if r.unprinted == nil {
+		return nil
+	}
+	return fmt.Errorf("writing its URL to stdout: %w; an agent learns where serve listens from that line (port 0 is any free port), so serve stopped: run it with stdout read (a terminal, a file, or a pipe whose reader keeps reading)", r.unprinted)
 }
 
 // refusedNote says how many requests serve refused, if any.

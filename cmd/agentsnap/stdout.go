@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"io"
+	"io/fs"
+	"os"
 	"runtime"
 	"syscall"
 )
@@ -35,6 +37,15 @@ func watchStdout(e *env) (*env, *firstError) {
 // readerLeft reports whether err is a write's to a pipe whose reader
 // stopped reading (check … | head).
 func readerLeft(err error) bool { return readerLeftOn(runtime.GOOS, err) }
+
+// stdoutLeft reports whether err is a write's to e's stdout, a pipe whose
+// reader stopped reading. Only stdout's: an EPIPE from a connection (a
+// live model's, an MCP server's) is a failure to report.
+func stdoutLeft(e *env, err error) bool {
+	f, ok := e.stdout.(*os.File)
+	var pe *fs.PathError
+	return ok && errors.As(err, &pe) && pe.Op == "write" && pe.Path == f.Name() && readerLeft(pe.Err)
+}
 
 // readerLeftOn is readerLeft on the system goos: EPIPE, and on Windows,
 // where Go does not turn them into EPIPE, ERROR_NO_DATA ("The pipe is
