@@ -58,8 +58,8 @@ type Backend struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	damaged atomic.Bool // SQLite found the database damaged; see holdWAL
-	hadWAL  bool        // a -wal file was there when it opened
+	damaged atomic.Bool // SQLite found the database damaged; see verified
+	hadWAL  bool        // a -wal file was there when it opened; see foreignWAL
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -68,9 +68,10 @@ var _ persistence.Backend = (*Backend)(nil)
 // it if there is none. An existing database is not changed until the first
 // Write: opening and closing it leaves the file as it was, except that a
 // -wal file a killed writer left is checkpointed into it on Close (SQLite's
-// recovery; the sessions stay the same) — unless the database was found
-// damaged, when both files are left as they are for a recovery. The caller
-// closes it.
+// recovery; the sessions stay the same) — unless the database is damaged,
+// when both files are left as they are for a recovery. Close runs SQLite's
+// quick_check before any checkpoint of a -wal the store did not write, so
+// a damaged page it never read counts too. The caller closes it.
 func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	fresh, err := probe(path)
 	if err != nil {
@@ -233,12 +234,14 @@ func (b *Backend) Where(string) string { return b.path }
 func (b *Backend) Path() string { return b.path }
 
 // Close implements persistence.Source. Closing the last connection
-// checkpoints the WAL into the database file.
+// checkpoints the WAL into the database file, unless the WAL holds pages
+// this store did not write and the database fails quick_check; see
+// foreignWAL and verified.
 func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if b.damaged.Load() && b.hadWAL && !b.readOnly {
+		if !b.readOnly && b.foreignWAL() && !b.verified() {
 			defer b.holdWAL()()
 		}
 		var errs []error

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 	"strings"
 
 	"github.com/agentsnap/agentsnap/persistence"
@@ -87,13 +88,44 @@ func unreadable(path string, err error) error {
 	return fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
 }
 
+// foreignWAL reports whether Close may checkpoint into the database a
+// -wal file with pages this store did not write: one that was beside the
+// database at open (a killed writer's, or another store's), or one that
+// has pages at Close though this store wrote nothing. A healthy database
+// closed by its only store has none, and costs a stat.
+func (b *Backend) foreignWAL() bool {
+	if !b.hadWAL && b.ready.Load() {
+		return false
+	}
+	st, err := os.Stat(b.path + "-wal")
+	return err == nil && st.Size() > 0
+}
+
+// verified reports whether the database, read through its WAL as a
+// checkpoint would leave it, passes SQLite's quick_check. A store that
+// found damage, or that cannot run the check (the database busy past the
+// timeout), has not verified it. Any store on the file may be the last to
+// close, so each checks for itself rather than trusting that another would
+// have found the damage.
+func (b *Backend) verified() bool {
+	if b.damaged.Load() || b.w == nil {
+		return false
+	}
+	var res string
+	err := b.w.QueryRow("PRAGMA quick_check(1)").Scan(&res)
+	if isDamage(err) || err == nil && res != "ok" {
+		b.damaged.Store(true)
+	}
+	return err == nil && res == "ok"
+}
+
 // holdWAL keeps the last connection that Close closes from checkpointing
-// the WAL a killed writer left into a database SQLite found damaged: the
-// WAL's pages would be written over what a recovery needs and the WAL
-// deleted. A connection
-// that closes while another has the database open does not checkpoint,
-// and the read-only one holdWAL opens cannot, so the WAL stays as it was.
-// Close calls the function it returns after closing every connection.
+// a WAL this store did not write into a database it has not verified: if
+// the database is damaged, the WAL's pages would be written over what a
+// recovery needs and the WAL deleted. A connection that closes while
+// another has the database open does not checkpoint, and the read-only one
+// holdWAL opens cannot, so the WAL stays as it was. Close calls the
+// function it returns after closing every connection.
 func (b *Backend) holdWAL() func() {
 	name, err := dsn(b.path, true)
 	if err != nil {

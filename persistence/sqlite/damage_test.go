@@ -184,32 +184,8 @@ var _ = Describe("a damaged sqlite database", func() {
 var _ = Describe("a damaged sqlite database with a WAL a killed writer left", func() {
 	ctx := context.Background()
 
-	// crashed returns the path of a copy of a database whose last commit is
-	// only in its -wal file, as a killed writer leaves it, with every page
-	// of the database file after the first zeroed. The commit changed an
-	// event, so the sessions table is read from the zeroed pages.
-	crashed := func() string {
-		live := filepath.Join(GinkgoT().TempDir(), "live.db")
-		fill(live)
-		w, err := sql.Open("sqlite", live+"?_pragma=wal_autocheckpoint(0)")
-		Expect(err).NotTo(HaveOccurred())
-		w.SetMaxOpenConns(1)
-		defer w.Close()
-		_, err = w.Exec("UPDATE events SET time = time + 1 WHERE session_id = 'root-7' AND seq = 7")
-		Expect(err).NotTo(HaveOccurred())
-		dir := GinkgoT().TempDir()
-		path := filepath.Join(dir, "sessions.db")
-		for _, suffix := range []string{"", "-wal"} {
-			data, err := os.ReadFile(live + suffix)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(os.WriteFile(path+suffix, data, 0o644)).To(Succeed())
-		}
-		damage(path, zero(4096, -1))
-		return path
-	}
-
 	It("is not checkpointed into by a read-write open that finds it damaged: the database and its WAL stay as they were", func() {
-		path := crashed()
+		path := crashed(zero(4096, -1))
 		db, wal := digest(path), digest(path+"-wal")
 		_, err := sqlite.Open(ctx, path)
 		Expect(err).To(MatchError(sqlite.ErrDamaged))
@@ -226,6 +202,31 @@ var _ = Describe("a damaged sqlite database with a WAL a killed writer left", fu
 		Expect(digest(path+"-wal")).To(Equal(wal), "read-only: the WAL")
 	})
 })
+
+// crashed returns the path of a copy of a database whose last commit is
+// only in its -wal file, as a killed writer leaves it, with change applied
+// to the database file. The commit changed an event of root-7, so the
+// events table is read through the WAL.
+func crashed(change func([]byte) []byte) string {
+	GinkgoHelper()
+	live := filepath.Join(GinkgoT().TempDir(), "live.db")
+	fill(live)
+	w, err := sql.Open("sqlite", live+"?_pragma=wal_autocheckpoint(0)")
+	Expect(err).NotTo(HaveOccurred())
+	w.SetMaxOpenConns(1)
+	defer w.Close()
+	_, err = w.Exec("UPDATE events SET time = time + 1 WHERE session_id = 'root-7' AND seq = 7")
+	Expect(err).NotTo(HaveOccurred())
+	dir := GinkgoT().TempDir()
+	path := filepath.Join(dir, "sessions.db")
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(live + suffix)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path+suffix, data, 0o644)).To(Succeed())
+	}
+	damage(path, change)
+	return path
+}
 
 // digest returns the SHA-256 of the file at path, in hex.
 func digest(path string) string {

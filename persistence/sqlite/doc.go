@@ -52,8 +52,11 @@
 // and closing it without a write leaves the file byte for byte as it was —
 // unless a killed writer left a -wal file beside it: SQLite checkpoints that
 // WAL into the database when the last connection closes (the same
-// sessions, other bytes), except into a database SQLite found damaged,
-// whose WAL stays as it is for a recovery. [OpenReadOnly] leaves such a database as it is. Writes go
+// sessions, other bytes), except into a damaged database, whose WAL stays
+// as it is for a recovery: before a checkpoint of a WAL it did not write, a
+// store runs SQLite's quick_check over the database, which reads every page
+// (about 10 ms per MB of database, paid only when such a WAL is there).
+// [OpenReadOnly] leaves such a database as it is. Writes go
 // through one connection, one transaction (BEGIN IMMEDIATE) per batch:
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a
