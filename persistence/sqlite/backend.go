@@ -152,8 +152,9 @@ var writerPragmas = []string{"synchronous(FULL)"}
 
 // openWriter opens the writing connection, creates a fresh database's
 // schema and prepares the statements of a write, except insExtra (see
-// writable). An existing database it only reads; a statement that does not
-// prepare (a table without a column) fails the open.
+// writable). An existing database it only reads; check has found the
+// columns the statements name, so one that does not prepare is a damage
+// SQLite finds in the schema, or a file changed since.
 func (b *Backend) openWriter(ctx context.Context, fresh bool) error {
 	name, err := dsn(b.path, false, writerPragmas...)
 	if err != nil {
@@ -182,7 +183,7 @@ func (b *Backend) openWriter(ctx context.Context, fresh bool) error {
 		{&b.insEvents, insertEvents},
 	} {
 		if *p.stmt, err = b.w.PrepareContext(ctx, p.sql); err != nil {
-			return fmt.Errorf("sqlite: %s: %w", b.path, err)
+			return b.prepareFailed(err)
 		}
 	}
 	return nil

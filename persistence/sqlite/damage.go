@@ -13,8 +13,8 @@ import (
 )
 
 // ErrDamaged reports a SQLite database whose file is damaged: a header
-// SQLite never writes, a file shorter than its header says, or pages
-// SQLite finds malformed.
+// SQLite never writes, a file shorter than its header says, pages SQLite
+// finds malformed, or a table of agentsnap's without one of its columns.
 var ErrDamaged = errors.New("damaged SQLite database")
 
 // damageAdvice says what to do about a damaged database.
@@ -117,6 +117,17 @@ func (b *Backend) verified() bool {
 		b.damaged.Store(true)
 	}
 	return err == nil && res == "ok"
+}
+
+// prepareFailed is the error of a statement that did not prepare at open
+// with err. Damage SQLite finds there is the store's damage, as it is in
+// a read: Close then leaves the database and its WAL as they are.
+func (b *Backend) prepareFailed(err error) error {
+	if isDamage(err) {
+		b.damaged.Store(true)
+		return damaged(b.path, "SQLite says: "+err.Error())
+	}
+	return fmt.Errorf("sqlite: %s: %w", b.path, err)
 }
 
 // holdWAL keeps the last connection that Close closes from checkpointing

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -33,6 +34,17 @@ func zero(from, to int) func([]byte) []byte {
 		}
 		clear(data[from:to])
 		return data
+	}
+}
+
+// replace returns data with old, which it holds once, replaced by new of
+// the same length: a few bytes of the schema page overwritten.
+func replace(old, new string) func([]byte) []byte {
+	return func(data []byte) []byte {
+		GinkgoHelper()
+		Expect(bytes.Count(data, []byte(old))).To(Equal(1), "%q in the file", old)
+		Expect(new).To(HaveLen(len(old)))
+		return bytes.Replace(data, []byte(old), []byte(new), 1)
 	}
 }
 
@@ -134,7 +146,20 @@ var _ = Describe("a damaged sqlite database", func() {
 		Entry("a file truncated to its first page", func(b []byte) []byte { return b[:4096] }, "the file has 4096 bytes"),
 		Entry("the schema page zeroed after the header", zero(100, 4096), "SQLite says: database disk image is malformed"),
 		Entry("every page after the first zeroed", zero(4096, -1), "SQLite says: database disk image is malformed"),
+		Entry("a column's name in the schema page overwritten", replace("surface_op", "surface_o\xa7"),
+			"its table events has no column surface_op, which every agentsnap database has"),
+		Entry("another column's name in the schema page overwritten", replace("created_at", "\xe7reated_at"),
+			"its table sessions has no column created_at, which every agentsnap database has"),
+		Entry("the name of extra_members' column overwritten", replace("members    TEXT", "membe\xffs    TEXT"),
+			"its table extra_members has no column members, which every agentsnap database has"),
 	)
+
+	It("reads a database whose schema spells a column in another case, which is the same column to SQLite", func() {
+		damage(path, replace("created_at", "CREATED_at"))
+		for how, use := range use {
+			Expect(use()).To(Succeed(), how)
+		}
+	})
 
 	It("tells a version from the future in an intact header from damage, and says a newer agentsnap wrote it", func() {
 		rawExec(path, "PRAGMA user_version = 5")
@@ -201,6 +226,33 @@ var _ = Describe("a damaged sqlite database with a WAL a killed writer left", fu
 		Expect(digest(path)).To(Equal(db), "read-only: the database file")
 		Expect(digest(path+"-wal")).To(Equal(wal), "read-only: the WAL")
 	})
+
+	It("counts damage SQLite finds while the store prepares its statements as damage: the same error, and Close leaves the WAL as it is", func() {
+		path := crashed(func(b []byte) []byte { return b })
+		db, wal := digest(path), digest(path+"-wal")
+		b, err := sqlite.OpenBackend(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		err = b.PrepareFailed(codedError(1))
+		Expect(err).NotTo(MatchError(sqlite.ErrDamaged), "SQLITE_ERROR")
+		Expect(err.Error()).To(Equal("sqlite: " + path + ": SQLite error 1"))
+		err = b.PrepareFailed(codedError(11 | 2<<8)) // SQLITE_CORRUPT_SEQUENCE
+		Expect(err).To(MatchError(sqlite.ErrDamaged))
+		Expect(err).To(MatchError(persistence.ErrAdvised))
+		Expect(err.Error()).To(HavePrefix("sqlite: " + path + ": damaged SQLite database: SQLite says: SQLite error 523; "))
+		Expect(b.Close()).To(Succeed())
+		Expect(digest(path)).To(Equal(db), "the database file, though it passes quick_check")
+		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL")
+	})
+
+	It("is not checkpointed into by a read-write open that finds its schema damaged", func() {
+		path := crashed(replace("surface_op", "surface_o\xa7"))
+		db, wal := digest(path), digest(path+"-wal")
+		_, err := sqlite.Open(ctx, path)
+		Expect(err).To(MatchError(sqlite.ErrDamaged))
+		Expect(err.Error()).To(ContainSubstring("its table events has no column surface_op"))
+		Expect(digest(path)).To(Equal(db), "the database file")
+		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL")
+	})
 })
 
 // crashed returns the path of a copy of a database whose last commit is
@@ -227,6 +279,12 @@ func crashed(change func([]byte) []byte) string {
 	damage(path, change)
 	return path
 }
+
+// codedError is an error of SQLite with a result code, as the driver's.
+type codedError int
+
+func (c codedError) Error() string { return fmt.Sprintf("SQLite error %d", int(c)) }
+func (c codedError) Code() int     { return int(c) }
 
 // digest returns the SHA-256 of the file at path, in hex.
 func digest(path string) string {

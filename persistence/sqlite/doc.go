@@ -40,8 +40,10 @@
 // other application's) with [ErrForeign]. A damaged file fails with
 // [ErrDamaged], not with a version: a header SQLite never writes (a page
 // size, format or payload field out of range), a file shorter than its
-// header says, or pages SQLite finds malformed. Each error names the file
-// and says what to do. A new or empty file becomes a version-4 database.
+// header says, pages SQLite finds malformed, or a table of agentsnap's
+// without one of its columns (bytes of the schema overwritten, which SQLite
+// still parses). Each error names the file and says what to do. A new or
+// empty file becomes a version-4 database.
 //
 // # Durability and concurrency
 //

@@ -215,7 +215,61 @@ func check(ctx context.Context, path string) (hasExtra bool, err error) {
 	if !have["sessions"] || !have["events"] {
 		return false, persistence.Advised(fmt.Errorf("sqlite: %s: %w: it has user_version %d but no sessions and events tables of agentsnap; give a new path", path, ErrForeign, version))
 	}
+	if err := checkColumns(ctx, db, path, have["extra_members"]); err != nil {
+		return false, err
+	}
 	return have["extra_members"], nil
+}
+
+// columns are the columns of each table agentsnap reads and writes.
+var columns = []struct {
+	table string
+	names []string
+}{
+	{"sessions", []string{"id", "version", "created_at", "cwd", "parent_session", "seed_length", "origin",
+		"delegation_depth", "agent_preset", "parent_call_id", "mode"}},
+	{"events", []string{"session_id", "seq", "type", "time", "data", "source_event_seqs", "surface_op"}},
+	{"extra_members", []string{"session_id", "seq", "members"}},
+}
+
+// checkColumns fails with ErrDamaged when a table of a version-4 database
+// lacks a column agentsnap's schema gives it: bytes overwritten in a
+// column's name in the schema page still parse, so SQLite finds no damage,
+// and the store would fail at its first statement instead. extra_members
+// is checked when the database has it.
+func checkColumns(ctx context.Context, db *sql.DB, path string, extra bool) error {
+	for _, t := range columns {
+		if t.table == "extra_members" && !extra {
+			continue
+		}
+		have, err := columnNames(ctx, db, t.table)
+		if err != nil {
+			return unreadable(path, err)
+		}
+		for _, c := range t.names {
+			if !have[c] {
+				return damaged(path, fmt.Sprintf("its table %s has no column %s, which every agentsnap database has (the schema is damaged, or another program changed the table)", t.table, c))
+			}
+		}
+	}
+	return nil
+}
+
+func columnNames(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		names[strings.ToLower(n)] = true // SQLite's names are ASCII case-insensitive
+	}
+	return names, rows.Err()
 }
 
 func tableNames(ctx context.Context, db *sql.DB) ([]string, error) {
