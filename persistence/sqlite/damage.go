@@ -17,8 +17,12 @@ import (
 // finds malformed, or a table of agentsnap's without one of its columns.
 var ErrDamaged = errors.New("damaged SQLite database")
 
-// damageAdvice says what to do about a damaged database.
-const damageAdvice = "agentsnap does not repair or change it; restore it from a backup or a copy, or give a new path (the sqlite3 shell's .recover command may salvage the sessions left in it)"
+// damageAdvice says what to do about a damaged database: what works.
+// sqlite3's .recover is not offered: Debian's sqlite3 3.40 lacks the
+// sqlite_dbpage table it needs and fails on any database, and .dump ends
+// in ROLLBACK at the first damaged page, so piping it into a new database
+// keeps nothing.
+const damageAdvice = "agentsnap does not repair or change it; restore it from a backup or a copy, or give a new path and record its sessions again"
 
 // damaged returns the error of the damaged database at path; what says
 // what is wrong.

@@ -28,8 +28,9 @@ func loadAll(path string) map[string]*session.Log {
 	return out
 }
 
-// In these specs the -shm file is not compared: any SQLite connection
-// rewrites it when a -wal file is beside the database, reading included.
+// These specs compare the database and its -wal, not the -shm: any SQLite
+// connection rewrites the -shm when a -wal is beside the database, reading
+// included, and it holds nothing a recovery needs.
 var _ = Describe("a WAL the store did not write, beside its database, on Close", func() {
 	ctx := context.Background()
 
