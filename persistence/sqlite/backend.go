@@ -85,7 +85,7 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	}
 	hasExtra := false
 	if !fresh {
-		if hasExtra, err = check(ctx, path); err != nil {
+		if hasExtra, err = check(ctx, path, readAccess(path)); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +95,7 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 		b.Close()
 		return nil, err
 	}
-	if b.r, err = openPool(path, false, "query_only(1)"); err != nil {
+	if b.r, err = openPool(path, readWrite, "query_only(1)"); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -107,9 +107,17 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 // persistence.ErrReadOnly. It refuses what OpenBackend refuses, and a path
 // with no database. It creates no file: a database no one has open (no -wal
 // file beside it) is read as immutable, so it is meant for reading a
-// snapshot, not for following another process's writes. The caller closes
-// it.
+// snapshot, not for following another process's writes. It changes no
+// file either, so it refuses, with ErrHotJournal, a database whose writer
+// stopped mid-transaction and left a hot -journal: the file has
+// half-written pages until a read-write open rolls the journal back. The
+// caller closes it.
 func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
+	// Before probe: a writer killed while committing may have written the
+	// header already.
+	if journalLeft(path) && hotJournal(ctx, path) {
+		return nil, hotJournalError(path)
+	}
 	fresh, err := probe(path)
 	if err != nil {
 		return nil, err
@@ -117,7 +125,8 @@ func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
 	if fresh {
 		return nil, persistence.Advised(fmt.Errorf("sqlite: %s: no database there (the file is missing or empty); give the path of a database agentsnap wrote", path))
 	}
-	hasExtra, err := check(ctx, path)
+	a := readAccess(path)
+	hasExtra, err := check(ctx, path, a)
 	if err != nil {
 		return nil, err
 	}
@@ -125,14 +134,14 @@ func OpenReadOnly(ctx context.Context, path string) (*Backend, error) {
 	// reads as if the table were empty.
 	b := &Backend{path: path, readOnly: true}
 	b.hasExtra.Store(hasExtra)
-	if b.r, err = openPool(path, true); err != nil {
+	if b.r, err = openPool(path, a); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-func openPool(path string, readOnly bool, pragmas ...string) (*sql.DB, error) {
-	name, err := dsn(path, readOnly, pragmas...)
+func openPool(path string, a access, pragmas ...string) (*sql.DB, error) {
+	name, err := dsn(path, a, pragmas...)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +165,7 @@ var writerPragmas = []string{"synchronous(FULL)"}
 // columns the statements name, so one that does not prepare is a damage
 // SQLite finds in the schema, or a file changed since.
 func (b *Backend) openWriter(ctx context.Context, fresh bool) error {
-	name, err := dsn(b.path, false, writerPragmas...)
+	name, err := dsn(b.path, readWrite, writerPragmas...)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func (b *Backend) prepareFailed(err error) error {
 // holdWAL opens cannot, so the WAL stays as it was. Close calls the
 // function it returns after closing every connection.
 func (b *Backend) holdWAL() func() {
-	name, err := dsn(b.path, true)
+	name, err := dsn(b.path, readLocked)
 	if err != nil {
 		return func() {}
 	}

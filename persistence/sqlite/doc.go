@@ -58,7 +58,11 @@
 // as it is for a recovery: before a checkpoint of a WAL it did not write, a
 // store runs SQLite's quick_check over the database, which reads every page
 // (about 10 ms per MB of database, paid only when such a WAL is there).
-// [OpenReadOnly] leaves such a database as it is. Writes go
+// [OpenReadOnly] leaves such a database as it is. A database in
+// rollback-journal mode (a version-4 database of another tool, such as one
+// loaded from sqlite3's .dump) whose writer stopped mid-transaction has a
+// hot -journal beside it: [OpenReadOnly] refuses it with [ErrHotJournal],
+// which gives the command that rolls it back. Writes go
 // through one connection, one transaction (BEGIN IMMEDIATE) per batch:
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a

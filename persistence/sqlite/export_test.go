@@ -2,7 +2,7 @@ package sqlite
 
 // WriterDSN is the data source name of the backend's writing connection,
 // so a benchmark can compare with raw SQL on the same settings.
-func WriterDSN(path string) (string, error) { return dsn(path, false, writerPragmas...) }
+func WriterDSN(path string) (string, error) { return dsn(path, readWrite, writerPragmas...) }
 
 // PrepareFailed is the error of a statement that did not prepare at open
 // with err, as openWriter returns it: no damage of a file reaches there

@@ -71,15 +71,33 @@ const busyTimeout = 5000
 // magic starts every SQLite database file.
 var magic = []byte("SQLite format 3\x00")
 
-// dsn returns the driver's data source name for path: a file: URI, so odd
-// characters in the path are escaped and mode=ro works.
+// access is how a connection opens the database.
+type access int
+
+const (
+	readWrite    access = iota // creates the file if there is none; BEGIN IMMEDIATE
+	readLocked                 // mode=ro: takes SQLite's locks, reads through a -wal
+	readSnapshot               // mode=ro, immutable: reads the file's bytes, no locks
+)
+
+// readAccess is how a read-only connection opens the database at path.
 //
 // A read-only connection to a WAL database would create the -wal and -shm
 // files it needs and could not remove them. When there is no -wal file,
 // every committed page is in the database file, so the connection opens it
 // immutable instead and leaves no trace; when there is one (a writer is at
-// work, or crashed), it reads through it.
-func dsn(path string, readOnly bool, pragmas ...string) (string, error) {
+// work, or crashed), it reads through it. A -journal is dealt with before:
+// OpenReadOnly refuses a hot one, OpenBackend has SQLite roll it back.
+func readAccess(path string) access {
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		return readSnapshot
+	}
+	return readLocked
+}
+
+// dsn returns the driver's data source name for path: a file: URI, so odd
+// characters in the path are escaped and mode=ro works.
+func dsn(path string, a access, pragmas ...string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fmt.Errorf("sqlite: %w", err)
@@ -93,13 +111,14 @@ func dsn(path string, readOnly bool, pragmas ...string) (string, error) {
 	for _, pr := range pragmas {
 		q.Add("_pragma", pr)
 	}
-	if readOnly {
-		q.Set("mode", "ro")
-		if _, err := os.Stat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
-			q.Set("immutable", "1")
-		}
-	} else {
+	switch a {
+	case readWrite:
 		q.Set("_txlock", "immediate")
+	case readSnapshot:
+		q.Set("immutable", "1")
+		fallthrough
+	case readLocked:
+		q.Set("mode", "ro")
 	}
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String(), nil
@@ -177,10 +196,11 @@ func versionAdvice(found int64) string {
 	return "no agentsnap writes a negative version: the file is damaged, or another program's; give a new path"
 }
 
-// check looks inside an existing database through a read-only connection.
-// It returns whether the database has the extra_members table.
-func check(ctx context.Context, path string) (hasExtra bool, err error) {
-	name, err := dsn(path, true)
+// check looks inside an existing database through a read-only connection
+// that opens it with a. It returns whether the database has the
+// extra_members table.
+func check(ctx context.Context, path string, a access) (hasExtra bool, err error) {
+	name, err := dsn(path, a)
 	if err != nil {
 		return false, err
 	}

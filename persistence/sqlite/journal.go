@@ -1,0 +1,79 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/agentsnap/agentsnap/persistence"
+)
+
+// ErrHotJournal reports a database in rollback-journal mode whose writer
+// stopped in the middle of a transaction: the -journal beside it holds the
+// pages that restore it, and until a read-write open rolls them back the
+// file holds half-written pages.
+var ErrHotJournal = errors.New("a writer stopped in the middle of a transaction")
+
+// journalMagic starts the header of every rollback journal SQLite writes.
+// A journal SQLite finished with has none: it is deleted, truncated to
+// nothing, or has its header zeroed (journal_modes DELETE, TRUNCATE and
+// PERSIST).
+var journalMagic = []byte{0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7}
+
+// sqliteReadOnlyRollback is SQLite's SQLITE_READONLY_ROLLBACK: a read-only
+// connection met a hot journal it may not roll back.
+const sqliteReadOnlyRollback = 8 | 3<<8
+
+// journalLeft reports whether a -journal that starts with SQLite's journal
+// header is beside a SQLite database file at path: one that may be hot.
+// Whether it is, SQLite decides (see hotJournal). Where there is none, it
+// costs one failed open, as a stat would.
+func journalLeft(path string) bool {
+	return startsWith(path+"-journal", journalMagic) && startsWith(path, magic)
+}
+
+// startsWith reports whether the file at path starts with prefix.
+func startsWith(path string, prefix []byte) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(prefix))
+	_, err = io.ReadFull(f, head)
+	return err == nil && bytes.Equal(head, prefix)
+}
+
+// hotJournal reports whether SQLite finds the -journal beside the database
+// at path hot: it exists, is not empty, its header is not zeroed, and no
+// connection holds the RESERVED lock a writer at work holds. It asks
+// SQLite itself, through a read-only connection that takes a shared lock
+// and writes nothing: SQLite answers SQLITE_READONLY_ROLLBACK where it
+// would roll back. Only a database journalLeft found is asked about: beside
+// an empty file SQLite deletes the journal, read-only connection or not.
+func hotJournal(ctx context.Context, path string) bool {
+	name, err := dsn(path, readLocked)
+	if err != nil {
+		return false
+	}
+	db, err := sql.Open("sqlite", name)
+	if err != nil {
+		return false
+	}
+	defer db.Close()
+	var v int64
+	err = db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	var c coded
+	return errors.As(err, &c) && c.Code() == sqliteReadOnlyRollback
+}
+
+// hotJournalError is the error of the database at path that has a hot
+// journal, for a read-only open, which may not roll it back.
+func hotJournalError(path string) error {
+	return persistence.Advised(fmt.Errorf("sqlite: %s: %w and left its rollback journal %s, which holds the pages that restore the database: until they are written back the file has half-written pages, and a read-only open does not write; opening it read-write rolls the journal back (SQLite's recovery: the database comes back as its last finished transaction left it), for example with: sqlite3 %s 'PRAGMA quick_check'; then open it again",
+		path, ErrHotJournal, path+"-journal", shellArg(path)))
+}
