@@ -71,8 +71,20 @@ var _ persistence.Backend = (*Backend)(nil)
 // recovery; the sessions stay the same) — unless the database is damaged,
 // when both files are left as they are for a recovery. Close runs SQLite's
 // quick_check before any checkpoint of a -wal the store did not write, so
-// a damaged page it never read counts too. The caller closes it.
+// a damaged page it never read counts too. A database in rollback-journal
+// mode whose writer stopped mid-transaction (a hot -journal beside it) is
+// rolled back at open, before it is checked, as any read-write open of
+// SQLite's does. The caller closes it.
 func OpenBackend(ctx context.Context, path string) (*Backend, error) {
+	if journalLeft(path) {
+		// SQLite's recovery, kept: a writer stopped mid-transaction left
+		// the pages that restore the database in the -journal, and a
+		// read-write open rolls them back (writing the file). It goes first,
+		// so probe and check read what it restores, not half-written pages.
+		if err := rollBack(ctx, path); err != nil {
+			return nil, err
+		}
+	}
 	fresh, err := probe(path)
 	if err != nil {
 		return nil, err

@@ -61,8 +61,10 @@
 // [OpenReadOnly] leaves such a database as it is. A database in
 // rollback-journal mode (a version-4 database of another tool, such as one
 // loaded from sqlite3's .dump) whose writer stopped mid-transaction has a
-// hot -journal beside it: [OpenReadOnly] refuses it with [ErrHotJournal],
-// which gives the command that rolls it back. Writes go
+// hot -journal beside it: [Open] has SQLite roll it back, as any
+// read-write open does, before it checks the database;
+// [OpenReadOnly] refuses it with [ErrHotJournal], which gives the command
+// that rolls it back. Writes go
 // through one connection, one transaction (BEGIN IMMEDIATE) per batch:
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a

@@ -77,3 +77,28 @@ func hotJournalError(path string) error {
 	return persistence.Advised(fmt.Errorf("sqlite: %s: %w and left its rollback journal %s, which holds the pages that restore the database: until they are written back the file has half-written pages, and a read-only open does not write; opening it read-write rolls the journal back (SQLite's recovery: the database comes back as its last finished transaction left it), for example with: sqlite3 %s 'PRAGMA quick_check'; then open it again",
 		path, ErrHotJournal, path+"-journal", shellArg(path)))
 }
+
+// rollBack has SQLite roll back a hot journal beside the database at path,
+// as any read-write open does: its first read finds the journal hot, takes
+// the write lock and writes the journal's pages back. It runs before probe
+// and check, so they read the database as its last finished transaction
+// left it, not its half-written pages. A journal that is not hot (its
+// writer is at work) SQLite leaves alone. Damage SQLite finds is left for
+// check to report. Only a database journalLeft found is rolled back: a
+// file that is not SQLite's is refused untouched.
+func rollBack(ctx context.Context, path string) error {
+	name, err := dsn(path, readWrite)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", name)
+	if err != nil {
+		return fmt.Errorf("sqlite: %s: %w", path, err)
+	}
+	defer db.Close()
+	var v int64
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil && !isDamage(err) {
+		return fmt.Errorf("sqlite: %s: rolling back the -journal of a writer that stopped in the middle of a transaction: %w", path, err)
+	}
+	return nil
+}

@@ -135,6 +135,29 @@ var _ = Describe("a database whose writer stopped in the middle of a transaction
 		Expect(err).NotTo(MatchError(sqlite.ErrSchemaVersion))
 	})
 
+	DescribeTable("is rolled back by Open, SQLite's recovery, before the checks that would read its half-written pages",
+		func(make func() (string, map[string]*session.Log)) {
+			path, want := make()
+			s, err := sqlite.Open(ctx, path)
+			Expect(err).NotTo(HaveOccurred())
+			for id, log := range want {
+				got, err := s.Load(ctx, id)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got).To(Equal(log))
+			}
+			Expect(s.Close()).To(Succeed())
+			Expect(path + "-journal").NotTo(BeAnExistingFile())
+			Expect(loadAll(path)).To(Equal(want))
+		},
+		Entry("events half-written", func() (string, map[string]*session.Log) {
+			return killedMidTransaction(nil, rewriteAll)
+		}),
+		Entry("the schema half-written: a column renamed", func() (string, map[string]*session.Log) {
+			return killedMidTransaction(manyTables(), "ALTER TABLE events RENAME COLUMN surface_op TO surface_op_renamed", rewriteAll)
+		}),
+		Entry("the header of another version written by the commit", killedCommitting),
+	)
+
 	It("is not hot while its writer is at work: OpenReadOnly reads the last finished transaction and leaves the files", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")
 		foreignV4(path, "DELETE", true)
@@ -166,7 +189,7 @@ var _ = Describe("a database whose writer stopped in the middle of a transaction
 		Expect(loadAll(path)["dsh"].Events).To(HaveLen(2))
 		Expect(snapshot(filepath.Dir(path))).To(Equal(dir))
 	})
-	It("beside a file that is not SQLite's, is left to that file, which OpenReadOnly refuses untouched", func() {
+	It("beside a file that is not SQLite's, is left to that file, which Open and OpenReadOnly refuse untouched", func() {
 		hot, _ := killedMidTransaction(nil, rewriteAll)
 		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")
 		Expect(os.WriteFile(path, []byte(`{"id":"a JSONL log, not a database"}`+"\n"), 0o644)).To(Succeed())
@@ -175,6 +198,8 @@ var _ = Describe("a database whose writer stopped in the middle of a transaction
 		Expect(os.WriteFile(path+"-journal", journal, 0o644)).To(Succeed())
 		dir := snapshot(filepath.Dir(path))
 		_, err = sqlite.OpenReadOnly(ctx, path)
+		Expect(err).To(MatchError(sqlite.ErrNotSQLite))
+		_, err = sqlite.Open(ctx, path)
 		Expect(err).To(MatchError(sqlite.ErrNotSQLite))
 		Expect(snapshot(filepath.Dir(path))).To(Equal(dir))
 	})
