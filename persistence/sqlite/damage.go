@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/agentsnap/agentsnap/persistence"
 )
@@ -73,23 +74,40 @@ const (
 	sqliteNotADB  = 26 // SQLITE_NOTADB: "file is not a database"
 )
 
-// isDamage reports whether err is SQLite finding the database damaged.
-func isDamage(err error) bool {
+// SQLite's primary result codes of a database another connection holds.
+const (
+	sqliteBusy   = 5 // SQLITE_BUSY: "database is locked"
+	sqliteLocked = 6 // SQLITE_LOCKED: "database table is locked"
+)
+
+// primaryCode is SQLite's primary result code of err, or 0 when err does
+// not carry one.
+func primaryCode(err error) int {
 	var c coded
 	if !errors.As(err, &c) {
-		return false
+		return 0
 	}
-	code := c.Code() & 0xff // the primary code of an extended one
+	return c.Code() & 0xff // the primary code of an extended one
+}
+
+// isDamage reports whether err is SQLite finding the database damaged.
+func isDamage(err error) bool {
+	code := primaryCode(err)
 	return code == sqliteCorrupt || code == sqliteNotADB
 }
 
 // unreadable is the error of the database at path that SQLite, opening
-// it, failed to read with err.
+// it, failed to read with err. The file's header is SQLite's (probe read
+// it), so a failure that is not damage is not "not SQLite" either: a lock
+// held past the timeout, or the system refusing a read.
 func unreadable(path string, err error) error {
-	if isDamage(err) {
+	switch code := primaryCode(err); {
+	case isDamage(err):
 		return damaged(path, "SQLite says: "+err.Error())
+	case code == sqliteBusy || code == sqliteLocked:
+		return persistence.Advised(fmt.Errorf("sqlite: %s: another program holds the database locked, still after %v (SQLite says: %w); let it finish, or stop it, and run again", path, time.Duration(busyTimeout)*time.Millisecond, err))
 	}
-	return fmt.Errorf("sqlite: %s: %w: %w", path, ErrNotSQLite, err)
+	return fmt.Errorf("sqlite: %s: SQLite could not read the database: %w", path, err)
 }
 
 // foreignWAL reports whether Close may checkpoint into the database a

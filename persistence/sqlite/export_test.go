@@ -8,3 +8,11 @@ func WriterDSN(path string) (string, error) { return dsn(path, readWrite, writer
 // with err, as openWriter returns it: no damage of a file reaches there
 // past check, so its specs give the error.
 func (b *Backend) PrepareFailed(err error) error { return b.prepareFailed(err) }
+
+// ShortBusyTimeout makes connections opened until the returned function
+// is called wait 100 ms for another's lock, not 5 s.
+func ShortBusyTimeout() (restore func()) {
+	old := busyTimeout
+	busyTimeout = 100
+	return func() { busyTimeout = old }
+}

@@ -65,8 +65,9 @@ CREATE TABLE IF NOT EXISTS extra_members (
 	PRIMARY KEY (session_id, seq)
 );`
 
-// busyTimeout is how long a connection waits for another's lock, in ms.
-const busyTimeout = 5000
+// busyTimeout is how long a connection waits for another's lock, in ms
+// (a variable for the specs of a lock held past it).
+var busyTimeout = 5000
 
 // magic starts every SQLite database file.
 var magic = []byte("SQLite format 3\x00")
