@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -88,6 +89,9 @@ func decodeStd(body []byte) (*Call, error) {
 		Stream   bool              `json:"stream"`
 	}
 	if err := json.Unmarshal(body, &top); err != nil {
+		if shape := jsonscan.TypeError(body, "", err); shape != nil {
+			return nil, shape
+		}
 		return nil, fmt.Errorf("the body is not an Anthropic Messages request: %w", err)
 	}
 	call := &Call{Model: top.Model, Stream: top.Stream, Members: members}
@@ -100,6 +104,9 @@ func decodeStd(body []byte) (*Call, error) {
 	for i, raw := range top.Messages {
 		var m Message
 		if err := json.Unmarshal(raw, &m); err != nil {
+			if shape := jsonscan.TypeError(raw, fmt.Sprintf("messages[%d]", i), err); shape != nil {
+				return nil, shape
+			}
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
 		msgs, err := decodeMessage(&m, names, len(call.Messages), &marks, &call.Media)

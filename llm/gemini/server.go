@@ -60,10 +60,16 @@ func DecodeRequest(body []byte) (*Call, error) {
 func decodeStd(body []byte) (*Call, *conversation, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil {
+		if shape := jsonscan.TypeError(body, "", err); shape != nil {
+			return nil, nil, shape
+		}
 		return nil, nil, fmt.Errorf("the body is not a JSON object: %w", err)
 	}
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
+		if shape := jsonscan.TypeError(body, "", err); shape != nil {
+			return nil, nil, shape
+		}
 		return nil, nil, fmt.Errorf("the body is not a generateContent request: %w", err)
 	}
 	out := &Call{Settings: map[string]json.RawMessage{}}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
@@ -80,6 +81,9 @@ func decodeWhole(body []byte) (*Call, []string, error) {
 func decodeStd(body []byte) (*Call, []string, error) {
 	var in Request
 	if err := json.Unmarshal(body, &in); err != nil {
+		if shape := jsonscan.TypeError(body, "", err); shape != nil {
+			return nil, nil, shape
+		}
 		return nil, nil, fmt.Errorf("the body is not a chat completions request: %w", err)
 	}
 	var members map[string]json.RawMessage

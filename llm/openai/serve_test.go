@@ -186,10 +186,10 @@ var _ = Describe("reading an agent's request", func() {
 			_, err := openai.DecodeRequest([]byte(body))
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
-		Entry("not an object", `[1]`, "the body is not a chat completions request"),
+		Entry("not an object", `[1]`, "the body is an array: send a JSON object"),
 		Entry("a role no API has", `{"messages":[{"role":"user","content":"x"},{"role":"wizard","content":"x"}]}`, `messages[1]: unknown role "wizard"`),
 		Entry("a content neither string nor parts", `{"messages":[{"role":"user","content":7}]}`, "messages[0].content: want a string or an array of content parts"),
-		Entry("a member of the wrong type", `{"messages":[{"role":"user","content":"x","tool_call_id":5}]}`, "messages.tool_call_id of type string"),
+		Entry("a member of the wrong type", `{"messages":[{"role":"user","content":"x","tool_call_id":5}]}`, "messages[0].tool_call_id is the number 5: send a string"),
 	)
 })
 

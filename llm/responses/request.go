@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -76,6 +77,9 @@ func (s *Served) decodeStd(body []byte) (*Decoded, *builder, error) {
 		Tools json.RawMessage `json:"tools"` // read by decodeTools: a tool of any type
 	}
 	if err := json.Unmarshal(body, &in); err != nil {
+		if shape := jsonscan.TypeError(body, "", err); shape != nil {
+			return nil, nil, shape
+		}
 		return nil, nil, fmt.Errorf("the body is not a Responses request: %w", err)
 	}
 	if c, ok := members["conversation"]; ok && string(bytes.TrimSpace(c)) != "null" {
@@ -163,6 +167,9 @@ func inputItems(raw json.RawMessage) ([]Item, error) {
 	items := make([]Item, len(list))
 	for i, r := range list {
 		if err := json.Unmarshal(r, &items[i]); err != nil {
+			if shape := jsonscan.TypeError(r, fmt.Sprintf("input[%d]", i), err); shape != nil {
+				return nil, shape
+			}
 			return nil, fmt.Errorf("input[%d]: not an item: %w", i, err)
 		}
 	}
