@@ -62,14 +62,14 @@ func underGinkgo(t testing.TB) bool {
 	return ty != nil && strings.HasPrefix(ty.PkgPath(), "github.com/onsi/ginkgo/")
 }
 
-// recordHint ends the message of err, which a test's fixture in dir did
-// not load or replay with: the command that re-records it, from this
-// test, where that mends it; else "" (the message says what to do).
-func recordHint(dir string, err error, opts Options) string {
+// recordHint is err, which a test's fixture in dir did not load or replay
+// with, ending in the command that re-records it, from this test, where
+// that mends it; else err (its message says what to do).
+func recordHint(dir string, err error, opts Options) error {
 	if !judge.RecordMends(dir, err) {
-		return ""
+		return err
 	}
-	return "; re-record it with: " + judge.RecordCommandFor(dir, opts)
+	return judge.WithRecordCommand(err, judge.RecordCommandFor(dir, opts))
 }
 
 // ginkgoPath is the ginkgo command's package, as a go.mod tool line names it.

@@ -75,6 +75,12 @@ var _ = Describe("the re-recording a test's fixture error offers", func() {
 		Expect(msg).To(HaveSuffix("; re-record it with: go tool agentsnap record " + dir))
 	})
 
+	It("is the recording, said once, for a scenario never recorded", func() {
+		dir := copyFixture("fork/codeword")
+		Expect(os.Remove(filepath.Join(dir, fixture.RootLog))).To(Succeed())
+		Expect(run(dir)).To(HaveSuffix(" has no session.jsonl: the scenario was never recorded; record it with: go tool agentsnap record " + dir))
+	})
+
 	It("is not offered for scenario.json or replay.override.json, which a recording does not mend", func() {
 		dir := copyFixture("fork/codeword")
 		editLine(filepath.Join(dir, scenario.File), 15, func(l string) string {

@@ -63,7 +63,7 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	opts = forTest(t, opts)
 	fx, err := fixture.Load(dir)
 	if err != nil {
-		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
+		t.Fatalf("%v", recordHint(dir, err, opts))
 		return nil
 	}
 	ctx, cancel := testContext(t)
@@ -73,7 +73,7 @@ func Run(t testing.TB, dir string, opts Options) *Outcome {
 	ctx = secret.NewContext(ctx, secrets)
 	out, err := judge.Replay(ctx, fx, opts)
 	if err != nil {
-		t.Fatalf("%v%s", err, recordHint(dir, err, opts))
+		t.Fatalf("%v", recordHint(dir, err, opts))
 		return nil
 	}
 	r := &run{secrets: secrets}

@@ -183,6 +183,29 @@ func (c commands) recordWith(fx *fixture.Fixture, onlyChanged bool) string {
 	return cmd
 }
 
+// WithRecordCommand is err, which RecordMends says a recording mends, its
+// message ending in cmd, the command that records the scenario: "; record
+// it with: CMD" for a scenario never recorded (whose message says "record
+// it" already), "; re-record it with: CMD" for any other.
+func WithRecordCommand(err error, cmd string) error {
+	msg := err.Error()
+	if errors.Is(err, fixture.ErrNeverRecorded) {
+		if m, ok := strings.CutSuffix(msg, "; record it"); ok {
+			return advised{err, m + "; record it with: " + cmd}
+		}
+	}
+	return advised{err, msg + "; re-record it with: " + cmd}
+}
+
+// advised is an error with its message rewritten to end in a command.
+type advised struct {
+	error
+	msg string
+}
+
+func (e advised) Error() string { return e.msg }
+func (e advised) Unwrap() error { return e.error }
+
 // RecordMends reports whether re-recording the scenario in dir mends err,
 // the error fixture.Load or Replay gave for it. A recording rewrites the
 // logs and the golden from scenario.json, so it mends a log that is

@@ -53,6 +53,16 @@ var _ = Describe("check's fix for a scenario that cannot be loaded or replayed",
 		Expect(cli(root, nil, "check", dir).code).To(Equal(exitOK))
 	})
 
+	It("is the recording, said once, for a scenario never recorded", func() {
+		root := fixtureCopy("fork/codeword")
+		dir := filepath.Join(root, "fixtures/fork/codeword")
+		Expect(os.Remove(filepath.Join(dir, fixture.RootLog))).To(Succeed())
+
+		fix, problem := errorOf(root, dir)
+		Expect(fix).To(Equal("go tool agentsnap record " + dir))
+		Expect(problem).To(HaveSuffix(" has no session.jsonl: the scenario was never recorded; record it with: " + fix))
+	})
+
 	It("is the re-recording for a log the replay cannot derive", func() {
 		root := fixtureCopy("fork/codeword")
 		dir := filepath.Join(root, "fixtures/fork/codeword")

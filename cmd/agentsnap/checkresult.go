@@ -114,10 +114,10 @@ func onlyRules(o *judge.Outcome) bool {
 // nil when it could not be loaded. The message ends with r.fix, when set.
 func (r *checkResult) setError(err error, fx *fixture.Fixture, page bool) {
 	r.verdict = "ERROR"
-	msg := err.Error()
 	if r.fix != "" {
-		msg += "; re-record it with: " + r.fix
+		err = judge.WithRecordCommand(err, r.fix)
 	}
+	msg := err.Error()
 	r.status, r.problems, r.first = statusError, []string{msg}, firstLine(msg)
 	if page {
 		r.page = pageScenario(r, fx, nil)

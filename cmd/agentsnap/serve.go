@@ -306,7 +306,7 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	hints := serveHints(arg, fx, rt.name)
 	o, err := judge.Replay(ctx, fx, judge.Options{Runtime: rt, Logf: serveLogf(e.stderr, "note"), Once: true, Hints: hints})
 	if err != nil && judge.RecordMends(dir, err) { // a log the replay cannot serve
-		err = fmt.Errorf("%w; re-record it with: %s", err, hints.Record(fx))
+		err = judge.WithRecordCommand(err, hints.Record(fx))
 	}
 	if uerr := rt.unprintedError(); uerr != nil {
 		err = uerr // nothing was served: the replay's complaints follow from it
