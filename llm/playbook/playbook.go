@@ -99,7 +99,7 @@ func Parse(b []byte, name string) (*Playbook, error) {
 	repeats := len(problems)
 	// encoding/json names a mistyped member without its map keys and
 	// indexes ("sessions.text"), so the shape check finds the exact paths.
-	checkShape(tree, reflect.TypeFor[Playbook](), "", &problems)
+	checkShape(tree, reflect.TypeFor[Playbook](), "", memberOrder(b), &problems)
 	var pb Playbook
 	var typ *json.UnmarshalTypeError
 	if err := json.Unmarshal(b, &pb); errors.As(err, &typ) {
@@ -136,7 +136,7 @@ func located(b []byte, err error) error {
 // Go type t has no field for, and for every value of the wrong JSON type,
 // naming each by its path. Member names match the way encoding/json matches
 // them (ignoring case); null is accepted anywhere, as encoding/json does.
-func checkShape(v any, t reflect.Type, path string, problems *[]string) {
+func checkShape(v any, t reflect.Type, path string, order map[string][]string, problems *[]string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -151,7 +151,7 @@ func checkShape(v any, t reflect.Type, path string, problems *[]string) {
 			want = "an object"
 			break
 		}
-		checkMembers(obj, t, path, problems)
+		checkMembers(obj, t, path, order, problems)
 	case reflect.Map:
 		obj, ok := v.(map[string]any)
 		if !ok {
@@ -159,7 +159,7 @@ func checkShape(v any, t reflect.Type, path string, problems *[]string) {
 			break
 		}
 		for key, elem := range obj {
-			checkShape(elem, t.Elem(), path+"."+key, problems)
+			checkShape(elem, t.Elem(), path+"."+key, order, problems)
 		}
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 { // json.RawMessage holds anything
@@ -171,7 +171,7 @@ func checkShape(v any, t reflect.Type, path string, problems *[]string) {
 			break
 		}
 		for i, elem := range arr {
-			checkShape(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), problems)
+			checkShape(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), order, problems)
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
@@ -192,11 +192,16 @@ func checkShape(v any, t reflect.Type, path string, problems *[]string) {
 }
 
 // checkMembers checks the members of a JSON object decoded into struct t:
-// each names a field, at most one each.
-func checkMembers(obj map[string]any, t reflect.Type, path string, problems *[]string) {
+// each names a field, at most one each. It reads them in the file's order
+// (order[path]), so a field given twice is named as the file gives it.
+func checkMembers(obj map[string]any, t reflect.Type, path string, order map[string][]string, problems *[]string) {
 	fields := jsonFields(t)
 	given := make([]string, len(fields)) // the name that gave each field
-	for _, key := range slices.Sorted(maps.Keys(obj)) {
+	keys := order[path]
+	if len(keys) != len(obj) { // not walked: any order is one
+		keys = slices.Sorted(maps.Keys(obj))
+	}
+	for _, key := range keys {
 		at := strings.TrimPrefix(path+"."+key, ".")
 		i := slices.IndexFunc(fields, func(f jsonField) bool { return strings.EqualFold(f.name, key) })
 		if i < 0 {
@@ -213,8 +218,39 @@ func checkMembers(obj map[string]any, t reflect.Type, path string, problems *[]s
 			continue
 		}
 		given[i] = key
-		checkShape(obj[key], fields[i].typ, at, problems)
+		checkShape(obj[key], fields[i].typ, at, order, problems)
 	}
+}
+
+// memberOrder returns the names of each object's members in b, a valid
+// JSON text, in the file's order, by the object's path as checkShape
+// names it; a name given twice exactly is listed once.
+func memberOrder(b []byte) map[string][]string {
+	order := map[string][]string{}
+	var walk func(v []byte, path string)
+	walk = func(v []byte, path string) {
+		switch {
+		case len(v) == 0:
+		case v[0] == '{':
+			_ = jsonscan.Members(v, func(key []byte, escaped bool, val []byte) error {
+				k := jsonscan.Key(key, escaped)
+				if !slices.Contains(order[path], k) {
+					order[path] = append(order[path], k)
+				}
+				walk(val, strings.TrimPrefix(path+"."+k, "."))
+				return nil
+			})
+		case v[0] == '[':
+			i := 0
+			_ = jsonscan.Elements(v, func(e []byte) error {
+				walk(e, fmt.Sprintf("%s[%d]", path, i))
+				i++
+				return nil
+			})
+		}
+	}
+	walk(bytes.TrimSpace(b), "")
+	return order
 }
 
 // jsonKind names the JSON type of a decoded value, with the value when it

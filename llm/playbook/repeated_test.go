@@ -50,11 +50,17 @@ var _ = Describe("Parse refuses repeated members", func() {
 		Expect(pb.Sessions["root"][1].Text).To(Equal("b"))
 	})
 
+	It("names the two spellings of a field given twice in the file's order", func() {
+		_, err := playbook.Parse([]byte(`{"sessions": {"root": [{"text": "a", "Text": "b"}]}}`), "pb.json")
+		Expect(err).To(MatchError("playbook: pb.json: invalid playbook: " +
+			`sessions.root[0].text: given twice, as "text" and as "Text" (names match in any case); keep one of them`))
+	})
+
 	It("refuses a field given twice in different case, which encoding/json takes for one", func() {
 		_, err := playbook.Parse([]byte(`{"sessions": {"root": [{"text": "a", "Text": "b", "usage": {"inputTokens": 1, "INPUTTOKENS": 2, "outputTokens": 1}}]}}`), "pb.json")
 		Expect(err).To(MatchError("playbook: pb.json: invalid playbook: " +
-			`sessions.root[0].text: given twice, as "Text" and as "text" (names match in any case); keep one of them; ` +
-			`sessions.root[0].usage.inputTokens: given twice, as "INPUTTOKENS" and as "inputTokens" (names match in any case); keep one of them`))
+			`sessions.root[0].text: given twice, as "text" and as "Text" (names match in any case); keep one of them; ` +
+			`sessions.root[0].usage.inputTokens: given twice, as "inputTokens" and as "INPUTTOKENS" (names match in any case); keep one of them`))
 	})
 
 	It("is refused by Load, which names the file", func() {
