@@ -12,6 +12,7 @@ package playbook
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -305,7 +306,7 @@ func (pb *Playbook) check(problems []string) error {
 	callIDs := map[string]string{}
 	for _, key := range slices.Sorted(maps.Keys(pb.Sessions)) {
 		for i, t := range pb.Sessions[key] {
-			at := fmt.Sprintf("sessions.%s[%d]", key, i)
+			at := fmt.Sprintf("sessions.%s[%d]", cmp.Or(key, `""`), i)
 			if t == nil {
 				add("%s: null turn", at)
 				continue
@@ -330,6 +331,10 @@ func (pb *Playbook) check(problems []string) error {
 	}
 	for key := range pb.Sessions {
 		if key == RootKey {
+			continue
+		}
+		if key == "" {
+			add(`sessions: a session key is empty (""); key the root session's turns "root" and a child session's by the id of the tool call that creates it`)
 			continue
 		}
 		if _, ok := callIDs[key]; !ok {

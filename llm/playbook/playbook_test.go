@@ -89,6 +89,10 @@ var _ = Describe("Parse", func() {
 		Entry("a session key that matches no call id",
 			`{"sessions":{"root":[{"text":"a"}],"call_9":[{"text":"b"}]}}`,
 			`sessions.call_9: no tool call in the playbook has id "call_9"; a child session is keyed by the id of the call that creates it`),
+		Entry("an empty session key",
+			`{"sessions":{"root":[{"text":"a"}],"":[{}]}}`,
+			`sessions: a session key is empty (""); key the root session's turns "root" and a child session's by the id of the tool call that creates it`,
+			`sessions.""[0]: a turn needs text, reasoning, toolCalls, error or hang`),
 		Entry("error and hang together",
 			`{"sessions":{"root":[{"text":"a","error":{"code":"SERVER","message":"m"},"hang":true}]}}`,
 			`sessions.root[0]: error and hang exclude each other`),
@@ -200,3 +204,14 @@ var _ = DescribeTable("FirstHang names the first hang answer, sessions in key or
 	}, "sessions.call_b[1]"),
 	Entry("past a missing turn", map[string][]*playbook.Turn{"root": {nil, {Text: "b", Hang: true}}}, "sessions.root[1]"),
 )
+
+// A session key is "root" or a tool call's id; an empty one is neither,
+// and says so rather than that no call has the id "".
+var _ = Describe("a playbook with an empty session key", func() {
+	It("is refused by Load naming the file, the empty key and what to key a session by, and only that", func() {
+		path := filepath.Join(GinkgoT().TempDir(), "playbook.json")
+		Expect(os.WriteFile(path, []byte(`{"sessions": {"root": [{"text": "a"}], "": [{"text": "b"}]}}`), 0o644)).To(Succeed())
+		_, err := playbook.Load(path)
+		Expect(err).To(MatchError("playbook: " + path + `: invalid playbook: sessions: a session key is empty (""); key the root session's turns "root" and a child session's by the id of the tool call that creates it`))
+	})
+})
