@@ -5,7 +5,6 @@ package main
 
 import (
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -133,16 +132,7 @@ func (r *checkResult) shown(text string) string {
 			text = strings.ReplaceAll(text, s, p)
 		}
 	}
-	for _, s := range r.unsafe {
-		// A multi-line message indents its continuation lines, a name's
-		// newline included: match it with any indentation.
-		parts := strings.Split(s, "\n")
-		for i := range parts {
-			parts[i] = regexp.QuoteMeta(parts[i])
-		}
-		text = regexp.MustCompile(strings.Join(parts, `\n *`)).ReplaceAllLiteralString(text, printable(s))
-	}
-	return text
+	return escapeNames(text, r.unsafe)
 }
 
 // unprintableNames returns the session ids, parent ids and parent call

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/recorder"
@@ -53,3 +54,34 @@ var _ = Describe("agentsnap record of ids and tool names holding terminal escape
 		Expect(out.String()).NotTo(ContainAny("\x1b"))
 	})
 })
+
+// A folder named with a line break (a newline, a carriage return, U+2028
+// or U+2029) is quoted by a command's error as its escape, so it cannot
+// split the error's line or forge one after it; the message's own lines
+// are kept (fail's multi-line errors).
+var _ = DescribeTable("a command's error quoting a scenario folder named with a line break",
+	func(brk, escaped string) {
+		name := "co" + brk + "de"
+		root := fixtureCopy("fork/" + name + "=fork/codeword")
+		dir := "fixtures/fork/" + name
+		line := func(r result) string {
+			GinkgoHelper()
+			Expect(r.code).NotTo(Equal(exitOK))
+			first, _, _ := strings.Cut(r.stderr, "\n")
+			if brk != "\n" { // else the first line is cut short
+				Expect(r.stderr).NotTo(ContainSubstring(brk))
+			}
+			return first
+		}
+
+		By("serve's usage error, for the runtime that recorded it")
+		Expect(line(cli(root, nil, "serve", dir))).To(Equal(`agentsnap serve: fork/co` + escaped + `de was recorded with the runtime "reference", and this serves "external"; give --runtime reference`))
+
+		By("fail, for a file that is not there")
+		Expect(line(cli(root, nil, "inspect", dir+"/session.9.jsonl"))).To(Equal(`agentsnap inspect: fixtures/fork/co` + escaped + `de/session.9.jsonl: no such file or folder; give a session log, a folder of logs (a scenario folder) or a SQLite database`))
+	},
+	Entry("a newline", "\n", `\n`),
+	Entry("a carriage return", "\r", `\r`),
+	Entry("a line separator", "\u2028", `\u2028`),
+	Entry("a paragraph separator", "\u2029", `\u2029`),
+)

@@ -47,6 +47,10 @@ type env struct {
 	// the golden proposals of a check) alike, as for the harness.
 	getenv func(string) string
 	dir    string // working folder; "" means the process's
+	// unsafe is the command's arguments and their path elements that hold
+	// a line break or a control character (unsafeArgs): usageError and
+	// fail escape them wherever their message quotes them.
+	unsafe []string
 }
 
 // path resolves a command-line path against the working folder.
@@ -106,6 +110,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		printHelp(e.stdout, c)
 		return exitOK
 	}
+	e.unsafe = unsafeArgs(args[1:])
 	return c.run(ctx, e, args[1:])
 }
 
@@ -149,13 +154,14 @@ func printCommands(w io.Writer) {
 // full help is, and returns exitUsage.
 func usageError(e *env, name, format string, args ...any) int {
 	c := commands[name]
-	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: %s\nrun \"agentsnap help %s\" for the details and flags\n", name, fmt.Sprintf(format, args...), usageLine(c), c.name)
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: %s\nrun \"agentsnap help %s\" for the details and flags\n", name, printableLines(escapeNames(fmt.Sprintf(format, args...), e.unsafe)), usageLine(c), c.name)
 	return exitUsage
 }
 
 // fail prints an error for a command and returns exitBadData. The error
 // may quote a folder's or a session's name, which a terminal must show,
-// not act on: its control characters are escaped, its lines kept.
+// not act on: its control characters are escaped, its lines kept, and a
+// line break in an argument it quotes escaped too.
 func fail(e *env, name string, err error) int {
 	if stdoutLeft(e, err) {
 		// derive … | head: the reader took what it wanted. The command
@@ -163,7 +169,7 @@ func fail(e *env, name string, err error) int {
 		// and as quietly.
 		return exitBadData
 	}
-	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(err.Error()))
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(escapeNames(err.Error(), e.unsafe)))
 	return exitBadData
 }
 

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -32,3 +35,38 @@ func printable(s string) string { return termtext.String(s) }
 // printableLines is termtext.Lines: text of many lines escaped for a
 // terminal, its line breaks and tabs kept.
 func printableLines(s string) string { return termtext.Lines(s) }
+
+// escapeNames escapes each of names (see printable) wherever text holds
+// it, so a name's line break cannot split the line that quotes it where
+// printableLines keeps the text's own. A multi-line message indents its
+// continuation lines, a name's newline included: a name is matched with
+// any indentation after its newlines.
+func escapeNames(text string, names []string) string {
+	for _, s := range names {
+		if s == "" {
+			continue
+		}
+		parts := strings.Split(s, "\n")
+		for i := range parts {
+			parts[i] = regexp.QuoteMeta(parts[i])
+		}
+		text = regexp.MustCompile(strings.Join(parts, `\n *`)).ReplaceAllLiteralString(text, printable(s))
+	}
+	return text
+}
+
+// unsafeArgs returns the command-line arguments, and each of their path
+// elements, that printable would escape, longest first: the folders and
+// files a command's messages quote (a scenario named with a newline).
+func unsafeArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		for _, s := range append([]string{a}, strings.FieldsFunc(a, func(r rune) bool { return r == '/' || r == filepath.Separator })...) {
+			if printable(s) != s && !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
