@@ -58,7 +58,8 @@ proposal is written or removed.
 (sqlite:PATH) instead of memory, kept for inspection; each scenario's
 sessions are stored under CATEGORY/NAME/ ids, and "agentsnap inspect" shows
 each scenario's tree. The store must hold no sessions yet (a new path each
-run). jsonl: and sqlite: without a path use a temporary place.
+run), and a jsonl: folder nothing but session logs (not a fixtures folder).
+jsonl: and sqlite: without a path use a temporary place.
 
 --format json prints, instead of the table, one JSON object:
 {"scenarios": [{"name", "dir", "status" (pass, fail or error), "sessions",

@@ -55,3 +55,28 @@ var _ = Describe("record --store with a path that is no store", func() {
 		Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
 	})
 })
+
+// A jsonl store writes its logs into the folder it is given: a fixtures
+// category or a scenario folder would get replay logs among its scenarios'
+// files, which the next check reads as its own.
+var _ = Describe("--store jsonl: naming a folder that holds other things", func() {
+	It("is refused by check naming the folder, before any replay writes there", func() {
+		root := fixtureCopy("fork/codeword", "fork/first-turn")
+		cat := filepath.Join(root, "fixtures/fork")
+		r := cli(root, nil, "check", "fixtures/fork/codeword", "--store", "jsonl:fixtures/fork")
+		Expect(r.code).To(Equal(exitUsage))
+		Expect(r.stderr).To(HavePrefix("agentsnap check: --store: open: the folder " + cat + " holds codeword, which is no session log of a jsonl store, and the store would write its logs among what it holds; give the jsonl store an empty or new folder\n"))
+		logs, _ := filepath.Glob(filepath.Join(cat, "*.jsonl"))
+		Expect(logs).To(BeEmpty())
+	})
+
+	It("is refused by record naming the scenario folder, and nothing runs", func() {
+		root := fixtureCopy("spawn/one-child")
+		dir := filepath.Join(root, "fixtures/spawn/one-child")
+		r := cli(root, nil, "record", "fixtures/spawn/one-child", "--store", "jsonl:fixtures/spawn/one-child")
+		Expect(r.code).NotTo(Equal(exitOK))
+		Expect(r.stderr).To(ContainSubstring("does not open: open: the folder " + dir + " holds "))
+		Expect(r.stderr).To(ContainSubstring("; give the jsonl store an empty or new folder; nothing ran and the fixture is unchanged"))
+		Expect(r.stderr).NotTo(ContainSubstring("root turn 1"), "the agent ran")
+	})
+})

@@ -1,7 +1,10 @@
 package jsonl
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -28,4 +31,27 @@ func FileName(id string) string {
 
 func safe(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+// Foreign returns the name of an entry of dir that no JSONL store writes
+// — a folder, or a file that is neither a session log (*.jsonl) nor
+// hidden (the store's own: an unfinished deletion's intent, a write's
+// temporary file; or a file manager's) — or "" when dir holds only such
+// files, holds nothing or does not exist. A store writes its logs into its folder
+// itself, so a folder that holds other things (scenario folders, a
+// fixture's scenario.json) would get session logs among them.
+func Foreign(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("jsonl: %w", err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); e.IsDir() || !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, Ext) {
+			return name, nil
+		}
+	}
+	return "", nil
 }

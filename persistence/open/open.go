@@ -125,6 +125,11 @@ func (s Spec) Store(ctx context.Context) (persistence.Store, error) {
 		if st, err := os.Stat(s.Path); err == nil && !st.IsDir() {
 			return nil, fmt.Errorf("open: %s is a file; a jsonl store is a folder of logs", s.Path)
 		}
+		if name, err := jsonl.Foreign(s.Path); err != nil {
+			return nil, err
+		} else if name != "" {
+			return nil, persistence.Advised(fmt.Errorf("open: the folder %s holds %s, which is no session log of a jsonl store, and the store would write its logs among what it holds; give the jsonl store an empty or new folder", s.Path, name))
+		}
 		return jsonl.Open(ctx, s.Path)
 	case SQLite:
 		return sqlite.Open(ctx, s.Path)

@@ -124,6 +124,46 @@ var _ = Describe("open", func() {
 		Expect(entries).To(BeEmpty())
 	})
 
+	// A jsonl store writes its logs into its folder itself: a folder of
+	// other things (a fixtures category, a scenario folder) would get them
+	// among its own files.
+	DescribeTable("Store refuses a jsonl folder that holds what no store writes, naming the folder and the entry, and writes nothing",
+		func(entry string, isDir bool) {
+			dir := GinkgoT().TempDir()
+			if isDir {
+				Expect(os.Mkdir(filepath.Join(dir, entry), 0o755)).To(Succeed())
+			} else {
+				Expect(os.WriteFile(filepath.Join(dir, entry), []byte("{}\n"), 0o644)).To(Succeed())
+			}
+			_, err := open.Store(ctx, "jsonl:"+dir)
+			Expect(err).To(MatchError("open: the folder " + dir + " holds " + entry + ", which is no session log of a jsonl store, and the store would write its logs among what it holds; give the jsonl store an empty or new folder"))
+			Expect(persistence.OpenAdvice(err)).To(BeEmpty(), "the message says what to do")
+			entries, err := os.ReadDir(dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(entries).To(HaveLen(1))
+		},
+		Entry("a scenario folder", "codeword", true),
+		Entry("a fixture's scenario.json", "scenario.json", false),
+		Entry("a hidden folder", ".git", true),
+	)
+
+	DescribeTable("Store opens a jsonl folder that is new, empty, or holds only what a store writes",
+		func(prepare func(dir string) string) {
+			dir := prepare(GinkgoT().TempDir())
+			stored("jsonl:" + dir)
+			s, err := open.Store(ctx, "jsonl:"+dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(s.List(ctx)).To(HaveLen(1))
+			Expect(s.Close()).To(Succeed())
+		},
+		Entry("new", func(dir string) string { return filepath.Join(dir, "new") }),
+		Entry("empty", func(dir string) string { return dir }),
+		Entry("holding a hidden file", func(dir string) string {
+			Expect(os.WriteFile(filepath.Join(dir, ".DS_Store"), nil, 0o644)).To(Succeed())
+			return dir
+		}),
+	)
+
 	It("refuses to write through storage opened read-only", func() {
 		dir := GinkgoT().TempDir()
 		stored("jsonl:" + dir)
