@@ -104,6 +104,12 @@ var _ = Describe("a request body with a member of the wrong kind", func() {
 		Entry("count_tokens' messages as a string", "/v1/messages/count_tokens", `{"model":"m","messages":"hi"}`, "messages is a string: send an array"),
 		Entry("a Gemini part's text that is a number", "/v1beta/models/m:generateContent", `{"contents":[{"parts":[{"text":"a"}]},{"parts":[{"text":3}]}]}`, "contents[1].parts[0].text is the number 3: send a string"),
 		Entry("Gemini's countTokens contents as an object", "/v1beta/models/m:countTokens", `{"contents":{}}`, "contents is an object: send an array of content objects"),
+		Entry("an Anthropic image's source type that is a number", "/v1/messages",
+			`{"model":"m","max_tokens":8,"messages":[{"role":"user","content":[{"type":"image","source":{"type":3}}]}]}`,
+			"messages[0].content[0].source.type is the number 3: send a string"),
+		Entry("a Gemini inlineData's mimeType that is a number", "/v1beta/models/m:generateContent",
+			`{"contents":[{"role":"user","parts":[{"inlineData":{"mimeType":3,"data":"x"}}]}]}`,
+			"contents[0].parts[0].inlineData.mimeType is the number 3: send a string"),
 		Entry("a Responses item's role that is a number", "/v1/responses", `{"model":"m","input":[{"type":"message","role":5,"content":"hi"}]}`, "input[0].role is the number 5: send a string"),
 	)
 })

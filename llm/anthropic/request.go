@@ -313,6 +313,9 @@ func mediaPart(b *Block, where string) (session.Part, error) {
 		Title string `json:"title"`
 	}
 	if err := json.Unmarshal(b.raw, &w); err != nil {
+		if shape := jsonscan.TypeError(b.raw, where, err); shape != nil {
+			return session.Part{}, shape
+		}
 		return session.Part{}, fmt.Errorf("%s: %w", where, err)
 	}
 	kind := session.PartImage

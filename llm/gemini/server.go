@@ -329,6 +329,9 @@ func (c *conversation) attach(where partAt, at llm.Place, p *Part) (session.Part
 		member, raw = "fileData", p.FileData
 	}
 	if err := json.Unmarshal(raw, &d); err != nil {
+		if shape := jsonscan.TypeError(raw, where.String()+"."+member, err); shape != nil {
+			return session.Part{}, shape
+		}
 		return session.Part{}, fmt.Errorf("%s.%s: %w", where, member, err)
 	}
 	if member == "fileData" && d.FileURI == "" || member == "inlineData" && d.MimeType == "" {
