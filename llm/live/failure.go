@@ -20,7 +20,7 @@ const (
 	CodeRateLimit     = "RATE_LIMIT"     // HTTP 429, or a rate-limit error object
 	CodeServer        = "SERVER"         // HTTP 5xx, a server error object, a response cut for lack of resources
 	CodeBadRequest    = "BAD_REQUEST"    // any other HTTP 4xx
-	CodeBadStream     = "BAD_STREAM"     // a frame that is not a chunk object, an oversized line, a non-stream answer
+	CodeBadStream     = "BAD_STREAM"     // a frame that is not a chunk object, an oversized line, a non-stream answer, a tool call a log cannot record
 	CodeTransport     = "TRANSPORT"      // the connection failed or closed before the response was complete
 	CodeContentFilter = "CONTENT_FILTER" // finish_reason content_filter
 	CodeProvider      = "PROVIDER"       // an error object in the stream that names no known kind

@@ -84,6 +84,9 @@ func (d *decoder) Event(_ string, data []byte) ([]session.Chunk, *session.Chunk)
 		if c.Index != 0 {
 			continue // only n=1 is requested; other choices would mix into one message
 		}
+		if fin := d.foreignCall(&c.Delta, data, i); fin != nil {
+			return d.out, fin
+		}
 		d.delta(&c.Delta)
 		if c.FinishReason != nil && *c.FinishReason != "" {
 			d.finish, d.sawFinish = *c.FinishReason, true

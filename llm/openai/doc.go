@@ -31,7 +31,11 @@
 // stay apart. A tool-call-delta carries id and name the first time they are
 // known. Open blocks are closed in index order, then comes the usage chunk
 // (if the provider sent usage; stream_options.include_usage asks for it),
-// then exactly one finish.
+// then exactly one finish. A tool call of a type other than function (a
+// custom tool's, "type":"custom") ends the stream with an error finish with
+// code BAD_STREAM naming the frame, the tool and its type: a session log
+// records function calls only, and a live recording refuses it as it
+// refuses a broken stream. A call with no type is a function call.
 //
 // # Tool-call ids
 //
