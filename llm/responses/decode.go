@@ -67,7 +67,13 @@ func (d *decoder) Event(name string, data []byte) ([]session.Chunk, *session.Chu
 	}
 	var ev Event
 	if err := json.Unmarshal(data, &ev); err != nil {
+		if fin := d.refuseItems(typ, data, nil); fin != nil {
+			return nil, fin // a call the client must run, whose members Item does not read
+		}
 		return nil, d.badStream(fmt.Sprintf("is not a %s event (%v)", typ, err), data)
+	}
+	if fin := d.refuseItems(typ, data, &ev); fin != nil {
+		return nil, fin
 	}
 	switch typ {
 	case EventFailed:

@@ -92,5 +92,13 @@
 // content (tool-calls when there are function calls, else stop).
 // response.incomplete is max-tokens (content_filter: an error finish with
 // code CONTENT_FILTER); response.failed and an error event are error
-// finishes with the codes of package live.
+// finishes with the codes of package live. An item that asks the client
+// to act other than a function call — a custom tool's, computer, shell or
+// apply_patch call, an MCP approval request, a tool search the client
+// runs, any *_call type this package does not know — ends the stream with
+// an error finish with code BAD_STREAM naming it and what to do, where it
+// is added, done or only in the terminal response: a session log records
+// function calls only, and a live recording refuses it. The calls the
+// server runs itself (web and file search, code interpreter, image
+// generation, MCP calls and tool listings) are left out of the log.
 package responses

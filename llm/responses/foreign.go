@@ -1,0 +1,136 @@
+package responses
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentsnap/agentsnap/llm/live"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// askedItem is what an output item that may ask the client to act says
+// about it: read apart from Item, whose members some of these items give
+// other types (a tool search's arguments are an object).
+type askedItem struct {
+	Type        string `json:"type"`
+	CallID      string `json:"call_id"`
+	Name        string `json:"name"`
+	ServerLabel string `json:"server_label"` // mcp_approval_request's
+	Execution   string `json:"execution"`    // tool_search_call's: "server" or "client"
+}
+
+// clientCall reports whether output item it asks the client to act: run
+// a tool (a custom tool, the computer, a shell, apply_patch, and any
+// *_call type this package does not know), approve an MCP call, or search
+// its tools. A session log records function calls only. Server-side calls
+// (web, file and tool search, code interpreter, image generation, MCP
+// calls) are done by the time the answer holds them.
+func clientCall(it *askedItem) bool {
+	switch it.Type {
+	case ItemFunctionCall, "web_search_call", "file_search_call", "code_interpreter_call",
+		"image_generation_call", "mcp_call":
+		return false
+	case "tool_search_call":
+		return it.Execution == "client"
+	case "mcp_approval_request":
+		return true
+	}
+	return strings.HasSuffix(it.Type, "_call")
+}
+
+// refuseItems returns the error finish of an event (of type typ, data)
+// whose items hold one the client must act on, or nil: an output item
+// added or done, or the output of a terminal response. Read as nothing,
+// such an item would let the recording go on as if the model had called
+// no tool. ev is the event as read, nil when it did not read as an Event;
+// the items are read from data only when ev holds one of another type
+// than a function call, a message or reasoning.
+func (d *decoder) refuseItems(typ string, data []byte, ev *Event) *session.Chunk {
+	item := typ == EventItemAdded || typ == EventItemDone
+	if !item && typ != EventCompleted && typ != EventIncomplete {
+		return nil
+	}
+	if ev != nil && !othersIn(ev) {
+		return nil
+	}
+	var raw struct {
+		Item     *askedItem `json:"item"`
+		Response *struct {
+			Output []askedItem `json:"output"`
+		} `json:"response"`
+	}
+	_ = json.Unmarshal(data, &raw) // a member of another type is left empty
+	var items []askedItem
+	switch {
+	case item && raw.Item != nil:
+		items = []askedItem{*raw.Item}
+	case !item && raw.Response != nil:
+		items = raw.Response.Output
+	}
+	for i := range items {
+		if it := &items[i]; clientCall(it) {
+			fin := session.ErrorFinish(live.CodeBadStream, d.scrub.Clip(fmt.Sprintf(
+				"%s: stream event %d: %s; agentsnap records function calls only: %s",
+				d.scrub.Prefix(), d.events, calledWhat(it), whatToDo(it.Type))))
+			return &fin
+		}
+	}
+	return nil
+}
+
+// othersIn reports whether ev holds an item of another type than a
+// function call, a message or reasoning.
+func othersIn(ev *Event) bool {
+	var items []Item
+	if ev.Item != nil {
+		items = []Item{*ev.Item}
+	} else if ev.Response != nil {
+		items = ev.Response.Output
+	}
+	for i := range items {
+		switch items[i].Type {
+		case ItemFunctionCall, ItemMessage, ItemReasoning:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// calledWhat says what the model asked of the client with item it.
+func calledWhat(it *askedItem) string {
+	kind := fmt.Sprintf("output item of type %q", it.Type)
+	if it.CallID != "" {
+		kind = fmt.Sprintf("call %q, %s", live.Snippet([]byte(it.CallID)), kind)
+	}
+	name := fmt.Sprintf("%q", live.Snippet([]byte(it.Name)))
+	switch it.Type {
+	case "mcp_approval_request":
+		return fmt.Sprintf("the model asked the client to approve a call of %s on MCP server %q (%s)",
+			name, live.Snippet([]byte(it.ServerLabel)), kind)
+	case "tool_search_call":
+		return fmt.Sprintf("the model asked the client to search its tools (%s, execution \"client\")", kind)
+	case "custom_tool_call":
+		return fmt.Sprintf("the model called %s, a custom tool (%s)", name, kind)
+	}
+	switch {
+	case it.Name != "":
+		return fmt.Sprintf("the model called %s, a tool the client runs (%s)", name, kind)
+	case it.Type == "computer_call" || it.Type == "local_shell_call" || it.Type == "shell_call" || it.Type == "apply_patch_call":
+		return fmt.Sprintf("the model called the built-in %s tool, which the client runs (%s)", strings.TrimSuffix(it.Type, "_call"), kind)
+	}
+	// An unknown type is named quoted only: it is the server's text.
+	return fmt.Sprintf("the model called a tool the client runs (%s)", kind)
+}
+
+// whatToDo says how an agent gets a recordable call instead.
+func whatToDo(typ string) string {
+	switch typ {
+	case "mcp_approval_request":
+		return `set require_approval to "never" on that MCP tool, or give the agent the tool as a function tool`
+	case "tool_search_call":
+		return "give the agent its tools as function tools, without a client-run tool search"
+	}
+	return "give the agent that tool as a function tool"
+}
