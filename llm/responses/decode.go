@@ -65,14 +65,11 @@ func (d *decoder) Event(name string, data []byte) ([]session.Chunk, *session.Chu
 	if d.complete || !handled(typ) {
 		return nil, nil // after the terminal event, or an event with nothing for the log
 	}
-	var ev Event
+	var ev event
 	if err := json.Unmarshal(data, &ev); err != nil {
-		if fin := d.refuseItems(typ, data, nil); fin != nil {
-			return nil, fin // a call the client must run, whose members Item does not read
-		}
 		return nil, d.badStream(fmt.Sprintf("is not a %s event (%v)", typ, err), data)
 	}
-	if fin := d.refuseItems(typ, data, &ev); fin != nil {
+	if fin := d.refuseItems(typ, &ev); fin != nil {
 		return nil, fin
 	}
 	switch typ {
@@ -82,11 +79,11 @@ func (d *decoder) Event(name string, data []byte) ([]session.Chunk, *session.Chu
 		d.terminal(typ, ev.Response)
 	case EventItemAdded:
 		if ev.Item != nil && ev.Item.Type == ItemFunctionCall {
-			d.startCall(ev.Item)
+			d.startCall(&ev.Item.Item)
 		}
 	case EventItemDone:
 		if ev.Item != nil {
-			d.itemDone(ev.Item)
+			d.itemDone(&ev.Item.Item)
 		}
 	case EventTextDelta, EventRefusalDelta:
 		d.delta(&ev, session.BlockText)
@@ -189,7 +186,7 @@ func (d *decoder) claimID(id string, index int) string {
 
 // delta applies a text, refusal, summary or reasoning text delta. A new
 // summary part of the same item starts after a blank line.
-func (d *decoder) delta(ev *Event, typ string) {
+func (d *decoder) delta(ev *event, typ string) {
 	if ev.Delta == nil || *ev.Delta == "" {
 		return
 	}

@@ -116,7 +116,7 @@ func (d *decoder) end(b *block, m Meta) session.Chunk {
 // terminal reads response.completed or response.incomplete: the usage,
 // the items the stream did not show (by id; a stream that showed none at
 // all, every item), and how the response ended.
-func (d *decoder) terminal(typ string, r *Response) {
+func (d *decoder) terminal(typ string, r *liveResponse) {
 	d.complete = true
 	if r == nil {
 		return
@@ -126,7 +126,7 @@ func (d *decoder) terminal(typ string, r *Response) {
 	}
 	none := len(d.blocks) == 0
 	for i := range r.Output {
-		if it := &r.Output[i]; it.ID != "" || none {
+		if it := &r.Output[i].Item; it.ID != "" || none {
 			d.itemDone(it)
 		}
 	}
@@ -145,7 +145,7 @@ func (d *decoder) terminal(typ string, r *Response) {
 }
 
 // failed is the finish of response.failed: its error object.
-func (d *decoder) failed(r *Response) *session.Chunk {
+func (d *decoder) failed(r *liveResponse) *session.Chunk {
 	e := Error{Message: "the response failed without saying why"}
 	if r != nil && r.Error != nil {
 		e = *r.Error

@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,9 +8,10 @@ import (
 	"github.com/agentsnap/agentsnap/session"
 )
 
-// askedItem is what an output item that may ask the client to act says
-// about it: read apart from Item, whose members some of these items give
-// other types (a tool search's arguments are an object).
+// askedItem is what an output item of another type than a function
+// call, a message or reasoning says about what it asks of the client:
+// read apart from Item, whose members some of these items give other
+// kinds (a tool search's arguments are an object).
 type askedItem struct {
 	Type        string `json:"type"`
 	CallID      string `json:"call_id"`
@@ -39,37 +39,20 @@ func clientCall(it *askedItem) bool {
 	return strings.HasSuffix(it.Type, "_call")
 }
 
-// refuseItems returns the error finish of an event (of type typ, data)
-// whose items hold one the client must act on, or nil: an output item
-// added or done, or the output of a terminal response. Read as nothing,
-// such an item would let the recording go on as if the model had called
-// no tool. ev is the event as read, nil when it did not read as an Event;
-// the items are read from data only when ev holds one of another type
-// than a function call, a message or reasoning.
-func (d *decoder) refuseItems(typ string, data []byte, ev *Event) *session.Chunk {
-	item := typ == EventItemAdded || typ == EventItemDone
-	if !item && typ != EventCompleted && typ != EventIncomplete {
-		return nil
-	}
-	if ev != nil && !othersIn(ev) {
-		return nil
-	}
-	var raw struct {
-		Item     *askedItem `json:"item"`
-		Response *struct {
-			Output []askedItem `json:"output"`
-		} `json:"response"`
-	}
-	_ = json.Unmarshal(data, &raw) // a member of another type is left empty
-	var items []askedItem
+// refuseItems returns the error finish of event ev (of type typ) whose
+// items hold one the client must act on, or nil: an output item added or
+// done, or the output of a terminal response. Read as nothing, such an
+// item would let the recording go on as if the model had called no tool.
+func (d *decoder) refuseItems(typ string, ev *event) *session.Chunk {
+	var items []outputItem
 	switch {
-	case item && raw.Item != nil:
-		items = []askedItem{*raw.Item}
-	case !item && raw.Response != nil:
-		items = raw.Response.Output
+	case (typ == EventItemAdded || typ == EventItemDone) && ev.Item != nil:
+		items = []outputItem{*ev.Item}
+	case (typ == EventCompleted || typ == EventIncomplete) && ev.Response != nil:
+		items = ev.Response.Output
 	}
 	for i := range items {
-		if it := &items[i]; clientCall(it) {
+		if it := &items[i].asked; it.Type != "" && clientCall(it) {
 			fin := session.ErrorFinish(live.CodeBadStream, d.scrub.Clip(fmt.Sprintf(
 				"%s: stream event %d: %s; agentsnap records function calls only: %s",
 				d.scrub.Prefix(), d.events, calledWhat(it), whatToDo(it.Type))))
@@ -77,25 +60,6 @@ func (d *decoder) refuseItems(typ string, data []byte, ev *Event) *session.Chunk
 		}
 	}
 	return nil
-}
-
-// othersIn reports whether ev holds an item of another type than a
-// function call, a message or reasoning.
-func othersIn(ev *Event) bool {
-	var items []Item
-	if ev.Item != nil {
-		items = []Item{*ev.Item}
-	} else if ev.Response != nil {
-		items = ev.Response.Output
-	}
-	for i := range items {
-		switch items[i].Type {
-		case ItemFunctionCall, ItemMessage, ItemReasoning:
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // calledWhat says what the model asked of the client with item it.

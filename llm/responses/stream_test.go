@@ -177,7 +177,7 @@ var _ = Describe("decoding a response stream", func() {
 		Entry("not JSON", `{"type":`, `openai-responses: stream event 2 is not an event object (unexpected end of JSON input); it starts "{\"type\":"`),
 		Entry("no type", `{"delta":"x"}`, `openai-responses: stream event 2 has no type; it starts "{\"delta\":\"x\"}"`),
 		Entry("a known event of the wrong shape", `{"type":"response.output_text.delta","delta":5}`,
-			`openai-responses: stream event 2 is not a response.output_text.delta event (json: cannot unmarshal number into Go struct field Event.delta of type string); it starts "{\"type\":\"response.output_text.delta\",\"delta\":5}"`),
+			`openai-responses: stream event 2 is not a response.output_text.delta event (json: cannot unmarshal number into Go struct field event.delta of type string); it starts "{\"type\":\"response.output_text.delta\",\"delta\":5}"`),
 	)
 
 	It("scrubs the key from a provider's error message", func(ctx SpecContext) {
