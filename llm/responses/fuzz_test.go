@@ -24,6 +24,9 @@ var streamSeeds = []string{
 		"data: {\"type\":\"response.reasoning_summary_text.delta\",\"delta\":\"b\",\"summary_index\":1}\n\n" +
 		"data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"reasoning\",\"summary\":[{\"text\":\"x\"}],\"encrypted_content\":\"e\"}}\n\n" +
 		"data: {\"type\":\"response.completed\",\"response\":{\"output\":[{\"type\":\"message\",\"content\":\"t\"}]}}\n\n",
+	"data: {\"type\":\"response.output_item.added\",\"item\":{\"type\":\"tool_search_call\",\"id\":\"t\",\"arguments\":{},\"execution\":\"server\"}}\n\n" +
+		"data: {\"type\":\"response.completed\",\"response\":{\"instructions\":[],\"output\":[null,{\"type\":\"web_search_call\",\"status\":{}},{\"Type\":\"message\",\"content\":\"t\"}]}}\n\n",
+	"data: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"custom_tool_call\",\"name\":{},\"call_id\":\"c\"}}\n\n",
 	"data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"code\":\"server_error\",\"message\":\"m\"}}}\n\n",
 	"event: error\ndata: {\"error\":{\"message\":\"boom\"}}\n\n",
 	"data: {\"type\":\"response.output_text.delta\",\"delta\":\"cut",
