@@ -99,6 +99,10 @@
 // an error finish with code BAD_STREAM naming it and what to do, where it
 // is added, done or only in the terminal response: a session log records
 // function calls only, and a live recording refuses it. The calls the
-// server runs itself (web and file search, code interpreter, image
-// generation, MCP calls and tool listings) are left out of the log.
+// server runs itself (web, file and tool search, code interpreter, image
+// generation, MCP calls and tool listings) are left out of the log: of an
+// item other than a function call, a message or reasoning the decoder
+// reads only its type and what it may ask of the client, so its members
+// may be of any kind (a tool search's arguments are an object); of a
+// terminal response, only its output, usage and why it stopped.
 package responses
