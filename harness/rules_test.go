@@ -126,6 +126,25 @@ var _ = Describe("category rules", func() {
 			filepath.Join(dir, "session.1.jsonl") + ": seedLength 6 ends the inherited prefix at seq 5 (assistant/chunk), not right after a turn/end: the seed boundary must fall between turns; the runtime must stamp seedLength at the end of the parent's last completed turn"))
 	})
 
+	// A child cut right after its seed (it crashed before its own turn
+	// began) has a seed as long as its log: its last event must still be
+	// a turn/end.
+	It("check the seed boundary of a fork child whose log is all seed", func() {
+		dir := copyAs("fork/codeword", "billing/codeword")
+		path := filepath.Join(dir, "session.1.jsonl")
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		lines := strings.SplitAfter(string(b), "\n")
+		Expect(lines[0]).To(ContainSubstring(`"seedLength":12`))
+		lines[0] = strings.Replace(lines[0], `"seedLength":12`, `"seedLength":6`, 1)
+		Expect(os.WriteFile(path, []byte(strings.Join(lines[:7], "")), 0o644)).To(Succeed())
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fx.Logs[1].Events).To(HaveLen(6), "the log is its seed and nothing more")
+		Expect(judge.CheckCategory(fx)).To(ConsistOf(
+			path + ": seedLength 6 ends the inherited prefix at seq 5 (assistant/chunk), not right after a turn/end: the seed boundary must fall between turns; the runtime must stamp seedLength at the end of the parent's last completed turn"))
+	})
+
 	It("are listed in the README, each rule's sentence verbatim", func() {
 		b, err := os.ReadFile(filepath.Join("..", "README.md"))
 		Expect(err).NotTo(HaveOccurred())
