@@ -91,6 +91,22 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
     assistant: Billing is degraded.`))
 	})
 
+	// Pairing by name is for results that name no id: one that names an
+	// id none of the calls has is no call's result, whatever its name.
+	It("pairs by name only a result that names no id: a result naming another id leaves its call without one", func() {
+		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`), toolCall("call_b", "service_status", `{"service":"search"}`)}, "Billing is degraded."}})
+		h, store, url := serveWire(drv)
+		calls := `,{"parts":[{"functionCall":{"id":"call_a","name":"service_status","args":{"service":"billing"}}},{"functionCall":{"id":"call_b","name":"service_status","args":{"service":"search"}}}],"role":"model"}`
+		results := `,{"parts":[{"functionResponse":{"id":"call_a","name":"service_status","response":{"response":"billing: degraded"}}},{"functionResponse":{"id":"call_z","name":"service_status","response":{"response":"search: operational"}}}],"role":"user"}`
+		for _, body := range []string{protoBody(), protoBody(calls, results)} {
+			code, answer := postGemini(url, protoPath, body)
+			Expect(code).To(Equal(http.StatusOK), answer)
+		}
+		Expect(rendered(h, store, "root")).To(ContainSubstring(`    result call_a: {"response":"billing: degraded"}
+    result call_b (error): agentsnap: the agent's next request sent no result for this call
+`))
+	})
+
 	It("takes an answer's one call, sent back without its id, for that call: the conversation goes on, not rewritten", func() {
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`)}, "Billing is degraded."}})
 		h, store, url := serveWire(drv)
