@@ -96,6 +96,24 @@ var _ = Describe("a recording that does not finish", func() {
 		Expect(tree(dir)).To(Equal(before))
 	})
 
+	// A cancel (Ctrl-C) that comes once the run is over and checked —
+	// here from the playbook's consumption check, the run's last step —
+	// still keeps the new recording from replacing the old one.
+	It("leaves the previous fixture byte-identical when cancelled after the run, before the save", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		_, err := record(ctx, dir, playbookDriver(dir), func(o *recorder.Options) {
+			unused := o.Consumed
+			o.Consumed = func() error {
+				cancel()
+				return unused()
+			}
+		})
+		Expect(err).To(MatchError(context.Canceled))
+		Expect(err.Error()).To(ContainSubstring("the fixture is unchanged"))
+		Expect(tree(dir)).To(Equal(before))
+	})
+
 	It("leaves the previous fixture byte-identical when the playbook runs out", func() {
 		path := filepath.Join(dir, fixture.PlaybookFile)
 		pb, err := playbook.Load(path)
