@@ -96,6 +96,23 @@ var _ = Describe("recorded tools", func() {
 		Expect(drv.Check()).To(MatchError(fakellm.ErrToolDrift), "the check keeps what the agent may have swallowed")
 	})
 
+	// With every recorded call and result served, a swallowed failure is
+	// the one thing Check has to say.
+	It("fails the check on a tool call that drifted though nothing recorded is left", func() {
+		b := rootLog("root")
+		b.ev(session.TypeTurnStart, session.TurnStartData{Turn: 2, Trigger: "user"})
+		b.ev(session.TypeToolRecorded, session.ToolRecordedData{Turn: 2, Step: 1, CallID: "call_0", Name: "lookup", Arguments: `{"k":1}`, Result: session.ToolOutput{Text: "r1"}})
+		b.ev(session.TypeTurnEnd, session.TurnEndData{Turn: 2, Reason: session.EndReason{Kind: session.TurnCompleted}})
+		only, err := fakellm.New([]*session.Log{b.log()})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = only.ReplayTool(ctx, root, lookup(`{"k":2}`))
+		Expect(err).To(MatchError(fakellm.ErrToolDrift))
+		err = only.Check()
+		Expect(err).To(MatchError(fakellm.ErrToolDrift))
+		Expect(err).NotTo(MatchError(fakellm.ErrNotConsumed), "the drifted call used its record")
+		Expect(err.Error()).To(HavePrefix("fakellm: 1 call to a recorded tool, MCP server or token count could not be served during the replay:\n  fakellm: tool drift: session root (session.jsonl): call call_0"))
+	})
+
 	It("answers an MCP request with the record of the same server, method and params, the n-th the n-th, a fork child its own", func() {
 		d, err := drv.ReplayMCP(ctx, root, now(`{ "arguments": {}, "name": "now" }`))
 		Expect(err).NotTo(HaveOccurred(), "params match in canonical form")
