@@ -48,6 +48,18 @@ var _ = Describe("a tool/recorded event without a member a replay needs", func()
 		Entry("arguments", "arguments"),
 		Entry("result", "result"),
 	)
+
+	// A null reads as nothing too: served, it would be an empty result.
+	DescribeTable("takes a member that is null for one that is missing",
+		func(member string) {
+			data := full()
+			data[member] = nil
+			Expect(recorded(data)).To(MatchError(ContainSubstring(` has no "` + member + `" (it needs callId, name, arguments and result: CONTRACT.md 6a)`)))
+		},
+		Entry("name", "name"),
+		Entry("arguments", "arguments"),
+		Entry("result", "result"),
+	)
 })
 
 // A session that never asked for its recorded tools leaves a line per
