@@ -52,3 +52,19 @@ var _ = Describe("drift in the tools a call offers", func() {
 		Expect(judge.RequestChanges(older(header(recorded...)), header(recorded...))).To(BeEmpty())
 	})
 })
+
+// The model a call goes to is its provider and its name: either alone
+// changing is drift, since the recorded answers came from the other.
+var _ = Describe("drift in the model a call asks", func() {
+	header := func(provider, model string) session.RequestHeaderData {
+		return llm.RequestHeader(provider, &llm.Request{Model: model})
+	}
+
+	DescribeTable("names both, as recorded and now",
+		func(provider, model, want string) {
+			Expect(judge.RequestChanges(header("openai", "m"), header(provider, model))).To(Equal([]string{want}))
+		},
+		Entry("another provider, the same model name", "deepseek", "m", "the model changed from openai/m to deepseek/m"),
+		Entry("another model name, the same provider", "openai", "n", "the model changed from openai/m to openai/n"),
+	)
+})
