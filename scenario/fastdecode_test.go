@@ -43,3 +43,19 @@ func FuzzDecodeFast(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeFastReadsTheUsualShapes keeps FuzzDecodeFast from passing on a
+// decodeFast that leaves everything to encoding/json.
+func TestDecodeFastReadsTheUsualShapes(t *testing.T) {
+	for _, c := range []struct {
+		raw string
+		dst any
+	}{
+		{`"a"`, new(string)}, {`["a","b"]`, new([]string)}, {`{"preset":"default"}`, new(json.RawMessage)},
+		{`17`, new(int)}, {`true`, new(bool)}, {`{"provider":"playbook","model":"m","at":"t","by":"x"}`, new(*Recorded)},
+	} {
+		if !decodeFast([]byte(c.raw), c.dst) {
+			t.Errorf("decodeFast leaves %s into %T to encoding/json", c.raw, c.dst)
+		}
+	}
+}
