@@ -46,3 +46,16 @@ func FuzzDecodeAgentFast(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeAgentFastReadsTheUsualShapes keeps FuzzDecodeAgentFast from
+// passing on a decodeAgentFast that leaves everything to encoding/json.
+func TestDecodeAgentFastReadsTheUsualShapes(t *testing.T) {
+	for _, s := range []string{
+		`{"preset":"default","system":"You are careful.","tools":["subagent_spawn","subagent_fork"]}`,
+		` { "tools" : [ ] } `, `{}`, `{"system":"a","system":"b"}`,
+	} {
+		if !loop.DecodeAgentFast([]byte(s), new(loop.ScenarioAgent)) {
+			t.Errorf("DecodeAgentFast leaves %s to encoding/json", s)
+		}
+	}
+}
