@@ -25,8 +25,8 @@ const fuzzName = "playbook.json"
 // ends with exactly one finish — the authored error's, an aborted one for a
 // hang, else the authored or default kind — and assembles into the authored
 // text, reasoning and tool calls; past the last turn the driver says
-// exhausted, and nothing is left unused. The seeds are the committed
-// fixtures' playbooks and the cases below; to fuzz:
+// exhausted, and nothing is left unused. Its token counts are bounded. The
+// seeds are the committed fixtures' playbooks and the cases below; to fuzz:
 //
 //	go test -run '^$' -fuzz '^FuzzPlaybook$' -fuzztime 120s ./llm/playbook
 func FuzzPlaybook(f *testing.F) {
@@ -41,6 +41,7 @@ func FuzzPlaybook(f *testing.F) {
 	for _, s := range []string{
 		`{"sessions":{"root":[{"text":"OK"}]}}`,
 		`{"_doc":["d"],"sessions":{"root":[{"note":"n","reasoning":"think","text":"a b  c\n\u00e9\ud83d\ude00 dolor","usage":{"inputTokens":3,"outputTokens":4,"cacheReadTokens":1,"reasoningTokens":2},"finish":"max-tokens"}]}}`,
+		`{"sessions":{"root":[{"text":"a","usage":{"inputTokens":1000000001,"outputTokens":-1,"cacheReadTokens":-1,"reasoningTokens":1000000000}}]}}`,
 		`{"sessions":{"root":[{"toolCalls":[{"id":"call_1","name":"subagent_fork","arguments":{"prompt":"go"}},{"id":"call_2","name":"add","arguments":{"a":1,"b":2}}]},{"text":"done"}],"call_1":[{"text":"x","error":{"code":"SERVER","message":"reset"}},{"text":"y"}],"call_2":[{"text":"wait","hang":true}]}}`,
 		`{"sessions":{"root":[{"error":{"code":"RATE_LIMIT","message":""}},{"hang":true}]}}`,
 		`{"sessions":{"root":[{"toolCalls":[{"id":"c","name":"lookup"}]}],"c":[{"toolCalls":[{"id":"d","name":"lookup","arguments":{}}]}],"d":[{"text":"deep"}]}}`,
@@ -129,6 +130,7 @@ func checkTurn(t *testing.T, key string, i int, turn *playbook.Turn, chunks []ll
 	if len(chunks) == 0 || !chunks[len(chunks)-1].IsFinish() || finishes != 1 {
 		t.Fatalf("sessions.%s[%d]: %d chunks with %d finishes, want exactly one finish at the end", key, i, len(chunks), finishes)
 	}
+	checkUsageBounds(t, key, i, turn.Usage)
 	reason := asm.Finish()
 	switch want := wantFinish(turn); {
 	case reason == nil || reason.Kind != want:
@@ -162,6 +164,23 @@ func checkTurn(t *testing.T, key string, i int, turn *playbook.Turn, chunks []ll
 		var obj map[string]json.RawMessage
 		if c.ID != a.ID || c.Name != a.Name || json.Unmarshal([]byte(c.Arguments), &obj) != nil || obj == nil {
 			t.Fatalf("sessions.%s[%d].toolCalls[%d]: streamed %s %s %q, authored %s %s %s", key, i, j, c.ID, c.Name, c.Arguments, a.ID, a.Name, a.Arguments)
+		}
+	}
+}
+
+// maxTokens is the playbook's bound on an authored token count.
+const maxTokens = 1_000_000_000
+
+// checkUsageBounds fails when an accepted turn authors a token count out
+// of bounds: every number from a file is bounded.
+func checkUsageBounds(t *testing.T, key string, i int, u *playbook.Usage) {
+	t.Helper()
+	if u == nil {
+		return
+	}
+	for _, n := range []*int{&u.InputTokens, &u.OutputTokens, u.CacheReadTokens, u.ReasoningTokens} {
+		if n != nil && (*n < 0 || *n > maxTokens) {
+			t.Fatalf("sessions.%s[%d]: accepted a token count of %d", key, i, *n)
 		}
 	}
 }
