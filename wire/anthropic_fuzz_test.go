@@ -14,7 +14,8 @@ import (
 // FuzzAnthropicRequest checks that no body makes the Messages format's
 // request decoder panic, and that what it accepts is a call the handler
 // can record: one tool-result part per tool message, settings in one
-// canonical spelling without the members the call holds itself, and a
+// canonical spelling without the members the call holds itself (the
+// tools only when they are a setting, Call.ToolsSetting), and a
 // conversation that encodes back to the API.
 func FuzzAnthropicRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","max_tokens":1024,"system":"s","messages":[{"role":"user","content":"hi"}],"stream":true}`))
@@ -38,16 +39,23 @@ func FuzzAnthropicRequest(f *testing.F) {
 				t.Fatalf("message %d: role %s with %d tool results", i, m.Role, results)
 			}
 		}
-		if req.Settings != nil {
+		call, err := anthropic.DecodeRequest(body)
+		if err != nil {
+			t.Fatalf("the wire reads a body anthropic.DecodeRequest refuses: %v", err)
+		}
+		if req.Settings == nil {
+			checkToolsSetting(t, nil, call.ToolsSetting)
+		} else {
 			var set map[string]json.RawMessage
 			if err := json.Unmarshal(req.Settings, &set); err != nil {
 				t.Fatalf("settings %s: %v", req.Settings, err)
 			}
 			for _, k := range anthropic.Known {
-				if _, ok := set[k]; ok {
+				if _, ok := set[k]; ok && k != "tools" {
 					t.Fatalf("settings %s hold %q", req.Settings, k)
 				}
 			}
+			checkToolsSetting(t, set, call.ToolsSetting)
 			// The settings alone, as a request, read back the same.
 			again, _ := json.Marshal(set)
 			if r2, err := wire.AnthropicMessages.DecodeRequest(r, again); err != nil || !bytes.Equal(r2.Settings, req.Settings) {

@@ -8,12 +8,14 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 	"github.com/agentsnap/agentsnap/session"
 	"github.com/agentsnap/agentsnap/transcript"
@@ -23,7 +25,8 @@ import (
 // FuzzChatRequest checks that no body makes the Chat Completions request
 // decoder panic, and that what it accepts is a call the handler can
 // record: one tool result per tool message, settings in one canonical
-// spelling without the members the call holds itself.
+// spelling without the members the call holds itself — the tools only
+// when they say more than its tool specs (Call.ToolsSetting).
 func FuzzChatRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","stream":true,"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"}]}`))
 	f.Add([]byte(`{"model":"m","temperature":0.2,"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},` +
@@ -51,23 +54,43 @@ func FuzzChatRequest(f *testing.F) {
 				t.Fatalf("message %d: role %s with %d tool results", i, m.Role, results)
 			}
 		}
+		call, err := openai.DecodeRequest(body)
+		if err != nil {
+			t.Fatalf("the wire reads a body openai.DecodeRequest refuses: %v", err)
+		}
 		if req.Settings == nil {
+			checkToolsSetting(t, nil, call.ToolsSetting)
 			return
 		}
 		var set map[string]json.RawMessage
 		if err := json.Unmarshal(req.Settings, &set); err != nil {
 			t.Fatalf("settings %s: %v", req.Settings, err)
 		}
-		for _, k := range []string{"model", "messages", "tools", "stream", "stream_options"} {
+		for _, k := range []string{"model", "messages", "stream", "stream_options"} {
 			if _, ok := set[k]; ok {
 				t.Fatalf("settings %s hold %q", req.Settings, k)
 			}
 		}
+		checkToolsSetting(t, set, call.ToolsSetting)
 		again, _ := json.Marshal(set)
 		if r2, err := wire.ChatCompletions.DecodeRequest(r, again); err != nil || !bytes.Equal(r2.Settings, req.Settings) {
 			t.Fatalf("settings %s are not in one spelling: %v", req.Settings, err)
 		}
 	})
+}
+
+// checkToolsSetting fails unless the settings hold "tools" exactly when
+// the decoder keeps the tools as a setting, and then as it keeps them.
+func checkToolsSetting(t *testing.T, set map[string]json.RawMessage, want json.RawMessage) {
+	t.Helper()
+	got, ok := set["tools"]
+	if ok != (want != nil) {
+		t.Fatalf("settings hold tools %s; the decoder's tools setting is %s", got, want)
+	}
+	var a, b any
+	if ok && (json.Unmarshal(got, &a) != nil || json.Unmarshal(want, &b) != nil || !reflect.DeepEqual(a, b)) {
+		t.Fatalf("settings hold tools %s; the decoder's tools setting is %s", got, want)
+	}
 }
 
 // fuzzDriver answers a conversation that ends in a user message with a
