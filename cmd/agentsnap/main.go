@@ -47,10 +47,11 @@ type env struct {
 	// the golden proposals of a check) alike, as for the harness.
 	getenv func(string) string
 	dir    string // working folder; "" means the process's
-	// unsafe is the command's arguments and their path elements that hold
-	// a line break or a control character (unsafeArgs): usageError and
-	// fail escape them wherever their message quotes them.
-	unsafe []string
+	// args are the command's arguments: usageError and fail escape those
+	// that hold a line break or a control character, and their path
+	// elements (unsafeArgs), wherever their message quotes them — looked
+	// for only when there is a message.
+	args []string
 }
 
 // path resolves a command-line path against the working folder.
@@ -110,7 +111,7 @@ func run(ctx context.Context, e *env, args []string) int {
 		printHelp(e.stdout, c)
 		return exitOK
 	}
-	e.unsafe = unsafeArgs(args[1:])
+	e.args = args[1:]
 	return c.run(ctx, e, args[1:])
 }
 
@@ -154,7 +155,7 @@ func printCommands(w io.Writer) {
 // full help is, and returns exitUsage.
 func usageError(e *env, name, format string, args ...any) int {
 	c := commands[name]
-	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: %s\nrun \"agentsnap help %s\" for the details and flags\n", name, printableLines(escapeNames(fmt.Sprintf(format, args...), e.unsafe)), usageLine(c), c.name)
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\nusage: %s\nrun \"agentsnap help %s\" for the details and flags\n", name, printableLines(escapeNames(fmt.Sprintf(format, args...), unsafeArgs(e.args))), usageLine(c), c.name)
 	return exitUsage
 }
 
@@ -169,7 +170,7 @@ func fail(e *env, name string, err error) int {
 		// and as quietly.
 		return exitBadData
 	}
-	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(escapeNames(err.Error(), e.unsafe)))
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(escapeNames(err.Error(), unsafeArgs(e.args))))
 	return exitBadData
 }
 
