@@ -2,10 +2,6 @@ package wire_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -15,14 +11,7 @@ var _ = Describe("a request body that holds no conversation", func() {
 	DescribeTable("is answered 400 naming the member the path's API takes it in, and is no call: nothing is recorded, and Close reports it",
 		func(path, body, want string) {
 			h, store, url := serveWire(sayDriver)
-			resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
-			Expect(err).NotTo(HaveOccurred())
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), string(b))
-			var answer struct{ Error struct{ Message string } }
-			Expect(json.Unmarshal(b, &answer)).To(Succeed(), string(b))
-			Expect(answer.Error.Message).To(Equal("wire: POST " + path + ": " + want))
+			Expect(refusal(postTo(url, path, body))).To(Equal("wire: POST " + path + ": " + want))
 			Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
 			headers, err := store.List(context.Background())
 			Expect(err).NotTo(HaveOccurred())

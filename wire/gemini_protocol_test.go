@@ -139,9 +139,9 @@ var _ = Describe("the Gemini format through the genai SDK", func() {
 	)
 })
 
-// postGemini sends a Gemini request body to path on the test server at
-// url and returns the status and the body.
-func postGemini(url, path, body string) (int, string) {
+// postTo sends a JSON request body to path on the test server at url and
+// returns the status and the body.
+func postTo(url, path, body string) (int, string) {
 	resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
@@ -155,7 +155,7 @@ var _ = Describe("the Gemini format on the wire", func() {
 	DescribeTable("refuses what it cannot serve with the API's error body, an integer code, and says what to do",
 		func(path, body, want string) {
 			h, _, url := serveWire(sayDriver)
-			code, answer := postGemini(url, path, body)
+			code, answer := postTo(url, path, body)
 			Expect(code).To(Equal(http.StatusBadRequest), answer)
 			var e struct{ Error gemini.APIError }
 			Expect(json.Unmarshal([]byte(answer), &e)).To(Succeed())
@@ -172,10 +172,10 @@ var _ = Describe("the Gemini format on the wire", func() {
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "lookup", `{"key":"a"}`), toolCall("call_b", "lookup", `{"key":"b"}`)}, "Both."}})
 		h, store, url := serveWire(drv)
 		first := `{"contents":[{"role":"user","parts":[{"text":"Look a and b up."}]}]}`
-		code, answer := postGemini(url, streamPath, first)
+		code, answer := postTo(url, streamPath, first)
 		Expect(code).To(Equal(http.StatusOK), answer)
 		Expect(answer).To(ContainSubstring(`"functionCall":{"id":"call_a","name":"lookup","args":{"key":"a"}}`))
-		code, answer = postGemini(url, streamPath, `{"contents":[
+		code, answer = postTo(url, streamPath, `{"contents":[
 			{"role":"user","parts":[{"text":"Look a and b up."}]},
 			{"role":"model","parts":[{"functionCall":{"id":"call_a","name":"lookup","args":{"key":"a"}}},{"functionCall":{"id":"call_b","name":"lookup","args":{"key":"b"}}}]},
 			{"role":"user","parts":[{"functionResponse":{"name":"lookup","response":{"output":"A"}}},{"functionResponse":{"name":"lookup","response":{"error":"none"}}}]}

@@ -46,7 +46,7 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 		Expect(json.NewDecoder(resp.Body).Decode(&array)).To(Succeed())
 
 		_, _, sseURL := serveWire(answers())
-		code, events := postGemini(sseURL, "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", protoBody())
+		code, events := postTo(sseURL, "/v1beta/models/gemini-x:streamGenerateContent?alt=sse", protoBody())
 		Expect(code).To(Equal(http.StatusOK))
 		var want []string
 		for ev := range strings.SplitSeq(strings.TrimSpace(events), "\n\n") {
@@ -64,7 +64,7 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 	DescribeTable("refuses a stream in an encoding it does not serve, naming it",
 		func(path string) {
 			h, _, url := serveWire(sayDriver)
-			code, answer := postGemini(url, path, protoBody())
+			code, answer := postTo(url, path, protoBody())
 			Expect(code).To(Equal(http.StatusBadRequest), answer)
 			Expect(answer).To(ContainSubstring("asks for an encoding agentsnap does not serve; ask for server-sent events (alt=sse, as the official SDKs do) or JSON (alt=json)"))
 			Expect(h.Close(context.Background())).To(MatchError(ContainSubstring("alt=")))
@@ -77,7 +77,7 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`), toolCall("call_b", "service_status", `{"service":"search"}`)}, "Billing is degraded."}})
 		h, store, url := serveWire(drv)
 		for _, body := range []string{protoBody(), protoBody(protoCall1, protoCall2)} {
-			code, answer := postGemini(url, protoPath, body)
+			code, answer := postTo(url, protoPath, body)
 			Expect(code).To(Equal(http.StatusOK), answer)
 		}
 		Expect(rendered(h, store, "root")).To(ContainSubstring(`    result call_a: {"response":"billing: degraded"}
@@ -99,7 +99,7 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 		calls := `,{"parts":[{"functionCall":{"id":"call_a","name":"service_status","args":{"service":"billing"}}},{"functionCall":{"id":"call_b","name":"service_status","args":{"service":"search"}}}],"role":"model"}`
 		results := `,{"parts":[{"functionResponse":{"id":"call_a","name":"service_status","response":{"response":"billing: degraded"}}},{"functionResponse":{"id":"call_z","name":"service_status","response":{"response":"search: operational"}}}],"role":"user"}`
 		for _, body := range []string{protoBody(), protoBody(calls, results)} {
-			code, answer := postGemini(url, protoPath, body)
+			code, answer := postTo(url, protoPath, body)
 			Expect(code).To(Equal(http.StatusOK), answer)
 		}
 		Expect(rendered(h, store, "root")).To(ContainSubstring(`    result call_a: {"response":"billing: degraded"}
@@ -111,7 +111,7 @@ var _ = Describe("the Gemini format for a client generated from the API's protos
 		drv := script(map[string][]any{"root": {[]session.Part{toolCall("call_a", "service_status", `{"service":"billing"}`)}, "Billing is degraded."}})
 		h, store, url := serveWire(drv)
 		for _, body := range []string{protoBody(), protoBody(protoCall1)} {
-			code, answer := postGemini(url, protoPath, body)
+			code, answer := postTo(url, protoPath, body)
 			Expect(code).To(Equal(http.StatusOK), answer)
 		}
 		Expect(rendered(h, store, "root")).To(Equal(`== root ==

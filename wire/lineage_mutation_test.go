@@ -65,7 +65,7 @@ var _ = Describe("a request's session, inferred", func() {
 			nudge   = `,{"parts":[{"text":"Now sum up the release notes."}],"role":"user"}`
 		)
 		for _, body := range []string{before + after, before + call + results + nudge + after} {
-			code, answer := postGemini(url, protoPath, body)
+			code, answer := postTo(url, protoPath, body)
 			Expect(code).To(Equal(http.StatusOK), answer)
 		}
 		Expect(h.Close(context.Background())).To(Succeed())

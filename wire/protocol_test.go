@@ -147,11 +147,17 @@ func asked(calls ...[3]string) string {
 // Close returns, contain want.
 func expectRefused(h *wire.Handler, code int, body, want string) {
 	GinkgoHelper()
+	Expect(refusal(code, body)).To(ContainSubstring(want))
+	Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
+}
+
+// refusal expects a 400 answer and returns its error message.
+func refusal(code int, body string) string {
+	GinkgoHelper()
 	Expect(code).To(Equal(http.StatusBadRequest), body)
 	var answer struct{ Error struct{ Message string } }
-	Expect(json.Unmarshal([]byte(body), &answer)).To(Succeed())
-	Expect(answer.Error.Message).To(ContainSubstring(want))
-	Expect(h.Close(context.Background())).To(MatchError(ContainSubstring(want)))
+	Expect(json.Unmarshal([]byte(body), &answer)).To(Succeed(), body)
+	return answer.Error.Message
 }
 
 // rendered closes h and renders the logs of the sessions ids.

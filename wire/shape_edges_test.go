@@ -2,9 +2,7 @@ package wire_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 
@@ -83,14 +81,7 @@ var _ = Describe("a request body with a member of the wrong kind", func() {
 		func(path, body, want string) {
 			drv := &capture{next: sayDriver}
 			_, _, url := serveWire(drv)
-			resp, err := http.Post(url+path, "application/json", strings.NewReader(body))
-			Expect(err).NotTo(HaveOccurred())
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			Expect(resp.StatusCode).To(Equal(http.StatusBadRequest), string(b))
-			var answer struct{ Error struct{ Message string } }
-			Expect(json.Unmarshal(b, &answer)).To(Succeed(), string(b))
-			Expect(answer.Error.Message).To(Equal("wire: POST " + path + ": " + want))
+			Expect(refusal(postTo(url, path, body))).To(Equal("wire: POST " + path + ": " + want))
 			noCall(drv)
 		},
 		Entry("a model that is a number", "/v1/chat/completions", `{"model":3,"messages":[{"role":"user","content":"hi"}]}`, "model is the number 3: send a string"),
