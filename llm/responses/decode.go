@@ -1,7 +1,6 @@
 package responses
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -44,18 +43,14 @@ func newDecoder(sc live.Scrubber) *decoder {
 func (d *decoder) Event(name string, data []byte) ([]session.Chunk, *session.Chunk) {
 	d.out = d.out[:0]
 	d.events++
-	var probe struct {
-		Type  string          `json:"type"`
-		Error json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	typ, failed, err := eventHead(data)
+	if err != nil {
 		return nil, d.badStream(fmt.Sprintf("is not an event object (%v)", err), data)
 	}
-	typ := probe.Type
 	if typ == "" {
 		typ = name
 	}
-	if typ == EventError || (len(probe.Error) > 0 && string(bytes.TrimSpace(probe.Error)) != "null") {
+	if typ == EventError || failed {
 		fin := live.StreamErrorFinish(data, d.scrub)
 		return nil, &fin
 	}

@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
@@ -78,4 +79,52 @@ func itemType(b []byte) (string, bool) {
 		return "", false
 	}
 	return probe.Type, true
+}
+
+// headNames are the members eventHead reads.
+var headNames = []string{"type", "error"}
+
+// eventTypes are the types Event acts on, and those every stream sends:
+// eventHead reads them without a copy. Deltas, the most of a stream, first.
+var eventTypes = [...]string{
+	EventTextDelta, EventArgsDelta, EventSummaryDelta, EventReasoningDelta, EventRefusalDelta,
+	EventItemAdded, EventItemDone, EventCompleted, EventIncomplete, EventFailed, EventError,
+	EventCreated, EventInProgress, EventPartAdded, EventPartDone, EventTextDone, EventArgsDone,
+	EventSummaryPartAdded, EventSummaryPartDone, EventSummaryDone,
+}
+
+// eventHead reads what Event must know of data before it decodes the
+// event as its kind: the type ("" when it has none) and whether an error
+// member that is not null says the call failed, both as json.Unmarshal
+// reads them (a repeated member's last value counts), or the error
+// json.Unmarshal gives data that is no such object. Read by hand, the
+// usual event is decoded once, and an event Event passes over not at all.
+func eventHead(data []byte) (typ string, failed bool, err error) {
+	if typ, failed, ok := scanHead(data); ok {
+		return typ, failed, nil
+	}
+	// What the scan leaves to encoding/json: a repeated, escaped or
+	// other-case name, a type that is no string, text that is no object.
+	var probe struct {
+		Type  string          `json:"type"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return "", false, err
+	}
+	return probe.Type, len(probe.Error) > 0 && string(bytes.TrimSpace(probe.Error)) != "null", nil
+}
+
+// scanHead is eventHead's reading by hand: the top-level type and error
+// members only, a value nested in another member skipped; false for what
+// it leaves to encoding/json (see jsonscan.Fields).
+func scanHead(data []byte) (typ string, failed, ok bool) {
+	ok = jsonscan.Fields(data, headNames, func(k int, val []byte) bool {
+		if k == 0 {
+			return knownField(val, &typ, eventTypes[:])
+		}
+		failed = !jsonscan.IsNull(val)
+		return true
+	})
+	return typ, failed, ok
 }

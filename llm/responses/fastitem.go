@@ -65,9 +65,12 @@ var words = [...]string{
 }
 
 // wordField is jsonscan.StringField, a value of words not copied.
-func wordField(val []byte, dst *string) bool {
+func wordField(val []byte, dst *string) bool { return knownField(val, dst, words[:]) }
+
+// knownField is jsonscan.StringField, a value of known not copied.
+func knownField(val []byte, dst *string, known []string) bool {
 	if len(val) > 2 && val[0] == '"' {
-		for _, w := range words {
+		for _, w := range known {
 			if string(val[1:len(val)-1]) == w { // no escape: the value is the bytes
 				*dst = w
 				return true
