@@ -49,8 +49,9 @@ func (d *Driver) checkCall(r *replay, e Entry, req *llm.Request) error {
 // the one its derivation found before the call's chunks (Script.asked) —
 // a retried call's own attempt's, also where the log numbers no attempts —
 // when its turn, step and attempt are e's. Without that (a Deriver of
-// one's own), the one header of e's (turn, step, attempt), or nil when
-// the attempts of a retried call share it. The headers are indexed at the
+// one's own, an override's replace), the one header of e's (turn, step,
+// attempt) among the own events, events[seedLength:], or nil when the
+// attempts of a retried call share it. The headers are indexed at the
 // first ask.
 func (r *replay) request(i int, e Entry) *session.RequestHeaderData {
 	if r.log == nil || e.Turn == 0 && e.Step == 0 {
