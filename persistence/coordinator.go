@@ -188,7 +188,7 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 	if e.deleted {
 		return c.fail(op, id, ErrUnknownSession)
 	}
-	if _, err := c.sync(ctx, id, e); err != nil {
+	if _, err := c.sync(ctx, op, id, e); err != nil {
 		return err
 	}
 	if len(events) > 0 && events[0].Seq != e.next {
@@ -210,6 +210,9 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		// The write may have stored a prefix; read the state back before
 		// the next call instead of guessing.
 		e.known = false
+		if !b.New {
+			return c.lost(op, id, err)
+		}
 		return err
 	}
 	e.stored, e.live = true, true
@@ -230,7 +233,7 @@ func (e *entry) orderError(first int64) error {
 // sync makes e's state reflect the backend, reading the stored log when
 // the state is not known yet (first use of a stored session, or after a
 // failed write). It returns the log it read, if it read one.
-func (c *Coordinator) sync(ctx context.Context, id string, e *entry) (*session.Log, error) {
+func (c *Coordinator) sync(ctx context.Context, op, id string, e *entry) (*session.Log, error) {
 	if e.known {
 		return nil, nil
 	}
@@ -240,10 +243,22 @@ func (c *Coordinator) sync(ctx context.Context, id string, e *entry) (*session.L
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, c.lost(op, id, err)
 	}
 	e.apply(l)
 	return l, nil
+}
+
+// lost explains err, an error of the backend about a session it stored,
+// when the backend no longer knows the session: its stored log is gone,
+// and the session is never stored anew, which would drop the events
+// acknowledged before (a first write of them all would start a log at
+// the next seq, not at 0). Other errors come back as they are.
+func (c *Coordinator) lost(op, id string, err error) error {
+	if !errors.Is(err, ErrUnknownSession) {
+		return err
+	}
+	return c.fail(op, id, fmt.Errorf("%w: its stored log is gone, removed behind this store's back (one store per folder or database at a time), and nothing can continue the events it held: restore the log and open the store again, or delete the session and record it again", ErrUnknownSession))
 }
 
 // apply sets e's state from its stored log. Only a session this store has
@@ -278,7 +293,7 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 	if e.deleted {
 		return nil, c.fail(op, id, ErrUnknownSession)
 	}
-	l, err := c.sync(ctx, id, e)
+	l, err := c.sync(ctx, op, id, e)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +302,7 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 	}
 	if l == nil {
 		if l, err = c.b.Read(ctx, id); err != nil {
-			return nil, err
+			return nil, c.lost(op, id, err)
 		}
 	}
 	if got := int64(len(l.Events) + len(e.closers)); got != e.next {

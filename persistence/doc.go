@@ -23,6 +23,15 @@
 //     closers (and cuts the torn bytes, which no Append ever acknowledged)
 //     before its own batch, so the repaired log is what is stored from then
 //     on.
+//   - Failed writes and lost logs. A write that failed may have stored
+//     its batch whole, in part or not at all: the next call reads back
+//     what is stored and continues from there. A stored session whose log
+//     is gone — removed behind the store's back, whether or not a write
+//     failed first — is never stored anew from its next seq, which would
+//     lose the events before: Append and Load fail with ErrUnknownSession,
+//     saying the log is gone, until the log is restored or the session
+//     deleted. A backend refuses a write to a log it no longer holds, as
+//     the JSONL backend does to a file removed or replaced while open.
 //
 // One Store owns a folder or a database at a time: two processes appending
 // to the same storage are not coordinated with each other.

@@ -67,7 +67,8 @@ type Backend struct {
 // appendFile is a session file open for appending.
 type appendFile struct {
 	f      *os.File
-	needNL bool // the last line is whole but has no newline yet
+	fi     os.FileInfo // f's, to tell whether the path still names it
+	needNL bool        // the last line is whole but has no newline yet
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -181,6 +182,9 @@ func (b *Backend) Read(ctx context.Context, id string) (*session.Log, error) {
 		return nil, fmt.Errorf("jsonl: %s holds no session %s: %w", b.dir, id, persistence.ErrUnknownSession)
 	}
 	l, err := session.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, gone(p)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/agentsnap/agentsnap/internal/atomicfile"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/jsonl"
 	"github.com/agentsnap/agentsnap/persistence/storetest"
@@ -14,10 +17,32 @@ import (
 )
 
 // dirStorage is a temporary folder.
-type dirStorage struct{ dir string }
+type dirStorage struct {
+	dir  string
+	full atomic.Bool // the disk is full: every fsync fails
+}
 
 func (d *dirStorage) Open() (persistence.Store, error) {
-	return jsonl.Open(context.Background(), d.dir)
+	b, err := jsonl.NewBackend(d.dir)
+	if err != nil {
+		return nil, err
+	}
+	b.SetSyncHooks(func(f *os.File) error {
+		if d.full.Load() {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.ENOSPC}
+		}
+		return f.Sync()
+	}, atomicfile.SyncDir)
+	return persistence.New(context.Background(), b)
+}
+
+// FailWrites fills the disk: a new file is never linked, an appended batch
+// is written whole but its fsync fails.
+func (d *dirStorage) FailWrites(fail bool) { d.full.Store(fail) }
+
+// Lose removes the session's file, as a user would.
+func (d *dirStorage) Lose(id string) error {
+	return os.Remove(filepath.Join(d.dir, jsonl.FileName(id)))
 }
 
 // Crash appends what a crash in the middle of the batch's write leaves.

@@ -127,6 +127,11 @@ func (b *Backend) append(w *persistence.Batch) error {
 	if len(w.Events) == 0 {
 		return nil
 	}
+	// Bytes written to a file no longer at its path would be acknowledged
+	// and never read again.
+	if err := b.still(id, af); err != nil {
+		return err
+	}
 	var buf []byte
 	if af.needNL {
 		buf = append(buf, '\n')
@@ -165,16 +170,48 @@ func (b *Backend) open(id string, torn *session.TornLine) (*appendFile, error) {
 		return nil, fmt.Errorf("jsonl: %s holds no session %s: %w", b.dir, id, persistence.ErrUnknownSession)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, gone(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("jsonl: %w", err)
 	}
-	af := &appendFile{f: f}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("jsonl: %w", err)
+	}
+	af := &appendFile{f: f, fi: fi}
 	if err := repairTail(af, torn); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("jsonl: repair the end of %s: %w", path, err)
 	}
 	b.files[id] = af
 	return af, nil
+}
+
+// still checks that the path of session id still names af's file, which
+// a user may have removed or replaced while it was open; if not, it drops
+// af, so the next write opens the path afresh.
+func (b *Backend) still(id string, af *appendFile) error {
+	fi, err := os.Stat(af.f.Name())
+	if err == nil && os.SameFile(fi, af.fi) {
+		return nil
+	}
+	b.drop(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return gone(af.f.Name())
+	}
+	if err != nil {
+		return fmt.Errorf("jsonl: %w", err)
+	}
+	return fmt.Errorf("jsonl: %s was replaced by another file since this store opened it; nothing was written: load the session to continue from what the new file holds", af.f.Name())
+}
+
+// gone is the error of a session whose file was removed behind the
+// store's back.
+func gone(path string) error {
+	return fmt.Errorf("jsonl: %s is gone (removed behind the store's back): %w", path, persistence.ErrUnknownSession)
 }
 
 // drop closes a file after a failed write, so the next write opens it

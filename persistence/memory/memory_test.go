@@ -2,6 +2,8 @@ package memory_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -13,9 +15,34 @@ import (
 )
 
 // memStorage is one memory backend; reopening opens a new store on it.
-type memStorage struct{ b *memory.Backend }
+type memStorage struct {
+	b    *memory.Backend
+	fail atomic.Bool // every write fails, after storing its batch
+}
 
-func (m *memStorage) Open() (persistence.Store, error) { return memory.Open(m.b), nil }
+func (m *memStorage) Open() (persistence.Store, error) {
+	return persistence.New(context.Background(), &failingMem{Backend: m.b, fail: &m.fail})
+}
+
+// FailWrites makes every write fail after it stored its batch, as a
+// failed fsync would.
+func (m *memStorage) FailWrites(fail bool) { m.fail.Store(fail) }
+
+// Lose deletes the session from the backend behind the store's back.
+func (m *memStorage) Lose(id string) error { return m.b.Delete(context.Background(), id) }
+
+// failingMem is a memory backend whose writes fail while fail is set.
+type failingMem struct {
+	*memory.Backend
+	fail *atomic.Bool
+}
+
+func (f *failingMem) Write(ctx context.Context, b *persistence.Batch) error {
+	if err := f.Backend.Write(ctx, b); err != nil || !f.fail.Load() {
+		return err
+	}
+	return errors.New("memory: write session " + b.Header.ID + ": the write failed after storing the batch")
+}
 
 func (m *memStorage) Crash(id string, events []session.Event) error {
 	m.b.AppendRaw(id, storetest.TornBytes(events))

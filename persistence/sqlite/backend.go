@@ -47,7 +47,7 @@ type Backend struct {
 	w        *sql.DB     // the one writing connection; nil when read-only
 	r        *sql.DB     // reading connections
 
-	insSession, insEvent, insEvents *sql.Stmt
+	insSession, insEvent, insEvents, hasSession *sql.Stmt
 
 	// An existing database is not written before the first Write; see
 	// writable.
@@ -202,6 +202,7 @@ func (b *Backend) openWriter(ctx context.Context, fresh bool) error {
 		{&b.insSession, insertSession},
 		{&b.insEvent, insertEvent},
 		{&b.insEvents, insertEvents},
+		{&b.hasSession, selectSession},
 	} {
 		if *p.stmt, err = b.w.PrepareContext(ctx, p.sql); err != nil {
 			return b.prepareFailed(err)
@@ -267,7 +268,7 @@ func (b *Backend) Close() error {
 			defer b.holdWAL()()
 		}
 		var errs []error
-		for _, s := range []*sql.Stmt{b.insSession, b.insEvent, b.insEvents, b.insExtra} {
+		for _, s := range []*sql.Stmt{b.insSession, b.insEvent, b.insEvents, b.hasSession, b.insExtra} {
 			if s != nil {
 				errs = append(errs, s.Close())
 			}

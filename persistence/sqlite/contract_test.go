@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -25,10 +26,57 @@ const (
 )
 
 // dbStorage is a temporary database.
-type dbStorage struct{ path string }
+type dbStorage struct {
+	path string
+	fail atomic.Bool // every write fails
+}
 
 func (d *dbStorage) Open() (persistence.Store, error) {
-	return sqlite.Open(context.Background(), d.path)
+	ctx := context.Background()
+	b, err := sqlite.OpenBackend(ctx, d.path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := persistence.New(ctx, &failingDB{Backend: b, fail: &d.fail})
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// FailWrites makes every write fail before its transaction commits, as a
+// full disk makes SQLite's: nothing of the batch is stored.
+func (d *dbStorage) FailWrites(fail bool) { d.fail.Store(fail) }
+
+// Lose deletes the session's rows through a connection of its own, as
+// another program would.
+func (d *dbStorage) Lose(id string) error {
+	db, err := sql.Open("sqlite", "file:"+filepath.ToSlash(d.path)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, table := range []string{"events", "extra_members"} {
+		if _, err := db.Exec(`DELETE FROM `+table+` WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+	}
+	_, err = db.Exec(`DELETE FROM sessions WHERE id = ?`, id)
+	return err
+}
+
+// failingDB is a database whose writes fail while fail is set.
+type failingDB struct {
+	*sqlite.Backend
+	fail *atomic.Bool
+}
+
+func (f *failingDB) Write(ctx context.Context, b *persistence.Batch) error {
+	if f.fail.Load() {
+		return fmt.Errorf("sqlite: %s: write session %s: database or disk is full", f.Path(), b.Header.ID)
+	}
+	return f.Backend.Write(ctx, b)
 }
 
 // Crash runs a child process that dies in the middle of appending events:

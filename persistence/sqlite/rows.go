@@ -23,8 +23,9 @@ const (
 	origin, delegation_depth, agent_preset, parent_call_id, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEvent = `INSERT INTO events (session_id, seq, type, time, data, source_event_seqs, surface_op)
 	VALUES (?, ?, ?, ?, ?, ?, ?)`
-	insertExtra  = `INSERT INTO extra_members (session_id, seq, members) VALUES (?, ?, ?)`
-	selectEvents = `SELECT seq, type, time, data, source_event_seqs, surface_op FROM events
+	insertExtra   = `INSERT INTO extra_members (session_id, seq, members) VALUES (?, ?, ?)`
+	selectSession = `SELECT 1 FROM sessions WHERE id = ?`
+	selectEvents  = `SELECT seq, type, time, data, source_event_seqs, surface_op FROM events
 	WHERE session_id = ? ORDER BY seq`
 	selectExtra = `SELECT seq, members FROM extra_members WHERE session_id = ? AND seq >= 0 ORDER BY seq`
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -30,6 +31,8 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 		if err := b.writeHeader(ctx, tx, w.Header); err != nil {
 			return b.fail(op, err)
 		}
+	} else if err := b.stored(ctx, tx, id); err != nil {
+		return b.fail(op, err)
 	}
 	if err := b.insertEvents(ctx, tx, id, w.Events); err != nil {
 		return b.fail(op, err)
@@ -41,6 +44,18 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 		return b.fail(op, err)
 	}
 	return nil
+}
+
+// stored checks that session id still has its row: events without one
+// (its rows deleted behind the store's back) would be acknowledged and
+// never read again.
+func (b *Backend) stored(ctx context.Context, tx *sql.Tx, id string) error {
+	var one int
+	err := tx.StmtContext(ctx, b.hasSession).QueryRowContext(ctx, id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("its rows are gone (deleted behind the store's back): %w", persistence.ErrUnknownSession)
+	}
+	return err
 }
 
 // writeHeader inserts a new session's row and its header's extra members.

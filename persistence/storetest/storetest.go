@@ -50,7 +50,7 @@ func Checks() []Check {
 	for _, group := range [][]check{
 		roundTripChecks(), resumeChecks(), orderingChecks(), createChecks(),
 		lifecycleChecks(), listOrderChecks(), concurrencyChecks(), racingChecks(),
-		crashChecks(), deleteChecks(),
+		crashChecks(), deleteChecks(), faultChecks(),
 	} {
 		for _, c := range group {
 			out = append(out, Check{Name: c.name, Run: c.run})

@@ -1,0 +1,175 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// Faulty is a Storage that can also fail the writes of the stores it
+// opened and lose a stored log behind their backs: what a full disk and a
+// user removing a session's file do. The checks of failed writes and lost
+// logs need it; on a Storage without it they return ErrSkipped.
+type Faulty interface {
+	Storage
+
+	// FailWrites makes every write of the stores opened on the storage
+	// fail with an error from now on, until it is called with false. A
+	// failed write may have stored all of its batch, a prefix, or nothing,
+	// as the store's writes may.
+	FailWrites(fail bool)
+
+	// Lose removes everything stored of session id while a store is open
+	// on the storage, without telling the store: a user deleting the
+	// session's file, another program deleting its rows.
+	Lose(id string) error
+}
+
+func faultChecks() []check {
+	return []check{
+		{"failed write: an Append after a failed one continues from what is stored, every acknowledged event kept", failedContinue},
+		{"failed write: refuses to continue a session whose log is gone after a failed write, and never stores it anew", failedLost},
+		{"lost log: refuses an Append to a session whose log was removed since the last one, acknowledging nothing", lostBetween},
+	}
+}
+
+// faulty returns the check's storage as Faulty, or an error wrapping
+// ErrSkipped when it is not.
+func faulty(e *env) (Faulty, error) {
+	f, ok := e.storage.(Faulty)
+	if !ok {
+		return nil, fmt.Errorf("%w: the storage (%T) is no storetest.Faulty", ErrSkipped, e.storage)
+	}
+	return f, nil
+}
+
+// failAppend stores a completed turn of session "root", then appends a
+// second one while f fails writes, which must fail. It returns both turns.
+func failAppend(e *env, f Faulty) (first, second []session.Event, err error) {
+	first, second = CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(8, 2, "again", "OK again")
+	if err := e.create(RootHeader("root"), nil, first); err != nil {
+		return nil, nil, err
+	}
+	f.FailWrites(true)
+	err = e.store.Append(e.ctx, "root", second)
+	f.FailWrites(false)
+	if err == nil {
+		return nil, nil, fmt.Errorf("Append(%q, %s) while Faulty.FailWrites(true) = nil, wanted an error", "root", span(second))
+	}
+	return first, second, nil
+}
+
+func failedContinue(e *env) error {
+	f, err := faulty(e)
+	if err != nil {
+		return err
+	}
+	first, second, err := failAppend(e, f)
+	if err != nil {
+		return err
+	}
+	l, err := e.load("root")
+	if err != nil {
+		return fmt.Errorf("after the failed Append: %w", err)
+	}
+	// The failed batch may be stored whole, in part or not at all.
+	kept := len(l.Events) - len(first)
+	if kept < 0 || kept > len(second) {
+		return fmt.Errorf("after the failed Append: Load(%q) = %d events, wanted the %d acknowledged ones and at most the %d of the failed batch", "root", len(l.Events), len(first), len(second))
+	}
+	want := &session.Log{Header: l.Header, Events: slices.Concat(first, second[:kept])}
+	if err := sameLog(fmt.Sprintf("after the failed Append: Load(%q)", "root"), l, want); err != nil {
+		return err
+	}
+	third := CompletedTurn(16, 3, "resume", "resumed")
+	for _, batch := range [][]session.Event{second[kept:], third} {
+		if err := succeed(fmt.Sprintf("after the failed Append: Append(%q, %s), continuing after the loaded events", "root", span(batch)), e.store.Append(e.ctx, "root", batch)); err != nil {
+			return err
+		}
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	_, err = e.wantLog("after the failed Append, two more and a reopen", "root", &session.Log{Header: l.Header, Events: slices.Concat(first, second, third)})
+	return err
+}
+
+func failedLost(e *env) error {
+	f, err := faulty(e)
+	if err != nil {
+		return err
+	}
+	first, second, err := failAppend(e, f)
+	if err != nil {
+		return err
+	}
+	if err := f.Lose("root"); err != nil {
+		return fmt.Errorf("Faulty.Lose(%q) = %w, wanted nil (a bug of the Storage, not the store)", "root", err)
+	}
+	if err := refusedLost(e, "after the failed Append and the log's loss", second); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	if err := e.wantList("after the loss and a reopen (the refused Append stored nothing)"); err != nil {
+		return err
+	}
+	// Nothing of the refused Append is left to collide with a new log.
+	if err := e.create(RootHeader("root"), nil, first, second); err != nil {
+		return fmt.Errorf("after the loss and a reopen, a new session of the same id: %w", err)
+	}
+	_, err = e.wantLog("after the loss, a reopen and a new session of the same id", "root", &session.Log{Header: RootHeader("root"), Events: slices.Concat(first, second)})
+	return err
+}
+
+func lostBetween(e *env) error {
+	f, err := faulty(e)
+	if err != nil {
+		return err
+	}
+	first, second := CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(8, 2, "again", "OK again")
+	if err := e.create(RootHeader("root"), nil, first, second); err != nil {
+		return err
+	}
+	if err := f.Lose("root"); err != nil {
+		return fmt.Errorf("Faulty.Lose(%q) = %w, wanted nil (a bug of the Storage, not the store)", "root", err)
+	}
+	if err := refusedLost(e, "after the log's loss", CompletedTurn(16, 3, "p", "a")); err != nil {
+		return err
+	}
+	// The way out the error gives: delete the session, record it again.
+	if d, ok := e.store.(persistence.Deleter); ok {
+		if err := succeed(fmt.Sprintf("after the log's loss: Delete(%q)", "root"), d.Delete(e.ctx, "root")); err != nil {
+			return err
+		}
+		if err := e.create(RootHeader("root"), nil, first); err != nil {
+			return fmt.Errorf("after the log's loss and a Delete, a new session of the same id: %w", err)
+		}
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	if _, ok := e.store.(persistence.Deleter); !ok {
+		return e.wantList("after the loss and a reopen (the refused Append stored nothing)")
+	}
+	_, err = e.wantLog("after the loss, a Delete, a new session of the same id and a reopen", "root", &session.Log{Header: RootHeader("root"), Events: first})
+	return err
+}
+
+// refusedLost checks that session "root", whose log is gone, refuses to
+// append batch and to load, saying why.
+func refusedLost(e *env, when string, batch []session.Event) error {
+	call := fmt.Sprintf("%s: Append(%q, %s)", when, "root", span(batch))
+	err := e.store.Append(e.ctx, "root", batch)
+	if err := wantErr(call, err, persistence.ErrUnknownSession); err != nil {
+		return err
+	}
+	if err := mentions(call, err, "gone", "the error says the stored log is gone, not that the id was never created"); err != nil {
+		return err
+	}
+	_, err = e.store.Load(e.ctx, "root")
+	return wantErr(fmt.Sprintf("%s: Load(%q)", when, "root"), err, persistence.ErrUnknownSession)
+}
