@@ -194,16 +194,16 @@ func (b *Backend) open(id string, torn *session.TornLine) (*appendFile, error) {
 // a user may have removed or replaced while it was open; if not, it drops
 // af, so the next write opens the path afresh.
 func (b *Backend) still(id string, af *appendFile) error {
-	fi, err := os.Stat(af.f.Name())
-	if err == nil && os.SameFile(fi, af.fi) {
+	moved, err := unlinked(af)
+	if err == nil && !moved {
 		return nil
 	}
 	b.drop(id)
-	if errors.Is(err, fs.ErrNotExist) {
-		return gone(af.f.Name())
-	}
 	if err != nil {
 		return fmt.Errorf("jsonl: %w", err)
+	}
+	if _, err := os.Lstat(af.f.Name()); errors.Is(err, fs.ErrNotExist) {
+		return gone(af.f.Name())
 	}
 	return fmt.Errorf("jsonl: %s was replaced by another file since this store opened it; nothing was written: load the session to continue from what the new file holds", af.f.Name())
 }
