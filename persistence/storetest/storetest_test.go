@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentsnap/agentsnap/persistence"
@@ -224,5 +225,57 @@ func TestCheckNames(t *testing.T) {
 			t.Errorf("check %q: empty, repeated or without Run", c.Name)
 		}
 		seen[c.Name] = true
+	}
+}
+
+// faultyPlain is a Faulty storage over one memory backend whose stores
+// cannot delete.
+type faultyPlain struct {
+	b    *memory.Backend
+	fail *atomic.Bool
+}
+
+func (s faultyPlain) Open() (persistence.Store, error) {
+	c, err := persistence.New(context.Background(), failingBackend{Backend: s.b, fail: s.fail})
+	return plainStore{c}, err
+}
+
+func (s faultyPlain) Crash(string, []session.Event) error { return errors.New("cannot crash") }
+func (s faultyPlain) FailWrites(fail bool)                { s.fail.Store(fail) }
+func (s faultyPlain) Lose(id string) error                { return s.b.Delete(context.Background(), id) }
+
+// failingBackend fails every write, before storing anything, while fail
+// is set.
+type failingBackend struct {
+	*memory.Backend
+	fail *atomic.Bool
+}
+
+func (f failingBackend) Write(ctx context.Context, b *persistence.Batch) error {
+	if f.fail.Load() {
+		return errors.New("disk full")
+	}
+	return f.Backend.Write(ctx, b)
+}
+
+// TestFaultChecksHoldAStoreThatCannotDelete: the checks of failed writes
+// and lost logs run on a Faulty storage whose store is no Deleter, and a
+// store that keeps the contract passes them.
+func TestFaultChecksHoldAStoreThatCannotDelete(t *testing.T) {
+	ran := 0
+	for _, c := range storetest.Checks() {
+		if !strings.HasPrefix(c.Name, "failed write: ") && !strings.HasPrefix(c.Name, "lost log: ") {
+			continue
+		}
+		ran++
+		err := c.Run(t.Context(), func() (storetest.Storage, error) {
+			return faultyPlain{b: memory.NewBackend(), fail: new(atomic.Bool)}, nil
+		})
+		if err != nil {
+			t.Errorf("%v, wanted nil", err)
+		}
+	}
+	if ran != 3 {
+		t.Errorf("%d checks of failed writes and lost logs, wanted 3", ran)
 	}
 }
