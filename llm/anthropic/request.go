@@ -82,11 +82,11 @@ func decodeStd(body []byte) (*Call, error) {
 		return nil, fmt.Errorf("the body is not a JSON object: %v", err)
 	}
 	var top struct {
-		Model    string            `json:"model"`
-		System   Content           `json:"system"`
-		Messages []json.RawMessage `json:"messages"`
-		Tools    []Tool            `json:"tools"`
-		Stream   bool              `json:"stream"`
+		Model    string       `json:"model"`
+		System   Content      `json:"system"`
+		Messages []rawMessage `json:"messages"`
+		Tools    []Tool       `json:"tools"`
+		Stream   bool         `json:"stream"`
 	}
 	if err := json.Unmarshal(body, &top); err != nil {
 		if shape := jsonscan.TypeError(body, "", err); shape != nil {
@@ -103,8 +103,8 @@ func decodeStd(body []byte) (*Call, error) {
 	var marks []Mark
 	for i, raw := range top.Messages {
 		var m Message
-		if err := json.Unmarshal(raw, &m); err != nil {
-			if shape := jsonscan.TypeError(raw, fmt.Sprintf("messages[%d]", i), err); shape != nil {
+		if err := json.Unmarshal(raw.RawMessage, &m); err != nil {
+			if shape := jsonscan.TypeError(raw.RawMessage, fmt.Sprintf("messages[%d]", i), err); shape != nil {
 				return nil, shape
 			}
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
@@ -126,6 +126,13 @@ func decodeStd(body []byte) (*Call, error) {
 	call.Cache = newCache(top.System, toolCache, marks)
 	return call, nil
 }
+
+// rawMessage is one element of messages, kept whole to be read on its
+// own, so an error names its index. A struct, not a json.RawMessage, so a
+// messages member of another kind is worded "send an array of message
+// objects" (jsonscan.TypeError names an array's elements by their Go
+// kind); the embedded RawMessage's UnmarshalJSON keeps the bytes.
+type rawMessage struct{ json.RawMessage }
 
 // markTool returns the tools' cache_controls (nil until one has one) with
 // tool i of n's, cc.
