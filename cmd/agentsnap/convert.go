@@ -73,7 +73,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	}
 	for _, l := range logs {
 		if t := l.Torn; t != nil {
-			fmt.Fprintf(e.stderr, "agentsnap convert: warning: %s:%d: dropped a torn last line (%d bytes), what a crash in the middle of a write leaves\n", l.Path, t.Line, t.Bytes)
+			warn(e, "convert", "warning: %s:%d: dropped a torn last line (%d bytes), what a crash in the middle of a write leaves", printable(l.Path), t.Line, t.Bytes)
 		}
 	}
 	// DST is built beside itself: a missing folder would fail as a bare

@@ -86,7 +86,7 @@ func runDerive(_ context.Context, e *env, args []string) int {
 		return fail(e, "derive", unreadable(err))
 	}
 	for _, d := range s.Dropped {
-		fmt.Fprintf(e.stderr, "agentsnap derive: %s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)\n", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), english.Count(d.Chunks, "chunk"))
+		warn(e, "derive", "%s: dropped the incomplete model call at turn %d step %d%s (%s, no finish)", pos[0], d.Turn, d.Step, deriveAttemptNote(d.Attempt), english.Count(d.Chunks, "chunk"))
 	}
 	if _, err := e.stdout.Write(redactScript(e, pos[0], fakellm.MarshalScript(s.Entries))); err != nil {
 		return fail(e, "derive", err)
@@ -105,7 +105,7 @@ func redactScript(e *env, name string, script []byte) []byte {
 	if !ok {
 		return script
 	}
-	fmt.Fprintf(e.stderr, "agentsnap derive: %s: the script holds the value of %s, a credential; it is printed as %s (a recording should hold no key: keep it out of the scenario and of what the agent writes, then re-record)\n", name, source, secret.Redacted)
+	warn(e, "derive", "%s: the script holds the value of %s, a credential; it is printed as %s (a recording should hold no key: keep it out of the scenario and of what the agent writes, then re-record)", name, source, secret.Redacted)
 	return []byte(secrets.Redact(string(script)))
 }
 

@@ -174,6 +174,15 @@ func fail(e *env, name string, err error) int {
 	return exitBadData
 }
 
+// warn prints a line of command name's to stderr that is no failure (a
+// warning, a note), escaped as fail escapes an error: a name the line
+// quotes can neither drive the terminal nor split the line. A name that
+// is no argument of the command (a log of a folder given) reaches it
+// escaped already (printable).
+func warn(e *env, name, format string, args ...any) {
+	fmt.Fprintf(e.stderr, "agentsnap %s: %s\n", name, printableLines(escapeNames(fmt.Sprintf(format, args...), unsafeArgs(e.args))))
+}
+
 func init() {
 	register(&command{
 		name:    "help",

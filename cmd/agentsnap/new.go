@@ -64,7 +64,7 @@ func runNew(_ context.Context, e *env, args []string) int {
 	}
 	dir := filepath.Join(*root, pos[0]) // as the user named it
 	if note := exampleNote(pos[0]); note != "" {
-		fmt.Fprintf(e.stderr, "agentsnap new: note: %s\n", note)
+		warn(e, "new", "note: %s", note)
 	}
 	fmt.Fprintf(e.stdout, "created %s\n  %s/scenario.json   edit the prompts and the agent\n  %s/playbook.json    edit the model's answers\nthen record it:\n  go tool agentsnap record %s              with agentsnap's reference runtime\n  AGENTSNAP_RECORD='^%s$' go test ./...   with your own runtime, from its tests\n  go tool agentsnap serve %s --record --runtime NAME   with an agent in another process, run against the URL serve prints\n", dir, dir, dir, dir, pos[0], dir)
 	return exitOK

@@ -236,7 +236,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	opts.Logf = func(format string, args ...any) {
-		fmt.Fprintf(e.stderr, "agentsnap record: warning: "+format+"\n", args...)
+		warn(e, "record", "warning: "+format, args...)
 	}
 	res, err := recorder.Record(ctx, dir, opts)
 	if err != nil {
@@ -323,10 +323,10 @@ func liveOptions(e *env, f *recordFlags, routed bool) (recorder.Options, error) 
 	where := secrets.Redact(live.RedactURL(baseURL))
 	opts := recorder.LiveOptions(r, where, model)
 	if a, ok := r.Fixed(); ok {
-		fmt.Fprintf(e.stderr, "record: live model %s at %s, %s (key from %s)\n", model, where, a.Title, r.KeyVar(a.Name))
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, %s (key from %s)\n", printable(model), printable(where), a.Title, r.KeyVar(a.Name))
 		opts.Provider = apis.Provider(a)
 	} else {
-		fmt.Fprintf(e.stderr, "record: live model %s at %s, each call in the API the agent speaks\n", model, where)
+		fmt.Fprintf(e.stderr, "record: live model %s at %s, each call in the API the agent speaks\n", printable(model), printable(where))
 		opts.Provider = apis.Routed
 	}
 	opts.KeepLiveFailures = f.keep

@@ -131,7 +131,7 @@ func writeReport(e *env, flag, path, title string, results []checkResult) error 
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}
 	}
-	fmt.Fprintf(e.stderr, "report: wrote %s (%s: %s)\n", path, english.Count(len(scenarios), "scenario"), strings.Join(parts, ", "))
+	fmt.Fprintf(e.stderr, "report: wrote %s (%s: %s)\n", printable(path), english.Count(len(scenarios), "scenario"), strings.Join(parts, ", "))
 	return nil
 }
 

@@ -263,26 +263,26 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 		case !accept:
 			if err = rejectProposal(p); err == nil {
 				p.settled = "rejected"
-				fmt.Fprintf(w, "rejected %s: removed %s\n", p.Scenario, p.Proposal)
+				fmt.Fprintf(w, "rejected %s: removed %s\n", printable(p.Scenario), printable(p.Proposal))
 			}
 		case p.Refused != "":
-			fmt.Fprintf(w, "left pending %s: %s\n", p.Scenario, p.Refused)
+			fmt.Fprintf(w, "left pending %s: %s\n", printable(p.Scenario), printableLines(p.Refused))
 			code = exitFail
 		case len(p.Warnings) > 0 && !force:
-			fmt.Fprintf(w, "left pending %s: %s looks like a mistake:\n", p.Scenario, p.Proposal)
+			fmt.Fprintf(w, "left pending %s: %s looks like a mistake:\n", printable(p.Scenario), printable(p.Proposal))
 			for _, warn := range p.Warnings {
 				fmt.Fprintf(w, "  warning: %s\n", printableLines(warn))
 			}
-			fmt.Fprintf(w, "  read its diff (go tool agentsnap review %s), then accept it with --force if it is intended\n", p.Dir)
+			fmt.Fprintf(w, "  read its diff (go tool agentsnap review %s), then accept it with --force if it is intended\n", printable(p.Dir))
 			code = exitFail
 		default:
 			if err = acceptProposal(p); err == nil {
 				p.settled = "accepted"
-				fmt.Fprintf(w, "accepted %s: %s now holds the proposal\n", p.Scenario, p.Golden)
+				fmt.Fprintf(w, "accepted %s: %s now holds the proposal\n", printable(p.Scenario), printable(p.Golden))
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "agentsnap review: %v\n", err)
+			warn(e, "review", "%v", err)
 			code = exitFail
 		}
 	}

@@ -261,7 +261,7 @@ func ask(ctx context.Context, out io.Writer, in *keys, prompt, valid string) byt
 // showProposal prints one proposal: where it is, its session diffs and its
 // warnings.
 func showProposal(out io.Writer, c palette, n, total int, p *proposal) {
-	fmt.Fprintf(out, "\n%s %s\n", c.paint(ansiBold, fmt.Sprintf("[%d/%d] %s", n, total, p.Scenario)), p.Proposal)
+	fmt.Fprintf(out, "\n%s %s\n", c.paint(ansiBold, fmt.Sprintf("[%d/%d] %s", n, total, printable(p.Scenario))), printable(p.Proposal))
 	if len(p.Sessions) == 0 {
 		fmt.Fprintln(out, "the proposal is the same as the golden")
 	}
