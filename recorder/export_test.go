@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/llm"
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
 )
@@ -40,4 +41,15 @@ func NewSideStore(side persistence.Store, secrets map[string]string) persistence
 // for a live driver d.
 func WatchedCount(ctx context.Context, d llm.Driver, set *secret.Set, req *llm.Request) (int64, error) {
 	return (&liveWatch{inner: d, set: set}).CountTokens(ctx, req)
+}
+
+// LiveFailed is the error a live recording fails with whose calls ended
+// with these finishes, each the last of its own step of session root; nil
+// when none failed outside the model.
+func LiveFailed(finishes ...llm.Chunk) error {
+	w := &liveWatch{failure: live.InfrastructureFailure}
+	for i, f := range finishes {
+		w.note(&llm.Request{Session: llm.SessionRef{ID: "root"}, Turn: 1, Step: i + 1}, f)
+	}
+	return w.failed("")
 }

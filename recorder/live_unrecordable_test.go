@@ -15,6 +15,7 @@ import (
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/llm/responses"
 	"github.com/agentsnap/agentsnap/recorder"
+	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -39,6 +40,10 @@ func sseData(frames ...string) string {
 	return b.String()
 }
 
+// unrecordableAdvice ends the error of a live recording whose model called
+// a tool a session log cannot record.
+const unrecordableAdvice = "(the model called a tool a session log cannot record, whatever the network or the key: change the agent's tools as its message says, then record again)"
+
 var _ = Describe("a live recording whose model calls a tool agentsnap cannot record", func() {
 	DescribeTable("fails, naming the call, the tool and what to do, and leaves the fixture byte-identical",
 		func(stream string, driver func(base string) llm.Driver, says string) {
@@ -53,6 +58,10 @@ var _ = Describe("a live recording whose model calls a tool agentsnap cannot rec
 			Expect(msg).To(ContainSubstring("session root turn 1 step 1: BAD_STREAM: " + says))
 			Expect(msg).To(ContainSubstring("agentsnap records function calls only: give the agent that tool as a function tool"))
 			Expect(msg).To(ContainSubstring("nothing was saved, the fixture is unchanged"))
+			By("advising what fixes it, not the network, the key or keeping it")
+			Expect(msg).To(ContainSubstring(unrecordableAdvice))
+			Expect(msg).NotTo(ContainSubstring("network, the key, the model name"))
+			Expect(msg).NotTo(ContainSubstring("--keep-live-failures"))
 			Expect(tree(dir)).To(Equal(before))
 		},
 		Entry("Chat Completions: a custom tool's call", sseData(
@@ -79,4 +88,22 @@ var _ = Describe("a live recording whose model calls a tool agentsnap cannot rec
 			},
 			`openai-responses: stream event 2: the model called "apply_diff", a custom tool (call "call_c1", output item of type "custom_tool_call")`),
 	)
+})
+
+var _ = Describe("a live recording failed by an unrecordable call and by a failure outside the model", func() {
+	It("advises on each: the network, the key and keeping it for the one, the agent's tools for the other", func() {
+		unrecordable := live.UnrecordableFinish(live.Scrubber{}, "openai: stream frame 1: the model called a tool of type \"custom\"", "give the agent that tool as a function tool")
+		msg := recorder.LiveFailed(unrecordable, session.ErrorFinish(live.CodeTransport, "the connection closed")).Error()
+		Expect(msg).To(HaveSuffix("(a failure of the network, the key, the model name or the server is not agent behaviour; " +
+			"to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)\n" +
+			unrecordableAdvice))
+		Expect(msg).To(ContainSubstring("session root turn 1 step 1: BAD_STREAM: openai: stream frame 1: the model called a tool of type \"custom\"; agentsnap records function calls only: give the agent that tool as a function tool"))
+		Expect(msg).To(ContainSubstring("session root turn 1 step 2: TRANSPORT: the connection closed"))
+	})
+
+	It("advises only on the network, the key and keeping it for a broken stream that is no unrecordable call", func() {
+		msg := recorder.LiveFailed(session.ErrorFinish(live.CodeBadStream, "openai: stream frame 1 is not a chunk object")).Error()
+		Expect(msg).To(ContainSubstring("--keep-live-failures"))
+		Expect(msg).NotTo(ContainSubstring(unrecordableAdvice))
+	})
 })

@@ -187,20 +187,40 @@ func (w *liveWatch) failed(endpoint string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s failed at %s", strings.Join(what, " and "), where)
+	unrecordable := 0
 	for _, k := range keys {
 		f := w.last[k].failure
 		fmt.Fprintf(&b, "\n  session %s turn %d step %d: %s: %s", k.session, k.turn, k.step, f.Code, f.Message)
+		if live.Unrecordable(f) {
+			unrecordable++
+		}
 	}
 	for _, k := range counts {
 		f := w.counts[k]
 		fmt.Fprintf(&b, "\n  session %s, the token count of the request with digest %s, never counted again with success: %s: %s", k.session, k.digest[:min(12, len(k.digest))], f.Code, f.Message)
 	}
-	b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; ")
-	if len(counts) > 0 {
-		b.WriteString("let the agent count again after a failed count, as an SDK retries a 429 or 5xx; ")
-	}
-	b.WriteString("to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)")
+	b.WriteString(liveFailureAdvice(len(keys)+len(counts)-unrecordable, len(counts) > 0, unrecordable > 0))
 	return fmt.Errorf("%w: %s", ErrLiveFailure, b.String())
+}
+
+// liveFailureAdvice ends failed's message: for the failures outside the
+// model (others of them, counts among them), the network, the key and
+// how to keep them; for a call the model made of a tool a log cannot
+// record (unrecordable), only that its message says what to change, as
+// no retry, key or network fixes it and keeping it records no call.
+func liveFailureAdvice(others int, counts, unrecordable bool) string {
+	var b strings.Builder
+	if others > 0 {
+		b.WriteString("\n(a failure of the network, the key, the model name or the server is not agent behaviour; ")
+		if counts {
+			b.WriteString("let the agent count again after a failed count, as an SDK retries a 429 or 5xx; ")
+		}
+		b.WriteString("to keep such failures in the fixture on purpose, record with --keep-live-failures, or from your tests (-record) with AGENTSNAP_KEEP_LIVE_FAILURES=1)")
+	}
+	if unrecordable {
+		b.WriteString("\n(the model called a tool a session log cannot record, whatever the network or the key: change the agent's tools as its message says, then record again)")
+	}
+	return b.String()
 }
 
 // progressStore wraps store so that every turn that starts or ends in any

@@ -52,7 +52,9 @@ fixture byte-identical. A live model call or token count that fails outside
 the model — the network, the key (401/403), an unknown model (404), a server
 error after the retries — and that the agent did not recover from (by
 retrying the call, by counting the request again) fails the recording;
---keep-live-failures records such failures on purpose. A recording that
+--keep-live-failures records such failures on purpose. A live call in which
+the model called a tool other than a function tool, which a session log
+cannot record, fails it too, saying what to change in the agent. A recording that
 would contain a credential — the value of a key variable (AGENTSNAP_API_KEY,
 OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
 GOOGLE_API_KEY), of the Authorization header, of a credential in the base

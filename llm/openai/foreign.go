@@ -27,9 +27,8 @@ func (d *decoder) foreignCall(dl *Delta, data []byte, choice int) *session.Chunk
 		if tc.ID != "" {
 			what += fmt.Sprintf(" (call %q)", live.Snippet([]byte(tc.ID)))
 		}
-		fin := session.ErrorFinish(CodeBadStream, d.scrub.Clip(fmt.Sprintf(
-			"openai: stream frame %d: the model called %s; agentsnap records function calls only: "+
-				"give the agent that tool as a function tool", d.frameCount, what)))
+		fin := live.UnrecordableFinish(d.scrub, fmt.Sprintf("openai: stream frame %d: the model called %s", d.frameCount, what),
+			"give the agent that tool as a function tool")
 		return &fin
 	}
 	return nil

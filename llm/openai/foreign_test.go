@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/llm/openai"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -51,6 +52,15 @@ var _ = Describe("a streamed tool call of a type other than function", func() {
 		Entry("of a type yet unknown", chunk(`{"tool_calls":[{"index":0,"id":"c","type":"shell","shell":{"name":"sh"}}]}`, "null"),
 			`the model called "sh", a tool of type "shell" (call "c")`),
 	)
+
+	It("keeps what to do whole when the name and id quoted before it fill the message's bound", func() {
+		long := strings.Repeat(`\u0001`, 60)
+		chunks := openai.DecodeBody(context.Background(), strings.NewReader("data: "+
+			chunk(`{"tool_calls":[{"index":0,"id":"`+long+`","type":"custom","custom":{"name":"`+long+`"}}]}`, "null")+"\n\ndata: [DONE]\n\n"))
+		f := last(chunks).Failure
+		Expect(f.Message).To(HaveSuffix("…; agentsnap records function calls only: give the agent that tool as a function tool"))
+		Expect(live.Unrecordable(f)).To(BeTrue(), "a recording tells it from a broken stream")
+	})
 
 	It("leaves a call with no type, as some servers send, a function call", func() {
 		chunks := openai.DecodeBody(context.Background(), strings.NewReader("data: "+

@@ -53,9 +53,8 @@ func (d *decoder) refuseItems(typ string, ev *event) *session.Chunk {
 	}
 	for i := range items {
 		if it := &items[i].asked; it.Type != "" && clientCall(it) {
-			fin := session.ErrorFinish(live.CodeBadStream, d.scrub.Clip(fmt.Sprintf(
-				"%s: stream event %d: %s; agentsnap records function calls only: %s",
-				d.scrub.Prefix(), d.events, calledWhat(it), whatToDo(it.Type))))
+			fin := live.UnrecordableFinish(d.scrub, fmt.Sprintf("%s: stream event %d: %s", d.scrub.Prefix(), d.events, calledWhat(it)),
+				whatToDo(it.Type))
 			return &fin
 		}
 	}

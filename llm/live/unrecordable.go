@@ -1,0 +1,30 @@
+package live
+
+import (
+	"strings"
+
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// unrecordableNote joins, in an UnrecordableFinish's message, what the
+// model called to what to do instead; Unrecordable finds a finish by it.
+const unrecordableNote = "; agentsnap records function calls only: "
+
+// UnrecordableFinish returns the BAD_STREAM finish of a call in which the
+// model called something a session log cannot record: a tool other than a
+// function tool, which the client would have to run. what says where and
+// what the model called, todo how the agent gets a recordable call
+// instead. what is scrubbed and bounded on its own, so the note and todo
+// are never cut off.
+func UnrecordableFinish(sc Scrubber, what, todo string) session.Chunk {
+	return session.ErrorFinish(CodeBadStream, sc.Clip(what)+sc.Clip(unrecordableNote+todo))
+}
+
+// Unrecordable reports whether f is the failure of an UnrecordableFinish:
+// one no retry, key or network fixes, only a change of the agent's tools.
+// It reads the message (the failure has no field of its own for it), so a
+// message that quotes a server's text holding the note could pass for
+// one; a caller uses it for what to advise, never to decide.
+func Unrecordable(f *session.Failure) bool {
+	return f != nil && f.Code == CodeBadStream && strings.Contains(f.Message, unrecordableNote)
+}
