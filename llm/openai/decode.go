@@ -68,6 +68,9 @@ func (d *decoder) Event(_ string, data []byte) ([]session.Chunk, *session.Chunk)
 	d.frameCount++
 	var f Chunk
 	if err := json.Unmarshal(data, &f); err != nil {
+		if fin := d.foreignRead(&f, data, err); fin != nil {
+			return nil, fin
+		}
 		fin := session.ErrorFinish(CodeBadStream, d.scrub.Clip(fmt.Sprintf(
 			"openai: stream frame %d is not a chunk object (%v); it starts %q", d.frameCount, err, live.Snippet(data))))
 		return nil, &fin

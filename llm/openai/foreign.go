@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -30,6 +31,27 @@ func (d *decoder) foreignCall(dl *Delta, data []byte, choice int) *session.Chunk
 		fin := live.UnrecordableFinish(d.scrub, fmt.Sprintf("openai: stream frame %d: the model called %s", d.frameCount, what),
 			"give the agent that tool as a function tool")
 		return &fin
+	}
+	return nil
+}
+
+// foreignRead is foreignCall over the choices of f, a frame encoding/json
+// read as far as it could, when err says only that a member of it is of
+// the wrong kind (a function call's arguments a number); nil for any other
+// error. Such a call is refused for what the model called before the
+// frame's decode error: the call is what the user must change, and a
+// server that mended the frame would send it again.
+func (d *decoder) foreignRead(f *Chunk, data []byte, err error) *session.Chunk {
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); !ok {
+		return nil
+	}
+	for i := range f.Choices {
+		if f.Choices[i].Index != 0 {
+			continue
+		}
+		if fin := d.foreignCall(&f.Choices[i].Delta, data, i); fin != nil {
+			return fin
+		}
 	}
 	return nil
 }

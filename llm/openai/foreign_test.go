@@ -47,6 +47,11 @@ var _ = Describe("a streamed tool call of a type other than function", func() {
 		Entry("after a function call in the same frame", chunk(`{"tool_calls":[{"index":0,"id":"call_f","type":"function","function":{"name":"f","arguments":"{}"}},`+
 			`{"index":1,"id":"call_c","type":"custom","custom":{"name":"grep","input":"x"}}]}`, `"tool_calls"`),
 			`stream frame 1: the model called "grep", a tool of type "custom" (call "call_c")`),
+		Entry("beside a function call whose arguments are of the wrong kind", chunk(`{"tool_calls":[{"index":0,"id":"call_f","type":"function","function":{"name":"f","arguments":5}},`+
+			`{"index":1,"id":"call_c","type":"custom","custom":{"name":"grep","input":"x"}}]}`, `"tool_calls"`),
+			`stream frame 1: the model called "grep", a tool of type "custom" (call "call_c"); agentsnap records function calls only`),
+		Entry("in a frame whose content is of the wrong kind", chunk(`{"tool_calls":[{"index":0,"id":"call_c","type":"custom","custom":{"name":"grep","input":"x"}}],"content":7}`, `"tool_calls"`),
+			`stream frame 1: the model called "grep", a tool of type "custom" (call "call_c"); agentsnap records function calls only`),
 		Entry("without an id or a name", chunk(`{"tool_calls":[{"index":0,"type":"custom"}]}`, `"tool_calls"`),
 			`stream frame 1: the model called a tool of type "custom"; agentsnap records function calls only`),
 		Entry("of a type yet unknown", chunk(`{"tool_calls":[{"index":0,"id":"c","type":"shell","shell":{"name":"sh"}}]}`, "null"),

@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -52,13 +53,54 @@ func (d *decoder) refuseItems(typ string, ev *event) *session.Chunk {
 		items = ev.Response.Output
 	}
 	for i := range items {
-		if it := &items[i].asked; it.Type != "" && clientCall(it) {
-			fin := live.UnrecordableFinish(d.scrub, fmt.Sprintf("%s: stream event %d: %s", d.scrub.Prefix(), d.events, calledWhat(it)),
-				whatToDo(it.Type))
-			return &fin
+		if fin := d.refuse(&items[i].asked); fin != nil {
+			return fin
 		}
 	}
 	return nil
+}
+
+// refuse returns the error finish of item it when it asks the client to
+// act, or nil.
+func (d *decoder) refuse(it *askedItem) *session.Chunk {
+	if it.Type == "" || !clientCall(it) {
+		return nil
+	}
+	fin := live.UnrecordableFinish(d.scrub, fmt.Sprintf("%s: stream event %d: %s", d.scrub.Prefix(), d.events, calledWhat(it)),
+		whatToDo(it.Type))
+	return &fin
+}
+
+// askedIn reads the items of event data (of type typ) as refuseItems
+// does, each apart and only for what it asks of the client: for an event
+// encoding/json could not read whole, as when another item or member is
+// of the wrong kind (a function call's arguments an object). What is not
+// of the kind askedItem expects is left empty.
+func askedIn(typ string, data []byte) []askedItem {
+	var ev struct {
+		Item     json.RawMessage `json:"item"`
+		Response struct {
+			Output []json.RawMessage `json:"output"`
+		} `json:"response"`
+	}
+	_ = json.Unmarshal(data, &ev) // Event read data as an object already
+	var raws []json.RawMessage
+	switch typ {
+	case EventItemAdded, EventItemDone:
+		raws = []json.RawMessage{ev.Item}
+	case EventCompleted, EventIncomplete:
+		raws = ev.Response.Output
+	}
+	var out []askedItem
+	for _, raw := range raws {
+		var it askedItem
+		if typ, ok := itemType(raw); ok && typ != "" {
+			_ = json.Unmarshal(raw, &it)
+			it.Type = typ
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // calledWhat says what the model asked of the client with item it.

@@ -74,6 +74,32 @@ var _ = Describe("an output item the client must act on, other than a function c
 		Expect(last(chunks).Failure.Message).To(HavePrefix(`openai-responses: stream event 4: the model called "apply_diff", a custom tool`))
 	})
 
+	DescribeTable("refuses one in an event that is malformed elsewhere, rather than naming the decode error",
+		func(event, says string) {
+			chunks := decode(bg(), sse(created(), event))
+			Expect(last(chunks).Failure).NotTo(BeNil())
+			Expect(last(chunks).Failure.Code).To(Equal(live.CodeBadStream))
+			Expect(last(chunks).Failure.Message).To(HavePrefix("openai-responses: stream event 2: " + says))
+		},
+		Entry("a terminal response whose function call's arguments are an object",
+			`{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[`+
+				`{"type":"function_call","id":"fc_1","call_id":"call_f","name":"f","arguments":{}},`+customCall+`]}}`,
+			`the model called "apply_diff", a custom tool (call "call_c1", output item of type "custom_tool_call"); agentsnap records function calls only`),
+		Entry("an added item whose event has an item_id of the wrong kind",
+			`{"type":"response.output_item.added","output_index":0,"item_id":3,"item":`+customCall+`}`,
+			`the model called "apply_diff", a custom tool`),
+		Entry("a done item whose own call_id is of the wrong kind",
+			`{"type":"response.output_item.done","output_index":0,"item_id":3,"item":{"type":"computer_call","id":"cu_1","call_id":9,"action":{}}}`,
+			`the model called the built-in computer tool, which the client runs (output item of type "computer_call")`),
+	)
+
+	It("names the decode error of a malformed event that asks nothing of the client, as before", func(ctx SpecContext) {
+		chunks := decode(ctx, sse(created(), `{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[`+
+			`{"type":"function_call","id":"fc_1","call_id":"call_f","name":"f","arguments":{}}]}}`))
+		Expect(last(chunks).Failure).NotTo(BeNil())
+		Expect(last(chunks).Failure.Message).To(HavePrefix("openai-responses: stream event 2 is not a response.completed event ("))
+	})
+
 	It("keeps the calls the server ran itself out of the log, as before", func(ctx SpecContext) {
 		items := []string{
 			`{"type":"web_search_call","id":"ws_1","action":{"type":"search","query":"q"},"status":"completed"}`,
