@@ -6,10 +6,12 @@ package drivertest
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 
 	"github.com/agentsnap/agentsnap/llm"
@@ -108,4 +110,18 @@ func Last(t TB, chunks []session.Chunk) *session.FinishReason {
 		return nil
 	}
 	return c.Reason
+}
+
+// Leaked returns an error naming the first chunk whose failure message
+// holds key, a credential the decoder that wrote chunks was given to
+// scrub, or nil. Only failures are checked: they are the decoder's own
+// words about what the server sent, while a model's text may hold
+// anything, the key too, and is recorded as sent.
+func Leaked(chunks []session.Chunk, key string) error {
+	for i, c := range chunks {
+		if r := c.Reason; r != nil && r.Failure != nil && strings.Contains(r.Failure.Message, key) {
+			return fmt.Errorf("chunk %d: the failure message holds the key %q the decoder scrubs: %s", i, key, r.Failure.Message)
+		}
+	}
+	return nil
 }

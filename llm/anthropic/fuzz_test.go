@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
@@ -38,10 +39,19 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range streamSeeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{
+		`event: error` + "\n" + `data: {"type":"error","error":{"type":"authentication_error","message":"bad key ` + fuzzKey + `"}}`,
+		`data: ` + fuzzKey + ` is no event`,
+	} {
+		f.Add([]byte(s + "\n\n"))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		chunks := decodeAll(in)
 		if err := CheckProtocol(chunks); err != nil {
 			t.Fatalf("%v\nchunks: %+v", err, chunks)
+		}
+		if err := drivertest.Leaked(chunks, fuzzKey); err != nil {
+			t.Fatal(err)
 		}
 		if fin := chunks[len(chunks)-1]; fin.Reason.Kind == session.FinishError || fin.Reason.Kind == session.FinishAborted {
 			return
@@ -57,9 +67,12 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// fuzzKey is the API key decodeAll's decoder scrubs.
+const fuzzKey = "sk-ant-fuzz-secret"
+
 func decodeAll(in []byte) []session.Chunk {
 	var chunks []session.Chunk
-	sc := live.NewScrubber("anthropic", "sk-ant-fuzz-secret")
+	sc := live.NewScrubber("anthropic", fuzzKey)
 	live.DecodeStream(context.Background(), bytes.NewReader(in), newDecoder(sc), sc, func(c session.Chunk) bool {
 		chunks = append(chunks, c)
 		return true

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -29,9 +30,15 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range streamSeeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{
+		`{"error":{"code":400,"message":"API key not valid: ` + fuzzKey + `","status":"INVALID_ARGUMENT"}}`,
+		fuzzKey + " is no chunk",
+	} {
+		f.Add([]byte("data: " + s + "\n\n"))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var chunks []session.Chunk
-		sc := live.NewScrubber("gemini", "AIza-fuzz-secret")
+		sc := live.NewScrubber("gemini", fuzzKey)
 		live.DecodeStream(context.Background(), bytes.NewReader(in), newDecoder(sc), sc, func(c session.Chunk) bool {
 			chunks = append(chunks, c)
 			return true
@@ -39,5 +46,11 @@ func FuzzDecode(f *testing.F) {
 		if err := CheckProtocol(chunks); err != nil {
 			t.Fatalf("%v\nchunks: %+v", err, chunks)
 		}
+		if err := drivertest.Leaked(chunks, fuzzKey); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
+
+// fuzzKey is the API key FuzzDecode's decoder scrubs.
+const fuzzKey = "AIza-fuzz-secret"

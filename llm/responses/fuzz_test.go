@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/internal/drivertest"
 	"github.com/agentsnap/agentsnap/llm/live"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -41,9 +42,16 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range streamSeeds {
 		f.Add([]byte(s))
 	}
+	for _, s := range []string{
+		`{"type":"error","code":"invalid_api_key","message":"bad key ` + fuzzKey + `"}`,
+		fuzzKey + " is no event",
+		`{"type":"response.output_item.added","output_index":0,"item":{"type":"custom_tool_call","call_id":"` + fuzzKey + `","name":"` + fuzzKey + `"}}`,
+	} {
+		f.Add([]byte("data: " + s + "\n\n"))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		var chunks []session.Chunk
-		sc := live.NewScrubber(API, "sk-fuzz-secret")
+		sc := live.NewScrubber(API, fuzzKey)
 		live.DecodeStream(context.Background(), bytes.NewReader(in), newDecoder(sc), sc, func(c session.Chunk) bool {
 			chunks = append(chunks, c)
 			return true
@@ -51,5 +59,11 @@ func FuzzDecode(f *testing.F) {
 		if err := CheckProtocol(chunks); err != nil {
 			t.Fatalf("%v\nchunks: %+v", err, chunks)
 		}
+		if err := drivertest.Leaked(chunks, fuzzKey); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
+
+// fuzzKey is the API key FuzzDecode's decoder scrubs.
+const fuzzKey = "sk-fuzz-secret"
