@@ -62,15 +62,7 @@ func (d *decoder) Event(name string, data []byte) ([]session.Chunk, *session.Chu
 	}
 	var ev event
 	if err := json.Unmarshal(data, &ev); err != nil {
-		// An item the client must act on is refused before the event's
-		// decode error: it is what the user must change, and a server that
-		// mended the event would send it again.
-		for _, it := range askedIn(typ, data) {
-			if fin := d.refuse(&it); fin != nil {
-				return nil, fin
-			}
-		}
-		return nil, d.badStream(fmt.Sprintf("is not a %s event (%v)", typ, err), data)
+		return nil, d.unreadable(typ, data, err)
 	}
 	if fin := d.refuseItems(typ, &ev); fin != nil {
 		return nil, fin

@@ -71,6 +71,20 @@ func (d *decoder) refuse(it *askedItem) *session.Chunk {
 	return &fin
 }
 
+// unreadable is the error finish of event data (of type typ) that
+// encoding/json could not read whole (err). An item in it the client must
+// act on is refused before the decode error is named: the item is what the
+// user must change, and a server that mended the event would send it
+// again.
+func (d *decoder) unreadable(typ string, data []byte, err error) *session.Chunk {
+	for _, it := range askedIn(typ, data) {
+		if fin := d.refuse(&it); fin != nil {
+			return fin
+		}
+	}
+	return d.badStream(fmt.Sprintf("is not a %s event (%v)", typ, err), data)
+}
+
 // askedIn reads the items of event data (of type typ) as refuseItems
 // does, each apart and only for what it asks of the client: for an event
 // encoding/json could not read whole, as when another item or member is
