@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -56,7 +57,7 @@ func Write(w io.Writer, title string, scenarios []Scenario) error {
 			p.Counts = append(p.Counts, count{Status: st, N: counts[st]})
 		}
 	}
-	if err := pageTemplate.Execute(w, p); err != nil {
+	if err := pageTemplate().Execute(w, p); err != nil {
 		return fmt.Errorf("report: writing the page: %w", err)
 	}
 	return nil
@@ -71,7 +72,11 @@ var styleCSS string
 //go:embed script.js
 var scriptJS string
 
-var pageTemplate = template.Must(template.New("page").Parse(pageTmpl))
+// pageTemplate is parsed when a page is first written, not when the
+// package is loaded: every agentsnap command would pay for it.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageTmpl))
+})
 
 type page struct {
 	Title     string

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Section is one session of a transcript: its header line and the lines
@@ -22,8 +23,11 @@ type Section struct {
 	Start  int // line of the header in its file, from 1
 }
 
-// header matches a session line of transcript.Render.
-var header = regexp.MustCompile(`^== (root|session \d+)(?:: (\S+) of (root|session \d+) via (.+), depth \d+)? ==$`)
+// header matches a session line of transcript.Render. It and seedCount
+// are compiled when first used, not by every command that loads the package.
+var header = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^== (root|session \d+)(?:: (\S+) of (root|session \d+) via (.+), depth \d+)? ==$`)
+})
 
 // Split cuts a transcript at its session lines. Sessions are keyed by the
 // chain of calls that created them rather than by their number, so a
@@ -38,7 +42,7 @@ func Split(text string) []Section {
 			continue
 		}
 		line := strings.TrimSuffix(l, "\n")
-		if m := header.FindStringSubmatch(line); m != nil {
+		if m := header().FindStringSubmatch(line); m != nil {
 			key, parent := m[1], ""
 			if m[3] != "" {
 				var ok bool
@@ -95,7 +99,7 @@ func (s *Section) Inherited() string {
 
 // seedCount is the number of events a seed line gives, and the label of
 // the parent it names.
-var seedCount = regexp.MustCompile(`^\(inherits \d+ events from [^:]*: `)
+var seedCount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\(inherits \d+ events from [^:]*: `) })
 
 // SameSeed reports whether a and b inherit the same turns of the same
 // session. The number of events in them is not compared: it is how the
@@ -103,7 +107,7 @@ var seedCount = regexp.MustCompile(`^\(inherits \d+ events from [^:]*: `)
 // is the label of the session: a fork inherits from its parent, which
 // Pair has paired, and a child added before it renumbers that parent.
 func SameSeed(a, b *Section) bool {
-	return seedCount.ReplaceAllString(a.Seed, "(inherits ") == seedCount.ReplaceAllString(b.Seed, "(inherits ")
+	return seedCount().ReplaceAllString(a.Seed, "(inherits ") == seedCount().ReplaceAllString(b.Seed, "(inherits ")
 }
 
 // Dropped returns the names of the sessions of golden that next does not

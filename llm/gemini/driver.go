@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/llm"
 	"github.com/agentsnap/agentsnap/llm/live"
@@ -48,7 +49,7 @@ func (GenerateContent) Name() string { return API }
 func (GenerateContent) Prefix() string { return "gemini" }
 
 // version matches an API version segment: v1, v1beta, v1alpha, v2beta3.
-var version = regexp.MustCompile(`^v\d+((alpha|beta)\d*)?$`)
+var version = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v\d+((alpha|beta)\d*)?$`) })
 
 // Endpoint is {base}[/v1beta]/{models/model}:streamGenerateContent?alt=sse:
 // v1beta is added unless the base URL's path ends in a version. The base
@@ -56,7 +57,7 @@ var version = regexp.MustCompile(`^v\d+((alpha|beta)\d*)?$`)
 // alt=sse is set in it.
 func (GenerateContent) Endpoint(base *url.URL, model string) string {
 	u := *base
-	if !version.MatchString(path.Base(u.Path)) {
+	if !version().MatchString(path.Base(u.Path)) {
 		u = *u.JoinPath("v1beta")
 	}
 	u = *u.JoinPath(modelPath(model) + ":streamGenerateContent")
@@ -70,7 +71,7 @@ var _ live.Counter = GenerateContent{}
 // URL's query kept as written.
 func (GenerateContent) CountEndpoint(base *url.URL, model string) string {
 	u := *base
-	if !version.MatchString(path.Base(u.Path)) {
+	if !version().MatchString(path.Base(u.Path)) {
 		u = *u.JoinPath("v1beta")
 	}
 	return u.JoinPath(modelPath(model) + ":countTokens").String()

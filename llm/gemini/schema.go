@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 	"github.com/agentsnap/agentsnap/session"
@@ -204,13 +205,17 @@ type APIError struct {
 
 // pathRE matches a call's path: any prefix (the API version, a Vertex
 // project), then models/{model} or tunedModels/{model}, and the method.
-var pathRE = regexp.MustCompile(`/(models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent)$`)
+// It, countRE and version are compiled when first used: every agentsnap
+// command loads this package, few of them call Gemini.
+var pathRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`/(models|tunedModels)/([^/:]+):(generateContent|streamGenerateContent)$`)
+})
 
 // ParsePath reads a call's URL path: the model (as the API names it after
 // models/, or tunedModels/NAME), and whether the method streams. ok is
 // false for a path that is not a generateContent call.
 func ParsePath(path string) (model string, stream, ok bool) {
-	m := pathRE.FindStringSubmatch(path)
+	m := pathRE().FindStringSubmatch(path)
 	if m == nil {
 		return "", false, false
 	}
@@ -222,12 +227,12 @@ func ParsePath(path string) (model string, stream, ok bool) {
 }
 
 // countRE matches the path of a token count (:countTokens).
-var countRE = regexp.MustCompile(`/(models|tunedModels)/([^/:]+):countTokens$`)
+var countRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/(models|tunedModels)/([^/:]+):countTokens$`) })
 
 // ParseCountPath reads a token count's URL path as ParsePath reads a
 // call's: the model. ok is false for a path that is not a countTokens.
 func ParseCountPath(path string) (model string, ok bool) {
-	m := countRE.FindStringSubmatch(path)
+	m := countRE().FindStringSubmatch(path)
 	if m == nil {
 		return "", false
 	}
