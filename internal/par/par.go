@@ -11,7 +11,9 @@ import (
 // processors (one goroutine runs them in turn when there is one processor
 // or one piece), and returns when every call has. The calls must be
 // independent; each takes the next i not yet taken, so a slow piece does
-// not hold the others back.
+// not hold the others back. The caller's goroutine is one of the workers:
+// it would only wait otherwise, and a goroutine started for it would grow
+// a stack of its own for the calls, anew after every collection.
 func For(n int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
@@ -21,13 +23,15 @@ func For(n int, f func(i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
+	work := func() {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			f(i)
+		}
 	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 }

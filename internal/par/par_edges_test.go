@@ -2,6 +2,7 @@ package par_test
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -50,5 +51,40 @@ func TestForRunsOneCallPerProcessorAtOnce(t *testing.T) {
 		if got := inFlight(t, c.procs, c.n); got != c.want {
 			t.Errorf("GOMAXPROCS %d, n %d: %d calls ran at once, want %d", c.procs, c.n, got, c.want)
 		}
+	}
+}
+
+// goroutineID returns the calling goroutine's number, from the first line
+// of its stack ("goroutine 7 [running]:").
+func goroutineID(t *testing.T) string {
+	t.Helper()
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, ok := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	if !ok {
+		t.Fatalf("stack header %q has no goroutine number", buf)
+	}
+	return id
+}
+
+func TestForWorksOnTheCallersGoroutine(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	caller := goroutineID(t)
+	var mu sync.Mutex
+	ran := map[string]int{}
+	// Each call holds until both workers have one, so neither can run
+	// them all: the two goroutines that ran calls are the workers.
+	var both sync.WaitGroup
+	both.Add(2)
+	par.For(2, func(int) {
+		both.Done()
+		both.Wait()
+		mu.Lock()
+		ran[goroutineID(t)]++
+		mu.Unlock()
+	})
+	if len(ran) != 2 || ran[caller] != 1 {
+		t.Errorf("the calls ran on goroutines %v; want two, one of them the caller's (%s): a goroutine started where the caller would only wait", ran, caller)
 	}
 }
