@@ -117,10 +117,25 @@ func run(ctx context.Context, e *env, args []string) int {
 
 // helpAsked reports whether args ask for the command's help with -h, -help
 // or --help (before any "--"). Parsing with the command's flag set tells
-// a value such as "--model -h" from a call for help.
+// a value such as "--model -h" from a call for help; it is done only when
+// an argument could be one, since the command parses its flags again.
 func helpAsked(c *command, args []string) bool {
+	if !slices.ContainsFunc(args, namesHelp) {
+		return false
+	}
 	_, err := parseFlags(c.flags(), args)
 	return errors.Is(err, flag.ErrHelp)
+}
+
+// namesHelp reports whether arg is the flag h or help (-h, --help,
+// -help=true): the only flags the flag package answers with ErrHelp.
+func namesHelp(arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok {
+		return false
+	}
+	name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
+	return name == "h" || name == "help"
 }
 
 func sorted() []*command {
