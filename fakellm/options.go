@@ -23,6 +23,7 @@ type options struct {
 	advice    string        // WithAdvice
 	logf      func(format string, args ...any)
 	callCheck func(c RecordedCall, req *llm.Request) error // WithCallCheck
+	read      func(i int, l *session.Log)                  // WithRead
 
 	// derives names a derivation option given (WithAttempts, ...), which
 	// Recording.Driver refuses: its scripts are derived already.
@@ -50,6 +51,16 @@ func WithDeriver(d Deriver) Option {
 // it is used instead of the sidecar in the folder.
 func WithOverride(ov *Override) Option {
 	return func(o *options) { o.override, o.derives = ov, "WithOverride" }
+}
+
+// WithRead has PrepareFiles call read with each log it reads, the i-th of
+// its paths, before the log's script is derived and the log let go: what
+// a caller keeps of the recording without reading its files again. read
+// is called on every processor, in no particular order, and must keep
+// nothing of l but copies. Prepare, whose logs the caller holds, ignores
+// it.
+func WithRead(read func(i int, l *session.Log)) Option {
+	return func(o *options) { o.read, o.derives = read, "WithRead" }
 }
 
 // WithPace waits d between the chunks of a replayed call, so a runtime sees

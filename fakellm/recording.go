@@ -57,6 +57,9 @@ func PrepareFiles(paths []string, opts ...Option) (*Recording, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fakellm: derive: %w; %s", err, o.fix("restore the log from version control, or re-record the scenario"))
 		}
+		if o.read != nil && l.Torn == nil {
+			o.read(i, l)
+		}
 		return o.deriveLog(l)
 	})
 	if err != nil {

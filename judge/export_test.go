@@ -23,7 +23,7 @@ func CompareSessionPairIn(golden, replay *session.Log, cwd string) (d *Differenc
 }
 
 // CountCalls is the model calls the verdict counts in replayed logs.
-var CountCalls = countCalls
+func CountCalls(logs []*session.Log) int { return countCalls(logs, nil) }
 
 // SettleVerdict is the verdict on replayed logs against recorded ones, as
 // the comparison of a replay settles it: pairs judged in the recording's

@@ -39,6 +39,10 @@ type Outcome struct {
 
 	driver   *fakellm.Driver
 	prepared *prepared // what the fixture's other replays may share
+	// counted holds the model calls of replayed logs known without
+	// counting them: a session that replayed as recorded makes the
+	// recording's (judgeKept).
+	counted  map[*session.Log]int
 	commands commands
 	// secrets is the set of the replay's context (secret.FromContext),
 	// which the wire layer adds the agent's credentials to: a user's test

@@ -87,9 +87,12 @@ var ErrUnfinished = errors.New("the replay did not finish")
 //
 // A fixture opened without its logs (fixture.Open) is replayed holding none
 // of them while the runtime runs — each script is derived as its file is
-// read — and judged holding few: its logs are read again, each compared
-// with its replay and let go (fx.Logs stays nil). What a large scenario
-// needs (agentsnap serve), at the cost of reading it twice.
+// read, keeping a digest of the log — and judged holding few: a session
+// whose replay has the digest of its recorded log matches it, and only the
+// logs of the others are read again, each compared with its replay and let
+// go (fx.Logs stays nil). What a large scenario needs (agentsnap serve).
+// The recording judged is the one read when the replay began: a log read
+// again that changed since is an error.
 func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, error) {
 	rt, cmds := opts.Runtime, opts.commands()
 	if rt == nil {
@@ -263,6 +266,10 @@ type prepared struct {
 	// the verdict pairs the sessions by them without reading the files'
 	// headers again.
 	ownHeads bool
+	// kept is what the verdict needs of each of the fixture's files, read
+	// as their scripts were derived (ownHeads only): the verdict reads
+	// again only the files of sessions that differ (judgeKept).
+	kept []keptLog
 }
 
 // prepare derives fx's scripts and refuses a fixture whose replay would
@@ -278,6 +285,11 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 	if cmds.Fresh != "" { // a log it refuses was written moments ago: no stale fixture
 		fopts = append(fopts, fakellm.WithAdvice(cmds.Fresh))
 	}
+	var kept []keptLog
+	if fx.Logs == nil && opts.Deriver == nil && len(fx.LogPaths()) > 0 {
+		kept = make([]keptLog, len(fx.LogPaths()))
+		fopts = append(fopts, keepRead(fx, kept))
+	}
 	rec, err := derive(fx, fopts)
 	if err != nil {
 		return nil, err
@@ -286,8 +298,11 @@ func prepare(fx *fixture.Fixture, opts Options, cmds commands) (*prepared, error
 		return nil, err
 	}
 	once := opts.Once && fx.Logs == nil
-	ownHeads := fx.Logs == nil && opts.Deriver == nil && len(rec.Scripts()) == len(fx.LogPaths())
-	return &prepared{rec: rec, once: once, record: sync.OnceValue(func() string { return cmds.record(fx) }), fresh: cmds.Fresh, cwd: cmds.cwd, ownHeads: ownHeads}, nil
+	ownHeads := kept != nil && len(rec.Scripts()) == len(kept)
+	if !ownHeads {
+		kept = nil
+	}
+	return &prepared{rec: rec, once: once, record: sync.OnceValue(func() string { return cmds.record(fx) }), fresh: cmds.Fresh, cwd: cmds.cwd, ownHeads: ownHeads, kept: kept}, nil
 }
 
 // derive derives fx's scripts: from its logs in memory, or, for a fixture

@@ -50,9 +50,11 @@ func (o *Outcome) judge(ctx context.Context, store persistence.Store) error {
 // judgeFiles is the comparison of a fixture opened without its logs, whose
 // headers are heads: the sessions are paired by their headers, then each
 // recorded log is read, compared with its replay and let go
-// (fixture.EachLog), on every processor for many. So the verdict holds a
-// log per processor, not the recording, and says what the comparison of
-// the logs in memory says, in the same order.
+// (fixture.EachLog), on every processor for many — or, when the replay
+// kept a digest of each (prepared.kept), only those of the sessions that
+// differ from it (judgeKept). So the verdict holds a log per processor,
+// not the recording, and says what the comparison of the logs in memory
+// says, in the same order.
 func (o *Outcome) judgeFiles(heads []session.Header, cwd string) error {
 	fx := o.Fixture
 	golden := make([]*session.Log, len(heads)) // the headers, for pairing
@@ -64,12 +66,18 @@ func (o *Outcome) judgeFiles(heads []session.Header, cwd string) error {
 	pairs, n := pairsOf(golden, o.Replayed, cwd)
 	vs := make([]verdict, len(pairs))
 	cat := fx.Category()
-	tree := make([]recorded, len(golden))
-	err := fx.EachLog(func(i int, l *session.Log) {
-		p := pairs[i]
-		p.golden = l
-		vs[i], tree[i] = judgePair(p, n), recordedOf(l, cat)
-	})
+	var tree []recorded
+	var err error
+	if kept := o.prepared.kept; kept != nil {
+		tree, err = o.judgeKept(pairs, n, vs, kept)
+	} else {
+		tree = make([]recorded, len(golden))
+		err = fx.EachLog(func(i int, l *session.Log) {
+			p := pairs[i]
+			p.golden = l
+			vs[i], tree[i] = judgePair(p, n), recordedOf(l, cat)
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -81,10 +89,17 @@ func (o *Outcome) judgeFiles(heads []session.Header, cwd string) error {
 }
 
 // countCalls is the model calls of logs, each log's counted on its own
-// processor when there are many (serve's thousands of sessions).
-func countCalls(logs []*session.Log) int {
+// processor when there are many (serve's thousands of sessions), but for
+// those whose count is known (Outcome.counted).
+func countCalls(logs []*session.Log, known map[*session.Log]int) int {
 	calls := make([]int, len(logs))
-	eachSession(len(calls), func(i int) { calls[i] = logs[i].CountModelCalls() })
+	eachSession(len(calls), func(i int) {
+		if n, ok := known[logs[i]]; ok {
+			calls[i] = n
+		} else {
+			calls[i] = logs[i].CountModelCalls()
+		}
+	})
 	n := 0
 	for _, c := range calls {
 		n += c
@@ -142,7 +157,7 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 		o.Consumption = a.WithAdvice("the replay errors below say why")
 	}
 	o.Notes = o.driver.Notes()
-	o.Calls = countCalls(o.Replayed)
+	o.Calls = countCalls(o.Replayed, o.counted)
 	if len(o.Replayed) > 0 {
 		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them
 		if err != nil {

@@ -45,7 +45,10 @@ stop serve with SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an
 answer still streaming (its turn ends aborted) and every connection at
 once, writes the session logs from what crossed the wire, compares them
 with the fixture and the transcript with transcript.golden as check does,
-and prints the verdict.
+and prints the verdict. The fixture is judged as serve read it when it
+started: a log changed on disk while serve runs is judged as it was, and
+a session that differs from a log changed since is an error that says so
+(run serve again).
 
 An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
@@ -272,8 +275,10 @@ func runServe(ctx context.Context, e *env, args []string) int {
 // serveReplay replays dir through rt and prints the verdict as check does.
 func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime) int {
 	// The logs are not held while the agent runs: each script is derived
-	// as its file is read, and the verdict reads them again one at a time,
-	// so serve's memory grows with what is replayed, not with the fixture.
+	// as its file is read, with a digest of the log for the verdict, which
+	// reads again only the logs of sessions that differ; so serve's memory
+	// grows with what is replayed, not with the fixture, and its exit with
+	// what differs.
 	// Loading makes mostly garbage (each log, once its script is derived):
 	// the collector runs when the heap reaches loadHeap rather than at every
 	// doubling from a few MiB, until serving starts (or serve gives up).

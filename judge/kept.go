@@ -1,0 +1,176 @@
+package judge
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/agentsnap/agentsnap/fakellm"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/session"
+)
+
+// keptLog is what a replay of a fixture opened without its logs keeps of
+// each recorded log when its script is derived (fakellm.WithRead): what
+// the verdict needs of a session that replayed as recorded, so that only
+// the files of the sessions that differ are read again (judgeKept).
+type keptLog struct {
+	place  session.Place // its header and own calls, for the lineage order
+	rules  recorded      // what its category's rules read of it
+	events eventsDigest
+	calls  int // its model calls (session.Log.CountModelCalls): a replay of the same events makes as many
+}
+
+// eventsDigest is a digest of what comparing a log's events reads
+// (sameBut): each event but its time.
+type eventsDigest struct {
+	sum [2]uint64
+	n   int
+	// plain is false when an event has members this package does not know
+	// (session.Event.Extra), which sameBut never calls the same: such a
+	// log is always compared whole.
+	plain bool
+}
+
+// keepRead returns the option that fills kept, one per log file of fx,
+// as fakellm reads them.
+func keepRead(fx *fixture.Fixture, kept []keptLog) fakellm.Option {
+	cat := fx.Category()
+	return fakellm.WithRead(func(i int, l *session.Log) {
+		kept[i] = keptLog{place: session.PlaceOf(l), rules: recordedOf(l, cat), events: digestEvents(l.Events), calls: l.CountModelCalls()}
+	})
+}
+
+// digestEvents digests events: every member of each, its time excepted,
+// each written with its length, so two lists digest alike only when
+// their events are the same but for their times.
+func digestEvents(events []session.Event) eventsDigest {
+	var h [2]maphash.Hash
+	h[0].SetSeed(digestSeeds[0])
+	h[1].SetSeed(digestSeeds[1])
+	d := eventsDigest{n: len(events), plain: true}
+	b := make([]byte, 0, digestBatch+512)
+	raw := func(r []byte) {
+		if r == nil {
+			b = append(b, 0)
+			return
+		}
+		b = binary.AppendUvarint(append(b, 1), uint64(len(r)))
+		b = append(b, r...)
+	}
+	for i := range events {
+		if len(b) >= digestBatch {
+			h[0].Write(b) // a few large writes rather than one an event
+			h[1].Write(b)
+			b = b[:0]
+		}
+		e := &events[i]
+		b = binary.AppendUvarint(b, uint64(len(e.Type)))
+		b = append(b, e.Type...)
+		b = binary.AppendVarint(b, e.Seq)
+		b = append(b, boolByte(e.Ignorable))
+		raw(e.Data)
+		raw(e.SurfaceOp)
+		b = append(b, boolByte(e.SourceEventSeqs != nil))
+		b = binary.AppendUvarint(b, uint64(len(e.SourceEventSeqs)))
+		for _, s := range e.SourceEventSeqs {
+			b = binary.AppendVarint(b, s)
+		}
+		b = binary.AppendUvarint(b, uint64(len(e.Extra)))
+		if len(e.Extra) > 0 {
+			d.plain = false
+			for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
+				raw([]byte(k))
+				raw(e.Extra[k])
+			}
+		}
+	}
+	h[0].Write(b)
+	h[1].Write(b)
+	d.sum = [2]uint64{h[0].Sum64(), h[1].Sum64()}
+	return d
+}
+
+// digestSeeds are the seeds of a digest's two hashes (maphash, several
+// times faster than SHA-256 here), chosen at random in each process, so
+// no log is written knowing them: two that differ digest alike by chance
+// only, with odds of about one in 2^128.
+var digestSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// digestBatch is how many bytes digestEvents gathers before it hashes them.
+const digestBatch = 16 << 10
+
+func boolByte(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// replayedAsRecorded reports whether p's replay has the recorded log's
+// header and events but for what legitimately differs (its times, a
+// {{cwd}}), as compareSession would find: then it has no difference.
+func (k *keptLog) replayedAsRecorded(p pair, n *normalizer) bool {
+	if p.replay == nil || p.golden == nil || !k.events.plain || len(p.replay.Events) != k.events.n {
+		return false
+	}
+	if !sameHeader(&p.golden.Header, &p.replay.Header, n) {
+		return false
+	}
+	got := digestEvents(p.replay.Events)
+	return got.plain && got.sum == k.events.sum
+}
+
+// judgeKept judges the recorded sessions of pairs (the first len(kept))
+// from what start-up kept of their logs: a session that replayed as
+// recorded has no difference, and the others' files are read again for
+// their differences. So the verdict reads only the files of the sessions
+// that differ. The recording judged is the one the replay served: a file
+// read again that is not what start-up read is an error that says so.
+// It returns what the category's rules read of each log.
+func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []keptLog) ([]recorded, error) {
+	fx := o.Fixture
+	again := make([]bool, len(kept))
+	eachSession(len(kept), func(i int) { again[i] = !kept[i].replayedAsRecorded(pairs[i], n) })
+	var read []int
+	o.counted = make(map[*session.Log]int, len(kept))
+	for i, a := range again {
+		if a {
+			read = append(read, i)
+		} else {
+			o.counted[pairs[i].replay] = kept[i].calls
+		}
+	}
+	errs := make([]error, len(read))
+	eachSession(len(read), func(j int) {
+		i := read[j]
+		path := fx.LogPaths()[i]
+		l, err := session.ReadFile(path)
+		switch {
+		case err != nil:
+			err = fmt.Errorf("%s changed since the replay began (%w)", path, err)
+		case l.Torn != nil || !reflect.DeepEqual(l.Header, kept[i].place.Header) || digestEvents(l.Events) != kept[i].events:
+			err = fmt.Errorf("%s changed since the replay began", path)
+		}
+		if err != nil {
+			errs[j] = fmt.Errorf("%w: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again", err)
+			return
+		}
+		p := pairs[i]
+		p.golden = l
+		vs[i] = judgePair(p, n)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	places, tree := make([]session.Place, len(kept)), make([]recorded, len(kept))
+	for i := range kept {
+		places[i], tree[i] = kept[i].place, kept[i].rules
+	}
+	return tree, fx.CheckPlaces(places)
+}

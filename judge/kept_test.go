@@ -1,0 +1,145 @@
+package judge_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/agentsnap/agentsnap"
+	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/judge"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// A fixture opened without its logs (agentsnap serve's) is judged from what
+// the replay kept of each recorded log as it derived its script: a session
+// that replays as recorded is not read again, the others are. Its verdict
+// is the one of the same fixture read whole, whatever it says.
+var _ = Describe("the verdict of a fixture opened without its logs", func() {
+	const child = "session.1.jsonl"
+	// codeword copies fork/codeword, its child's last event (its turn/end)
+	// edited by edit.
+	codeword := func(edit func(last []byte) []byte) string {
+		GinkgoHelper()
+		dir := filepath.Join(GinkgoT().TempDir(), "fork", "codeword")
+		Expect(os.CopyFS(dir, os.DirFS(filepath.Join("..", "fixtures", "fork", "codeword")))).To(Succeed())
+		if edit != nil {
+			editLast(filepath.Join(dir, child), edit)
+		}
+		return dir
+	}
+	replay := func(fx *fixture.Fixture, rt agentsnap.Runtime) *judge.Outcome {
+		GinkgoHelper()
+		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: rt, Once: true})
+		Expect(err).NotTo(HaveOccurred())
+		return o
+	}
+	// verdicts replays dir opened (its logs read as their scripts are
+	// derived, and judged from what was kept) and loaded whole, and
+	// returns each verdict's report.
+	verdicts := func(dir string, rt agentsnap.Runtime) (opened, loaded *judge.Outcome) {
+		GinkgoHelper()
+		fx, err := fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		opened = replay(fx, rt)
+		fx, err = fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		return opened, replay(fx, rt)
+	}
+	same := func(dir string, rt agentsnap.Runtime) *judge.Outcome {
+		GinkgoHelper()
+		opened, loaded := verdicts(dir, rt)
+		Expect(opened.Report()).To(Equal(loaded.Report()))
+		Expect(opened.Passed()).To(Equal(loaded.Passed()))
+		Expect(opened.Transcript).To(Equal(loaded.Transcript))
+		return opened
+	}
+
+	It("passes a replay that matches, as the fixture read whole does", func() {
+		o := same(codeword(nil), agent.Reference)
+		Expect(o.Passed()).To(BeTrue(), o.Report())
+	})
+
+	It("names a session that differs from its recording only in its last event", func() {
+		o := same(codeword(func(last []byte) []byte { return bytes.Replace(last, []byte("completed"), []byte("interrupted"), 1) }), agent.Reference)
+		Expect(o.Differences).To(HaveLen(1))
+		Expect(o.Differences[0].String()).To(Equal("session 1 (fork of root via call_fork_1): seq 36 (turn/end): data.reason.kind: golden \"interrupted\", replay \"completed\""))
+	})
+
+	It("names a session whose header differs from its recording, its events the same", func() {
+		dir := codeword(nil)
+		path := filepath.Join(dir, child)
+		b, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, bytes.Replace(b, []byte(`"agentPreset":"default"`), []byte(`"agentPreset":"other"`), 1), 0o644)).To(Succeed())
+		o := same(dir, agent.Reference)
+		Expect(o.Differences).To(HaveLen(1))
+		Expect(o.Differences[0].String()).To(Equal(`session 1 (fork of root via call_fork_1): header agentPreset: golden "other", replay "default"`))
+	})
+
+	It("names a drift and what follows it, every recorded session missing, and a session the recording lacks", func() {
+		dir := codeword(nil)
+		By("a drift: another prompt")
+		var other agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error {
+			sc := *env.Scenario
+			sc.Prompts = append([]string{sc.Prompts[0] + " Answer in French."}, sc.Prompts[1:]...)
+			env.Scenario = &sc
+			return agent.Reference.Run(ctx, env)
+		}
+		Expect(same(dir, other).Drift).NotTo(BeNil())
+
+		By("every recorded session missing: an agent that never calls")
+		var idle agentsnap.RuntimeFunc = func(context.Context, *agentsnap.Env) error { return nil }
+		o := same(dir, idle)
+		Expect(o.Differences).To(HaveLen(2))
+		Expect(o.Differences[1].Note).To(ContainSubstring("the replay never created this session"))
+
+		By("a session the recording lacks: its fork child's log removed")
+		Expect(os.Remove(filepath.Join(dir, child))).To(Succeed())
+		golden := filepath.Join(dir, "transcript.golden")
+		b, err := os.ReadFile(golden)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(golden, b[:bytes.Index(b, []byte("== session 1"))], 0o644)).To(Succeed())
+		o = same(dir, agent.Reference)
+		Expect(o.Report()).To(ContainSubstring("extra session"))
+	})
+
+	// The replay is served from the recording as it was read when the
+	// scripts were derived, and judged against it: a log changed on disk
+	// in between does not change the verdict of a session that replays as
+	// served, and is an error for one that differs, whose difference would
+	// be against another recording.
+	It("judges the recording it served: a log changed during the replay is an error only for a session that differs", func() {
+		changing := func(path string) agentsnap.RuntimeFunc {
+			return func(ctx context.Context, env *agentsnap.Env) error {
+				editLast(path, func(last []byte) []byte { return bytes.Replace(last, []byte(`"turn":2`), []byte(`"turn":9`), 1) })
+				return agent.Reference.Run(ctx, env)
+			}
+		}
+		dir := codeword(nil)
+		fx, err := fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o := replay(fx, changing(filepath.Join(dir, child)))
+		Expect(o.Passed()).To(BeTrue(), o.Report())
+
+		dir = codeword(func(last []byte) []byte { return bytes.Replace(last, []byte("completed"), []byte("interrupted"), 1) })
+		fx, err = fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: changing(filepath.Join(dir, child)), Once: true})
+		Expect(err).To(MatchError("judge: fork/codeword: reading the recording for the verdict: " + filepath.Join(dir, child) + " changed since the replay began: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again"))
+	})
+})
+
+// editLast rewrites the last line of the log at path with edit.
+func editLast(path string, edit func(last []byte) []byte) {
+	GinkgoHelper()
+	b, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	edited := edit(bytes.Clone(b[i:]))
+	Expect(edited).NotTo(Equal(b[i:]), "the edit changes the line")
+	Expect(os.WriteFile(path, append(b[:i:i], edited...), 0o644)).To(Succeed())
+}
