@@ -137,7 +137,7 @@ type jsonrpcMessage struct {
 
 func (e *mcpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, mcpPath)
-	if !mcpName.MatchString(name) {
+	if !mcpName(name) {
 		mcpRefuse(w, http.StatusNotFound, nil, fmt.Sprintf("%s is no MCP endpoint; serve's are %sNAME, NAME the server's", r.URL.Path, mcpPath))
 		return
 	}

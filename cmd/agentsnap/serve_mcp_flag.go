@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,9 +19,24 @@ import (
 // maxMCPServers bounds --mcp.
 const maxMCPServers = 32
 
-// mcpName is what an MCP server may be named: it is a path segment and is
-// recorded in every mcp/call event.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// mcpName reports whether name is what an MCP server may be named: a
+// letter or digit, then up to 63 letters, digits, '.', '_' or '-'. It is a
+// path segment and is recorded in every mcp/call event. (Checked by hand:
+// a regexp compiled at init cost every command 0.25 ms at its start.)
+func mcpName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // mcpFlag is --mcp NAME=URL: the live MCP servers (Streamable HTTP) a
 // recording forwards the agent's MCP requests to, by name.
@@ -38,7 +52,7 @@ func (m *mcpFlag) String() string {
 
 func (m *mcpFlag) Set(s string) error {
 	name, raw, ok := strings.Cut(s, "=")
-	if !ok || !mcpName.MatchString(name) {
+	if !ok || !mcpName(name) {
 		return fmt.Errorf("%q: want NAME=URL, a NAME of letters, digits, '.', '_' or '-' (up to 64), such as clock=http://127.0.0.1:8081/mcp", s)
 	}
 	u, err := url.Parse(raw)

@@ -212,6 +212,21 @@ var _ = Describe("serve's MCP endpoint", func() {
 		Expect(bodies[2]).To(Equal(toolsCall), "the agent's message as it sent it")
 	})
 
+	It("takes --mcp names of a letter or digit and then up to 63 letters, digits, '.', '_' or '-'", func() {
+		for _, name := range []string{"c", "9", "a.b_c-" + strings.Repeat("d", 58), "Z-9"} {
+			m := mcpFlag{}
+			Expect(m.Set(name+"=http://127.0.0.1:1/mcp")).To(Succeed(), name)
+			Expect(m).To(HaveKey(name))
+		}
+	})
+
+	It("refuses --mcp names that are no such name, saying what a name may hold", func() {
+		for _, name := range []string{"", "-clock", ".c", "_c", strings.Repeat("a", 65), "a b", "caf\u00e9", "a/b", "a:b"} {
+			m := mcpFlag{}
+			Expect(m.Set(name+"=http://127.0.0.1:1/mcp")).To(MatchError(ContainSubstring("want NAME=URL, a NAME of letters, digits")), name)
+		}
+	})
+
 	DescribeTable("refuses a bad --mcp",
 		func(want string, args ...string) {
 			r := cli("", nil, append([]string{"serve", serveFixture, "--runtime", "go-agent"}, args...)...)
