@@ -13,7 +13,9 @@ import (
 // independent; each takes the next i not yet taken, so a slow piece does
 // not hold the others back. The caller's goroutine is one of the workers:
 // it would only wait otherwise, and a goroutine started for it would grow
-// a stack of its own for the calls, anew after every collection.
+// a stack of its own for the calls, anew after every collection. A panic
+// of a call on the caller's goroutine reaches the caller once every other
+// call has returned; one on another goroutine ends the program.
 func For(n int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
@@ -32,6 +34,8 @@ func For(n int, f func(i int)) {
 	for range workers - 1 {
 		wg.Go(work)
 	}
+	// Deferred: a panic of the caller's own call unwinds only once no
+	// call runs, as For returns.
+	defer wg.Wait()
 	work()
-	wg.Wait()
 }

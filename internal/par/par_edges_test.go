@@ -4,8 +4,10 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/agentsnap/agentsnap/internal/par"
 )
@@ -87,4 +89,42 @@ func TestForWorksOnTheCallersGoroutine(t *testing.T) {
 	if len(ran) != 2 || ran[caller] != 1 {
 		t.Errorf("the calls ran on goroutines %v; want two, one of them the caller's (%s): a goroutine started where the caller would only wait", ran, caller)
 	}
+}
+
+// TestForUnwindsACallersPanicOnlyWhenNoCallRuns: a call on the caller's
+// goroutine that panics unwinds For only once the calls on the other
+// goroutines have returned, so a caller that recovers (storetest recovers
+// a store's panic, then closes it) never runs beside them.
+func TestForUnwindsACallersPanicOnlyWhenNoCallRuns(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	synctest.Test(t, func(t *testing.T) {
+		caller := goroutineID(t)
+		var finished, unwound atomic.Bool
+		var both sync.WaitGroup
+		both.Add(2)
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Error("par.For returned without the panic of the caller's call")
+				}
+				unwound.Store(finished.Load())
+			}()
+			par.For(2, func(int) {
+				both.Done()
+				both.Wait()
+				if goroutineID(t) == caller {
+					panic("the caller's call")
+				}
+				// The bubble's clock moves only when every goroutine in it
+				// waits: the call ends only if For waits for it.
+				time.Sleep(time.Second)
+				finished.Store(true)
+			})
+		}()
+		if !unwound.Load() {
+			t.Error("par.For unwound the caller's panic while another call still ran")
+			time.Sleep(time.Second) // that call ends, so the bubble can
+		}
+	})
 }
