@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 
@@ -61,6 +62,9 @@ var _ = Describe("jsonl store", func() {
 	// Every backend of the repository is a Deleter: a skipped check fails.
 	for _, c := range storetest.Checks() {
 		It(c.Name, func(ctx SpecContext) {
+			if strings.HasPrefix(c.Name, "lost log:") {
+				skipOnWindows() // its Lose removes a file the store holds open
+			}
 			if err := c.Run(ctx, newStorage); err != nil {
 				Fail(err.Error())
 			}

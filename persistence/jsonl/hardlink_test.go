@@ -24,6 +24,7 @@ var _ = Describe("a session file that has a second name (a hard link)", func() {
 		third        = storetest.CompletedTurn(16, 3, "p", "a")
 	)
 	BeforeEach(func(ctx SpecContext) {
+		skipOnWindows()
 		dir := GinkgoT().TempDir()
 		var err error
 		store, err = jsonl.Open(ctx, dir)
