@@ -210,7 +210,7 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		// The write may have stored a prefix; read the state back before
 		// the next call instead of guessing.
 		e.known = false
-		if !b.New {
+		if e.stored { // not b.New: b is e.batch, emptied above
 			return c.lost(op, id, err)
 		}
 		return err

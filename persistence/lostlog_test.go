@@ -3,10 +3,12 @@ package persistence_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/memory"
@@ -70,4 +72,29 @@ var _ = Describe("Coordinator over a backend that writes whatever it is handed",
 			}
 		})
 	}
+})
+
+// provisioned is a memory backend that stores only the sessions set up for
+// it beforehand, as a remote store may: a new session's first write is
+// refused as unknown.
+type provisioned struct{ *memory.Backend }
+
+func (p provisioned) Write(ctx context.Context, b *persistence.Batch) error {
+	if b.New {
+		return fmt.Errorf("provisioned: session %s was never set up: %w", b.Header.ID, persistence.ErrUnknownSession)
+	}
+	return p.Backend.Write(ctx, b)
+}
+
+var _ = Describe("Coordinator whose backend refuses a new session's first write as unknown", func() {
+	It("passes the backend's refusal on, never saying a log was lost that was never stored", func(ctx SpecContext) {
+		store, err := persistence.New(ctx, provisioned{memory.NewBackend()})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(store.Close)
+		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		err = store.Append(ctx, "root", storetest.CompletedTurn(0, 1, "p", "a"))
+		Expect(err).To(MatchError(persistence.ErrUnknownSession))
+		Expect(err.Error()).To(ContainSubstring("was never set up"))
+		Expect(err.Error()).NotTo(ContainSubstring("gone"))
+	})
 })
