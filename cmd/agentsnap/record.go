@@ -54,13 +54,14 @@ error after the retries — and that the agent did not recover from (by
 retrying the call, by counting the request again) fails the recording;
 --keep-live-failures records such failures on purpose. A live call in which
 the model called a tool other than a function tool, which a session log
-cannot record, fails it too, saying what to change in the agent. A recording that
-would contain a credential — the value of a key variable (AGENTSNAP_API_KEY,
-OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY,
-GOOGLE_API_KEY), of the Authorization header, of a credential in the base
-URL's query (?key=...) or user info, of each variable AGENTSNAP_SECRET_VARS
-names (NAME,NAME: the names of variables, never values) — is refused, and
-nothing is written, the --store included; no output or error shows one.
+cannot record, fails it too, saying what to change in the agent. A
+recording that would contain a credential — the value of a key variable
+(AGENTSNAP_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY,
+GEMINI_API_KEY, GOOGLE_API_KEY), of the Authorization header, of a
+credential in the base URL's query (?key=...) or user info, of each
+variable AGENTSNAP_SECRET_VARS names (NAME,NAME: the names of variables,
+never values) — is refused, and nothing is written, the --store included;
+no output or error shows one.
 
 A recording whose transcript differs from the transcript.golden there keeps
 the golden and writes the new transcript beside it, transcript.golden.new,

@@ -17,8 +17,8 @@
 // BAD_STREAM, a tool call the model made that a session log cannot record
 // (a call of anything but a function tool, which the client would have to
 // run) → BAD_STREAM ([UnrecordableFinish]; [Unrecordable] tells it from
-// the other BAD_STREAM failures), a connection that fails or closes before the answer is
-// complete → TRANSPORT, a 2xx answer that is JSON instead of an event
+// the other BAD_STREAM failures), a connection that fails or closes
+// before the answer is complete → TRANSPORT, a 2xx answer that is JSON instead of an event
 // stream → BAD_STREAM (or the code of the error it holds). Context
 // cancellation finishes aborted. A request that gets no answer names the
 // server by host:port only, never the whole URL. [Retryable] tells the
