@@ -39,3 +39,32 @@ func BenchmarkLoad(b *testing.B) {
 	defer s.Close()
 	storetest.BenchLoad(b, s, 10_000)
 }
+
+// BenchmarkCreate creates sessions of one completed turn each, the first
+// Append of each writing its file, with fsync (the default) and without.
+func BenchmarkCreate(b *testing.B) {
+	for _, sync := range []bool{true, false} {
+		b.Run(fmt.Sprintf("sync=%t", sync), func(b *testing.B) {
+			var opts []jsonl.Option
+			if !sync {
+				opts = append(opts, jsonl.NoSync())
+			}
+			ctx := context.Background()
+			s, err := jsonl.Open(ctx, b.TempDir(), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			turn := storetest.CompletedTurn(0, 1, "p", "a")
+			for i := 0; b.Loop(); i++ {
+				id := fmt.Sprintf("s%d", i)
+				if err := s.Create(ctx, storetest.RootHeader(id), nil); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Append(ctx, id, turn); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -49,4 +49,28 @@ var _ = Describe("a session file replaced while the store has it open", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(storetest.Encoded(stored)).To(Equal(storetest.Encoded(&session.Log{Header: l.Header, Events: slices.Concat(first, again)})))
 	})
+
+	It("refuses the second Append when the file the first one wrote was replaced before it, writing nothing", func(ctx SpecContext) {
+		skipOnWindows()
+		dir := GinkgoT().TempDir()
+		store, err := jsonl.Open(ctx, dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(store.Close)
+		first := storetest.CompletedTurn(0, 1, "p", "a")
+		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(store.Append(ctx, "root", first)).To(Succeed(), "the file is written whole and linked")
+
+		// Another recording's log of the same session checked out in its
+		// place: it holds seqs the next batch would repeat.
+		path := filepath.Join(dir, jsonl.FileName("root"))
+		h := storetest.RootHeader("root")
+		other := session.Encode(&h, slices.Concat(first, storetest.CompletedTurn(8, 2, "other", "b")))
+		Expect(os.WriteFile(path+".checkout", other, 0o644)).To(Succeed())
+		Expect(os.Rename(path+".checkout", path)).To(Succeed())
+
+		err = store.Append(ctx, "root", storetest.CompletedTurn(8, 2, "p", "a"))
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring(path + " was replaced by another file since this store opened it"))
+		Expect(os.ReadFile(path)).To(Equal(other), "nothing was written to the new file")
+	})
 })

@@ -30,14 +30,36 @@ func (b *Backend) create(w *persistence.Batch) error {
 	if err := b.mkdir(); err != nil {
 		return err
 	}
-	if err := b.publish(path, session.Encode(w.Header, w.Events)); err != nil {
+	made, err := b.publish(path, session.Encode(w.Header, w.Events))
+	if err != nil {
 		return err
 	}
 	b.mu.Lock()
 	b.paths[id] = path
 	b.headers = append(b.headers, *w.Header)
 	b.mu.Unlock()
+	b.keep(id, path, made)
 	return nil
+}
+
+// keep holds a new session's file open for the appends to come, so the
+// check before each (still) knows the file this store wrote: another put
+// in its place before the second append is refused, as one put there
+// later is. Nothing is kept, and the next append opens the path, when the
+// file cannot be opened or already is another (made is what was written).
+func (b *Backend) keep(id, path string, made os.FileInfo) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	fi, err := f.Stat()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil || !os.SameFile(fi, made) || b.closed || b.files[id] != nil {
+		f.Close()
+		return
+	}
+	b.files[id] = &appendFile{f: f, fi: fi}
 }
 
 // mkdir creates the store's folder on first use.
@@ -54,30 +76,35 @@ func (b *Backend) mkdir() error {
 	return nil
 }
 
-// publish writes data to path through a synced temporary file. It never
-// replaces an existing file.
-func (b *Backend) publish(path string, data []byte) error {
+// publish writes data to path through a synced temporary file, and
+// returns the file's FileInfo. It never replaces an existing file.
+func (b *Backend) publish(path string, data []byte) (os.FileInfo, error) {
 	tmp, err := os.CreateTemp(b.dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("jsonl: %w", err)
+		return nil, fmt.Errorf("jsonl: %w", err)
 	}
 	// The temporary name goes in every case: after the link the file
 	// lives on under path.
 	defer os.Remove(tmp.Name())
 	if err := b.fill(tmp, data); err != nil {
 		tmp.Close()
-		return err
+		return nil, err
+	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("jsonl: %w", err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("jsonl: %w", err)
+		return nil, fmt.Errorf("jsonl: %w", err)
 	}
 	if err := link(tmp.Name(), path); err != nil {
-		return err
+		return nil, err
 	}
 	if b.sync {
-		return b.syncDir(b.dir)
+		return fi, b.syncDir(b.dir)
 	}
-	return nil
+	return fi, nil
 }
 
 // fill writes data to a new file and syncs it.
