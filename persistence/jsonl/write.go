@@ -39,6 +39,12 @@ func (b *Backend) create(w *persistence.Batch) error {
 	b.headers = append(b.headers, *w.Header)
 	b.mu.Unlock()
 	b.keep(id, path, made)
+	// After the link: the file holds the batch whole under its name
+	// whether or not the folder's sync fails, so the session is known,
+	// and the next call reads it back.
+	if b.sync {
+		return b.syncDir(b.dir)
+	}
 	return nil
 }
 
@@ -77,7 +83,8 @@ func (b *Backend) mkdir() error {
 }
 
 // publish writes data to path through a synced temporary file, and
-// returns the file's FileInfo. It never replaces an existing file.
+// returns the file's FileInfo. It never replaces an existing file. The
+// folder is the caller's to sync.
 func (b *Backend) publish(path string, data []byte) (os.FileInfo, error) {
 	tmp, err := os.CreateTemp(b.dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -100,9 +107,6 @@ func (b *Backend) publish(path string, data []byte) (os.FileInfo, error) {
 	}
 	if err := link(tmp.Name(), path); err != nil {
 		return nil, err
-	}
-	if b.sync {
-		return fi, b.syncDir(b.dir)
 	}
 	return fi, nil
 }

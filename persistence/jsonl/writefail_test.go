@@ -3,6 +3,8 @@ package jsonl_test
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"syscall"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -54,5 +56,37 @@ var _ = Describe("a write that fails", Label("faults"), func() {
 		Expect(l.Torn).To(BeNil())
 		Expect(len(l.Events)).To(BeElementOf(len(first), len(first)+len(second)))
 		Expect(session.Validate(&l.Header, l.Events)).To(Succeed())
+	})
+
+	It("when the folder's sync fails after a new session's file got its name, continues from the file the next Append", func() {
+		dir := GinkgoT().TempDir()
+		b, err := jsonl.NewBackend(dir)
+		Expect(err).NotTo(HaveOccurred())
+		full := false
+		b.SetSyncHooks(func(f *os.File) error { return f.Sync() }, func(d string) error {
+			if full {
+				return &os.PathError{Op: "sync", Path: d, Err: syscall.EIO}
+			}
+			return atomicfile.SyncDir(d)
+		})
+		c, err := persistence.New(ctx, b)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(c.Close)
+
+		first := storetest.CompletedTurn(0, 1, "say OK", "OK")
+		Expect(c.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		full = true
+		Expect(c.Append(ctx, "root", first)).To(MatchError(syscall.EIO))
+		full = false
+
+		// The file is there, whole: the store reads it back and goes on.
+		l, err := c.Load(ctx, "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Events).To(Equal(first))
+		second := storetest.CompletedTurn(int64(len(first)), 2, "again", "OK")
+		Expect(c.Append(ctx, "root", second)).To(Succeed())
+		stored, err := session.ReadFile(filepath.Join(dir, jsonl.FileName("root")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(stored.Events).To(Equal(slices.Concat(first, second)))
 	})
 })
