@@ -170,6 +170,10 @@ func refusedLost(e *env, when string, batch []session.Event) error {
 	if err := mentions(call, err, "gone", "the error says the stored log is gone, not that the id was never created"); err != nil {
 		return err
 	}
+	call = fmt.Sprintf("%s: Load(%q)", when, "root")
 	_, err = e.store.Load(e.ctx, "root")
-	return wantErr(fmt.Sprintf("%s: Load(%q)", when, "root"), err, persistence.ErrUnknownSession)
+	if err := wantErr(call, err, persistence.ErrUnknownSession); err != nil {
+		return err
+	}
+	return mentions(call, err, "gone", "the error says the stored log is gone, not that the id was never created")
 }
