@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -49,6 +50,17 @@ type entry struct {
 	torn    *session.TornLine
 	deleted bool // Delete removed the session; calls holding e fail
 
+	// foreign is Load's error when the stored log no longer held what
+	// this store wrote: another process wrote to it. Append and Load
+	// return it from then on, so this store never writes beside the
+	// other writer; reopening the store reads what is stored afresh.
+	foreign error
+
+	// gone is set while the backend says the stored log is gone, so List
+	// leaves the session out as a reopened store would. Atomic: List
+	// does not wait for e.mu, which a write holds.
+	gone atomic.Bool
+
 	// batch is Append's Batch, reused under mu: a new one per call would
 	// be an allocation (Write takes it through an interface). It is
 	// zeroed once Write returns, so it holds no events between calls.
@@ -78,9 +90,10 @@ func New(ctx context.Context, b Backend) (*Coordinator, error) {
 // Backend returns the storage under the store, for reading it as stored.
 func (c *Coordinator) Backend() Backend { return c.b }
 
-// fail wraps err with the backend, the operation and where the session is.
+// fail wraps err with the backend, the operation and where the session is,
+// unless err says where already (the backends' own errors do).
 func (c *Coordinator) fail(op, id string, err error) error {
-	if w := c.b.Where(id); w != "" {
+	if w := c.b.Where(id); w != "" && !strings.Contains(err.Error(), w) {
 		return fmt.Errorf("%s: %s session %s (%s): %w", c.b.Kind(), op, id, w, err)
 	}
 	return fmt.Errorf("%s: %s session %s: %w", c.b.Kind(), op, id, err)
@@ -188,6 +201,9 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 	if e.deleted {
 		return c.fail(op, id, ErrUnknownSession)
 	}
+	if e.foreign != nil {
+		return e.foreign
+	}
 	if _, err := c.sync(ctx, op, id, e); err != nil {
 		return err
 	}
@@ -211,7 +227,7 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		// the next call instead of guessing.
 		e.known = false
 		if e.stored { // not b.New: b is e.batch, emptied above
-			return c.lost(op, id, err)
+			return c.lost(op, id, e, err)
 		}
 		return err
 	}
@@ -243,22 +259,27 @@ func (c *Coordinator) sync(ctx context.Context, op, id string, e *entry) (*sessi
 		return nil, nil
 	}
 	if err != nil {
-		return nil, c.lost(op, id, err)
+		return nil, c.lost(op, id, e, err)
 	}
 	e.apply(l)
 	return l, nil
 }
 
-// lost explains err, an error of the backend about a session it stored,
+// lost explains err, an error of the backend about session e it stored,
 // when the backend no longer knows the session: its stored log is gone,
 // and the session is never stored anew, which would drop the events
 // acknowledged before (a first write of them all would start a log at
-// the next seq, not at 0). Other errors come back as they are.
-func (c *Coordinator) lost(op, id string, err error) error {
+// the next seq, not at 0). The backend's error is kept, wrapped: its
+// words say why, its sentinels still match. The next call reads the log
+// again, and List leaves the session out until then. Other errors come
+// back as they are.
+func (c *Coordinator) lost(op, id string, e *entry, err error) error {
 	if !errors.Is(err, ErrUnknownSession) {
 		return err
 	}
-	return c.fail(op, id, fmt.Errorf("%w: its stored log is gone, removed behind this store's back (one store per folder or database at a time), and nothing can continue the events it held: restore the log and open the store again, or delete the session and record it again", ErrUnknownSession))
+	e.known = false
+	e.gone.Store(true)
+	return c.fail(op, id, fmt.Errorf("its stored log is gone, and nothing can continue the events it held: restore the log and open the store again, or delete the session and record it again (one store per folder or database at a time): %w", err))
 }
 
 // apply sets e's state from its stored log. Only a session this store has
@@ -273,6 +294,7 @@ func (e *entry) apply(l *session.Log) {
 	e.torn = l.Torn
 	e.next = int64(len(l.Events) + len(e.closers))
 	e.known = true
+	e.gone.Store(false)
 }
 
 // Load implements [Store]. A stored log that ends inside a turn comes back
@@ -293,6 +315,9 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 	if e.deleted {
 		return nil, c.fail(op, id, ErrUnknownSession)
 	}
+	if e.foreign != nil {
+		return nil, e.foreign
+	}
 	l, err := c.sync(ctx, op, id, e)
 	if err != nil {
 		return nil, err
@@ -302,11 +327,12 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 	}
 	if l == nil {
 		if l, err = c.b.Read(ctx, id); err != nil {
-			return nil, c.lost(op, id, err)
+			return nil, c.lost(op, id, e, err)
 		}
 	}
 	if got := int64(len(l.Events) + len(e.closers)); got != e.next {
-		return nil, c.fail(op, id, fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time)", len(l.Events), e.next-1))
+		e.foreign = c.fail(op, id, fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time), so this store no longer appends to it or loads it: stop the other writer and open the store again, or delete the session", len(l.Events), e.next-1))
+		return nil, e.foreign
 	}
 	l.Events = append(l.Events, e.closers...)
 	return l, nil
@@ -314,7 +340,8 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 
 // List implements [Store]. Sessions come ordered by createdAt; ties keep
 // creation order — the order of Create calls, after the stored sessions in
-// storage order. Sessions created but never appended to are included.
+// storage order. Sessions created but never appended to are included;
+// those whose stored log an Append or Load found gone are not.
 func (c *Coordinator) List(ctx context.Context) ([]session.Header, error) {
 	if err := c.enter(ctx); err != nil {
 		return nil, fmt.Errorf("%s: list sessions: %w", c.b.Kind(), err)
@@ -323,7 +350,9 @@ func (c *Coordinator) List(ctx context.Context) ([]session.Header, error) {
 	c.mu.Lock()
 	entries := make([]*entry, 0, len(c.sessions))
 	for _, e := range c.sessions {
-		entries = append(entries, e)
+		if !e.gone.Load() {
+			entries = append(entries, e)
+		}
 	}
 	c.mu.Unlock()
 	slices.SortFunc(entries, func(a, b *entry) int {

@@ -30,8 +30,15 @@
 //     failed first — is never stored anew from its next seq, which would
 //     lose the events before: Append and Load fail with ErrUnknownSession,
 //     saying the log is gone, until the log is restored or the session
-//     deleted. A backend refuses a write to a log it no longer holds, as
-//     the JSONL backend does to a file removed or replaced while open.
+//     deleted; List leaves it out meanwhile. A backend refuses a write to
+//     a log it no longer holds, as the JSONL backend does to a file
+//     removed or replaced while open.
+//   - Another writer. Once Load finds that the stored log no longer holds
+//     what this store wrote, Append and Load of that session fail with the
+//     same error until the store is reopened or the session deleted:
+//     appending at the seq this store expected would duplicate the other
+//     writer's events, and taking up the other's log would only move the
+//     collision to its next write.
 //
 // One Store owns a folder or a database at a time: two processes appending
 // to the same storage are not coordinated with each other.

@@ -98,3 +98,89 @@ var _ = Describe("Coordinator whose backend refuses a new session's first write 
 		Expect(err.Error()).NotTo(ContainSubstring("gone"))
 	})
 })
+
+// errArchived is the sentinel of vault, a backend of a user's own.
+var errArchived = errors.New("archived")
+
+// vault is a memory backend that says in its own words why a session it
+// stored is gone: a retention policy archived it.
+type vault struct {
+	*memory.Backend
+	archived *atomic.Bool
+}
+
+func (v vault) lost(id string) error {
+	return fmt.Errorf("vault: session %s was %w by the retention policy; ask the admin for it back: %w", id, errArchived, persistence.ErrUnknownSession)
+}
+
+func (v vault) Read(ctx context.Context, id string) (*session.Log, error) {
+	if v.archived.Load() {
+		return nil, v.lost(id)
+	}
+	return v.Backend.Read(ctx, id)
+}
+
+func (v vault) Write(ctx context.Context, b *persistence.Batch) error {
+	if v.archived.Load() && !b.New {
+		return v.lost(b.Header.ID)
+	}
+	return v.Backend.Write(ctx, b)
+}
+
+var _ = Describe("Coordinator over a backend that says why a log is gone", func() {
+	var (
+		store    *persistence.Coordinator
+		archived *atomic.Bool
+	)
+	BeforeEach(func(ctx SpecContext) {
+		archived = new(atomic.Bool)
+		var err error
+		store, err = persistence.New(ctx, vault{memory.NewBackend(), archived})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(store.Close)
+		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(store.Create(ctx, storetest.RootHeader("other"), nil)).To(Succeed())
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(0, 1, "p", "a"))).To(Succeed())
+		archived.Store(true)
+	})
+
+	It("keeps the backend's words and sentinel beside its own advice", func(ctx SpecContext) {
+		err := store.Append(ctx, "root", storetest.CompletedTurn(8, 2, "p", "a"))
+		Expect(err).To(MatchError(persistence.ErrUnknownSession))
+		Expect(err).To(MatchError(errArchived))
+		Expect(err.Error()).To(ContainSubstring("its stored log is gone"))
+		Expect(err.Error()).To(ContainSubstring("archived by the retention policy; ask the admin for it back"))
+		_, err = store.Load(ctx, "root")
+		Expect(err).To(MatchError(errArchived))
+		Expect(err.Error()).To(ContainSubstring("its stored log is gone"))
+	})
+
+	It("leaves a session whose log an Append found gone out of List, until a call finds it back", func(ctx SpecContext) {
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(8, 2, "p", "a"))).To(MatchError(errArchived))
+		Expect(ids(store.List(ctx))).To(Equal([]string{"other"}))
+
+		archived.Store(false)
+		Expect(store.Append(ctx, "root", storetest.CompletedTurn(8, 2, "p", "a"))).To(Succeed())
+		Expect(ids(store.List(ctx))).To(Equal([]string{"root", "other"}))
+	})
+
+	It("leaves a session whose log a Load found gone out of List; Delete still removes it", func(ctx SpecContext) {
+		_, err := store.Load(ctx, "root")
+		Expect(err).To(MatchError(errArchived))
+		Expect(ids(store.List(ctx))).To(Equal([]string{"other"}))
+		archived.Store(false)
+		Expect(store.Delete(ctx, "root")).To(Succeed())
+		Expect(store.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(ids(store.List(ctx))).To(ConsistOf("root", "other"))
+	})
+})
+
+// ids returns the ids of hs, failing the spec on err.
+func ids(hs []session.Header, err error) []string {
+	Expect(err).NotTo(HaveOccurred())
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package jsonl_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -47,6 +48,7 @@ var _ = Describe("a session file that has a second name (a hard link)", func() {
 		err := store.Append(ctx, "root", third)
 		Expect(err).To(MatchError(persistence.ErrUnknownSession))
 		Expect(err.Error()).To(ContainSubstring("gone"))
+		Expect(strings.Count(err.Error(), path)).To(Equal(1), "the path once: %s", err)
 		Expect(os.ReadFile(backup)).To(Equal(saved), "the backup is as it was")
 	})
 

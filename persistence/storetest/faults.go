@@ -32,6 +32,7 @@ func faultChecks() []check {
 		{"failed write: an Append after a failed one continues from what is stored, every acknowledged event kept", failedContinue},
 		{"failed write: refuses to continue a session whose log is gone after a failed write, and never stores it anew", failedLost},
 		{"lost log: refuses an Append to a session whose log was removed since the last one, acknowledging nothing", lostBetween},
+		{"another writer: once Load finds events another store appended, refuses to append or load until reopened, writing nothing", otherWriter},
 	}
 }
 
@@ -176,4 +177,54 @@ func refusedLost(e *env, when string, batch []session.Event) error {
 		return err
 	}
 	return mentions(call, err, "gone", "the error says the stored log is gone, not that the id was never created")
+}
+
+// otherWriter appends to session "root" through a second store open on the
+// same storage, as another process would, and checks that the first
+// store, once its Load saw the other's events, neither appends at the seq
+// it expected (a duplicate of the other's) nor takes the other's log as
+// its own, until it is opened again.
+func otherWriter(e *env) error {
+	first, theirs := CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(8, 2, "theirs", "OK theirs")
+	if err := e.create(RootHeader("root"), nil, first); err != nil {
+		return err
+	}
+	other, err := e.open(e.storage)
+	if err != nil {
+		return fmt.Errorf("%w: a second store open on the storage at once (another process): %w", ErrSkipped, err)
+	}
+	if err := succeed(fmt.Sprintf("second store on the storage: Append(%q, %s)", "root", span(theirs)), other.Append(e.ctx, "root", theirs)); err != nil {
+		return err
+	}
+	const when = "after a second store on the storage appended"
+	mine := CompletedTurn(8, 2, "mine", "OK mine")
+	for i, call := range []func() error{
+		func() error { _, err := e.store.Load(e.ctx, "root"); return err },
+		func() error { return e.store.Append(e.ctx, "root", mine) },
+		func() error { _, err := e.store.Load(e.ctx, "root"); return err },
+	} {
+		what := fmt.Sprintf("%s: Load(%q)", when, "root")
+		if i == 1 {
+			what = fmt.Sprintf("%s and Load failed: Append(%q, %s)", when, "root", span(mine))
+		}
+		err := call()
+		if err == nil {
+			return fmt.Errorf("%s = nil, wanted an error saying another process wrote to the log", what)
+		}
+		if err := mentions(what, err, "another process", "the store is not the log's only writer"); err != nil {
+			return err
+		}
+	}
+	if err := succeed("Close() of the second store", other.Close()); err != nil {
+		return err
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	third := CompletedTurn(16, 3, "resume", "resumed")
+	if err := succeed(fmt.Sprintf("after a reopen: Append(%q, %s)", "root", span(third)), e.store.Append(e.ctx, "root", third)); err != nil {
+		return err
+	}
+	_, err = e.wantLog("after the second store's Append, the refused ones, a reopen and one more", "root", &session.Log{Header: RootHeader("root"), Events: slices.Concat(first, theirs, third)})
+	return err
 }

@@ -15,7 +15,9 @@ import (
 // temporary database, a memory backend — made for one check.
 type Storage interface {
 	// Open opens a store on the storage. The checks close every store they
-	// open, and open the storage again to check what survived.
+	// open, and open the storage again to check what survived. One check
+	// opens a second store while the first is open, as another process
+	// would; an error then skips that check.
 	Open() (persistence.Store, error)
 
 	// Crash leaves the storage as a process that died while it appended
