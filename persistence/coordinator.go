@@ -50,8 +50,8 @@ type entry struct {
 	torn    *session.TornLine
 	deleted bool // Delete removed the session; calls holding e fail
 
-	// foreign is Load's error when the stored log no longer held what
-	// this store wrote: another process wrote to it. Append and Load
+	// foreign says why, once Load found that the stored log no longer
+	// held what this store wrote: another process wrote to it. Append and Load
 	// return it from then on, so this store never writes beside the
 	// other writer; reopening the store reads what is stored afresh.
 	foreign error
@@ -202,7 +202,7 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		return c.fail(op, id, ErrUnknownSession)
 	}
 	if e.foreign != nil {
-		return e.foreign
+		return c.fail(op, id, e.foreign)
 	}
 	if _, err := c.sync(ctx, op, id, e); err != nil {
 		return err
@@ -316,7 +316,7 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 		return nil, c.fail(op, id, ErrUnknownSession)
 	}
 	if e.foreign != nil {
-		return nil, e.foreign
+		return nil, c.fail(op, id, e.foreign)
 	}
 	l, err := c.sync(ctx, op, id, e)
 	if err != nil {
@@ -331,8 +331,8 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 		}
 	}
 	if got := int64(len(l.Events) + len(e.closers)); got != e.next {
-		e.foreign = c.fail(op, id, fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time), so this store no longer appends to it or loads it: stop the other writer and open the store again, or delete the session", len(l.Events), e.next-1))
-		return nil, e.foreign
+		e.foreign = fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time), so this store no longer appends to it or loads it: stop the other writer and open the store again, or delete the session", len(l.Events), e.next-1)
+		return nil, c.fail(op, id, e.foreign)
 	}
 	l.Events = append(l.Events, e.closers...)
 	return l, nil

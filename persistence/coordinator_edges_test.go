@@ -13,7 +13,7 @@ import (
 )
 
 var _ = Describe("Coordinator guarantees", func() {
-	It("refuses to load a log another store appended to behind its back", func(ctx SpecContext) {
+	It("refuses to load a log another store appended to behind its back, and from then on to append to it or load it", func(ctx SpecContext) {
 		b := memory.NewBackend()
 		first, err := persistence.New(ctx, b)
 		Expect(err).NotTo(HaveOccurred())
@@ -29,6 +29,15 @@ var _ = Describe("Coordinator guarantees", func() {
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("session root"))
 		Expect(err.Error()).To(ContainSubstring("another process wrote to it"))
+
+		err = first.Append(ctx, "root", storetest.CompletedTurn(int64(len(turn)), 2, "mine", "a"))
+		Expect(err).To(MatchError(ContainSubstring("memory: append to session root: the stored log holds 16 events")))
+		Expect(err.Error()).To(ContainSubstring("another process wrote to it"))
+		_, err = first.Load(ctx, "root")
+		Expect(err).To(MatchError(ContainSubstring("memory: load session root: the stored log holds 16 events")))
+		l, err := second.Load(ctx, "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Events).To(HaveLen(16), "the refused Append wrote nothing")
 	})
 
 	It("deletes from the backend a new session whose first write failed after storing it", func(ctx SpecContext) {
