@@ -55,10 +55,11 @@ func WithOverride(ov *Override) Option {
 
 // WithRead has PrepareFiles call read with each log it reads, the i-th of
 // its paths, before the log's script is derived and the log let go: what
-// a caller keeps of the recording without reading its files again. read
-// is called on every processor, in no particular order, and must keep
-// nothing of l but copies. Prepare, whose logs the caller holds, ignores
-// it.
+// a caller keeps of the recording without reading its files again. A log
+// with a torn last line (which DeriveOptions.DropIncomplete derives) is
+// not passed: read never sees less than the file holds. read is called on
+// every processor, in no particular order, and must keep nothing of l but
+// copies. Prepare, whose logs the caller holds, ignores it.
 func WithRead(read func(i int, l *session.Log)) Option {
 	return func(o *options) { o.read, o.derives = read, "WithRead" }
 }

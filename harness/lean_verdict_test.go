@@ -12,12 +12,14 @@ import (
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
+	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/held"
 	"github.com/agentsnap/agentsnap/judge"
 	"github.com/agentsnap/agentsnap/llm/playbook"
 	"github.com/agentsnap/agentsnap/recorder"
 	"github.com/agentsnap/agentsnap/scenario"
+	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -175,18 +177,32 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 		Expect(seen["category"]).To(BeNumerically(">=", len(srcs)))
 	})
 
-	It("holds one recorded log per processor at once, not the recording", func() {
+	It("holds one recorded log per processor at once, not the recording, and reads none again of sessions that replay as recorded", func() {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-		dir := writeWideScenario(GinkgoT().TempDir(), "spawn", 40)
-		fx, err := fixture.Open(dir)
-		Expect(err).NotTo(HaveOccurred())
-		held.RecordingLogs.Reset()
-		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: agent.Reference, Once: true})
-		Expect(err).NotTo(HaveOccurred())
+		src := writeWideScenario(GinkgoT().TempDir(), "spawn", 40)
+		replay := func(edit bool) (*judge.Outcome, int) {
+			GinkgoHelper()
+			dir := filepath.Join(GinkgoT().TempDir(), "spawn", "wide")
+			Expect(os.CopyFS(dir, os.DirFS(src))).To(Succeed())
+			for i := 1; edit && i <= 40; i++ { // each child drifts: its log is read again
+				editLog(dir, fixture.ChildLog(i), func(s string) string { return strings.Replace(s, `"systemDigest":"`, `"systemDigest":"0`, 1) })
+			}
+			fx, err := fixture.Open(dir)
+			Expect(err).NotTo(HaveOccurred())
+			held.RecordingLogs.Reset()
+			o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: agent.Reference, Once: true})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(len(o.Replayed)).To(Equal(41))
+			Expect(fx.Logs).To(BeNil())
+			return o, held.RecordingLogs.Peak()
+		}
+		o, peak := replay(false)
 		Expect(o.Passed()).To(BeTrue(), o.Report())
-		Expect(len(o.Replayed)).To(Equal(41))
-		Expect(held.RecordingLogs.Peak()).To(BeNumerically("<=", 2), "recorded logs in memory at once, of 41, on 2 processors")
-		Expect(fx.Logs).To(BeNil())
+		Expect(peak).To(Equal(0), "recorded logs read again, of 41 that replay as recorded")
+		o, peak = replay(true)
+		Expect(o.Drift).NotTo(BeNil())
+		Expect(o.Differences).To(HaveLen(39), o.Report())
+		Expect(peak).To(And(BeNumerically(">=", 1), BeNumerically("<=", 2)), "recorded logs in memory at once, of 40 read again, on 2 processors")
 	})
 })
 
@@ -207,7 +223,12 @@ func (b *breaking) Run(ctx context.Context, env *agentsnap.Env) error {
 }
 
 var _ = Describe("the verdict of a fixture opened without its logs, whose files changed", func() {
-	It("fails as reading the fixture whole fails, naming the first log in file order that does not read", func() {
+	// A replay of scripts derived by a Deriver of the caller's keeps
+	// nothing of the logs (judge.keepRead): its verdict reads every file
+	// again, as reading the fixture whole would.
+	rederive := func(l *session.Log) (*fakellm.Script, error) { return fakellm.DeriveLog(l, fakellm.DeriveOptions{}) }
+
+	It("fails as reading the fixture whole fails, naming the first log in file order that does not read, when it reads every file again", func() {
 		src := writeWideScenario(GinkgoT().TempDir(), "spawn", 12)
 		for what, brk := range map[string]func(dir string){
 			"a broken line before a broken header": func(dir string) {
@@ -222,10 +243,43 @@ var _ = Describe("the verdict of a fixture opened without its logs, whose files 
 			Expect(os.CopyFS(dir, os.DirFS(src))).To(Succeed())
 			fx, err := fixture.Open(dir)
 			Expect(err).NotTo(HaveOccurred())
-			_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: &breaking{brk: func() { brk(dir) }}, Once: true})
+			_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: &breaking{brk: func() { brk(dir) }}, Once: true, Deriver: rederive})
 			_, loadErr := fixture.Load(dir)
 			Expect(loadErr).To(MatchError(fixture.ErrFixture), what)
 			Expect(err).To(MatchError(fmt.Sprintf("judge: %s: reading the recording for the verdict: %s", fx.Name, loadErr)), what)
 		}
+	})
+
+	// Without a Deriver the replay keeps a digest of each log as its script
+	// is derived: the verdict is of the recording served, and reads again
+	// only the files of the sessions that differ from it.
+	It("judges the recording it served: a file broken since is read again, and refused, only for a session that differs", func() {
+		src := writeWideScenario(GinkgoT().TempDir(), "spawn", 12)
+		broken := func(s string) string { return "{not a header\n" + s }
+		dir := filepath.Join(GinkgoT().TempDir(), "spawn", "wide")
+		Expect(os.CopyFS(dir, os.DirFS(src))).To(Succeed())
+		editLog(dir, fixture.ChildLog(4), func(s string) string { return strings.Replace(s, `"systemDigest":"`, `"systemDigest":"0`, 1) }) // a drift
+		fx, err := fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: &breaking{brk: func() {
+			editLog(dir, fixture.ChildLog(2), broken) // replays as served: not read again
+			editLog(dir, fixture.ChildLog(4), broken)
+		}}, Once: true})
+		path := filepath.Join(dir, fixture.ChildLog(4))
+		Expect(err).To(MatchError(And(
+			HavePrefix(fmt.Sprintf("judge: %s: reading the recording for the verdict: %s changed since the replay began (", fx.Name, path)),
+			HaveSuffix("): the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again"))))
+
+		By("every session replaying as served, the files broken since are not read")
+		dir = filepath.Join(GinkgoT().TempDir(), "spawn", "wide")
+		Expect(os.CopyFS(dir, os.DirFS(src))).To(Succeed())
+		fx, err = fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		o, err := judge.Replay(context.Background(), fx, judge.Options{Runtime: &breaking{brk: func() {
+			editLog(dir, fixture.ChildLog(4), broken)
+			editLog(dir, fixture.ChildLog(7), broken)
+		}}, Once: true})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Passed()).To(BeTrue(), o.Report())
 	})
 })

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/internal/held"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -126,11 +127,12 @@ func (k *keptLog) replayedAsRecorded(p pair, n *normalizer) bool {
 
 // judgeKept judges the recorded sessions of pairs (the first len(kept))
 // from what start-up kept of their logs: a session that replayed as
-// recorded has no difference, and the others' files are read again for
-// their differences. So the verdict reads only the files of the sessions
-// that differ. The recording judged is the one the replay served: a file
-// read again that is not what start-up read is an error that says so.
-// It returns what the category's rules read of each log.
+// recorded has no difference, one the replay never created needs only its
+// header, and the others' files are read again for their differences. So
+// the verdict reads only the files of the sessions that differ. The
+// recording judged is the one the replay served: a file read again that is
+// not what start-up read is an error that says so. It returns what the
+// category's rules read of each log.
 func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []keptLog) ([]recorded, error) {
 	fx := o.Fixture
 	again := make([]bool, len(kept))
@@ -138,25 +140,23 @@ func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []ke
 	var read []int
 	o.counted = make(map[*session.Log]int, len(kept))
 	for i, a := range again {
-		if a {
-			read = append(read, i)
-		} else {
+		switch {
+		case !a:
 			o.counted[pairs[i].replay] = kept[i].calls
+		case pairs[i].replay == nil:
+			vs[i] = judgePair(pairs[i], n) // its recorded id, from the header served
+		default:
+			read = append(read, i)
 		}
 	}
 	errs := make([]error, len(read))
 	eachSession(len(read), func(j int) {
 		i := read[j]
-		path := fx.LogPaths()[i]
-		l, err := session.ReadFile(path)
-		switch {
-		case err != nil:
-			err = fmt.Errorf("%s changed since the replay began (%w)", path, err)
-		case l.Torn != nil || !reflect.DeepEqual(l.Header, kept[i].place.Header) || digestEvents(l.Events) != kept[i].events:
-			err = fmt.Errorf("%s changed since the replay began", path)
-		}
+		held.RecordingLogs.Take(1)
+		defer held.RecordingLogs.Drop(1)
+		l, err := readAgain(fx.LogPaths()[i], &kept[i])
 		if err != nil {
-			errs[j] = fmt.Errorf("%w: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again", err)
+			errs[j] = err
 			return
 		}
 		p := pairs[i]
@@ -173,4 +173,20 @@ func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []ke
 		places[i], tree[i] = kept[i].place, kept[i].rules
 	}
 	return tree, fx.CheckPlaces(places)
+}
+
+// readAgain reads the log at path for the verdict, which must be the one
+// start-up read and kept k of.
+func readAgain(path string, k *keptLog) (*session.Log, error) {
+	l, err := session.ReadFile(path)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("%s changed since the replay began (%w)", path, err)
+	case l.Torn != nil || !reflect.DeepEqual(l.Header, k.place.Header) || digestEvents(l.Events) != k.events:
+		err = fmt.Errorf("%s changed since the replay began", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again", err)
+	}
+	return l, nil
 }

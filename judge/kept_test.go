@@ -131,6 +131,26 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 		_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: changing(filepath.Join(dir, child)), Once: true})
 		Expect(err).To(MatchError("judge: fork/codeword: reading the recording for the verdict: " + filepath.Join(dir, child) + " changed since the replay began: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again"))
 	})
+
+	// A session the replay never created is judged from its header, which
+	// the replay was served with: its file is not read again.
+	It("judges a session the replay never reached from the header it served, its log changed since", func() {
+		dir := codeword(nil)
+		var idle agentsnap.RuntimeFunc = func(context.Context, *agentsnap.Env) error { return nil }
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		loaded := replay(fx, idle)
+		fx, err = fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		var editing agentsnap.RuntimeFunc = func(context.Context, *agentsnap.Env) error {
+			editLast(filepath.Join(dir, child), func(last []byte) []byte { return bytes.Replace(last, []byte(`"turn":2`), []byte(`"turn":9`), 1) })
+			return nil
+		}
+		o := replay(fx, editing)
+		Expect(o.Report()).To(Equal(loaded.Report()))
+		Expect(o.Differences).To(HaveLen(2))
+		Expect(o.Differences[1].Note).To(ContainSubstring("the replay never created this session"))
+	})
 })
 
 // editLast rewrites the last line of the log at path with edit.

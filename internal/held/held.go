@@ -45,5 +45,6 @@ func (g *Gauge) Reset() {
 
 // RecordingLogs counts the fixture logs in memory that were read from
 // their files: fixture.ReadLogs's stay counted (the fixture holds them),
-// fixture.EachLog's while its callback has them.
+// fixture.EachLog's while its callback has them, and those a verdict reads
+// again (judge's, of the sessions that differ) while it compares them.
 var RecordingLogs Gauge
