@@ -47,27 +47,35 @@ func faulty(e *env) (Faulty, error) {
 }
 
 // failAppend stores a completed turn of session "root", then appends a
-// second one while f fails writes, which must fail. It returns both turns.
-func failAppend(e *env, f Faulty) (first, second []session.Event, err error) {
+// second one while the storage fails writes, which must fail. It returns
+// the storage and both turns.
+func failAppend(e *env) (f Faulty, first, second []session.Event, err error) {
+	if f, err = faulty(e); err != nil {
+		return nil, nil, nil, err
+	}
 	first, second = CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(8, 2, "again", "OK again")
 	if err := e.create(RootHeader("root"), nil, first); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	f.FailWrites(true)
 	err = e.store.Append(e.ctx, "root", second)
 	f.FailWrites(false)
 	if err == nil {
-		return nil, nil, fmt.Errorf("Append(%q, %s) while Faulty.FailWrites(true) = nil, wanted an error", "root", span(second))
+		return nil, nil, nil, fmt.Errorf("Append(%q, %s) while Faulty.FailWrites(true) = nil, wanted an error", "root", span(second))
 	}
-	return first, second, nil
+	return f, first, second, nil
+}
+
+// lose removes session "root"'s log behind the store's back.
+func lose(f Faulty) error {
+	if err := f.Lose("root"); err != nil {
+		return fmt.Errorf("Faulty.Lose(%q) = %w, wanted nil (a bug of the Storage, not the store)", "root", err)
+	}
+	return nil
 }
 
 func failedContinue(e *env) error {
-	f, err := faulty(e)
-	if err != nil {
-		return err
-	}
-	first, second, err := failAppend(e, f)
+	_, first, second, err := failAppend(e)
 	if err != nil {
 		return err
 	}
@@ -98,16 +106,12 @@ func failedContinue(e *env) error {
 }
 
 func failedLost(e *env) error {
-	f, err := faulty(e)
+	f, first, second, err := failAppend(e)
 	if err != nil {
 		return err
 	}
-	first, second, err := failAppend(e, f)
-	if err != nil {
+	if err := lose(f); err != nil {
 		return err
-	}
-	if err := f.Lose("root"); err != nil {
-		return fmt.Errorf("Faulty.Lose(%q) = %w, wanted nil (a bug of the Storage, not the store)", "root", err)
 	}
 	if err := refusedLost(e, "after the failed Append and the log's loss", second); err != nil {
 		return err
@@ -135,8 +139,8 @@ func lostBetween(e *env) error {
 	if err := e.create(RootHeader("root"), nil, first, second); err != nil {
 		return err
 	}
-	if err := f.Lose("root"); err != nil {
-		return fmt.Errorf("Faulty.Lose(%q) = %w, wanted nil (a bug of the Storage, not the store)", "root", err)
+	if err := lose(f); err != nil {
+		return err
 	}
 	if err := refusedLost(e, "after the log's loss", CompletedTurn(16, 3, "p", "a")); err != nil {
 		return err
