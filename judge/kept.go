@@ -2,8 +2,10 @@ package judge
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"io/fs"
 	"maps"
 	"reflect"
 	"slices"
@@ -176,17 +178,37 @@ func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []ke
 }
 
 // readAgain reads the log at path for the verdict, which must be the one
-// start-up read and kept k of.
+// start-up read and kept k of. Its header may differ in createdAt, a time
+// the verdict never compares (sameHeader, normalizer.header), as its
+// events may in theirs (digestEvents): a log written again with the same
+// events is the recording served, and is judged as read.
 func readAgain(path string, k *keptLog) (*session.Log, error) {
 	l, err := session.ReadFile(path)
-	switch {
-	case err != nil:
-		err = fmt.Errorf("%s changed since the replay began (%w)", path, err)
-	case l.Torn != nil || !reflect.DeepEqual(l.Header, k.place.Header) || digestEvents(l.Events) != k.events:
-		err = fmt.Errorf("%s changed since the replay began", path)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again", err)
+		return nil, notReadAgain(path, err)
+	}
+	h, kh := l.Header, k.place.Header
+	h.CreatedAt, kh.CreatedAt = 0, 0
+	if l.Torn != nil || !reflect.DeepEqual(h, kh) || digestEvents(l.Events) != k.events {
+		return nil, fmt.Errorf("%s changed since the replay began: %s", path, servedAsRead)
 	}
 	return l, nil
+}
+
+// servedAsRead is why a log changed since start-up is not judged.
+const servedAsRead = "the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again"
+
+// notReadAgain words err, from reading path again for the verdict, for
+// what it is: the file removed or no longer a log is a change; anything
+// else (a directory in its place, a permission, an I/O error) is a file
+// the verdict cannot read, and says so with the system's error.
+func notReadAgain(path string, err error) error {
+	var parse *session.ParseError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s was removed since the replay began: the replay was served from the recording as it was read then, and naming this session's difference needs it again; restore it and run the replay again", path)
+	case errors.As(err, &parse):
+		return fmt.Errorf("%s changed since the replay began (%w): %s", path, err, servedAsRead)
+	}
+	return fmt.Errorf("%s could not be read again (%w): this session differs from the recording the replay was served, and naming its difference needs the file; make it a readable log file again and run the replay again", path, err)
 }

@@ -132,6 +132,60 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 		Expect(err).To(MatchError("judge: fork/codeword: reading the recording for the verdict: " + filepath.Join(dir, child) + " changed since the replay began: the replay was served from the recording as it was read then, and is judged against it, so this session's verdict would compare it with another; run the replay again"))
 	})
 
+	// A log the verdict reads again is worded for what became of it: gone,
+	// or there but not readable (the system's error kept), each with its
+	// own advice.
+	It("says a log it cannot read again for what it is: removed, or a directory in its place", func() {
+		differing := func(last []byte) []byte { return bytes.Replace(last, []byte("completed"), []byte("interrupted"), 1) }
+		for _, c := range []struct {
+			what   string
+			change func(path string)
+			says   func(path string) string
+		}{
+			{"removed", func(path string) { Expect(os.Remove(path)).To(Succeed()) }, func(path string) string {
+				return path + " was removed since the replay began: the replay was served from the recording as it was read then, and naming this session's difference needs it again; restore it and run the replay again"
+			}},
+			{"a directory", func(path string) { Expect(os.Remove(path)).To(Succeed()); Expect(os.Mkdir(path, 0o755)).To(Succeed()) }, func(path string) string {
+				return path + " could not be read again (session: read " + path + ": is a directory): this session differs from the recording the replay was served, and naming its difference needs the file; make it a readable log file again and run the replay again"
+			}},
+		} {
+			dir := codeword(differing)
+			path := filepath.Join(dir, child)
+			fx, err := fixture.Open(dir)
+			Expect(err).NotTo(HaveOccurred())
+			var changing agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error {
+				c.change(path)
+				return agent.Reference.Run(ctx, env)
+			}
+			_, err = judge.Replay(context.Background(), fx, judge.Options{Runtime: changing, Once: true})
+			Expect(err).To(MatchError("judge: fork/codeword: reading the recording for the verdict: "+c.says(path)), c.what)
+		}
+	})
+
+	// The verdict compares no header's createdAt (nor any event's time): a
+	// log written again with the same events and another createdAt is the
+	// recording served, and its session is judged as the one read whole.
+	It("judges a log written again during the replay with only another createdAt as read", func() {
+		dir := codeword(func(last []byte) []byte { return bytes.Replace(last, []byte("completed"), []byte("interrupted"), 1) })
+		path := filepath.Join(dir, child)
+		fx, err := fixture.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		loaded := replay(fx, agent.Reference)
+		fx, err = fixture.Open(dir)
+		Expect(err).NotTo(HaveOccurred())
+		var rewriting agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error {
+			b, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			rewritten := bytes.Replace(b, []byte(`"createdAt":946684800000`), []byte(`"createdAt":946684899999`), 1)
+			Expect(rewritten).NotTo(Equal(b))
+			Expect(os.WriteFile(path, rewritten, 0o644)).To(Succeed())
+			return agent.Reference.Run(ctx, env)
+		}
+		o := replay(fx, rewriting)
+		Expect(o.Report()).To(Equal(loaded.Report()))
+		Expect(o.Differences).To(HaveLen(1))
+	})
+
 	// A session the replay never created is judged from its header, which
 	// the replay was served with: its file is not read again.
 	It("judges a session the replay never reached from the header it served, its log changed since", func() {
