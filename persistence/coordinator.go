@@ -145,7 +145,13 @@ func (c *Coordinator) Create(ctx context.Context, h session.Header, seed []sessi
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.sessions[h.ID]; ok {
+	if e, ok := c.sessions[h.ID]; ok {
+		if e.gone.Load() {
+			// Not stored anew here: a backend may still hold the id (the
+			// JSONL backend's files, one put back since), so its first
+			// write would be refused, or a restored log stand beside it.
+			return c.fail(op, h.ID, fmt.Errorf("%w in this store, but its stored log is gone: delete the session and create it again, or restore the log and open the store again", ErrSessionExists))
+		}
 		return c.fail(op, h.ID, ErrSessionExists)
 	}
 	c.sessions[h.ID] = &entry{

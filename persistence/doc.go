@@ -30,7 +30,8 @@
 //     failed first — is never stored anew from its next seq, which would
 //     lose the events before: Append and Load fail with ErrUnknownSession,
 //     saying the log is gone, until the log is restored or the session
-//     deleted; List leaves it out meanwhile. A backend refuses a write to
+//     deleted; List leaves it out meanwhile, and Create of its id fails
+//     with ErrSessionExists saying the log is gone. A backend refuses a write to
 //     a log it no longer holds, as the JSONL backend does to a file
 //     removed or replaced while open.
 //   - Another writer. Once Load finds that the stored log no longer holds

@@ -31,7 +31,7 @@ func faultChecks() []check {
 	return []check{
 		{"failed write: an Append after a failed one continues from what is stored, every acknowledged event kept", failedContinue},
 		{"failed write: refuses to continue a session whose log is gone after a failed write, and never stores it anew", failedLost},
-		{"lost log: refuses an Append to a session whose log was removed since the last one, acknowledging nothing", lostBetween},
+		{"lost log: refuses an Append to a session whose log was removed since the last one, acknowledging nothing, and a Create of its id says the log is gone", lostBetween},
 		{"another writer: once Load finds events another store appended, refuses to append or load until reopened, writing nothing", otherWriter},
 	}
 }
@@ -143,6 +143,14 @@ func lostBetween(e *env) error {
 		return err
 	}
 	if err := refusedLost(e, "after the log's loss", CompletedTurn(16, 3, "p", "a")); err != nil {
+		return err
+	}
+	call := fmt.Sprintf("after the log's loss: Create(%q)", "root")
+	err = e.store.Create(e.ctx, RootHeader("root"), nil)
+	if err := wantErr(call, err, persistence.ErrSessionExists); err != nil {
+		return err
+	}
+	if err := mentions(call, err, "gone", "the error says the stored log is gone, and to delete the session or reopen, not only that the id exists"); err != nil {
 		return err
 	}
 	// The way out the error gives: delete the session, record it again.
