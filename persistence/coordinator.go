@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ type entry struct {
 	known  bool            // next, closers and torn reflect the backend
 
 	next    int64           // the seq the next Append starts at, closers counted
+	last    lastMark        // the last stored event, as this store wrote or read it
 	closers []session.Event // closers of an interrupted turn, not yet written
 	torn    *session.TornLine
 	deleted bool // Delete removed the session; calls holding e fail
@@ -226,6 +228,7 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		// its length, so a failed write changes nothing.
 		b.Events = append(append(e.seed, e.closers...), events...)
 	}
+	written := b.Events
 	err = c.b.Write(ctx, b)
 	e.batch = Batch{}
 	if err != nil {
@@ -238,6 +241,9 @@ func (c *Coordinator) Append(ctx context.Context, id string, events []session.Ev
 		return err
 	}
 	e.stored, e.live = true, true
+	if len(written) > 0 {
+		e.last = markLast(written)
+	}
 	e.seed, e.closers, e.torn = nil, nil, nil
 	e.next += int64(len(events))
 	return nil
@@ -299,6 +305,7 @@ func (e *entry) apply(l *session.Log) {
 	}
 	e.torn = l.Torn
 	e.next = int64(len(l.Events) + len(e.closers))
+	e.last = markLast(l.Events)
 	e.known = true
 	e.gone.Store(false)
 }
@@ -336,12 +343,48 @@ func (c *Coordinator) Load(ctx context.Context, id string) (*session.Log, error)
 			return nil, c.lost(op, id, e, err)
 		}
 	}
-	if got := int64(len(l.Events) + len(e.closers)); got != e.next {
-		e.foreign = fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: another process wrote to it (one store per folder or database at a time), so this store no longer appends to it or loads it: stop the other writer and open the store again, or delete the session", len(l.Events), e.next-1)
+	if err := e.foreignLog(l); err != nil {
+		e.foreign = err
 		return nil, c.fail(op, id, e.foreign)
 	}
 	l.Events = append(l.Events, e.closers...)
 	return l, nil
+}
+
+// foreignLog returns why l, the stored log of e read again, is not the one
+// this store wrote or read, or nil: its events are as many, and its last
+// is the same. Only the last event is compared, so a Load costs no pass
+// over the log: another writer's log that ends alike (the same events
+// written again, or others before the same last one) passes.
+func (e *entry) foreignLog(l *session.Log) error {
+	const other = "another process wrote to it (one store per folder or database at a time), so this store no longer appends to it or loads it: stop the other writer and open the store again, or delete the session"
+	if got := int64(len(l.Events) + len(e.closers)); got != e.next {
+		return fmt.Errorf("the stored log holds %d events, but this store wrote up to seq %d: %s", len(l.Events), e.next-1, other)
+	}
+	if n := len(l.Events); n > 0 && markLast(l.Events) != e.last {
+		return fmt.Errorf("the stored log holds as many events as this store wrote, but its last (seq %d, %s) is not the one this store wrote: %s", n-1, l.Events[n-1].Type, other)
+	}
+	return nil
+}
+
+// lastMark is what Load compares of a stored log's last event, beside the
+// number of events: its type, time and data, digested (a few words per
+// session, keeping no memory of the caller's).
+type lastMark struct {
+	time int64
+	sum  uint64
+}
+
+// markSeed seeds lastMark's digest, chosen in each process.
+var markSeed = maphash.MakeSeed()
+
+// markLast returns the mark of the last of events, zero when there are none.
+func markLast(events []session.Event) lastMark {
+	if len(events) == 0 {
+		return lastMark{}
+	}
+	ev := &events[len(events)-1]
+	return lastMark{time: ev.Time, sum: maphash.String(markSeed, ev.Type) ^ 31*maphash.Bytes(markSeed, ev.Data)}
 }
 
 // List implements [Store]. Sessions come ordered by createdAt; ties keep

@@ -35,11 +35,12 @@
 //     a log it no longer holds, as the JSONL backend does to a file
 //     removed or replaced while open.
 //   - Another writer. Once Load finds that the stored log no longer holds
-//     what this store wrote, Append and Load of that session fail with the
-//     same error until the store is reopened or the session deleted:
-//     appending at the seq this store expected would duplicate the other
-//     writer's events, and taking up the other's log would only move the
-//     collision to its next write.
+//     what this store wrote (another number of events, or another last
+//     event: Load compares no more, so it makes no pass over the log),
+//     Append and Load of that session fail with the same error until the
+//     store is reopened or the session deleted: appending at the seq this
+//     store expected would duplicate the other writer's events, and taking
+//     up the other's log would only move the collision to its next write.
 //
 // One Store owns a folder or a database at a time: two processes appending
 // to the same storage are not coordinated with each other.

@@ -42,8 +42,9 @@
 // after Close, lazy materialisation, crash repair (a crash mid-append, then
 // Load and Append again), Delete, and — on a Storage that is a Faulty —
 // an Append after a failed one and a log lost behind the store's back —
-// and a second store appending to a session while the first is open, as
-// another process would (skipped when the Storage cannot open twice).
+// and a second store appending to a session, or storing it anew as long,
+// while the first is open, as another process would (skipped when the
+// Storage cannot open twice).
 // Every store a check opens is closed before it returns; a panic of the
 // store fails that check, and Run goes on with the next.
 //

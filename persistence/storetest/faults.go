@@ -33,6 +33,7 @@ func faultChecks() []check {
 		{"failed write: refuses to continue a session whose log is gone after a failed write, and never stores it anew", failedLost},
 		{"lost log: refuses an Append to a session whose log was removed since the last one, acknowledging nothing, and a Create of its id says the log is gone", lostBetween},
 		{"another writer: once Load finds events another store appended, refuses to append or load until reopened, writing nothing", otherWriter},
+		{"another writer: once Load finds the log written anew by another store, as long but ending otherwise, refuses to append or load until reopened", rewritten},
 	}
 }
 
@@ -238,5 +239,60 @@ func otherWriter(e *env) error {
 		return err
 	}
 	_, err = e.wantLog("after the second store's Append, the refused ones, a reopen and one more", "root", &session.Log{Header: RootHeader("root"), Events: slices.Concat(first, theirs, third)})
+	return err
+}
+
+// rewritten has a second store on the same storage delete session "root"
+// and store it anew with as many events, its last written a millisecond
+// later, as another process recording the session again would, and
+// checks that the first store's Load does not take that log for its own
+// (and append after it) because its length is the same.
+func rewritten(e *env) error {
+	mine, theirs := CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(0, 1, "say OK again", "OK again")
+	theirs[len(theirs)-1].Time++
+	if err := e.create(RootHeader("root"), nil, mine); err != nil {
+		return err
+	}
+	other, err := e.open(e.storage)
+	if err != nil {
+		return fmt.Errorf("%w: a second store open on the storage at once (another process): %w", ErrSkipped, err)
+	}
+	d, ok := other.(persistence.Deleter)
+	if !ok {
+		return fmt.Errorf("%w: the store is no persistence.Deleter", ErrSkipped)
+	}
+	if err := succeed(fmt.Sprintf("second store on the storage: Delete(%q)", "root"), d.Delete(e.ctx, "root")); err != nil {
+		return err
+	}
+	if err := other.Create(e.ctx, RootHeader("root"), nil); err != nil {
+		return fmt.Errorf("second store on the storage, after its Delete: Create(%q) = %w, wanted nil", "root", err)
+	}
+	if err := succeed(fmt.Sprintf("second store on the storage: Append(%q, %s)", "root", span(theirs)), other.Append(e.ctx, "root", theirs)); err != nil {
+		return err
+	}
+	if err := succeed("Close() of the second store", other.Close()); err != nil {
+		return err
+	}
+	const when = "after a second store on the storage stored the session anew"
+	for i, call := range []func() error{
+		func() error { _, err := e.store.Load(e.ctx, "root"); return err },
+		func() error { return e.store.Append(e.ctx, "root", CompletedTurn(8, 2, "mine", "OK mine")) },
+	} {
+		what := fmt.Sprintf("%s: Load(%q)", when, "root")
+		if i == 1 {
+			what = fmt.Sprintf("%s and Load failed: Append(%q, seqs 8-15)", when, "root")
+		}
+		err := call()
+		if err == nil {
+			return fmt.Errorf("%s = nil, wanted an error saying another process wrote to the log", what)
+		}
+		if err := mentions(what, err, "another process", "the log is the other store's, as long as this store's"); err != nil {
+			return err
+		}
+	}
+	if err := e.reopen(); err != nil {
+		return err
+	}
+	_, err = e.wantLog("after the second store stored the session anew, the refused calls and a reopen", "root", &session.Log{Header: RootHeader("root"), Events: theirs})
 	return err
 }
