@@ -60,6 +60,7 @@ type Backend struct {
 
 	damaged atomic.Bool // SQLite found the database damaged; see verified
 	hadWAL  bool        // a -wal file was there when it opened; see foreignWAL
+	file    os.FileInfo // what path named when the writer opened it; see still
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -106,6 +107,10 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	if err := b.openWriter(ctx, fresh); err != nil {
 		b.Close()
 		return nil, err
+	}
+	if b.file, err = os.Stat(path); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	if b.r, err = openPool(path, readWrite, "query_only(1)"); err != nil {
 		b.Close()
@@ -264,6 +269,7 @@ func (b *Backend) Close() error {
 	b.closeOnce.Do(func() {
 		b.mu.Lock()
 		defer b.mu.Unlock()
+		b.checkpointMoved()
 		if !b.readOnly && b.foreignWAL() && !b.verified() {
 			defer b.holdWAL()()
 		}

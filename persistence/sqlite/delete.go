@@ -21,6 +21,9 @@ func (b *Backend) Delete(ctx context.Context, ids ...string) error {
 	if err := b.writable(ctx); err != nil {
 		return b.fail(op, err)
 	}
+	if err := b.still(); err != nil {
+		return b.fail(op, err)
+	}
 	conn, err := b.w.Conn(ctx)
 	if err != nil {
 		return b.fail(op, err)

@@ -69,4 +69,12 @@
 // a batch is stored whole or not at all. Reads use a separate pool of
 // connections and see only committed batches. [OpenReadOnly] opens a
 // database with mode=ro for inspection.
+//
+// The writing connection stays on the file it opened. Each write (Append,
+// Delete) first checks, with one stat, that the path still names that
+// file: once it was removed or another was renamed over it, every write
+// fails, saying so, rather than be acknowledged into a file nothing reads.
+// Close then checkpoints the WAL into the file it opened, so the -wal it
+// leaves beside the path holds nothing the next open would read into
+// the other database.
 package sqlite

@@ -22,6 +22,9 @@ func (b *Backend) Write(ctx context.Context, w *persistence.Batch) error {
 	if err := b.writable(ctx); err != nil {
 		return b.fail(op, err)
 	}
+	if err := b.still(); err != nil {
+		return b.fail(op, err)
+	}
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return b.fail(op, err)
