@@ -116,10 +116,14 @@ func (sc Scrubber) Prefix() string { return sc.prefix }
 
 // Clip scrubs s and bounds its length.
 func (sc Scrubber) Clip(s string) string {
+	return truncate(sc.scrub(s), maxMessage)
+}
+
+// scrub is Clip without the bound.
+func (sc Scrubber) scrub(s string) string {
 	s = sc.extra.Redact(sc.set.Redact(s))
 	s = bearerRE.ReplaceAllString(s, "Bearer "+redacted)
-	s = skKeyRE.ReplaceAllString(s, "sk-"+redacted)
-	return truncate(s, maxMessage)
+	return skKeyRE.ReplaceAllString(s, "sk-"+redacted)
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.
@@ -131,8 +135,11 @@ func truncate(s string, n int) string {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut] + cutMark
 }
+
+// cutMark ends a text truncate cut.
+const cutMark = "…"
 
 // Snippet is the start of a frame, for a BAD_STREAM message.
 func Snippet(b []byte) string {

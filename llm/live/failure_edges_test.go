@@ -35,6 +35,27 @@ var _ = Describe("failure messages at their bounds", func() {
 		Expect(fin.Reason.Failure.Message).To(HaveSuffix("…; check the API key"))
 	})
 
+	// An unrecordable call's message is one failure message: what the
+	// model called is cut to leave room for the note and what to do.
+	It("bounds an unrecordable call's whole message to 400 bytes, its note and todo whole", func() {
+		const todo = "give the agent that tool as a function tool"
+		for _, what := range []string{strings.Repeat("w", 1000), strings.Repeat("é", 300)} {
+			fin := live.UnrecordableFinish(sc, "openai: stream frame 1: the model called "+what, todo)
+			msg := fin.Reason.Failure.Message
+			Expect(len(msg)).To(BeNumerically("<=", 400), "%q", msg)
+			Expect(utf8.ValidString(msg)).To(BeTrue(), "%q", msg)
+			Expect(msg).To(HavePrefix("openai: stream frame 1: the model called "))
+			Expect(msg).To(HaveSuffix("…; agentsnap records function calls only: " + todo))
+			Expect(live.Unrecordable(fin.Reason.Failure)).To(BeTrue())
+		}
+		By("a todo longer than half the bound is cut to half, what keeping the rest")
+		msg := live.UnrecordableFinish(sc, strings.Repeat("w", 1000), strings.Repeat("t", 1000)).Reason.Failure.Message
+		Expect(msg).To(Equal(strings.Repeat("w", 197) + "…" + "; agentsnap records function calls only: " + strings.Repeat("t", 200-3-41) + "…"))
+		By("a message within the bound is kept whole")
+		msg = live.UnrecordableFinish(sc, "openai: stream frame 1: the model called a tool", todo).Reason.Failure.Message
+		Expect(msg).To(Equal("openai: stream frame 1: the model called a tool; agentsnap records function calls only: " + todo))
+	})
+
 	It("classifies an error object in the stream by a numeric code up to 599", func() {
 		fin := live.StreamErrorFinish([]byte(`{"error":{"message":"gateway gone","code":599}}`), sc)
 		Expect(fin.Reason.Kind).To(Equal(session.FinishError))

@@ -14,10 +14,21 @@ const unrecordableNote = "; agentsnap records function calls only: "
 // model called something a session log cannot record: a tool other than a
 // function tool, which the client would have to run. what says where and
 // what the model called, todo how the agent gets a recordable call
-// instead. what is scrubbed and bounded on its own, so the note and todo
-// are never cut off.
+// instead. The message, scrubbed, is bounded as a failure message is
+// (maxMessage bytes, the mark of a cut included): the note and todo keep
+// up to half of it, so they are cut off only when todo alone is that
+// long, and what is cut to the rest.
 func UnrecordableFinish(sc Scrubber, what, todo string) session.Chunk {
-	return session.ErrorFinish(CodeBadStream, sc.Clip(what)+sc.Clip(unrecordableNote+todo))
+	tail := clipTo(sc.scrub(unrecordableNote+todo), maxMessage/2)
+	return session.ErrorFinish(CodeBadStream, clipTo(sc.scrub(what), maxMessage-len(tail))+tail)
+}
+
+// clipTo cuts s to at most n bytes, the mark of the cut included.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return truncate(s, n-len(cutMark))
 }
 
 // Unrecordable reports whether f is the failure of an UnrecordableFinish:

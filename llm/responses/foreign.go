@@ -108,9 +108,9 @@ func askedIn(typ string, data []byte) []askedItem {
 	var out []askedItem
 	for _, raw := range raws {
 		var it askedItem
-		if typ, ok := itemType(raw); ok && typ != "" {
+		if itemTyp, ok := itemType(raw); ok && itemTyp != "" {
 			_ = json.Unmarshal(raw, &it)
-			it.Type = typ
+			it.Type = itemTyp
 			out = append(out, it)
 		}
 	}
