@@ -10,11 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/internal/atomicfile"
-	"github.com/agentsnap/agentsnap/internal/english"
 	"github.com/agentsnap/agentsnap/internal/secret"
 	"github.com/agentsnap/agentsnap/judge"
 )
@@ -46,9 +44,10 @@ asking. --format json prints the proposals as a JSON array
 ([{"scenario", "dir", "golden", "proposal", "sessions": [{"session",
 "status" (changed, added or removed), "diff"}], "warnings", "refused"}]) and
 --format markdown as one section per scenario with diff blocks, for a pull
-request comment; neither changes anything unless --accept or --reject is
-given too (the markdown then says which proposals were accepted, rejected
-or left pending).
+request comment, whose names are escaped so that none adds markup;
+neither changes anything unless --accept or --reject is given too (the
+markdown then says which proposals were accepted, rejected or left
+pending).
 
 review does not accept silently what is likely a mistake: a proposal in
 which a session disappeared, a child's mode changed (spawn <-> fork) or a
@@ -287,73 +286,4 @@ func settleAll(e *env, w io.Writer, props []proposal, accept, force bool) int {
 		}
 	}
 	return code
-}
-
-// printProposalsMarkdown prints the proposals for a pull request comment:
-// a section per scenario, a diff block per session. Its commands name the
-// folders review was given (dirs), which the default does not find in a
-// module whose scenarios are elsewhere. A write that fails is an error:
-// the comment is the command's product (and a reader that stopped
-// reading lost it too).
-func printProposalsMarkdown(out io.Writer, props []proposal, dirs []string) error {
-	w := &firstError{w: out}
-	where := ""
-	for _, d := range dirs {
-		where += " " + judge.ShellQuote(d)
-	}
-	settled := map[string]int{}
-	for _, p := range props {
-		settled[p.settled]++
-	}
-	fmt.Fprintf(w, "# Golden proposals\n\n")
-	switch {
-	case settled[""] == len(props):
-		fmt.Fprintf(w, "%s pending review. Accept them with `go tool agentsnap review --accept%s`, or one at a time with `go tool agentsnap review%s`.\n", english.Count(len(props), "proposal"), where, where)
-	case settled[""] > 0:
-		fmt.Fprintf(w, "%s: %d accepted, %d rejected, %d pending. Review the pending ones with `go tool agentsnap review%s`.\n", english.Count(len(props), "proposal"), settled["accepted"], settled["rejected"], settled[""], where)
-	default:
-		fmt.Fprintf(w, "%s: %d accepted, %d rejected.\n", english.Count(len(props), "proposal"), settled["accepted"], settled["rejected"])
-	}
-	for _, p := range props {
-		switch p.settled {
-		case "accepted":
-			fmt.Fprintf(w, "\n## %s\n\n`%s` replaced `%s` (accepted).\n", p.Scenario, p.Proposal, p.Golden)
-		case "rejected":
-			fmt.Fprintf(w, "\n## %s\n\n`%s` was rejected and removed; `%s` stays.\n", p.Scenario, p.Proposal, p.Golden)
-		default:
-			fmt.Fprintf(w, "\n## %s\n\n`%s` would replace `%s`.\n", p.Scenario, p.Proposal, p.Golden)
-		}
-		if p.Refused != "" {
-			fmt.Fprintf(w, "\n> **Not accepted:** %s\n", p.Refused)
-		}
-		for _, warn := range p.Warnings {
-			fmt.Fprintf(w, "\n> **Warning:** %s (accepted only with `--force`)\n", warn)
-		}
-		if len(p.Sessions) == 0 {
-			fmt.Fprintf(w, "\nThe proposal is the same as the golden.\n")
-		}
-		for _, s := range p.Sessions {
-			fence := codeFence(s.Diff)
-			fmt.Fprintf(w, "\n**%s** (%s)\n\n%sdiff\n%s%s\n", s.Session, s.Status, fence, s.Diff, fence)
-		}
-	}
-	if w.err != nil {
-		return fmt.Errorf("writing the markdown to stdout: %w; it is incomplete: write it where it can be read whole", w.err)
-	}
-	return nil
-}
-
-// codeFence returns a backtick fence longer than any backtick run in text,
-// so a transcript quoting Markdown cannot close the block.
-func codeFence(text string) string {
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }

@@ -163,6 +163,22 @@ var _ = Describe("review --format markdown of named folders", func() {
 	})
 })
 
+// The markdown quotes names it does not choose: a scenario's folder, and
+// the paths that hold it. Each shows as written, escaped, and adds no
+// markup: a '|' no table cell, a backtick no code span, a '*' no emphasis,
+// a '<' no tag, a line break no new block.
+var _ = Describe("review --format markdown of a scenario whose name holds markup", func() {
+	It("escapes the name in its heading and the paths in their code spans", func() {
+		const name = "a|b`c*d<e>\nf_g_"
+		root := fixtureCopy("fork/" + name + "=fork/codeword")
+		golden, proposal, _ := propose(root, "fork/"+name, codewordJAM)
+		r := cli(root, nil, "review", "--format", "markdown")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("\n## fork/a\\|b\\`c\\*d\\<e\\>\\\\nf_g\\_\n\n``" + printable(proposal) + "`` would replace ``" + printable(golden) + "``.\n"))
+		Expect(r.stdout).NotTo(ContainSubstring("\nf_g_"), "the name's line break is its escape")
+	})
+})
+
 // A pull request comment written with --accept or --reject says what the
 // run did to each proposal, not that all of them still wait.
 var _ = Describe("review --format markdown with --accept or --reject", func() {
