@@ -3,15 +3,16 @@ package scenario
 import (
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/agentsnap/agentsnap/internal/jsonscan"
 )
 
 // decodeFast decodes the shapes scenario.json's members almost always
-// have — a string, strings, an integer, a boolean, the agent object kept
-// raw, a recorded object of string members named exactly — without
-// encoding/json, and reports whether it did, with what json.Unmarshal
-// gives them. Everything else (null, a type mismatch, a number
+// have — a string, strings, an integer, a boolean, a duration string, the
+// agent object kept raw, a recorded object of string members named
+// exactly — without encoding/json, and reports whether it did, with what
+// json.Unmarshal gives them. Everything else (null, a type mismatch, a number
 // encoding/json refuses for an int, a member name of another case or
 // escaped) it leaves to encoding/json, whose errors name the member. raw
 // is one value of a valid JSON text, a copy of its own.
@@ -47,6 +48,19 @@ func decodeFast(raw []byte, dst any) bool {
 			return false
 		}
 		*p = v
+	case *Duration:
+		// Duration.UnmarshalJSON decodes its string with encoding/json
+		// again, inside json.Unmarshal's own pass; a bad one is left to it
+		// for its message.
+		str, err := jsonscan.String(raw)
+		if err != nil {
+			return false
+		}
+		v, err := time.ParseDuration(str)
+		if err != nil || v < 0 {
+			return false
+		}
+		*p = Duration(v)
 	case **Recorded:
 		return *p == nil && decodeRecorded(raw, p)
 	default:

@@ -17,6 +17,7 @@ func FuzzDecodeFast(f *testing.F) {
 		`-9223372036854775808`, `9223372036854775808`, `123456789012345678901`,
 		`[]`, `["a","b"]`, `["a",null]`, `[1]`, `[ "a" , "b" ]`, `{}`, `{"preset":"default","tools":["a"]}`,
 		`{"provider":"playbook","model":"m","at":"2000-01-01T00:00:00Z","by":"x","runtime":"reference","playbook":"sha256:1"}`,
+		`"300ms"`, `"1h2m3.5s"`, `"-1s"`, `"0"`, `"5"`, `"1\u0073"`, `"soon"`,
 		`{"Model":"m"}`, `{"model":"m","model":"n"}`, `{"mod\u0065l":"m"}`, `{"model":null}`, `{"model":1}`, `{"extra":"x"}`,
 	} {
 		f.Add([]byte(s))
@@ -28,6 +29,7 @@ func FuzzDecodeFast(f *testing.F) {
 		for _, zero := range []func() any{
 			func() any { return new(string) }, func() any { return new([]string) }, func() any { return new(json.RawMessage) },
 			func() any { return new(int) }, func() any { return new(bool) }, func() any { return new(*Recorded) },
+			func() any { return new(Duration) },
 		} {
 			fast, slow := zero(), zero()
 			// decodeFast is given a copy of its own, as objectMembers gives it.
@@ -52,7 +54,7 @@ func TestDecodeFastReadsTheUsualShapes(t *testing.T) {
 		dst any
 	}{
 		{`"a"`, new(string)}, {`["a","b"]`, new([]string)}, {`{"preset":"default"}`, new(json.RawMessage)},
-		{`17`, new(int)}, {`true`, new(bool)}, {`{"provider":"playbook","model":"m","at":"t","by":"x"}`, new(*Recorded)},
+		{`17`, new(int)}, {`true`, new(bool)}, {`"300ms"`, new(Duration)}, {`{"provider":"playbook","model":"m","at":"t","by":"x"}`, new(*Recorded)},
 	} {
 		if !decodeFast([]byte(c.raw), c.dst) {
 			t.Errorf("decodeFast leaves %s into %T to encoding/json", c.raw, c.dst)
