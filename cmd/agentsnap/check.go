@@ -25,7 +25,7 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		args:    "[DIR...] [--update] [--jobs N] [--store memory:|jsonl:DIR|sqlite:PATH] [--format text|json|junit] [--report FILE] [--shard K/N] [--max-growth SHARE --baseline DIR] [--schedules N] [--schedule-seed S] [--timeout D]",
+		args:    "[DIR...] [--update] [--jobs N] [--store SPEC] [--format text|json|junit] [--report FILE] [--shard K/N] [--max-growth SHARE --baseline DIR] [--schedules N] [--schedule-seed S] [--timeout D]",
 		summary: "replay scenarios and compare them with their fixtures and goldens",
 		order:   30,
 		detail: `
@@ -140,8 +140,8 @@ type checkFlags struct {
 
 func (f *checkFlags) set() *flag.FlagSet {
 	fs := newFlagSet("check")
-	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "scenarios replayed at once")
-	fs.StringVar(&f.storeSpec, "store", "memory:", "the store replays persist through: memory:, jsonl:DIR or sqlite:PATH")
+	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "replay `N` scenarios at once")
+	fs.StringVar(&f.storeSpec, "store", "memory:", "the store `SPEC` replays persist through: memory:, jsonl:DIR or sqlite:PATH")
 	fs.BoolVar(&f.update, "update", false, "rewrite transcript.golden from replays that match their recording")
 	fs.StringVar(&f.format, "format", "text", "print `text|json|junit`: the table, one JSON object, or JUnit XML")
 	fs.StringVar(&f.report, "report", "", "also write the HTML report to `FILE`")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"regexp"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,5 +21,26 @@ var _ = Describe("each command's usage line", func() {
 				Expect(c.args).To(MatchRegexp(`(^|[\[ |])`+regexp.QuoteMeta(dashes+f.Name)+`\b`), "agentsnap %s: the usage line lacks %s%s", name, dashes, f.Name)
 			})
 		}
+	})
+
+	It("gives each flag's value the name its flags section gives it", func() {
+		var wrong []string
+		for name, c := range commands {
+			c.flags().VisitAll(func(f *flag.Flag) {
+				value, _ := flag.UnquoteUsage(f)
+				if value == "" {
+					return // a boolean flag takes no value
+				}
+				dashes := "--"
+				if len(f.Name) == 1 {
+					dashes = "-"
+				}
+				if !regexp.MustCompile(`(^|[\[ |])` + regexp.QuoteMeta(dashes+f.Name+" "+value) + `($|[\] ])`).MatchString(c.args) {
+					wrong = append(wrong, fmt.Sprintf("agentsnap %s: the flags section spells %s%s %s, the usage line otherwise", name, dashes, f.Name, value))
+				}
+			})
+		}
+		slices.Sort(wrong)
+		Expect(wrong).To(BeEmpty())
 	})
 })

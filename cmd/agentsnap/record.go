@@ -116,13 +116,13 @@ func (f *recordFlags) set() *flag.FlagSet {
 	fs := newFlagSet("record")
 	fs.BoolVar(&f.live, "live", false, "record from a live model (OpenAI-compatible, OpenAI Responses, Anthropic, Gemini: --api) instead of playbook.json")
 	fs.StringVar(&f.baseURL, "base-url", "", "the endpoint's base `URL`, such as https://api.openai.com/v1 (with --live; default $AGENTSNAP_BASE_URL)")
-	fs.StringVar(&f.model, "model", "", "the `model` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
+	fs.StringVar(&f.model, "model", "", "the model `M` the endpoint serves (with --live; default $AGENTSNAP_MODEL)")
 	fs.StringVar(&f.api, "api", "", "the model `API` to call with --live: "+apis.Names()+" (default $AGENTSNAP_API, else openai-chat)")
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls and token counts that failed outside the model (network, key, server) in the fixture")
 	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
-	fs.StringVar(&f.prov, "provider", "", "provider `name` recorded in request headers (default: openai-compatible with --live, else playbook)")
-	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file), empty (one an earlier run filled is refused before the agent runs)")
-	fs.DurationVar(&f.pace, "pace", 0, "pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	fs.StringVar(&f.prov, "provider", "", "the provider `NAME` recorded in request headers (default: openai-compatible with --live, else playbook)")
+	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording, into the store `SPEC`: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file), empty (one an earlier run filled is refused before the agent runs)")
+	fs.DurationVar(&f.pace, "pace", 0, "pause `D` between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.onlyChangedFlags(fs, "")
 	return fs
 }

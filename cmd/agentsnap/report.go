@@ -57,7 +57,7 @@ type reportFlags struct {
 func (f *reportFlags) set() *flag.FlagSet {
 	fs := newFlagSet("report")
 	fs.StringVar(&f.out, "o", "", "the HTML `FILE` to write (required)")
-	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "scenarios replayed at once")
+	fs.IntVar(&f.jobs, "jobs", defaultJobs(), "replay `N` scenarios at once")
 	fs.DurationVar(&f.timeout, "timeout", defaultTimeout, "give up after `D` (1s to 24h), naming what each unfinished replay waits for")
 	return fs
 }

@@ -26,7 +26,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		args:    "DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden] [--mcp NAME=URL]...] [--allow-origin ORIGIN]... [--max-body SIZE]",
+		args:    "DIR [--addr HOST:PORT] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--keep-live-failures] [--pace D] [--replace-golden] [--mcp NAME=URL]...] [--allow-origin ORIGIN]... [--max-body SIZE]",
 		summary: "serve a scenario as a model endpoint (OpenAI, Anthropic, Gemini APIs), so an agent in any language replays or records it",
 		order:   40,
 		detail: `
@@ -179,22 +179,22 @@ type serveFlags struct {
 
 func (f *serveFlags) set() *flag.FlagSet {
 	fs := newFlagSet("serve")
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "the loopback `address` to listen on (port 0: any free port)")
-	fs.StringVar(&f.runtime, "runtime", "external", "the agent's runtime `name`, recorded in scenario.json; a replay needs the name that recorded it")
-	fs.StringVar(&f.lineage, "lineage", "explicit", "how serve tells the agent's sessions apart: `explicit` (the Agentsnap-* headers; a call without them is the root's) or infer (a call that continues no session is the child of the open tool call whose arguments hold its prompt); a fixture recorded with infer replays with it")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "the loopback `HOST:PORT` to listen on (port 0: any free port)")
+	fs.StringVar(&f.runtime, "runtime", "external", "the agent's runtime `NAME`, recorded in scenario.json; a replay needs the name that recorded it")
+	fs.StringVar(&f.lineage, "lineage", "explicit", "how serve tells the agent's sessions apart, `explicit|infer`: explicit (the Agentsnap-* headers; a call without them is the root's) or infer (a call that continues no session is the child of the open tool call whose arguments hold its prompt); a fixture recorded with infer replays with it")
 	fs.BoolVar(&f.record, "record", false, "record DIR from its playbook (or a live model, with --live) instead of replaying it")
 	fs.BoolVar(&f.rec.live, "live", false, "with --record: answer from a live model instead of playbook.json, each call in the API the agent speaks (or --api)")
 	fs.StringVar(&f.rec.api, "api", "", "with --live: call every request in this model `API` ("+apis.Names()+"); default $AGENTSNAP_API, else the API each request comes in")
 	fs.StringVar(&f.rec.baseURL, "base-url", "", "with --live: the endpoint's base `URL` (default $AGENTSNAP_BASE_URL)")
-	fs.StringVar(&f.rec.model, "model", "", "with --live: the `model` every call goes to (default $AGENTSNAP_MODEL)")
+	fs.StringVar(&f.rec.model, "model", "", "with --live: the model `M` every call goes to (default $AGENTSNAP_MODEL)")
 	fs.BoolVar(&f.rec.keep, "keep-live-failures", false, "with --live: keep live calls and token counts that failed outside the model in the fixture")
 	fs.BoolVar(&f.rec.replace, "replace-golden", false, "with --record: replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
-	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause between the playbook's chunks, like a live stream (e.g. 20ms)")
+	fs.DurationVar(&f.rec.pace, "pace", 0, "with --record: pause `D` between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.rec.onlyChangedFlags(fs, "with --record: ")
-	fs.Var(&f.allowOrigins, "allow-origin", "the `origin` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
+	fs.Var(&f.allowOrigins, "allow-origin", "the `ORIGIN` of a web page whose agent may call serve (repeatable), exact, such as http://localhost:5173")
 	fs.Var(&f.mcp, "mcp", "with --record: the live MCP server `NAME=URL` (its Streamable HTTP endpoint; repeatable) that serve's endpoint "+mcpPath+"NAME forwards the agent's MCP requests to; a replay answers them from the recording")
 	f.maxBody = httpguard.DefaultMaxBody
-	fs.Var(&f.maxBody, "max-body", "the largest request body, a `size` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
+	fs.Var(&f.maxBody, "max-body", "the largest request body, a `SIZE` such as 64MiB (1KiB to 1GiB); a larger one is refused with 413")
 	return fs
 }
 

@@ -232,8 +232,8 @@ var _ = Describe("agentsnap serve", func() {
 	It("explains itself: the URL line, the headers, the stop, the recording", func() {
 		r := cli("", nil, "help", "serve")
 		Expect(r.code).To(Equal(0))
-		Expect(r.stdout).To(HavePrefix("usage: agentsnap serve DIR [--addr 127.0.0.1:0] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]]"))
-		for _, s := range []string{"first line of the output is the base URL", "Agentsnap-Session", "Agentsnap-Parent", "Agentsnap-Call", "Agentsnap-Mode", "SIGINT", "--runtime name", "all or nothing", "--lineage=infer", "recorded as\nthe agent sent it"} {
+		Expect(r.stdout).To(HavePrefix("usage: agentsnap serve DIR [--addr HOST:PORT] [--runtime NAME] [--lineage explicit|infer] [--record [--live --base-url URL --model M [--api API]]"))
+		for _, s := range []string{"first line of the output is the base URL", "Agentsnap-Session", "Agentsnap-Parent", "Agentsnap-Call", "Agentsnap-Mode", "SIGINT", "--runtime NAME", "all or nothing", "--lineage=infer", "recorded as\nthe agent sent it"} {
 			Expect(r.stdout).To(ContainSubstring(s))
 		}
 		Expect(r.stdout).To(MatchRegexp(`\(default\s+external\)`))
