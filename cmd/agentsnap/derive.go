@@ -25,8 +25,8 @@ func init() {
 		detail: `Derives the replay script of one session log the way the replay driver does —
 from the session's own events only (events[seedLength:]), one entry per model
 call that streamed (a call refused before its first chunk has none; the
-numbers below still count it) — and prints it as a JSON array of entries, the shape of the entries of a
-replay.override.json sidecar:
+numbers below still count it) — and prints it as a JSON array of entries,
+the shape of the entries of a replay.override.json sidecar:
 
   [{"kind": "chunks", "turn": 1, "step": 1, "call": 1, "chunks": [...]}, ...]
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,5 +44,21 @@ var _ = Describe("each command's usage line", func() {
 		}
 		slices.Sort(wrong)
 		Expect(wrong).To(BeEmpty())
+	})
+
+	It("wraps each command's help at 80 columns, but for its usage line and summary", func() {
+		var long []string
+		for name := range commands {
+			r := cli("", nil, "help", name)
+			Expect(r.code).To(Equal(exitOK), r.stderr)
+			lines := strings.Split(r.stdout, "\n")
+			for i, l := range lines[3:] { // usage, blank, summary
+				if n := utf8.RuneCountInString(l); n > helpWidth {
+					long = append(long, fmt.Sprintf("agentsnap %s: help line %d has %d columns: %s", name, i+4, n, l))
+				}
+			}
+		}
+		slices.Sort(long)
+		Expect(long).To(BeEmpty())
 	})
 })

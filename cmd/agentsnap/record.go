@@ -42,10 +42,15 @@ scenario.json. A runtime of your own records from its tests instead
 
 Without --live the model's answers come from DIR/playbook.json: no key, no
 network, and a fixed clock, so re-recording an unchanged playbook changes no
-file. With --live they come from an OpenAI-compatible endpoint (OpenAI,
-DeepSeek, vLLM, Ollama): the URL from --base-url or AGENTSNAP_BASE_URL, the
-model from --model or AGENTSNAP_MODEL, the key from AGENTSNAP_API_KEY, else
-OPENAI_API_KEY, else DEEPSEEK_API_KEY, sent as a bearer token.
+file. With --live they come from a live model in the API --api (or
+AGENTSNAP_API) names, OpenAI Chat Completions by default (OpenAI, DeepSeek,
+vLLM, Ollama): the URL from --base-url or AGENTSNAP_BASE_URL (there is no
+default host), the model from --model or AGENTSNAP_MODEL, the key from
+AGENTSNAP_API_KEY, else the API's own variables, in this order:
+OPENAI_API_KEY then DEEPSEEK_API_KEY (openai-chat), OPENAI_API_KEY
+(openai-responses), ANTHROPIC_API_KEY (anthropic-messages), GOOGLE_API_KEY
+then GEMINI_API_KEY (gemini). The key goes as the API carries it: a bearer
+token, x-api-key, x-goog-api-key.
 
 All or nothing: a failed, cancelled or killed recording leaves the previous
 fixture byte-identical. A live model call or token count that fails outside
@@ -82,11 +87,11 @@ outputs and MCP answers, and its tools do not run: a tool whose answer
 changed since (the reason it is recorded) re-records nothing. A session
 that goes to the model runs its tools and asks the MCP servers from then
 on, and records their new answers. The summary names every session
-re-recorded, from which call, why, and what the calls sent to the model cost (tokens, from their
-usage; money too with scenario.json's prices). --session PATH (a lineage
-path such as root/call_1; implies --only-changed) re-records that session
-and its subtree on purpose, a model upgraded behind the same name say, and
-keeps everything else.
+re-recorded, from which call, why, and what the calls sent to the model cost
+(tokens, from their usage; money too with scenario.json's prices). --session
+PATH (a lineage path such as root/call_1; implies --only-changed) re-records
+that session and its subtree on purpose, a model upgraded behind the same
+name say, and keeps everything else.
 
 When to use record versus -update: record re-runs the agent against the
 model and rewrites the session logs, the replay's source; -update (or

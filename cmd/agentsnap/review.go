@@ -66,9 +66,10 @@ leaves it pending; reject it, keep the key out of the scenario and of what
 the agent writes, and check again.
 
 Exit status 0 when done, 1 when a proposal refused as a likely mistake or
-for a key was left pending (or a file could not be changed, or accepting or rejecting
-is refused under CI, or stdout could not be written: the JSON or markdown is
-lost, and review asking stops, settling nothing more), 2 on bad usage.`,
+for a key was left pending (or a file could not be changed, or accepting or
+rejecting is refused under CI, or stdout could not be written: the JSON or
+markdown is lost, and review asking stops, settling nothing more), 2 on bad
+usage.`,
 		flags: func() *flag.FlagSet { return new(reviewFlags).set() },
 		run:   runReview,
 	})

@@ -38,17 +38,17 @@ too), .../v1/messages (Anthropic) and Gemini's generateContent, streamed or
 whole, and token counts (Anthropic's .../v1/messages/count_tokens, Gemini's
 :countTokens: recorded with --record, from the live endpoint with --live
 or, from the playbook, as the input tokens it reports for a call of that
-request; answered from the recording in a replay). The first line of the output is the base URL to point the SDK at
-(on stdout; notes go to stderr), such as http://127.0.0.1:41234/v1
-(Anthropic and Gemini SDKs take it without /v1). Then run the agent, and
-stop serve with SIGINT (Ctrl-C) or SIGTERM when it is done: serve cuts an
-answer still streaming (its turn ends aborted) and every connection at
-once, writes the session logs from what crossed the wire, compares them
-with the fixture and the transcript with transcript.golden as check does,
-and prints the verdict. The fixture is judged as serve read it when it
-started: a log changed on disk while serve runs is judged as it was, and
-a session that differs from a log changed since is an error that says so
-(run serve again).
+request; answered from the recording in a replay). The first line of the
+output is the base URL to point the SDK at (on stdout; notes go to stderr),
+such as http://127.0.0.1:41234/v1 (Anthropic and Gemini SDKs take it without
+/v1). Then run the agent, and stop serve with SIGINT (Ctrl-C) or SIGTERM
+when it is done: serve cuts an answer still streaming (its turn ends
+aborted) and every connection at once, writes the session logs from what
+crossed the wire, compares them with the fixture and the transcript with
+transcript.golden as check does, and prints the verdict. The fixture is
+judged as serve read it when it started: a log changed on disk while serve
+runs is judged as it was, and a session that differs from a log changed
+since is an error that says so (run serve again).
 
 An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
@@ -75,10 +75,11 @@ application/json) with 415, and a body larger than --max-body (default
 Each refusal is a JSON error whose message says why, and is noted on
 stderr. A model call's body that holds no conversation ({}, or no
 "messages", "input" or "contents", as the path's API names it) gets 400
-naming what is missing, and fails the run. An agent that runs in a browser names its page's origin with
---allow-origin (exact, such as http://localhost:5173; repeat it for more):
-serve then answers its CORS preflights, with the headers the OpenAI,
-Anthropic and Google SDKs send, and lets it read the answers.
+naming what is missing, and fails the run. An agent that runs in a browser
+names its page's origin with --allow-origin (exact, such as
+http://localhost:5173; repeat it for more): serve then answers its CORS
+preflights, with the headers the OpenAI, Anthropic and Google SDKs send, and
+lets it read the answers.
 
 --record records DIR instead: the answers come from DIR/playbook.json, or
 from a live model with --live (--base-url, --model and the key as for
@@ -95,10 +96,11 @@ asks the model only from each session's first call that changed, as record
 --only-changed does. Under CI --record refuses, as record does, unless
 AGENTSNAP_FORCE_UPDATE=1. What the agent sends as a credential (an
 Authorization, x-api-key or x-goog-api-key header, a key=, user info, a
-body member such as api_key) is a secret of the recording, as the key variables are; name any other — a
-header of the agent's own — in AGENTSNAP_SECRET_VARS, the names of the
-variables that hold them (NAME,NAME), and the recording is refused when it
-would hold one; a replay's verdict shows them as [REDACTED].
+body member such as api_key) is a secret of the recording, as the key
+variables are; name any other — a header of the agent's own — in
+AGENTSNAP_SECRET_VARS, the names of the variables that hold them
+(NAME,NAME), and the recording is refused when it would hold one; a replay's
+verdict shows them as [REDACTED].
 
 An agent's MCP server is served too, on an MCP Streamable HTTP endpoint
 beside the model's: the server NAME's is /mcp/NAME on serve's address
@@ -156,7 +158,8 @@ dropped), is answered as the first time and recorded once; another
 output for it gets 400. A call the recording answered (a replay, or a
 session that still replays under --only-changed), asked again with its
 id (a retry), gets the same output again and is recorded once; without
-its id it would be the next alike call, so a retry sends the id. Node agents: recordedTool of js/agentsnap-lineage.
+its id it would be the next alike call, so a retry sends the id. Node
+agents: recordedTool of js/agentsnap-lineage.
 
 Exit status 0 when the replay matched its recording and its golden and
 every recorded call was replayed (or the recording was written), 1
