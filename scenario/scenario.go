@@ -122,6 +122,7 @@ func Parse(b []byte, path string) (*Scenario, error) {
 	var sc Scenario
 	problems := duplicateMembers(b)
 	valueLine := map[string]int{} // known member -> the line its value starts on
+	var nearMisses []string       // unknown members close to a known one, for a refusal to name
 	for _, m := range members {
 		dst := sc.member(m.key)
 		if dst == nil {
@@ -131,6 +132,7 @@ func Parse(b []byte, path string) (*Scenario, error) {
 			}
 			if near := Closest(m.key, memberNames); near != "" {
 				sc.Warnings = append(sc.Warnings, fmt.Sprintf("%s:%d: unknown member %q is kept but not used; did you mean %q?", path, lineAt(b, m.off), m.key, near))
+				nearMisses = append(nearMisses, fmt.Sprintf("line %d: unknown member %q; did you mean %q?", lineAt(b, m.off), m.key, near))
 			}
 			if sc.Extra == nil {
 				sc.Extra = map[string]json.RawMessage{}
@@ -152,6 +154,9 @@ func Parse(b []byte, path string) (*Scenario, error) {
 		}
 	}
 	if len(problems) > 0 {
+		// A refusal drops the warnings, so it names the likely cause itself:
+		// "prompt" for "prompts" is the commonest reason "prompts" is empty.
+		problems = append(problems, nearMisses...)
 		return nil, fmt.Errorf("scenario: %s: %w: %s", path, ErrInvalid, strings.Join(problems, "; "))
 	}
 	return &sc, nil

@@ -148,6 +148,11 @@ var _ = Describe("Validate", func() {
 		Expect(err).To(MatchError(scenario.ErrInvalid))
 		Expect(err).To(MatchError(`scenario: x/scenario.json: invalid scenario: line 1: "prompts" is empty; give at least one user turn; line 1: maxDepth is -1; use 1 to 64 (0 means the default, 2)`))
 	})
+
+	It("names a misspelt member when the refusal it causes does not", func() {
+		_, err := scenario.Parse([]byte("{\n  \"prompt\": [\"Hi.\"]\n}"), "x/scenario.json")
+		Expect(err).To(MatchError(`scenario: x/scenario.json: invalid scenario: "prompts" is empty; give at least one user turn; line 2: unknown member "prompt"; did you mean "prompts"?`))
+	})
 })
 
 var _ = Describe("Load and Save", func() {
