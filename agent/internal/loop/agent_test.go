@@ -165,6 +165,16 @@ var _ = Describe("a turn", func() {
 		Entry("wrong member type", call("c1", "echo", `{"text":3}`), `"text" must be string, got integer`),
 	)
 
+	It("says an agent offers no tools when a call names one it lacks and there are none", func() {
+		d := newScripted().calls("root", call("c1", "subagent_spawn", `{}`)).say("root", "ok")
+		r := newRig(d, func(c *loop.Config) { c.Tools = loop.NewRegistry() })
+		s, _, err := r.rt.Run(ctx, "go")
+		Expect(err).NotTo(HaveOccurred())
+		res := decode[session.ToolResultData](eventsOf(r.log(s.ID()), session.TypeToolResult)[0])
+		Expect(res.Message.Content[0].IsError).To(BeTrue())
+		Expect(res.Message.Content[0].Content[0].Text).To(Equal(`unknown tool "subagent_spawn"; the agent offers no tools (scenario.json's agent.tools lists the ones it offers)`))
+	})
+
 	It("ends a turn whose model keeps calling tools after Config.MaxSteps steps", func() {
 		d := newScripted()
 		for i := range 4 {

@@ -61,7 +61,11 @@ func (t *turnRun) runTools(ctx context.Context, calls []session.Part) error {
 func (t *turnRun) prepare(step int, c session.Part) (Tool, *Call, Result, bool) {
 	tool, found := t.s.rt.cfg.Tools.Get(c.Name)
 	if !found {
-		return nil, nil, Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(t.s.rt.cfg.Tools.Names(), ", ")), false
+		names := t.s.rt.cfg.Tools.Names()
+		if len(names) == 0 {
+			return nil, nil, Errorf("unknown tool %q; the agent offers no tools (scenario.json's agent.tools lists the ones it offers)", c.Name), false
+		}
+		return nil, nil, Errorf("unknown tool %q; the tools are: %s", c.Name, strings.Join(names, ", ")), false
 	}
 	args := json.RawMessage(c.Arguments)
 	if strings.TrimSpace(c.Arguments) == "" {
