@@ -459,11 +459,11 @@ func run(ctx context.Context, dir string, sc *scenario.Scenario, opts *Options, 
 		return nil, err
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged%s", ErrRecording, dir, runErr, likelyCause(logs), side.kept())
+		return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged%s%s", ErrRecording, dir, runErr, side.kept(), likelyCause(logs))
 	}
 	if opts.Consumed != nil {
 		if err := opts.Consumed(); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w%s; the fixture is unchanged%s", ErrRecording, dir, err, likelyCause(logs), side.kept())
+			return nil, fmt.Errorf("%w: %s: %w; the fixture is unchanged%s%s", ErrRecording, dir, err, side.kept(), likelyCause(logs))
 		}
 	}
 	return session.LineageOrder(logs)
