@@ -24,7 +24,7 @@ func init() {
 		name:    "convert",
 		args:    "SRC DST",
 		summary: "convert session logs between JSONL and SQLite, without loss",
-		order:   20,
+		order:   80,
 		detail: `
 SRC is a JSONL session log, a folder of logs or a SQLite database (told apart
 by their first bytes); DST is written in the other format. JSONL becomes a new

@@ -41,7 +41,7 @@ positions in the script replay serves (every attempt), from 0.
 A log that cannot be derived (a broken line, a seedLength past the end, a model
 call without a finish) exits 1 with the file, the session and the call.
 The values of the shell's keys (those check redacts) print as [REDACTED].`,
-		order: 2,
+		order: 70,
 		flags: func() *flag.FlagSet { return new(deriveFlags).set() },
 		run:   runDerive,
 	})

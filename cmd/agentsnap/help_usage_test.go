@@ -61,4 +61,16 @@ var _ = Describe("each command's usage line", func() {
 		slices.Sort(long)
 		Expect(long).To(BeEmpty())
 	})
+
+	It("lists the commands in the order a user meets them", func() {
+		r := cli("", nil, "help")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		var names []string
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if f := strings.Fields(l); strings.HasPrefix(l, "  ") && len(f) > 0 {
+				names = append(names, f[0])
+			}
+		}
+		Expect(names).To(Equal([]string{"new", "record", "check", "review", "report", "serve", "inspect", "derive", "convert", "help"}))
+	})
 })

@@ -24,7 +24,7 @@ func init() {
 		name:    "inspect",
 		args:    "PATH",
 		summary: "show a session log's header, lineage, seed boundary and turns",
-		order:   10,
+		order:   60,
 		detail: `
 PATH is a JSONL session log, a folder of logs (a scenario folder), or a
 SQLite database written by agentsnap. The file is only read.

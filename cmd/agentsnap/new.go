@@ -19,7 +19,7 @@ func init() {
 		name:    "new",
 		args:    "CATEGORY/NAME [--fixtures DIR]",
 		summary: "scaffold a scenario: scenario.json and an example playbook.json",
-		order:   40,
+		order:   10,
 		detail: `
 Creates DIR/CATEGORY/NAME (DIR defaults to ./fixtures) with an example
 scenario.json (prompts, agent, tools) and a documented playbook.json (the

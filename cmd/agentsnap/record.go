@@ -32,7 +32,7 @@ func init() {
 		name:    "record",
 		args:    "DIR [--live --base-url URL --model M [--api API]] [--only-changed] [--session PATH] [--replace-golden] [--keep-live-failures] [--provider NAME] [--store SPEC] [--pace D]",
 		summary: "record a scenario from its playbook, or from a live model with --live",
-		order:   50,
+		order:   20,
 		detail: `
 Runs the scenario in DIR (its prompts, each a user turn of the root) through
 agentsnap's reference runtime and writes session.jsonl, session.<n>.jsonl
