@@ -38,17 +38,17 @@ too), .../v1/messages (Anthropic) and Gemini's generateContent, streamed or
 whole, and token counts (Anthropic's .../v1/messages/count_tokens, Gemini's
 :countTokens: recorded with --record, from the live endpoint with --live
 or, from the playbook, as the input tokens it reports for a call of that
-request; answered from the recording in a replay). The first line of the
-output is the base URL to point the SDK at (on stdout; notes go to stderr),
-such as http://127.0.0.1:41234/v1 (Anthropic and Gemini SDKs take it without
-/v1). Then run the agent, and stop serve with SIGINT (Ctrl-C) or SIGTERM
-when it is done: serve cuts an answer still streaming (its turn ends
-aborted) and every connection at once, writes the session logs from what
-crossed the wire, compares them with the fixture and the transcript with
-transcript.golden as check does, and prints the verdict. The fixture is
-judged as serve read it when it started: a log changed on disk while serve
-runs is judged as it was, and a session that differs from a log changed
-since is an error that says so (run serve again).
+request; answered from the recording in a replay).
+The first line of the output is the base URL to point the SDK at (on stdout;
+notes go to stderr), such as http://127.0.0.1:41234/v1 (Anthropic and Gemini
+SDKs take it without /v1). Then run the agent, and stop serve with SIGINT
+(Ctrl-C) or SIGTERM when it is done: serve cuts an answer still streaming
+(its turn ends aborted) and every connection at once, writes the session
+logs from what crossed the wire, compares them with the fixture and the
+transcript with transcript.golden as check does, and prints the verdict. The
+fixture is judged as serve read it when it started: a log changed on disk
+while serve runs is judged as it was, and a session that differs from a log
+changed since is an error that says so (run serve again).
 
 An agent with subagents names each call's session in headers:
 Agentsnap-Session (an id of its choosing, the same on every call of the
