@@ -125,7 +125,7 @@ func (f *recordFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.api, "api", "", "the model `API` to call with --live: "+apis.Names()+" (default $AGENTSNAP_API, else openai-chat)")
 	fs.BoolVar(&f.keep, "keep-live-failures", false, "keep live calls and token counts that failed outside the model (network, key, server) in the fixture")
 	fs.BoolVar(&f.replace, "replace-golden", false, "replace a transcript.golden the new transcript differs from, instead of proposing transcript.golden.new for review")
-	fs.StringVar(&f.prov, "provider", "", "the provider `NAME` recorded in request headers (default: openai-compatible with --live, else playbook)")
+	fs.StringVar(&f.prov, "provider", "", "the provider `NAME` recorded in request headers (default: playbook; with --live the API's name, openai-compatible for openai-chat)")
 	fs.StringVar(&f.storeSpec, "store", "", "also persist the sessions while recording, into the store `SPEC`: jsonl:DIR (a folder of logs) or sqlite:PATH (a database file), empty (one an earlier run filled is refused before the agent runs)")
 	fs.DurationVar(&f.pace, "pace", 0, "pause `D` between the playbook's chunks, like a live stream (e.g. 20ms)")
 	f.onlyChangedFlags(fs, "")
