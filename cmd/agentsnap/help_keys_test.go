@@ -30,3 +30,21 @@ var _ = Describe("agentsnap help record", func() {
 		}
 	})
 })
+
+var _ = Describe("agentsnap help new", func() {
+	It("names each way to record the scenario that new prints", func() {
+		help := cli("", nil, "help", "new")
+		Expect(help.code).To(Equal(exitOK), help.stderr)
+		r := cli(GinkgoT().TempDir(), nil, "new", "spawn/x")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		_, ways, found := strings.Cut(r.stdout, "then record it:\n")
+		Expect(found).To(BeTrue(), r.stdout)
+		lines := strings.Split(strings.TrimSpace(ways), "\n")
+		Expect(lines).To(HaveLen(3))
+		for _, l := range lines {
+			cmd, _, _ := strings.Cut(strings.Join(strings.Fields(l), " "), " with ")
+			cmd = strings.NewReplacer("go tool agentsnap", "agentsnap", "fixtures/spawn/x", "DIR/CATEGORY/NAME", "spawn/x", "CATEGORY/NAME").Replace(cmd)
+			Expect(help.stdout).To(ContainSubstring("    "+cmd+"\n"), "help new lacks %q", cmd)
+		}
+	})
+})

@@ -23,12 +23,19 @@ func init() {
 		detail: `
 Creates DIR/CATEGORY/NAME (DIR defaults to ./fixtures) with an example
 scenario.json (prompts, agent, tools) and a documented playbook.json (the
-model's answers, authored, so recording needs no key). A fork/... scenario
+model's answers, authored, so recording needs no key), both written for
+agentsnap's reference runtime: for an agent of your own, give its settings
+under "agent" and its own tools' calls in the playbook. A fork/... scenario
 gets a fork example, spawn/... a spawn example; any other category gets
 the fork example, and new says so on stderr, with what that category
-requires of a recording. Edit both, then:
+requires of a recording. Edit both, then record it (new prints these):
 
-    agentsnap record fixtures/CATEGORY/NAME
+    agentsnap record DIR/CATEGORY/NAME
+        with agentsnap's reference runtime
+    AGENTSNAP_RECORD='^CATEGORY/NAME$' go test ./...
+        with a runtime of your own, from its tests
+    agentsnap serve DIR/CATEGORY/NAME --record --runtime NAME
+        with an agent in another process, run against the URL serve prints
 
 Names are lower-case letters, digits, '-' and '_'; they cannot leave the
 fixtures folder.`,
