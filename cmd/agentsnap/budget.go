@@ -45,7 +45,11 @@ func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, note str
 		fmt.Fprintf(w, "usage: %v\n", err)
 		return
 	}
-	fmt.Fprintln(w, "usage (tokens; cost per the scenario's prices):")
+	if prices != nil {
+		fmt.Fprintln(w, "usage (tokens; cost per the scenario's prices):")
+	} else {
+		fmt.Fprintln(w, "usage (tokens; no cost: no scenario.json beside the logs gives prices):")
+	}
 	for _, line := range u.Table(prices) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}

@@ -53,7 +53,7 @@ var _ = Describe("agentsnap inspect usage", func() {
 		r := cli(filepath.Join("..", ".."), nil, "inspect", refund)
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring(`
-usage (tokens; cost per the scenario's prices):
+usage (tokens; no cost: no scenario.json beside the logs gives prices):
   session          calls  input  cache read  output  reasoning  total
   root                 3    828           0     249          0   1077
   root/call_draft      1     83           0      38          0    121
@@ -69,6 +69,7 @@ usage (tokens; cost per the scenario's prices):
 		r := cli(root, nil, "inspect", refund)
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring(`
+usage (tokens; cost per the scenario's prices):
   session          calls  input  cache read  output  reasoning  total        cost
   root                 3    828           0     249          0   1077   0.0002736
   root/call_draft      1     83           0      38          0    121  0.00003525

@@ -21,7 +21,7 @@ var _ = Describe("inspect of the store check --store keeps", func() {
 			Expect(r.stdout).NotTo(ContainSubstring("do not form one session tree"))
 			Expect(r.stdout).To(MatchRegexp(`tree:\n  \S*fork\S*codeword\S*root\S*\n    \S*fork\S*codeword\S*root\S*call_fork_1\S*  fork via call_fork_1\n`))
 			Expect(r.stdout).To(MatchRegexp(`tree:\n  \S*spawn\S*one-child\S*root\S*\n    \S*spawn\S*one-child\S*root\S*call_\S+  spawn via call_`))
-			Expect(r.stdout).To(MatchRegexp(`usage \(tokens; cost per the scenario's prices\):\n  session +calls .*\n  root +3 +433 +0 +112 +0 +545\n  root/call_fork_1 .*\n  tree +4 `))
+			Expect(r.stdout).To(MatchRegexp(`usage \(tokens; no cost: no scenario.json beside the logs gives prices\):\n  session +calls .*\n  root +3 +433 +0 +112 +0 +545\n  root/call_fork_1 .*\n  tree +4 `))
 		},
 		Entry("a SQLite database", "sqlite:replays.db", "replays.db"),
 		Entry("a folder of JSONL logs", "jsonl:replays", "replays"),
