@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -21,4 +22,16 @@ func TestAgentsnap(t *testing.T) {
 var _ = BeforeEach(func() {
 	GinkgoT().Setenv("CI", "")
 	GinkgoT().Setenv("AGENTSNAP_FORCE_UPDATE", "")
+})
+
+// Specs that see serve end its live MCP sessions (a DELETE each) run serve
+// in this process, under the race detector, on a machine other suites
+// load: a DELETE to a server that answers at once could miss the 100 ms
+// bound there, and the spec would see too few requests. The bound itself
+// is a promise of the binary, held by serve_mcp_exit_test.go, which runs
+// it as a child process and is not affected by this.
+var _ = BeforeEach(func() {
+	wait := mcpEndWait
+	mcpEndWait = 30 * time.Second
+	DeferCleanup(func() { mcpEndWait = wait })
 })
