@@ -159,6 +159,9 @@ func (d *Driver) name(r *replay, lineage string) int {
 	r.lineage = lineage
 	r.index = len(d.order)
 	d.order = append(d.order, r)
+	if len(r.children) == 0 { // most start none: listing the calls would grow with the session
+		return 1
+	}
 	// The k-th child of a call id belongs to the k-th call with that id
 	// (a parent may reuse an id in a later step), children of one id taken
 	// in creation order as session.LineageOrder takes it: createdAt ties
