@@ -39,3 +39,11 @@ func BenchmarkAgentReplayWireOnly(b *testing.B) { wirebench.Alone(b, wirebench.W
 //
 //	go test -run '^$' -bench WireAlone -benchtime 100x ./wire
 func BenchmarkWireAlone(b *testing.B) { wirebench.Alone(b, wirebench.Direct) }
+
+// BenchmarkAgentReplaySplit times the round trips of BenchmarkAgentReplay's
+// wire and httprr sides apart from the agent: the first call, the later
+// ones, and wire's start and end of a replay — what a run pays once
+// against what every call pays:
+//
+//	go test -run '^$' -bench AgentReplaySplit -benchtime 40x ./wire
+func BenchmarkAgentReplaySplit(b *testing.B) { wirebench.Split(b) }

@@ -129,7 +129,16 @@ func (r *replayer) start(tb TB) (client *http.Client, done func(TB)) {
 // wire is the key of a map, its answer an HTTP response read back with
 // http.ReadResponse.
 func HTTPRR(_ TB, rec *Recording) Side {
-	rt := RoundTripFunc(func(r *http.Request) (*http.Response, error) {
+	rt := rec.httprr()
+	return Side{Name: "httprr", Run: func(tb TB) func(TB) {
+		rec.Agent(tb, &http.Client{Transport: rt}, rec.Prompts)
+		return func(TB) {}
+	}}
+}
+
+// httprr is HTTPRR's transport.
+func (rec *Recording) httprr() http.RoundTripper {
+	return RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		key, err := RequestKey(r)
 		if err != nil {
 			return nil, err
@@ -140,10 +149,6 @@ func HTTPRR(_ TB, rec *Recording) Side {
 		}
 		return http.ReadResponse(bufio.NewReader(bytes.NewReader(resp)), r)
 	})
-	return Side{Name: "httprr", Run: func(tb TB) func(TB) {
-		rec.Agent(tb, &http.Client{Transport: rt}, rec.Prompts)
-		return func(TB) {}
-	}}
 }
 
 // Hop hands the recorded answers back in call order through
