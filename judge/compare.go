@@ -116,9 +116,10 @@ func pairSessions(golden, replay []*session.Log) []pair {
 	}
 	var out []pair
 	paired := map[*session.Log]bool{}
+	gat := lastIndexes(golden)
 	for i, l := range golden {
 		k := gk[l.Header.ID]
-		p := pair{key: k, label: label(i), lineage: lineage(l, golden), golden: l, replay: byKey[k]}
+		p := pair{key: k, label: label(i), lineage: lineageBy(l, gat), golden: l, replay: byKey[k]}
 		if p.replay != nil {
 			paired[p.replay] = true
 		}
@@ -143,9 +144,13 @@ func pairSessions(golden, replay []*session.Log) []pair {
 			paired[p.replay] = true
 		}
 	}
+	var rat map[string]int
 	for _, l := range replay {
 		if !paired[l] {
-			out = append(out, pair{key: rk[l.Header.ID], label: "extra session", lineage: lineage(l, replay), replay: l})
+			if rat == nil {
+				rat = lastIndexes(replay)
+			}
+			out = append(out, pair{key: rk[l.Header.ID], label: "extra session", lineage: lineageBy(l, rat), replay: l})
 		}
 	}
 	return out
@@ -160,15 +165,29 @@ func label(i int) string {
 
 // lineage describes how l was created, naming its parent by label.
 func lineage(l *session.Log, tree []*session.Log) string {
+	return lineageBy(l, lastIndexes(tree))
+}
+
+// lastIndexes maps each session id of tree to its last place there: the
+// session lineage names as a parent of that id.
+func lastIndexes(tree []*session.Log) map[string]int {
+	at := make(map[string]int, len(tree))
+	for i, o := range tree {
+		at[o.Header.ID] = i
+	}
+	return at
+}
+
+// lineageBy is lineage with the tree's places of its ids (lastIndexes), so
+// that describing every session of a tree of thousands reads it once.
+func lineageBy(l *session.Log, at map[string]int) string {
 	h := &l.Header
 	if h.ParentSession == "" {
 		return "root session"
 	}
 	parent := h.ParentSession
-	for i, o := range tree {
-		if o.Header.ID == h.ParentSession {
-			parent = label(i)
-		}
+	if i, ok := at[h.ParentSession]; ok {
+		parent = label(i)
 	}
 	mode := string(h.Mode)
 	if mode == "" {

@@ -3,8 +3,10 @@ package judge
 import (
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
+	"github.com/agentsnap/agentsnap/transcript"
 )
 
 // CompareSessionPair returns the first difference between a recorded log and its
@@ -48,4 +50,32 @@ func SettleVerdict(golden, replay []*session.Log) *Outcome {
 // that failed; diverged says it wrote other logs than the replay's own.
 func ScheduleFailure(msg string, diverged bool) error {
 	return &scheduleError{msg: msg, diverged: diverged}
+}
+
+// SeenStore wraps store as a replay judged from what start-up kept watches
+// its store: each session's events digested and rendered as written.
+func SeenStore(store persistence.Store) persistence.Store { return newSeenStore(store) }
+
+// SeenDigestMatches reports whether seen's digest of the loaded log l, taken
+// from what it saw written, is the one of l's events digested whole.
+func SeenDigestMatches(seen persistence.Store, l *session.Log) bool {
+	return seen.(*seenStore).digestOf(l) == digestEvents(l.Events)
+}
+
+// SeenTranscript is the transcript of the loaded logs ordered, rendered from
+// the parts seen rendered as they were written.
+func SeenTranscript(seen persistence.Store, ordered []*session.Log) (string, error) {
+	return transcript.RenderParts(ordered, seen.(*seenStore).parts(ordered))
+}
+
+// SeenWhole reports how many of the loaded logs ordered seen saw written
+// whole (their parts and digests taken from what it saw).
+func SeenWhole(seen persistence.Store, ordered []*session.Log) int {
+	n := 0
+	for _, p := range seen.(*seenStore).parts(ordered) {
+		if p != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/agentsnap/agentsnap/fakellm"
 	"github.com/agentsnap/agentsnap/fixture"
@@ -51,50 +52,98 @@ func keepRead(fx *fixture.Fixture, kept []keptLog) fakellm.Option {
 // each written with its length, so two lists digest alike only when
 // their events are the same but for their times.
 func digestEvents(events []session.Event) eventsDigest {
-	var h [2]maphash.Hash
-	h[0].SetSeed(digestSeeds[0])
-	h[1].SetSeed(digestSeeds[1])
-	d := eventsDigest{n: len(events), plain: true}
-	b := make([]byte, 0, digestBatch+512)
+	var d digester
+	d.add(events)
+	sum := d.sum()
+	d.release()
+	return sum
+}
+
+// digester digests a log's events as they come (digestEvents in pieces):
+// the digest of events added in several calls is the one of them all,
+// since maphash's value depends only on the bytes written. A digester may
+// be copied, to go on from what it has digested.
+type digester struct {
+	h       [2]maphash.Hash
+	b       []byte // bytes not hashed yet
+	n       int
+	started bool
+	strange bool // an event had members this package does not know
+}
+
+// add digests events after those already added.
+func (d *digester) add(events []session.Event) {
+	if !d.started {
+		d.h[0].SetSeed(digestSeeds[0])
+		d.h[1].SetSeed(digestSeeds[1])
+		d.started = true
+	}
+	if d.b == nil {
+		d.b = (*digestBuffers.Get().(*[]byte))[:0]
+	}
+	d.n += len(events)
 	raw := func(r []byte) {
 		if r == nil {
-			b = append(b, 0)
+			d.b = append(d.b, 0)
 			return
 		}
-		b = binary.AppendUvarint(append(b, 1), uint64(len(r)))
-		b = append(b, r...)
+		d.b = binary.AppendUvarint(append(d.b, 1), uint64(len(r)))
+		d.b = append(d.b, r...)
 	}
 	for i := range events {
-		if len(b) >= digestBatch {
-			h[0].Write(b) // a few large writes rather than one an event
-			h[1].Write(b)
-			b = b[:0]
+		if len(d.b) >= digestBatch {
+			d.flush() // a few large writes rather than one an event
 		}
 		e := &events[i]
-		b = binary.AppendUvarint(b, uint64(len(e.Type)))
-		b = append(b, e.Type...)
-		b = binary.AppendVarint(b, e.Seq)
-		b = append(b, boolByte(e.Ignorable))
+		d.b = binary.AppendUvarint(d.b, uint64(len(e.Type)))
+		d.b = append(d.b, e.Type...)
+		d.b = binary.AppendVarint(d.b, e.Seq)
+		d.b = append(d.b, boolByte(e.Ignorable))
 		raw(e.Data)
 		raw(e.SurfaceOp)
-		b = append(b, boolByte(e.SourceEventSeqs != nil))
-		b = binary.AppendUvarint(b, uint64(len(e.SourceEventSeqs)))
+		d.b = append(d.b, boolByte(e.SourceEventSeqs != nil))
+		d.b = binary.AppendUvarint(d.b, uint64(len(e.SourceEventSeqs)))
 		for _, s := range e.SourceEventSeqs {
-			b = binary.AppendVarint(b, s)
+			d.b = binary.AppendVarint(d.b, s)
 		}
-		b = binary.AppendUvarint(b, uint64(len(e.Extra)))
+		d.b = binary.AppendUvarint(d.b, uint64(len(e.Extra)))
 		if len(e.Extra) > 0 {
-			d.plain = false
+			d.strange = true
 			for _, k := range slices.Sorted(maps.Keys(e.Extra)) {
 				raw([]byte(k))
 				raw(e.Extra[k])
 			}
 		}
 	}
-	h[0].Write(b)
-	h[1].Write(b)
-	d.sum = [2]uint64{h[0].Sum64(), h[1].Sum64()}
-	return d
+}
+
+func (d *digester) flush() {
+	d.h[0].Write(d.b)
+	d.h[1].Write(d.b)
+	d.b = d.b[:0]
+}
+
+// release gives back the buffer d gathers bytes in, once they are hashed
+// (flush): a replay that digests thousands of sessions as they are written
+// keeps none between writes.
+func (d *digester) release() {
+	if d.b != nil && len(d.b) == 0 {
+		b := d.b
+		digestBuffers.Put(&b)
+		d.b = nil
+	}
+}
+
+// digestBuffers are the buffers digesters gather bytes in.
+var digestBuffers = sync.Pool{New: func() any { b := make([]byte, 0, digestBatch+512); return &b }}
+
+// sum is the digest of the events added so far; more may be added after.
+func (d *digester) sum() eventsDigest {
+	if !d.started {
+		d.add(nil)
+	}
+	d.flush()
+	return eventsDigest{sum: [2]uint64{d.h[0].Sum64(), d.h[1].Sum64()}, n: d.n, plain: !d.strange}
 }
 
 // digestSeeds are the seeds of a digest's two hashes (maphash, several
@@ -116,14 +165,15 @@ func boolByte(v bool) byte {
 // replayedAsRecorded reports whether p's replay has the recorded log's
 // header and events but for what legitimately differs (its times, a
 // {{cwd}}), as compareSession would find: then it has no difference.
-func (k *keptLog) replayedAsRecorded(p pair, n *normalizer) bool {
+// seen, when not nil, saw the replay's events written (digestOf).
+func (k *keptLog) replayedAsRecorded(p pair, n *normalizer, seen *seenStore) bool {
 	if p.replay == nil || p.golden == nil || !k.events.plain || len(p.replay.Events) != k.events.n {
 		return false
 	}
 	if !sameHeader(&p.golden.Header, &p.replay.Header, n) {
 		return false
 	}
-	got := digestEvents(p.replay.Events)
+	got := seen.digestOf(p.replay)
 	return got.plain && got.sum == k.events.sum
 }
 
@@ -138,7 +188,7 @@ func (k *keptLog) replayedAsRecorded(p pair, n *normalizer) bool {
 func (o *Outcome) judgeKept(pairs []pair, n *normalizer, vs []verdict, kept []keptLog) ([]recorded, error) {
 	fx := o.Fixture
 	again := make([]bool, len(kept))
-	eachSession(len(kept), func(i int) { again[i] = !kept[i].replayedAsRecorded(pairs[i], n) })
+	eachSession(len(kept), func(i int) { again[i] = !kept[i].replayedAsRecorded(pairs[i], n, o.seen) })
 	var read []int
 	o.counted = make(map[*session.Log]int, len(kept))
 	for i, a := range again {

@@ -5,11 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentsnap/agentsnap"
 	"github.com/agentsnap/agentsnap/agent"
 	"github.com/agentsnap/agentsnap/fixture"
 	"github.com/agentsnap/agentsnap/judge"
+	"github.com/agentsnap/agentsnap/persistence"
+	"github.com/agentsnap/agentsnap/session"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -105,6 +108,44 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 		Expect(os.WriteFile(golden, b[:bytes.Index(b, []byte("== session 1"))], 0o644)).To(Succeed())
 		o = same(dir, agent.Reference)
 		Expect(o.Report()).To(ContainSubstring("extra session"))
+	})
+
+	// The verdict takes each session's events as the runtime wrote them
+	// (seen.go): a session whose turn never ends, and one written to again
+	// after its turn ended, are judged as the fixture read whole judges them.
+	It("judges a session whose turn never completed, and one appended to after its turn ended, as the fixture read whole does", func() {
+		dir := codeword(nil)
+		By("the fork child's turn/end never written")
+		var unfinished agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error {
+			e := *env
+			e.Store = dropping{Store: env.Store, drop: func(id string, ev *session.Event) bool {
+				return id != "root" && ev.Type == session.TypeTurnEnd
+			}}
+			return agent.Reference.Run(ctx, &e)
+		}
+		o := same(dir, unfinished)
+		Expect(o.Differences).To(HaveLen(1))
+		Expect(o.Differences[0].String()).To(Equal("session 1 (fork of root via call_fork_1): the replay ends after 36 events; the recording goes on with seq 36 (turn/end) and 0 more"))
+
+		By("an event appended to the fork child after its turn ended")
+		var late agentsnap.RuntimeFunc = func(ctx context.Context, env *agentsnap.Env) error {
+			if err := agent.Reference.Run(ctx, env); err != nil {
+				return err
+			}
+			heads, err := env.Store.List(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			for _, h := range heads {
+				if h.IsChild() {
+					l, err := env.Store.Load(ctx, h.ID)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(env.Store.Append(ctx, h.ID, []session.Event{{Type: "x/late", Seq: int64(len(l.Events)), Data: []byte(`{"note":"late"}`)}})).To(Succeed())
+				}
+			}
+			return nil
+		}
+		o = same(dir, late)
+		Expect(o.Differences).To(HaveLen(1))
+		Expect(o.Transcript).To(ContainSubstring("event x/late"))
 	})
 
 	// The replay is served from the recording as it was read when the
@@ -206,6 +247,17 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 		Expect(o.Differences[1].Note).To(ContainSubstring("the replay never created this session"))
 	})
 })
+
+// dropping is a store that does not write the events drop picks.
+type dropping struct {
+	persistence.Store
+	drop func(id string, e *session.Event) bool
+}
+
+func (d dropping) Append(ctx context.Context, id string, events []session.Event) error {
+	kept := slices.DeleteFunc(slices.Clone(events), func(e session.Event) bool { return d.drop(id, &e) })
+	return d.Store.Append(ctx, id, kept)
+}
 
 // editLast rewrites the last line of the log at path with edit.
 func editLast(path string, edit func(last []byte) []byte) {

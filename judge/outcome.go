@@ -42,7 +42,10 @@ type Outcome struct {
 	// counted holds the model calls of replayed logs known without
 	// counting them: a session that replayed as recorded makes the
 	// recording's (judgeKept).
-	counted  map[*session.Log]int
+	counted map[*session.Log]int
+	// seen is what the replay's store saw of each session as it was
+	// written, nil when it was not watched (seenStore).
+	seen     *seenStore
 	commands commands
 	// secrets is the set of the replay's context (secret.FromContext),
 	// which the wire layer adds the agent's credentials to: a user's test

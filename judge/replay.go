@@ -130,6 +130,7 @@ func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, e
 	defer store.Close()
 
 	o := &Outcome{Fixture: fx, Warnings: append(slices.Clip(fx.Scenario.Warnings), prep.warnings...), driver: drv, commands: cmds, prepared: prep, secrets: secret.FromContext(ctx)}
+	store = o.watched(store, opts.Store == nil)
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
