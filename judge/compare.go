@@ -116,10 +116,10 @@ func pairSessions(golden, replay []*session.Log) []pair {
 	}
 	var out []pair
 	paired := map[*session.Log]bool{}
-	gat := lastIndexes(golden)
+	gat := placesOf(golden)
 	for i, l := range golden {
 		k := gk[l.Header.ID]
-		p := pair{key: k, label: label(i), lineage: lineageBy(l, gat), golden: l, replay: byKey[k]}
+		p := pair{key: k, label: label(i), lineage: lineageBy(l, golden, gat), golden: l, replay: byKey[k]}
 		if p.replay != nil {
 			paired[p.replay] = true
 		}
@@ -144,13 +144,10 @@ func pairSessions(golden, replay []*session.Log) []pair {
 			paired[p.replay] = true
 		}
 	}
-	var rat map[string]int
+	rat := placesOf(replay)
 	for _, l := range replay {
 		if !paired[l] {
-			if rat == nil {
-				rat = lastIndexes(replay)
-			}
-			out = append(out, pair{key: rk[l.Header.ID], label: "extra session", lineage: lineageBy(l, rat), replay: l})
+			out = append(out, pair{key: rk[l.Header.ID], label: "extra session", lineage: lineageBy(l, replay, rat), replay: l})
 		}
 	}
 	return out
@@ -165,12 +162,17 @@ func label(i int) string {
 
 // lineage describes how l was created, naming its parent by label.
 func lineage(l *session.Log, tree []*session.Log) string {
-	return lineageBy(l, lastIndexes(tree))
+	return lineageBy(l, tree, nil)
 }
 
-// lastIndexes maps each session id of tree to its last place there: the
-// session lineage names as a parent of that id.
-func lastIndexes(tree []*session.Log) map[string]int {
+// placesOf maps each session id of a tree of many sessions to its last
+// place there, the session lineage names as a parent of that id, so that
+// describing each of thousands of sessions does not go through the tree;
+// nil for a few, which lineageBy goes through.
+func placesOf(tree []*session.Log) map[string]int {
+	if len(tree) < parallelSessions {
+		return nil
+	}
 	at := make(map[string]int, len(tree))
 	for i, o := range tree {
 		at[o.Header.ID] = i
@@ -178,16 +180,23 @@ func lastIndexes(tree []*session.Log) map[string]int {
 	return at
 }
 
-// lineageBy is lineage with the tree's places of its ids (lastIndexes), so
-// that describing every session of a tree of thousands reads it once.
-func lineageBy(l *session.Log, at map[string]int) string {
+// lineageBy is lineage with the places of tree's ids (placesOf), or nil.
+func lineageBy(l *session.Log, tree []*session.Log, at map[string]int) string {
 	h := &l.Header
 	if h.ParentSession == "" {
 		return "root session"
 	}
 	parent := h.ParentSession
-	if i, ok := at[h.ParentSession]; ok {
-		parent = label(i)
+	if at != nil {
+		if i, ok := at[h.ParentSession]; ok {
+			parent = label(i)
+		}
+	} else {
+		for i, o := range tree {
+			if o.Header.ID == h.ParentSession {
+				parent = label(i)
+			}
+		}
 	}
 	mode := string(h.Mode)
 	if mode == "" {

@@ -46,6 +46,7 @@ var _ = Describe("comparing trees of many sessions", func() {
 			Expect(ds[0].Replay).To(Equal(`"changed 3"`))
 			Expect(ds[1].Session).To(Equal(fmt.Sprintf("session %d", n)))
 			Expect(ds[1].Replay).To(Equal(fmt.Sprintf(`"changed %d"`, n-1)))
+			Expect(ds[1].Lineage).To(Equal(fmt.Sprintf("spawn of root via call_%d", n-1)), "its parent named by its place, looked up among many")
 			Expect(judge.CompareLogs(golden, golden)).To(BeEmpty())
 		}
 	})
