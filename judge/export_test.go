@@ -6,7 +6,6 @@ import (
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/scenario"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/agentsnap/agentsnap/transcript"
 )
 
 // CompareSessionPair returns the first difference between a recorded log and its
@@ -62,20 +61,8 @@ func SeenDigestMatches(seen persistence.Store, l *session.Log) bool {
 	return seen.(*seenStore).digestOf(l) == digestEvents(l.Events)
 }
 
-// SeenTranscript is the transcript of the loaded logs ordered, rendered from
-// the parts seen rendered as they were written.
-func SeenTranscript(seen persistence.Store, ordered []*session.Log) (string, error) {
-	return transcript.RenderParts(ordered, seen.(*seenStore).parts(ordered))
-}
-
 // SeenWhole reports how many of the loaded logs ordered seen saw written
-// whole (their parts and digests taken from what it saw).
+// whole (their digests taken from what it saw).
 func SeenWhole(seen persistence.Store, ordered []*session.Log) int {
-	n := 0
-	for _, p := range seen.(*seenStore).parts(ordered) {
-		if p != nil {
-			n++
-		}
-	}
-	return n
+	return seen.(*seenStore).whole(ordered)
 }

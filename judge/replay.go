@@ -91,9 +91,8 @@ var ErrUnfinished = errors.New("the replay did not finish")
 // whose replay has the digest of its recorded log matches it, and only the
 // logs of the others are read again, each compared with its replay and let
 // go (fx.Logs stays nil). With the default store, each replayed session's
-// digest and part of the transcript are taken as the runtime writes it, so
-// the verdict after the run goes through no session's events again but
-// those that differ. What a large scenario needs (agentsnap serve).
+// digest is taken as the runtime writes it, so the verdict after the run
+// digests no session's events again. What a large scenario needs (agentsnap serve).
 // The recording judged is the one read when the replay began: a log read
 // again that changed since is an error.
 func Replay(ctx context.Context, fx *fixture.Fixture, opts Options) (*Outcome, error) {

@@ -6,16 +6,18 @@ import (
 
 	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/session"
-	"github.com/agentsnap/agentsnap/transcript"
 )
 
 // seenStore is the store of a replay judged from what start-up kept
 // (judgeKept) as the runtime writes to it: each session's events are
-// digested, and its part of the transcript rendered, as they are written,
-// so the verdict after the run goes through none of them again but those
-// of the sessions that differ. What the verdict loads is checked against
-// what was seen: the store may close a turn left open on Load, and those
-// events are taken then (digestOf, transcript.RenderParts).
+// digested as they are written, so the verdict after the run digests none
+// of them again. What the verdict loads is checked against what was seen:
+// the store may close a turn left open on Load, and those events are
+// taken then (digestOf).
+//
+// The transcript is still rendered after the run, from the loaded logs:
+// parts rendered while serving were held beside everything else, and
+// took serve's peak memory past aimock's (issue 22 asks for both).
 //
 // It watches only judge's own memory store, which loads every event as it
 // was appended.
@@ -27,9 +29,8 @@ type seenStore struct {
 
 // seenLog is what a seenStore saw of one session.
 type seenLog struct {
-	mu   sync.Mutex
-	d    digester
-	part *transcript.Part
+	mu sync.Mutex
+	d  digester
 	// lost is set when a write failed: what the store holds of the
 	// session is not known, and the verdict goes through its log.
 	lost bool
@@ -55,7 +56,7 @@ func (s *seenStore) Create(ctx context.Context, h session.Header, seed []session
 	if err := s.Store.Create(ctx, h, seed); err != nil {
 		return err
 	}
-	l := &seenLog{part: transcript.NewPart(h.SeedLength)}
+	l := &seenLog{}
 	l.add(seed)
 	s.mu.Lock()
 	s.logs[h.ID] = l
@@ -90,7 +91,6 @@ func (l *seenLog) add(events []session.Event) {
 	l.d.add(events)
 	l.d.flush()
 	l.d.release()
-	l.part.Add(events)
 }
 
 // of is what s saw of the session of the loaded log rl, or nil when it
@@ -129,17 +129,13 @@ func (s *seenStore) digestOf(rl *session.Log) eventsDigest {
 	return sum
 }
 
-// parts are the transcript's parts of ordered, the loaded logs, as s saw
-// them (nil for a session it did not see whole; RenderParts renders those).
-func (s *seenStore) parts(ordered []*session.Log) []*transcript.Part {
-	if s == nil {
-		return nil
-	}
-	parts := make([]*transcript.Part, len(ordered))
-	for i, rl := range ordered {
-		if l := s.of(rl); l != nil {
-			parts[i] = l.part
+// whole is how many of the loaded logs ordered s saw written whole (of).
+func (s *seenStore) whole(ordered []*session.Log) int {
+	n := 0
+	for _, rl := range ordered {
+		if s.of(rl) != nil {
+			n++
 		}
 	}
-	return parts
+	return n
 }

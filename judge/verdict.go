@@ -159,7 +159,7 @@ func (o *Outcome) settle(vs []verdict, violations []string) {
 	o.Notes = o.driver.Notes()
 	o.Calls = countCalls(o.Replayed, o.counted)
 	if len(o.Replayed) > 0 {
-		text, err := transcript.RenderParts(o.Replayed, o.seen.parts(o.Replayed)) // collect ordered them
+		text, err := transcript.RenderOrdered(o.Replayed) // collect ordered them
 		if err != nil {
 			o.RunErrors = append(o.RunErrors, err)
 		}

@@ -32,17 +32,6 @@ func Render(logs []*session.Log) (string, error) {
 // session.LineageOrder returns them: a caller that ordered them does not
 // pay for it again.
 func RenderOrdered(ordered []*session.Log) (string, error) {
-	return RenderParts(ordered, nil)
-}
-
-// RenderParts is RenderOrdered of logs whose parts were rendered as their
-// events were written: parts[i], when parts is not nil and parts[i] is
-// not, is ordered[i]'s Part, given the first of ordered[i]'s events from
-// its first on (the caller knows they are the log's: a store it watched).
-// The events the log has past those are added to it (a turn the store
-// closed on Load), and the rest is not rendered again; a part with more
-// events than its log, or another seedLength, is ignored.
-func RenderParts(ordered []*session.Log, parts []*Part) (string, error) {
 	for _, l := range ordered {
 		// Logs built in memory skip the reader's check, and Seed would panic.
 		if n := l.Header.SeedLength; n < 0 || n > len(l.Events) {
@@ -59,11 +48,7 @@ func RenderParts(ordered []*session.Log, parts []*Part) (string, error) {
 			if i > 0 {
 				b.WriteString("\n")
 			}
-			if part := partOf(parts, i, ordered[i]); part != nil {
-				part.write(b, ordered[i], labels)
-			} else {
-				writeSession(b, ordered[i], labels)
-			}
+			writeSession(b, ordered[i], labels)
 		}
 	}
 	switch len(pieces) {
@@ -105,23 +90,7 @@ func Labels(ordered []*session.Log) map[string]string {
 }
 
 func writeSession(b *strings.Builder, l *session.Log, labels map[string]string) {
-	writeHead(b, &l.Header, labels, func() string { return turnList(inheritedTurns(l.Seed())) })
-	w := &writer{b: b}
-	seed := l.Seed()
-	for i := len(seed) - 1; i >= 0; i-- {
-		if seed[i].Type == session.TypeRequestHeader {
-			w.system, w.tools = requestDigests(seed[i].Data) // what the inherited turns were asked with
-			break
-		}
-	}
-	for i := range l.Own() {
-		w.event(&l.Own()[i])
-	}
-}
-
-// writeHead writes a session's first lines: its label and lineage, and
-// the turns it inherits (inherited, asked only for a fork's seed).
-func writeHead(b *strings.Builder, h *session.Header, labels map[string]string, inherited func() string) {
+	h := &l.Header
 	fmt.Fprintf(b, "== %s", labels[h.ID])
 	if h.ParentSession != "" {
 		mode := string(h.Mode)
@@ -132,7 +101,18 @@ func writeHead(b *strings.Builder, h *session.Header, labels map[string]string, 
 	}
 	b.WriteString(" ==\n")
 	if h.SeedLength > 0 {
-		fmt.Fprintf(b, "(inherits %d events from %s: %s)\n", h.SeedLength, labels[h.ParentSession], inherited())
+		fmt.Fprintf(b, "(inherits %d events from %s: %s)\n", h.SeedLength, labels[h.ParentSession], inheritedTurns(l.Seed()))
+	}
+	w := &writer{b: b}
+	seed := l.Seed()
+	for i := len(seed) - 1; i >= 0; i-- {
+		if seed[i].Type == session.TypeRequestHeader {
+			w.system, w.tools = requestDigests(seed[i].Data) // what the inherited turns were asked with
+			break
+		}
+	}
+	for i := range l.Own() {
+		w.event(&l.Own()[i])
 	}
 }
 
@@ -162,27 +142,16 @@ func orNone(s string) string {
 	return s
 }
 
-// inheritedTurns is the numbers of seed's turns, as turnList lists them.
-func inheritedTurns(seed []session.Event) []string {
+func inheritedTurns(seed []session.Event) string {
 	var turns []string
 	for i := range seed {
-		turns = appendTurn(turns, &seed[i])
-	}
-	return turns
-}
-
-// appendTurn appends the number of e's turn when e starts one.
-func appendTurn(turns []string, e *session.Event) []string {
-	if e.Type == session.TypeTurnStart {
-		var d session.TurnStartData
-		if e.Decode(&d) == nil {
-			turns = append(turns, strconv.Itoa(d.Turn))
+		if seed[i].Type == session.TypeTurnStart {
+			var d session.TurnStartData
+			if seed[i].Decode(&d) == nil {
+				turns = append(turns, strconv.Itoa(d.Turn))
+			}
 		}
 	}
-	return turns
-}
-
-func turnList(turns []string) string {
 	switch len(turns) {
 	case 0:
 		return "no turns"

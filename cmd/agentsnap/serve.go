@@ -281,8 +281,8 @@ func serveReplay(ctx context.Context, e *env, arg, dir string, rt *serveRuntime)
 	// as its file is read, with a digest of the log for the verdict, which
 	// reads again only the logs of sessions that differ; so serve's memory
 	// grows with what is replayed, not with the fixture, and its exit with
-	// what differs. Each replayed session is digested and rendered as the
-	// agent writes it, not after SIGINT.
+	// what differs. Each replayed session is digested as the agent writes
+	// it, not after SIGINT.
 	// Loading makes mostly garbage (each log, once its script is derived):
 	// the collector runs when the heap reaches loadHeap rather than at every
 	// doubling from a few MiB, until serving starts (or serve gives up).
