@@ -61,6 +61,7 @@ type Backend struct {
 	damaged atomic.Bool // SQLite found the database damaged; see verified
 	hadWAL  bool        // a -wal file was there when it opened; see foreignWAL
 	file    os.FileInfo // what path named when the writer opened it; see still
+	abs     string      // path made absolute at open, as SQLite opened it; see still
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -108,7 +109,11 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 		b.Close()
 		return nil, err
 	}
-	if b.file, err = os.Stat(path); err != nil {
+	if b.abs, err = filepath.Abs(path); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	if b.file, err = os.Stat(b.abs); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}

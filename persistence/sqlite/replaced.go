@@ -13,9 +13,10 @@ import (
 // writer's connection on the old file, whose writes would be acknowledged
 // and never read again (the next open reads what the path names). One
 // stat a write transaction, as the JSONL backend stats a log's path
-// before each append.
+// before each append. It stats the absolute path SQLite opened: a relative
+// one would name another file once the working directory changed.
 func (b *Backend) still() error {
-	fi, err := os.Stat(b.path)
+	fi, err := os.Stat(b.abs)
 	const after = "since this store opened it, and the store still writes to the file it opened, which nothing reads; nothing was written: close the store and open the path again (then its sessions are those of the file there now), or put the database back"
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -57,6 +57,27 @@ var _ = Describe("sqlite database replaced while open", func() {
 		}
 	})
 
+	// A relative path names the file it named at open: SQLite opened it
+	// by its absolute path, so a change of the working directory since
+	// moves nothing, and is no removal.
+	It("takes an Append after the working directory changed, the store opened by a relative path, as the file it opened", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		GinkgoT().Chdir(dir)
+		s, err := sqlite.Open(ctx, "sessions.db")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		Expect(s.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(s.Append(ctx, "root", first)).To(Succeed())
+		GinkgoT().Chdir(GinkgoT().TempDir())
+		Expect(s.Append(ctx, "root", second)).To(Succeed())
+		Expect(s.Close()).To(Succeed())
+		s, err = sqlite.Open(ctx, filepath.Join(dir, "sessions.db"))
+		Expect(err).NotTo(HaveOccurred())
+		l, err := s.Load(ctx, "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(storetest.Encoded(l)).To(Equal(storetest.Encoded(&session.Log{Header: storetest.RootHeader("root"), Events: append(first, second...)})))
+	})
+
 	It("refuses an Append once the database is removed", func(ctx SpecContext) {
 		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")
 		s, err := sqlite.Open(ctx, path)
