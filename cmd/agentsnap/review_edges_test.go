@@ -177,6 +177,17 @@ var _ = Describe("review --format markdown of a scenario whose name holds markup
 		Expect(r.stdout).To(ContainSubstring("\n## fork/a\\|b\\`c\\*d\\<e\\>\\\\nf_g\\_\n\n``" + printable(proposal) + "`` would replace ``" + printable(golden) + "``.\n"))
 		Expect(r.stdout).NotTo(ContainSubstring("\nf_g_"), "the name's line break is its escape")
 	})
+
+	// GitHub renders $...$ in a comment as math: a name's dollars would
+	// typeset what lies between them.
+	It("escapes a dollar sign, which GitHub reads as math", func() {
+		const name = "cost$x$y"
+		root := fixtureCopy("fork/" + name + "=fork/codeword")
+		propose(root, "fork/"+name, codewordJAM)
+		r := cli(root, nil, "review", "--format", "markdown")
+		Expect(r.code).To(Equal(exitOK), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("\n## fork/cost\\$x\\$y\n"))
+	})
 })
 
 // A pull request comment written with --accept or --reject says what the

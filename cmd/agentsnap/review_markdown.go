@@ -18,8 +18,9 @@ import (
 // the comment is the command's product (and a reader that stopped
 // reading lost it too). Every name and path it quotes (a scenario's, a
 // session's, a file's, and the messages that hold them) is escaped
-// (mdText, mdCode), so a name holding a '|', a backtick, a '*', a '<' or
-// a line break shows as written and cannot add markup to the comment.
+// (mdText, mdCode), so a name holding a '|', a backtick, a '*', a '<', a
+// '$' or a line break shows as written and cannot add markup to the
+// comment.
 func printProposalsMarkdown(out io.Writer, props []proposal, dirs []string) error {
 	w := &firstError{w: out}
 	where := ""
@@ -92,14 +93,15 @@ func backtickRun(text string) int {
 // mdText returns s as Markdown text on one line: escaped for a terminal
 // first (printable: a line break or a control character shows as its
 // escape), then each character Markdown could read as markup escaped with
-// a backslash. An underscore inside a word is no markup, and stays.
+// a backslash ('$' too: GitHub reads $...$ as math). An underscore inside
+// a word is no markup, and stays.
 func mdText(s string) string {
 	s = printable(s)
 	var b strings.Builder
 	prev := rune(-1)
 	for i, r := range s {
 		switch {
-		case strings.ContainsRune("\\`*<>[]|#~&!", r):
+		case strings.ContainsRune("\\`*<>[]|#~&!$", r):
 			b.WriteByte('\\')
 		case r == '_':
 			next, _ := utf8.DecodeRuneInString(s[i+1:])
