@@ -242,15 +242,30 @@ func otherWriter(e *env) error {
 	return err
 }
 
-// rewritten has a second store on the same storage delete session "root"
-// and store it anew with as many events, its last written a millisecond
-// later, as another process recording the session again would, and
-// checks that the first store's Load does not take that log for its own
-// (and append after it) because its length is the same.
+// rewritten has a second store on the same storage delete a session and
+// store it anew with as many events, as another process recording it
+// again would, its last event another: written a millisecond later, or at
+// the same time (a recording on a fixed clock) ending otherwise. It checks
+// that the first store's Load does not take that log for its own (and
+// append after it) because its length is the same.
 func rewritten(e *env) error {
+	later := func(theirs []session.Event) { theirs[len(theirs)-1].Time++ }
+	otherwise := func(theirs []session.Event) {
+		last := &theirs[len(theirs)-1]
+		*last = Event(last.Seq, session.TypeTurnEnd, session.TurnEndData{Turn: 1, Reason: session.EndReason{Kind: session.TurnInterrupted}})
+	}
+	if err := rewrittenAs(e, "root", "its last event a millisecond later", later); err != nil {
+		return err
+	}
+	return rewrittenAs(e, "fixed-clock", "its last event at the same time, ending the turn otherwise", otherwise)
+}
+
+// rewrittenAs is rewritten of session id, the other store's last event
+// made another by change (how says what it did).
+func rewrittenAs(e *env, id, how string, change func(theirs []session.Event)) error {
 	mine, theirs := CompletedTurn(0, 1, "say OK", "OK"), CompletedTurn(0, 1, "say OK again", "OK again")
-	theirs[len(theirs)-1].Time++
-	if err := e.create(RootHeader("root"), nil, mine); err != nil {
+	change(theirs)
+	if err := e.create(RootHeader(id), nil, mine); err != nil {
 		return err
 	}
 	other, err := e.open(e.storage)
@@ -261,26 +276,26 @@ func rewritten(e *env) error {
 	if !ok {
 		return fmt.Errorf("%w: the store is no persistence.Deleter", ErrSkipped)
 	}
-	if err := succeed(fmt.Sprintf("second store on the storage: Delete(%q)", "root"), d.Delete(e.ctx, "root")); err != nil {
+	if err := succeed(fmt.Sprintf("second store on the storage: Delete(%q)", id), d.Delete(e.ctx, id)); err != nil {
 		return err
 	}
-	if err := other.Create(e.ctx, RootHeader("root"), nil); err != nil {
-		return fmt.Errorf("second store on the storage, after its Delete: Create(%q) = %w, wanted nil", "root", err)
+	if err := other.Create(e.ctx, RootHeader(id), nil); err != nil {
+		return fmt.Errorf("second store on the storage, after its Delete: Create(%q) = %w, wanted nil", id, err)
 	}
-	if err := succeed(fmt.Sprintf("second store on the storage: Append(%q, %s)", "root", span(theirs)), other.Append(e.ctx, "root", theirs)); err != nil {
+	if err := succeed(fmt.Sprintf("second store on the storage: Append(%q, %s), %s", id, span(theirs), how), other.Append(e.ctx, id, theirs)); err != nil {
 		return err
 	}
 	if err := succeed("Close() of the second store", other.Close()); err != nil {
 		return err
 	}
-	const when = "after a second store on the storage stored the session anew"
+	when := "after a second store on the storage stored the session anew, " + how
 	for i, call := range []func() error{
-		func() error { _, err := e.store.Load(e.ctx, "root"); return err },
-		func() error { return e.store.Append(e.ctx, "root", CompletedTurn(8, 2, "mine", "OK mine")) },
+		func() error { _, err := e.store.Load(e.ctx, id); return err },
+		func() error { return e.store.Append(e.ctx, id, CompletedTurn(8, 2, "mine", "OK mine")) },
 	} {
-		what := fmt.Sprintf("%s: Load(%q)", when, "root")
+		what := fmt.Sprintf("%s: Load(%q)", when, id)
 		if i == 1 {
-			what = fmt.Sprintf("%s and Load failed: Append(%q, seqs 8-15)", when, "root")
+			what = fmt.Sprintf("%s and Load failed: Append(%q, seqs 8-15)", when, id)
 		}
 		err := call()
 		if err == nil {
@@ -293,6 +308,6 @@ func rewritten(e *env) error {
 	if err := e.reopen(); err != nil {
 		return err
 	}
-	_, err = e.wantLog("after the second store stored the session anew, the refused calls and a reopen", "root", &session.Log{Header: RootHeader("root"), Events: theirs})
+	_, err = e.wantLog(when+", the refused calls and a reopen", id, &session.Log{Header: RootHeader(id), Events: theirs})
 	return err
 }
