@@ -20,26 +20,27 @@ import (
 )
 
 // inspectPrices returns the prices of the scenario a log or a folder of
-// logs belongs to: the scenario.json beside them, if any. note says why
-// there are none when scenario.json is there but unreadable.
-func inspectPrices(path string) (prices budget.Prices, note string) {
+// logs belongs to: the scenario.json beside them, if any. Without prices,
+// none says why for the usage table's heading: no scenario.json there, one
+// that sets none, or one that cannot be read, when note says why.
+func inspectPrices(path string) (prices budget.Prices, none, note string) {
 	dir := path
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
 	if _, err := os.Stat(filepath.Join(dir, scenario.File)); err != nil {
-		return nil, ""
+		return nil, "no scenario.json beside the logs gives prices", ""
 	}
 	sc, err := scenario.Load(dir)
 	if err != nil {
-		return nil, "cost not shown: " + err.Error()
+		return nil, "the scenario.json beside the logs could not be read", "cost not shown: " + err.Error()
 	}
-	return sc.Prices, ""
+	return sc.Prices, "the scenario.json beside the logs sets no prices", ""
 }
 
 // printUsage prints the usage table of a tree: every session, the tree's
-// total, and cost when the scenario has prices.
-func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, note string) {
+// total, and cost when the scenario has prices (none says why not).
+func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, none, note string) {
 	u, err := budget.Of(logs)
 	if err != nil {
 		fmt.Fprintf(w, "usage: %v\n", err)
@@ -48,7 +49,7 @@ func printUsage(w io.Writer, logs []*session.Log, prices budget.Prices, note str
 	if prices != nil {
 		fmt.Fprintln(w, "usage (tokens; cost per the scenario's prices):")
 	} else {
-		fmt.Fprintln(w, "usage (tokens; no cost: no scenario.json beside the logs gives prices):")
+		fmt.Fprintf(w, "usage (tokens; no cost: %s):\n", none)
 	}
 	for _, line := range u.Table(prices) {
 		fmt.Fprintf(w, "  %s\n", line)

@@ -53,7 +53,7 @@ var _ = Describe("agentsnap inspect usage", func() {
 		r := cli(filepath.Join("..", ".."), nil, "inspect", refund)
 		Expect(r.code).To(Equal(0), r.stderr)
 		Expect(r.stdout).To(ContainSubstring(`
-usage (tokens; no cost: no scenario.json beside the logs gives prices):
+usage (tokens; no cost: the scenario.json beside the logs sets no prices):
   session          calls  input  cache read  output  reasoning  total
   root                 3    828           0     249          0   1077
   root/call_draft      1     83           0      38          0    121
@@ -94,7 +94,18 @@ usage (tokens; cost per the scenario's prices):
 		Expect(os.WriteFile(filepath.Join(root, refund, scenario.File), []byte("{"), 0o644)).To(Succeed())
 		r := cli(root, nil, "inspect", refund)
 		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("usage (tokens; no cost: the scenario.json beside the logs could not be read):\n"))
 		Expect(r.stdout).To(MatchRegexp(`  tree                 4    911           0     287          0   1198\n  cost not shown: scenario: \S+scenario.json: invalid scenario: line 1: `))
+	})
+
+	// A log away from any scenario (a store's, a copy) has no prices to
+	// read: the heading says there is no scenario.json, not that it sets none.
+	It("says no scenario.json is beside a log that has none", func() {
+		root := fixtureCopy("billing/refund-flow")
+		Expect(os.Remove(filepath.Join(root, refund, scenario.File))).To(Succeed())
+		r := cli(root, nil, "inspect", refund)
+		Expect(r.code).To(Equal(0), r.stderr)
+		Expect(r.stdout).To(ContainSubstring("usage (tokens; no cost: no scenario.json beside the logs gives prices):\n"))
 	})
 })
 

@@ -95,7 +95,7 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "inspect", unreadable(err))
 	}
-	prices, note := inspectPrices(e.path(pos[0]))
+	prices, none, note := inspectPrices(e.path(pos[0]))
 	// Written whole, then redacted: a key may span two writes.
 	var out strings.Builder
 	if len(logs) > 1 {
@@ -105,7 +105,7 @@ func runInspect(ctx context.Context, e *env, args []string) int {
 			}
 			printTree(&out, t)
 			fmt.Fprintln(&out)
-			printUsage(&out, t, prices, note)
+			printUsage(&out, t, prices, none, note)
 		}
 	}
 	for i, l := range logs {
