@@ -14,10 +14,10 @@ const unrecordableNote = "; agentsnap records function calls only: "
 // model called something a session log cannot record: a tool other than a
 // function tool, which the client would have to run. what says where and
 // what the model called, todo how the agent gets a recordable call
-// instead. The message, scrubbed, is bounded as a failure message is
-// (maxMessage bytes, the mark of a cut included): the note and todo keep
-// up to half of it, so they are cut off only when todo alone is that
-// long, and what is cut to the rest.
+// instead. The message, scrubbed, is bounded whole to maxMessage bytes,
+// the mark of a cut included (Clip's cut adds its mark after the bound):
+// the note and todo keep up to half of it, so they are cut off only when
+// todo alone is that long, and what is cut to the rest.
 func UnrecordableFinish(sc Scrubber, what, todo string) session.Chunk {
 	tail := clipTo(sc.scrub(unrecordableNote+todo), maxMessage/2)
 	return session.ErrorFinish(CodeBadStream, clipTo(sc.scrub(what), maxMessage-len(tail))+tail)
