@@ -103,15 +103,15 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 			return nil, err
 		}
 	}
-	b := &Backend{path: path, hadWAL: exists(path + "-wal")}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	b := &Backend{path: path, abs: abs, hadWAL: exists(path + "-wal")}
 	b.hasExtra.Store(hasExtra)
 	if err := b.openWriter(ctx, fresh); err != nil {
 		b.Close()
 		return nil, err
-	}
-	if b.abs, err = filepath.Abs(path); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	if b.file, err = os.Stat(b.abs); err != nil {
 		b.Close()

@@ -119,7 +119,7 @@ func (b *Backend) foreignWAL() bool {
 	if !b.hadWAL && b.ready.Load() {
 		return false
 	}
-	st, err := os.Stat(b.path + "-wal")
+	st, err := os.Stat(b.abs + "-wal")
 	return err == nil && st.Size() > 0
 }
 
@@ -160,7 +160,7 @@ func (b *Backend) prepareFailed(err error) error {
 // holdWAL opens cannot, so the WAL stays as it was. Close calls the
 // function it returns after closing every connection.
 func (b *Backend) holdWAL() func() {
-	name, err := dsn(b.path, readLocked)
+	name, err := dsn(b.abs, readLocked)
 	if err != nil {
 		return func() {}
 	}

@@ -70,6 +70,24 @@ var _ = Describe("a WAL the store did not write, beside its database, on Close",
 		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL")
 	})
 
+	// The store opened by a relative path finds the WAL, and holds it, by
+	// the path SQLite opened, whatever the working directory is at Close.
+	It("is not checkpointed into a damaged database by a store opened by a relative path, the working directory changed since", func() {
+		path := crashed(eventPages)
+		db, wal := digest(path), digest(path+"-wal")
+		GinkgoT().Chdir(filepath.Dir(path))
+		s, err := sqlite.Open(ctx, filepath.Base(path))
+		Expect(err).NotTo(HaveOccurred())
+		hs, err := s.List(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hs).To(HaveLen(8))
+		GinkgoT().Chdir(GinkgoT().TempDir())
+		Expect(s.Close()).To(Succeed())
+
+		Expect(digest(path)).To(Equal(db), "the database file")
+		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL")
+	})
+
 	It("is not checkpointed into a damaged database by a store that wrote nothing, when another writer left it while the store was open", func() {
 		dir := GinkgoT().TempDir()
 		path := filepath.Join(dir, "sessions.db")
