@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -119,8 +120,18 @@ func (b *Backend) foreignWAL() bool {
 	if !b.hadWAL && b.ready.Load() {
 		return false
 	}
-	st, err := os.Stat(b.abs + "-wal")
+	st, err := os.Stat(b.wal)
 	return err == nil && st.Size() > 0
+}
+
+// walOf returns the -wal SQLite keeps for the database at abs, an
+// absolute path: beside the file the path names, its symlinks resolved,
+// as SQLite resolves them; abs's own when it names nothing yet.
+func walOf(abs string) string {
+	if file, err := filepath.EvalSymlinks(abs); err == nil {
+		return file + "-wal"
+	}
+	return abs + "-wal"
 }
 
 // verified reports whether the database, read through its WAL as a

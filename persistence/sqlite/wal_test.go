@@ -2,7 +2,9 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"runtime"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -82,6 +84,28 @@ var _ = Describe("a WAL the store did not write, beside its database, on Close",
 		Expect(err).NotTo(HaveOccurred())
 		Expect(hs).To(HaveLen(8))
 		GinkgoT().Chdir(GinkgoT().TempDir())
+		Expect(s.Close()).To(Succeed())
+
+		Expect(digest(path)).To(Equal(db), "the database file")
+		Expect(digest(path+"-wal")).To(Equal(wal), "the WAL")
+	})
+
+	// SQLite resolves a path's symlinks and keeps the -wal beside the file
+	// they lead to, not beside the link.
+	It("is not checkpointed into a damaged database by a store opened through a symlink to it", func() {
+		if runtime.GOOS == "windows" {
+			Skip("making a symlink takes a privilege on Windows")
+		}
+		path := crashed(eventPages)
+		db, wal := digest(path), digest(path+"-wal")
+		link := filepath.Join(GinkgoT().TempDir(), "sessions.db")
+		Expect(os.Symlink(path, link)).To(Succeed())
+		s, err := sqlite.Open(ctx, link)
+		Expect(err).NotTo(HaveOccurred())
+		hs, err := s.List(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hs).To(HaveLen(8))
+		Expect(link+"-wal").NotTo(BeAnExistingFile(), "the WAL is beside the file, not the link")
 		Expect(s.Close()).To(Succeed())
 
 		Expect(digest(path)).To(Equal(db), "the database file")
