@@ -124,14 +124,14 @@ func (b *Backend) foreignWAL() bool {
 	return err == nil && st.Size() > 0
 }
 
-// walOf returns the -wal SQLite keeps for the database at abs, an
-// absolute path: beside the file the path names, its symlinks resolved,
-// as SQLite resolves them; abs's own when it names nothing yet.
-func walOf(abs string) string {
-	if file, err := filepath.EvalSymlinks(abs); err == nil {
+// walOf returns the -wal SQLite keeps for the database at path: beside
+// the file the path names, its symlinks resolved, as SQLite resolves
+// them; beside path when it names nothing yet.
+func walOf(path string) string {
+	if file, err := filepath.EvalSymlinks(path); err == nil {
 		return file + "-wal"
 	}
-	return abs + "-wal"
+	return path + "-wal"
 }
 
 // verified reports whether the database, read through its WAL as a

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentsnap/agentsnap/persistence/sqlite"
+	"github.com/agentsnap/agentsnap/persistence/storetest"
 	"github.com/agentsnap/agentsnap/session"
 )
 
@@ -142,5 +143,32 @@ var _ = Describe("a WAL the store did not write, beside its database, on Close",
 		Expect(path + "-wal").NotTo(BeAnExistingFile())
 		Expect(digest(path)).NotTo(Equal(db), "the WAL's pages are in the file")
 		Expect(loadAll(path)).To(Equal(before))
+	})
+})
+
+// A read-only open reads through the -wal a writer at work keeps, which
+// SQLite keeps beside the file a symlink leads to, not beside the link.
+var _ = Describe("a database opened read-only through a symlink while its writer is at work", func() {
+	It("reads what the writer committed to its WAL", func(ctx SpecContext) {
+		if runtime.GOOS == "windows" {
+			Skip("making a symlink takes a privilege on Windows")
+		}
+		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")
+		s, err := sqlite.Open(ctx, path)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(s.Close)
+		events := storetest.CompletedTurn(0, 1, "say OK", "OK")
+		Expect(s.Create(ctx, storetest.RootHeader("root"), nil)).To(Succeed())
+		Expect(s.Append(ctx, "root", events)).To(Succeed())
+		Expect(path+"-wal").To(BeAnExistingFile(), "the writer's batch is in its WAL")
+		link := filepath.Join(GinkgoT().TempDir(), "sessions.db")
+		Expect(os.Symlink(path, link)).To(Succeed())
+
+		ro, err := sqlite.OpenReadOnly(ctx, link)
+		Expect(err).NotTo(HaveOccurred())
+		defer ro.Close()
+		l, err := ro.Read(ctx, "root")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(storetest.Encoded(l)).To(Equal(storetest.Encoded(&session.Log{Header: storetest.RootHeader("root"), Events: events})))
 	})
 })
