@@ -62,7 +62,7 @@ type Backend struct {
 	hadWAL  bool        // a -wal file was there when it opened; see foreignWAL
 	file    os.FileInfo // what path named when the writer opened it; see still
 	abs     string      // path made absolute at open, as SQLite opened it; see still
-	wal     string      // the -wal SQLite keeps for the file; see walOf
+	wal     string      // the -wal SQLite keeps for the file; see sidecar
 }
 
 var _ persistence.Backend = (*Backend)(nil)
@@ -108,7 +108,7 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	b := &Backend{path: path, abs: abs, wal: walOf(abs)}
+	b := &Backend{path: path, abs: abs, wal: sidecar(abs, "-wal")}
 	b.hadWAL = exists(b.wal)
 	b.hasExtra.Store(hasExtra)
 	if err := b.openWriter(ctx, fresh); err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -122,16 +121,6 @@ func (b *Backend) foreignWAL() bool {
 	}
 	st, err := os.Stat(b.wal)
 	return err == nil && st.Size() > 0
-}
-
-// walOf returns the -wal SQLite keeps for the database at path: beside
-// the file the path names, its symlinks resolved, as SQLite resolves
-// them; beside path when it names nothing yet.
-func walOf(path string) string {
-	if file, err := filepath.EvalSymlinks(path); err == nil {
-		return file + "-wal"
-	}
-	return path + "-wal"
 }
 
 // verified reports whether the database, read through its WAL as a

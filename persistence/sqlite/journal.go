@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/agentsnap/agentsnap/persistence"
 )
@@ -33,7 +34,18 @@ const sqliteReadOnlyRollback = 8 | 3<<8
 // Whether it is, SQLite decides (see hotJournal). Where there is none, it
 // costs one failed open, as a stat would.
 func journalLeft(path string) bool {
-	return startsWith(path+"-journal", journalMagic) && startsWith(path, magic)
+	return startsWith(sidecar(path, "-journal"), journalMagic) && startsWith(path, magic)
+}
+
+// sidecar returns the file SQLite keeps beside the database at path, its
+// name path's and suffix (-wal, -journal): beside the file path names, its
+// symlinks resolved as SQLite resolves them; beside path when it names
+// nothing yet.
+func sidecar(path, suffix string) string {
+	if file, err := filepath.EvalSymlinks(path); err == nil {
+		return file + suffix
+	}
+	return path + suffix
 }
 
 // startsWith reports whether the file at path starts with prefix.
@@ -75,7 +87,7 @@ func hotJournal(ctx context.Context, path string) bool {
 // journal, for a read-only open, which may not roll it back.
 func hotJournalError(path string) error {
 	return persistence.Advised(fmt.Errorf("sqlite: %s: %w and left its rollback journal %s, which holds the pages that restore the database: until they are written back the file has half-written pages, and a read-only open does not write; opening it read-write rolls the journal back (SQLite's recovery: the database comes back as its last finished transaction left it), for example with: sqlite3 %s 'PRAGMA quick_check'; then open it again",
-		path, ErrHotJournal, path+"-journal", shellArg(path)))
+		path, ErrHotJournal, sidecar(path, "-journal"), shellArg(path)))
 }
 
 // rollBack has SQLite roll back a hot journal beside the database at path,

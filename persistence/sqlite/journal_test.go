@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -157,6 +158,32 @@ var _ = Describe("a database whose writer stopped in the middle of a transaction
 		}),
 		Entry("the header of another version written by the commit", killedCommitting),
 	)
+
+	// SQLite keeps the -journal beside the file a symlink leads to, and
+	// rolls it back there; looked for beside the link, the journal was
+	// missed and the half-written header read as a newer version's.
+	It("behind a symlink, is found beside the file: Open rolls it back, OpenReadOnly refuses it as hot", func() {
+		if runtime.GOOS == "windows" {
+			Skip("making a symlink takes a privilege on Windows")
+		}
+		link := func(path string) string {
+			GinkgoHelper()
+			l := filepath.Join(GinkgoT().TempDir(), "sessions.db")
+			Expect(os.Symlink(path, l)).To(Succeed())
+			return l
+		}
+		path, _ := killedCommitting()
+		_, err := sqlite.OpenReadOnly(ctx, link(path))
+		Expect(err).To(MatchError(sqlite.ErrHotJournal))
+		Expect(err.Error()).To(ContainSubstring(" left its rollback journal " + path + "-journal,"))
+
+		path, want := killedCommitting()
+		s, err := sqlite.Open(ctx, link(path))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Close()).To(Succeed())
+		Expect(path + "-journal").NotTo(BeAnExistingFile())
+		Expect(loadAll(path)).To(Equal(want))
+	})
 
 	It("is not hot while its writer is at work: OpenReadOnly reads the last finished transaction and leaves the files", func() {
 		path := filepath.Join(GinkgoT().TempDir(), "sessions.db")

@@ -90,7 +90,7 @@ const (
 // work, or crashed), it reads through it. A -journal is dealt with before:
 // OpenReadOnly refuses a hot one, OpenBackend has SQLite roll it back.
 func readAccess(path string) access {
-	if _, err := os.Stat(walOf(path)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(sidecar(path, "-wal")); errors.Is(err, fs.ErrNotExist) {
 		return readSnapshot
 	}
 	return readLocked
