@@ -256,9 +256,9 @@ func notReadAgain(path string, err error) error {
 	var parse *session.ParseError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s was removed since the replay began: the replay was served from the recording as it was read then, and naming this session's difference needs it again; restore it and run the replay again", path)
+		return fmt.Errorf("%s was removed since the replay began: the replay was served from the recording as it was read then, and judging this session needs it again; restore it and run the replay again", path)
 	case errors.As(err, &parse):
 		return fmt.Errorf("%s changed since the replay began (%w): %s", path, err, servedAsRead)
 	}
-	return fmt.Errorf("%s could not be read again (%w): this session differs from the recording the replay was served, and naming its difference needs the file; make it a readable log file again and run the replay again", path, err)
+	return fmt.Errorf("%s could not be read again (%w): judging this session against the recording the replay was served needs the file; make it a readable log file again and run the replay again", path, err)
 }

@@ -184,10 +184,10 @@ var _ = Describe("the verdict of a fixture opened without its logs", func() {
 			says   func(path string) string
 		}{
 			{"removed", func(path string) { Expect(os.Remove(path)).To(Succeed()) }, func(path string) string {
-				return path + " was removed since the replay began: the replay was served from the recording as it was read then, and naming this session's difference needs it again; restore it and run the replay again"
+				return path + " was removed since the replay began: the replay was served from the recording as it was read then, and judging this session needs it again; restore it and run the replay again"
 			}},
 			{"a directory", func(path string) { Expect(os.Remove(path)).To(Succeed()); Expect(os.Mkdir(path, 0o755)).To(Succeed()) }, func(path string) string {
-				return path + " could not be read again (session: read " + path + ": is a directory): this session differs from the recording the replay was served, and naming its difference needs the file; make it a readable log file again and run the replay again"
+				return path + " could not be read again (session: read " + path + ": is a directory): judging this session against the recording the replay was served needs the file; make it a readable log file again and run the replay again"
 			}},
 		} {
 			dir := codeword(differing)
