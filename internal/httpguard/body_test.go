@@ -48,6 +48,7 @@ var _ = Describe("the body bound", func() {
 		Entry("a little over the limit: twice it", int64(4<<10), int64(4<<10+1), "such as --max-body 8KiB"),
 		Entry("just over twice the limit: four times it", int64(4<<10), int64(8<<10+60), "such as --max-body 16KiB"),
 		Entry("past the largest limit on the way: the largest", int64(32<<20), int64(1<<30), "such as --max-body 1GiB"),
+		Entry("a limit in no unit: bytes, in one word", int64(1500), int64(1501), "such as --max-body 3000"),
 		Entry("past the largest limit: no size takes it", int64(32<<20), int64(1<<30+1), "more than serve's limit of 32MiB and than the largest --max-body, 1GiB; send a smaller request"),
 	)
 
@@ -162,6 +163,8 @@ var _ = Describe("the body bound", func() {
 		Entry("M", "64M", int64(64<<20), ""),
 		Entry("KiB", "512KiB", int64(512<<10), ""),
 		Entry("bytes", "1048576", int64(1<<20), ""),
+		Entry("bytes as FormatSize writes them", "1500 bytes", int64(1500), ""),
+		Entry("a unit after a space", "2 MiB", int64(2<<20), ""),
 		Entry("the largest", "1GiB", int64(1<<30), ""),
 		Entry("the smallest", "1KiB", int64(1<<10), ""),
 		Entry("one over", "1073741825", int64(0), "more than the largest body serve takes, 1GiB"),

@@ -369,10 +369,11 @@ func (g *Guard) tooLarge(what string, n int64) *refusal {
 	}
 	return &refusal{status: http.StatusRequestEntityTooLarge, code: "BODY_TOO_LARGE", message: fmt.Sprintf(
 		"the request body %s, more than serve's limit of %s; raise it with --max-body SIZE, such as --max-body %s",
-		what, FormatSize(g.cfg.MaxBody), FormatSize(suggestMaxBody(g.cfg.MaxBody, n)))}
+		what, FormatSize(g.cfg.MaxBody), strings.TrimSuffix(FormatSize(suggestMaxBody(g.cfg.MaxBody, n)), " bytes"))}
 }
 
-// suggestMaxBody is the --max-body a refusal suggests: the limit doubled
+// suggestMaxBody is the --max-body a refusal suggests (written as one
+// word, 3000 rather than "3000 bytes", so it pastes): the limit doubled
 // until a body of n bytes fits (once when n is unknown), so that following
 // the advice is not refused again; at most MaxMaxBody.
 func suggestMaxBody(limit, n int64) int64 {

@@ -41,13 +41,13 @@ func (g *Guard) Stop(srv *http.Server, grace time.Duration) {
 }
 
 // ParseSize reads a size such as 32MiB, 512KiB, 1GiB or 1048576 (bytes);
-// K, M and G are the binary units too. It is bounded by MinMaxBody and
-// MaxMaxBody.
+// K, M and G are the binary units too, and "1500 bytes", as FormatSize
+// writes it, reads back. It is bounded by MinMaxBody and MaxMaxBody.
 func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	digits := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
-	unit := strings.ToLower(t[len(digits):])
-	mult := map[string]int64{"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}[unit]
+	unit := strings.ToLower(strings.TrimSpace(t[len(digits):]))
+	mult := map[string]int64{"": 1, "b": 1, "bytes": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}[unit]
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || mult == 0 || strings.ContainsAny(digits, "+-") {
 		return 0, fmt.Errorf("httpguard: size %q is not a number of bytes with an optional unit; give such as 32MiB, 512KiB or 1048576", s)
@@ -61,7 +61,8 @@ func ParseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// FormatSize writes n bytes in the largest binary unit that divides it.
+// FormatSize writes n bytes in the largest binary unit that divides it,
+// or as "1500 bytes".
 func FormatSize(n int64) string {
 	for _, u := range []struct {
 		size int64
