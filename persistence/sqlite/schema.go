@@ -171,6 +171,10 @@ func notSQLite(path string, start []byte) error {
 	if t := bytes.TrimSpace(start); len(t) > 0 && t[0] == '{' {
 		hint = "it looks like a JSONL session log; convert it with: agentsnap convert " + path + " OUT.db"
 	}
+	if bytes.HasPrefix(start, magic) {
+		// Else it would read "it starts with X, a SQLite file starts with X".
+		return persistence.Advised(fmt.Errorf("sqlite: %s: %w (it starts as a SQLite file does but has %d bytes, less than the 100 of a SQLite header: a database cut short?); %s", path, ErrNotSQLite, len(start), hint))
+	}
 	const show = 16
 	if len(start) > show {
 		start = start[:show]

@@ -111,7 +111,7 @@ var _ = Describe("sqlite versions and foreign files", func() {
 		}, sqlite.ErrNotSQLite, `it starts with "hello, this is n"`),
 		Entry("a file shorter than a SQLite header", func() {
 			Expect(os.WriteFile(path, []byte("SQLite format 3\x00"), 0o644)).To(Succeed())
-		}, sqlite.ErrNotSQLite, "not a SQLite database"),
+		}, sqlite.ErrNotSQLite, "not a SQLite database (it starts as a SQLite file does but has 16 bytes, less than the 100 of a SQLite header"),
 		Entry("a folder", func() { Expect(os.Mkdir(path, 0o755)).To(Succeed()) }, sqlite.ErrNotSQLite, "is a folder"),
 		Entry("another application's database", func() {
 			rawExec(path, "CREATE TABLE users (name TEXT)")
