@@ -18,7 +18,8 @@ import (
 // read-only and reads every session it lists. Nothing may panic or change
 // a byte of the folder; an error names the folder or the file; a session
 // Read returns is the one session.ReadFile reads from the file Where
-// names, under the listed id. The seeds are the committed fixtures' logs
+// names, under the listed id. Opened read-write after that, it removes
+// only the intent file and the plain log names the intent lists. The seeds are the committed fixtures' logs
 // and the damaged shapes below. To fuzz:
 //
 //	go test -run '^$' -fuzz '^FuzzFolder$' -fuzztime 60s ./persistence/jsonl
@@ -44,6 +45,7 @@ func FuzzFolder(f *testing.F) {
 		{"a.jsonl\n" + root, "b.jsonl\n" + root},
 		{"s1.jsonl\n" + root + `{"type":"turn/start","seq":0,"ti`},
 		{"s1.jsonl\n" + root, "s2.jsonl\n" + other, ".agentsnap-delete\ns2.jsonl\n../s1.jsonl\n.x.jsonl"},
+		{"s1.jsonl\n" + root, "notes.txt\nx", ".h.jsonl\n", "sub/x.jsonl\n", ".agentsnap-delete\nnotes.txt\n.h.jsonl\nsub/x.jsonl\ns1.jsonl"},
 		{"session.jsonl/", "s1.jsonl\n" + root},
 		{"sub.jsonl/", "x.jsonl -> gone.jsonl", "s1.jsonl\n" + root},
 		{"s1.jsonl\n" + root, "link.jsonl -> s1.jsonl"},
@@ -73,7 +75,44 @@ func FuzzFolder(f *testing.F) {
 		if !reflect.DeepEqual(before, after) {
 			t.Fatalf("reading the store read-only changed its folder:\n%v\nthen\n%v", before, after)
 		}
+		finishOnly(t, dir, before)
 	})
+}
+
+// finishOnly opens dir read-write, which finishes an interrupted deletion,
+// and fails t when that changed more than it may: it removes the intent
+// file and the plain log names the intent lists, and nothing else.
+func finishOnly(t *testing.T, dir string, before map[string]string) {
+	intent := filepath.Join(dir, ".agentsnap-delete")
+	listed := map[string]bool{intent: true}
+	if b, err := os.ReadFile(intent); err == nil {
+		for _, name := range strings.Split(string(b), "\n") {
+			if strings.HasSuffix(name, jsonl.Ext) && filepath.Base(name) == name && !strings.HasPrefix(name, ".") {
+				listed[filepath.Join(dir, name)] = true
+			}
+		}
+	}
+	if b, err := jsonl.NewBackend(dir, jsonl.NoSync()); err == nil {
+		b.Close()
+	}
+	after, err := fuzztree.Snapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, was := range before {
+		now, kept := after[p]
+		switch {
+		case kept && now != was:
+			t.Fatalf("opening the store changed %s: %s, then %s", p, was, now)
+		case !kept && !listed[p] && !listed[filepath.Dir(p)]:
+			t.Fatalf("opening the store removed %s, which its deletion intent does not name", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Fatalf("opening the store made %s", p)
+		}
+	}
 }
 
 // readFolder opens dir read-only and reads each session it lists, failing
