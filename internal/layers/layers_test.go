@@ -50,7 +50,7 @@ var layers = []layer{
 	{name: "recorder and judge", packages: []string{"recorder", "judge"},
 		forbidden: append([]string{module + "/persistence/open", module + "/persistence/sqlite", "modernc.org/"}, testFrameworks...)},
 	{name: "test adapters and the CLI", packages: []string{"harness/...", "conformance", "cmd/...", "suites/...", "examples/...",
-		"internal/aimock", "internal/drivertest", "internal/nexttest", "internal/wirebench/...", "internal/leaktest", "internal/unprivileged", "internal/layers/..."}},
+		"internal/aimock", "internal/drivertest", "internal/nexttest", "internal/wirebench/...", "internal/leaktest", "internal/unprivileged", "internal/fuzztree", "internal/layers/..."}},
 }
 
 // ownModules are the folders of the repository's modules beside the
