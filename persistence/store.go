@@ -97,6 +97,25 @@ func LoadAll(ctx context.Context, store Store) ([]*session.Log, error) {
 	return logs, nil
 }
 
+// ReadAll reads every session of src, in storage order (Sessions): what
+// a reader of storage opened read-only (inspect, convert) goes through.
+// The error is the first session's.
+func ReadAll(ctx context.Context, src Source) ([]*session.Log, error) {
+	headers, err := src.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logs := make([]*session.Log, 0, len(headers))
+	for _, h := range headers {
+		l, err := src.Read(ctx, h.ID)
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
+}
+
 // parallelLoads is how many sessions LoadAll loads in parallel from: a
 // replay of a few sessions (a check) loads them faster on one goroutine.
 const parallelLoads = 64

@@ -105,23 +105,7 @@ func readSource(ctx context.Context, spec open.Spec) ([]*session.Log, error) {
 		return nil, err
 	}
 	defer src.Close()
-	return readAll(ctx, src)
-}
-
-func readAll(ctx context.Context, src persistence.Source) ([]*session.Log, error) {
-	headers, err := src.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	logs := make([]*session.Log, 0, len(headers))
-	for _, h := range headers {
-		l, err := src.Read(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		logs = append(logs, l)
-	}
-	return logs, nil
+	return persistence.ReadAll(ctx, src)
 }
 
 // readDatabase reads every session of a database for inspect.

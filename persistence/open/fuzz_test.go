@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsnap/agentsnap/persistence"
 	"github.com/agentsnap/agentsnap/persistence/open"
 	"github.com/agentsnap/agentsnap/session"
 )
@@ -97,17 +98,5 @@ func readOnly(ctx context.Context, path string) ([]*session.Log, error) {
 		return nil, err
 	}
 	defer src.Close()
-	hs, err := src.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var logs []*session.Log
-	for _, h := range hs {
-		l, err := src.Read(ctx, h.ID)
-		if err != nil {
-			return nil, err
-		}
-		logs = append(logs, l)
-	}
-	return logs, nil
+	return persistence.ReadAll(ctx, src)
 }
